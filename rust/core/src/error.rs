@@ -1,0 +1,27 @@
+//! The one error type of the core crate.
+//!
+//! Every failure that user data or user parameters can cause is a variant here;
+//! the Python binding maps each variant to one Python exception type.
+
+/// Errors returned by the core crate.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// A hyper-parameter is out of its documented range.
+    #[error("invalid parameter: {0}")]
+    InvalidParameter(String),
+    /// The data is malformed (non-finite values, bad CSR structure, empty input, ...).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// Array lengths or shapes that must agree do not.
+    #[error("shape mismatch: {0}")]
+    ShapeMismatch(String),
+    /// A serialized solver state could not be read.
+    #[error("invalid solver state: {0}")]
+    InvalidState(String),
+    /// The caller asked the computation to stop (e.g. Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Result alias used throughout the crate.
+pub type Result<T> = std::result::Result<T, Error>;

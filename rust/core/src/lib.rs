@@ -1,0 +1,29 @@
+//! # pegasos-core
+//!
+//! Pure Rust core of pegasos-rs: the Pegasos solver for linear SVMs
+//! (Shalev-Shwartz, Singer, Srebro, Cotter, "Pegasos: Primal Estimated sub-GrAdient
+//! `SOlver` for SVM", Mathematical Programming 127, 2011), generic over the data's
+//! float type ([`Float`]) and over dense or CSR row access ([`Rows`]).
+//!
+//! The update rule and its O(nnz) implementation are documented in [`linear`]; the
+//! reproducibility guarantee of the generator in [`rng`]. This crate knows nothing
+//! of Python: the binding crate converts arrays and maps [`Error`] to exceptions.
+
+pub mod codec;
+pub mod data;
+pub mod error;
+pub mod float;
+pub mod linear;
+pub mod multiclass;
+pub mod params;
+pub mod rng;
+pub mod task;
+
+pub use data::{CsrRows, DenseRows, Rows};
+pub use error::{Error, Result};
+pub use float::{Float, Index};
+pub use linear::{fit_binary, primal_objective, FitOutput, LinearState};
+pub use multiclass::{decision_function, fit_one_vs_rest, initial_states, Labels};
+pub use params::{Averaging, Intercept, Params, Sampling, ValidParams};
+pub use rng::Rng;
+pub use task::BinaryTask;

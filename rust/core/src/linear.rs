@@ -1,0 +1,527 @@
+//! Linear Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter, "Pegasos: Primal Estimated
+//! sub-GrAdient SOlver for SVM", ICML 2007 / Math. Programming 2011).
+//!
+//! # Objective
+//! `min_w  lambda/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w, x_i> + b))`, with
+//! `lambda` called `alpha` here and `c_i` the example weights. LIBLINEAR's and SVC's
+//! `C` is `1 / (alpha m)`.
+//!
+//! # Update rule (step t = 1, 2, ...)
+//! Draw a batch `A_t` of `k` examples. With `eta_t = 1 / (lambda t)` and
+//! `A_t^+ = { i in A_t : y_i (<w_t, x_i> + b_t) < 1 }` (all margins taken at `w_t`, as
+//! in the paper, not sequentially):
+//!
+//! ```text
+//! w_{t+1/2} = (1 - eta_t lambda) w_t + eta_t / k * sum_{i in A_t^+} c_i y_i x_i
+//! w_{t+1}   = min(1, (1/sqrt(lambda)) / ||w_{t+1/2}||) w_{t+1/2}      (optional)
+//! b_{t+1}   = b_t + eta_t / k * sum_{i in A_t^+} c_i y_i      (unregularised bias)
+//! ```
+//!
+//! # Cost of a step
+//! `w` is stored as `a * v` with `||w||^2` tracked: the shrink and the projection
+//! multiply the scalar `a` (O(1)); adding `x_i` touches only its non-zeros; the norm
+//! is updated from the margins already computed. A step costs O(nnz of the batch),
+//! never `O(n_features)`. When `a` falls below [`RESCALE_BELOW`], `v` is multiplied
+//! out (O(d), rare), so neither small `lambda` nor long runs underflow. At `t = 1`
+//! the shrink factor is exactly 0 and `w` restarts from zero (the paper's `w_1`
+//! has no influence).
+//!
+//! # Averaging
+//! The averaged iterate `S / n` with `S = sum_{s >= t0} w_s` is kept lazily as
+//! `S = u + beta v`: when `v` changes by `dv`, `u -= beta dv` (O(nnz)); after each
+//! step `beta += a`. See [`Averaging`] for the start `t0`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::data::Rows;
+use crate::error::{Error, Result};
+use crate::params::{Averaging, Intercept, Sampling, ValidParams};
+use crate::rng::Rng;
+use crate::task::BinaryTask;
+
+/// The scale `a` of `w = a v` below which `v` is multiplied out.
+pub const RESCALE_BELOW: f64 = 1e-9;
+
+/// Steps between two looks at the cancellation flag.
+const CANCEL_CHECK_EVERY: u64 = 1024;
+
+/// The complete state of one binary Pegasos run. Training `T1` steps, then `T2`
+/// more from the returned state, is bit-for-bit the same as `T1 + T2` at once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearState {
+    /// Direction `v` of `w = scale * v`; `n_features + 1` entries, the last one the
+    /// weight of the bias-multiplier feature (0 unless that intercept mode is used).
+    pub(crate) v: Vec<f64>,
+    pub(crate) scale: f64,
+    /// `||w||^2`, including the bias-multiplier weight.
+    pub(crate) sq_norm: f64,
+    /// Unregularised bias.
+    pub(crate) bias: f64,
+    /// Steps taken so far.
+    pub(crate) t: u64,
+    pub(crate) rng: Rng,
+    /// Position in the shuffled permutation or in the visiting order.
+    pub(crate) cursor: u64,
+    /// Current permutation (`Sampling::Shuffle` only).
+    pub(crate) perm: Vec<u32>,
+    /// First step (1-based) included in the average; `u64::MAX` when off.
+    pub(crate) avg_start: u64,
+    pub(crate) avg_u: Vec<f64>,
+    pub(crate) avg_beta: f64,
+    pub(crate) avg_bias_sum: f64,
+    pub(crate) avg_count: u64,
+}
+
+/// What a fit returns besides the updated state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitOutput {
+    /// Weights of the returned model (averaged when averaging applies).
+    pub coef: Vec<f64>,
+    /// Intercept of the returned model.
+    pub intercept: f64,
+    /// Passes run by this call.
+    pub n_iter: usize,
+    /// Primal objective of the returned model after the last pass, when computed.
+    pub objective: Option<f64>,
+}
+
+impl LinearState {
+    /// Fresh state (`w = 0`, `b = 0`, `t = 0`) using stream `stream` of `seed`.
+    pub fn new(n_features: usize, seed: u64, stream: u64) -> Self {
+        Self {
+            v: vec![0.0; n_features + 1],
+            scale: 1.0,
+            sq_norm: 0.0,
+            bias: 0.0,
+            t: 0,
+            rng: Rng::stream(seed, stream),
+            cursor: 0,
+            perm: Vec::new(),
+            avg_start: u64::MAX,
+            avg_u: Vec::new(),
+            avg_beta: 0.0,
+            avg_bias_sum: 0.0,
+            avg_count: 0,
+        }
+    }
+
+    /// Number of features the state was created for.
+    pub fn n_features(&self) -> usize {
+        self.v.len() - 1
+    }
+
+    /// Steps taken so far (the paper's `t`).
+    pub fn steps(&self) -> u64 {
+        self.t
+    }
+
+    /// `||w||^2` of the last iterate (tracked, not recomputed).
+    pub fn sq_norm(&self) -> f64 {
+        self.sq_norm
+    }
+
+    /// Multiply `v` out so that `scale == 1` (O(d)). Does not change `w` or the average.
+    pub fn rescale(&mut self) {
+        self.fold_average();
+        let a = self.scale;
+        for x in &mut self.v {
+            *x *= a;
+        }
+        self.scale = 1.0;
+    }
+
+    /// Make `u` hold the whole running sum (`beta = 0`), so `v` may be changed freely.
+    fn fold_average(&mut self) {
+        if self.avg_beta != 0.0 {
+            let beta = self.avg_beta;
+            for (u, v) in self.avg_u.iter_mut().zip(&self.v) {
+                *u += beta * v;
+            }
+            self.avg_beta = 0.0;
+        }
+    }
+
+    /// The last iterate: `(w, b_total)` with the bias multiplier folded into `b`.
+    pub fn last_iterate(&self, intercept: Intercept) -> (Vec<f64>, f64) {
+        let d = self.n_features();
+        let w: Vec<f64> = self.v[..d].iter().map(|x| x * self.scale).collect();
+        let b = self.bias + bias_feature(intercept) * self.scale * self.v[d];
+        (w, b)
+    }
+
+    /// The averaged iterate, or `None` when no step has been averaged yet.
+    pub fn averaged_iterate(&self, intercept: Intercept) -> Option<(Vec<f64>, f64)> {
+        if self.avg_count == 0 {
+            return None;
+        }
+        let n = self.avg_count as f64;
+        let d = self.n_features();
+        let mut w: Vec<f64> = self
+            .avg_u
+            .iter()
+            .zip(&self.v)
+            .map(|(u, v)| (u + self.avg_beta * v) / n)
+            .collect();
+        let wb = w.pop().unwrap_or(0.0);
+        debug_assert_eq!(w.len(), d);
+        let b = self.avg_bias_sum / n + bias_feature(intercept) * wb;
+        Some((w, b))
+    }
+
+    /// The model a fit returns: the average when one exists, else the last iterate.
+    pub fn model(&self, intercept: Intercept) -> (Vec<f64>, f64) {
+        self.averaged_iterate(intercept)
+            .unwrap_or_else(|| self.last_iterate(intercept))
+    }
+}
+
+/// Value `B` of the constant bias feature (0 when that mode is off).
+fn bias_feature(intercept: Intercept) -> f64 {
+    match intercept {
+        Intercept::BiasMultiplier(b) => b,
+        _ => 0.0,
+    }
+}
+
+/// Everything a step needs that does not change during a fit.
+struct Context<'a, R> {
+    rows: &'a R,
+    task: &'a BinaryTask<'a>,
+    sq_norms: &'a [f64],
+    params: &'a ValidParams,
+    bias_feature: f64,
+    learn_bias: bool,
+    positives: Vec<usize>,
+    negatives: Vec<usize>,
+}
+
+impl<R: Rows> Context<'_, R> {
+    /// `<w, x_i>` including the bias-multiplier feature, excluding `b`.
+    #[inline]
+    fn w_dot(&self, state: &LinearState, i: usize) -> f64 {
+        let d = state.v.len() - 1;
+        state.scale * (self.rows.dot(i, &state.v) + self.bias_feature * state.v[d])
+    }
+
+    fn draw(&self, state: &mut LinearState) -> usize {
+        let n = self.rows.n_rows();
+        match &self.params.sampling {
+            Sampling::Uniform => state.rng.below(n as u64) as usize,
+            Sampling::Shuffle => {
+                if state.perm.len() != n || state.cursor >= n as u64 {
+                    if state.perm.len() != n {
+                        state.perm = (0..n as u32).collect();
+                    }
+                    state.rng.shuffle(&mut state.perm);
+                    state.cursor = 0;
+                }
+                let i = state.perm[state.cursor as usize] as usize;
+                state.cursor += 1;
+                i
+            }
+            Sampling::Balanced => {
+                let side = if state.rng.below(2) == 1 {
+                    &self.positives
+                } else {
+                    &self.negatives
+                };
+                side[state.rng.below(side.len() as u64) as usize]
+            }
+            Sampling::Order(order) => {
+                let i = order[(state.cursor % order.len() as u64) as usize];
+                state.cursor = (state.cursor + 1) % order.len() as u64;
+                i
+            }
+        }
+    }
+
+    /// One Pegasos step; `violators` is scratch space reused across steps.
+    fn step(&self, state: &mut LinearState, violators: &mut Vec<(usize, f64)>) {
+        let k = self.params.batch_size;
+        let alpha = self.params.alpha;
+        state.t += 1;
+        let t = state.t as f64;
+        let eta = 1.0 / (alpha * t);
+
+        violators.clear();
+        for _ in 0..k {
+            let i = self.draw(state);
+            let c = self.task.weight(i);
+            if c == 0.0 {
+                continue;
+            }
+            let wx = self.w_dot(state, i);
+            if self.task.y(i) * (wx + state.bias) < 1.0 {
+                violators.push((i, wx));
+            }
+        }
+
+        // Shrink: w <- (1 - eta lambda) w, exactly 1 - 1/t.
+        let shrink = 1.0 - 1.0 / t;
+        let restarted = shrink <= 0.0;
+        if restarted {
+            state.fold_average();
+            state.v.fill(0.0);
+            state.scale = 1.0;
+            state.sq_norm = 0.0;
+        } else {
+            state.scale *= shrink;
+            state.sq_norm *= shrink * shrink;
+        }
+
+        let d = state.v.len() - 1;
+        let bf = self.bias_feature;
+        for (n, &(i, wx)) in violators.iter().enumerate() {
+            let g = eta * self.task.weight(i) * self.task.y(i) / k as f64;
+            // <w, x_i> at the current (partially updated) w.
+            let current = if n == 0 {
+                if restarted {
+                    0.0
+                } else {
+                    shrink * wx
+                }
+            } else {
+                self.w_dot(state, i)
+            };
+            state.sq_norm += 2.0 * g * current + g * g * (self.sq_norms[i] + bf * bf);
+            let dv = g / state.scale;
+            self.rows.axpy(i, dv, &mut state.v);
+            state.v[d] += dv * bf;
+            if state.avg_beta != 0.0 {
+                let du = -state.avg_beta * dv;
+                self.rows.axpy(i, du, &mut state.avg_u);
+                state.avg_u[d] += du * bf;
+            }
+            if self.learn_bias {
+                state.bias += g;
+            }
+        }
+        if state.sq_norm < 0.0 {
+            state.sq_norm = 0.0;
+        }
+
+        if self.params.projection && state.sq_norm * alpha > 1.0 {
+            let f = (1.0 / (alpha * state.sq_norm)).sqrt();
+            state.scale *= f;
+            state.sq_norm *= f * f;
+        }
+        if state.scale < RESCALE_BELOW {
+            state.rescale();
+        }
+
+        if state.t >= state.avg_start {
+            if state.t == state.avg_start {
+                state.avg_u.clear();
+                state.avg_u.resize(state.v.len(), 0.0);
+                state.avg_beta = 0.0;
+                state.avg_bias_sum = 0.0;
+                state.avg_count = 0;
+            }
+            state.avg_beta += state.scale;
+            state.avg_bias_sum += state.bias;
+            state.avg_count += 1;
+        }
+    }
+}
+
+/// `||x_i||^2` for every row (computed once per fit, shared by all classes).
+pub fn row_sq_norms<R: Rows>(rows: &R) -> Vec<f64> {
+    (0..rows.n_rows()).map(|i| rows.sq_norm(i)).collect()
+}
+
+/// Primal objective `alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w,x_i> + b))`.
+///
+/// `reg_sq` is added to `||w||^2` (the squared bias-multiplier weight, when regularised).
+pub fn primal_objective<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    w: &[f64],
+    b: f64,
+    reg_sq: f64,
+    alpha: f64,
+) -> f64 {
+    let m = rows.n_rows();
+    let loss: f64 = (0..m)
+        .map(|i| task.weight(i) * (1.0 - task.y(i) * (rows.dot(i, w) + b)).max(0.0))
+        .sum();
+    let norm: f64 = w.iter().map(|x| x * x).sum::<f64>() + reg_sq;
+    0.5 * alpha * norm + loss / m as f64
+}
+
+/// Steps in one pass: `ceil(n_samples / batch_size)`.
+pub fn steps_per_pass(n_samples: usize, batch_size: usize) -> u64 {
+    n_samples.div_ceil(batch_size) as u64
+}
+
+/// Run `n_steps` Pegasos steps from `state`.
+///
+/// Checks `cancel` every few hundred steps and returns [`Error::Interrupted`] when set
+/// (the state is then left at a consistent step boundary).
+pub fn run_steps<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    sq_norms: &[f64],
+    params: &ValidParams,
+    state: &mut LinearState,
+    n_steps: u64,
+    cancel: &AtomicBool,
+) -> Result<()> {
+    let ctx = make_context(rows, task, sq_norms, params, state)?;
+    let mut violators = Vec::with_capacity(params.batch_size);
+    for s in 0..n_steps {
+        if s % CANCEL_CHECK_EVERY == 0 && cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        ctx.step(state, &mut violators);
+    }
+    Ok(())
+}
+
+fn make_context<'a, R: Rows>(
+    rows: &'a R,
+    task: &'a BinaryTask<'a>,
+    sq_norms: &'a [f64],
+    params: &'a ValidParams,
+    state: &LinearState,
+) -> Result<Context<'a, R>> {
+    let n = rows.n_rows();
+    if n == 0 {
+        return Err(Error::InvalidInput("no samples to train on".into()));
+    }
+    if task.len() != n || sq_norms.len() != n {
+        return Err(Error::ShapeMismatch(format!(
+            "{} rows but {} labels and {} row norms",
+            n,
+            task.len(),
+            sq_norms.len()
+        )));
+    }
+    if state.n_features() != rows.n_features() {
+        return Err(Error::ShapeMismatch(format!(
+            "the solver state has {} features, the data {}",
+            state.n_features(),
+            rows.n_features()
+        )));
+    }
+    if let Sampling::Order(order) = &params.sampling {
+        if let Some(&bad) = order.iter().find(|&&i| i >= n) {
+            return Err(Error::InvalidParameter(format!(
+                "visiting order contains index {bad}, but there are only {n} samples"
+            )));
+        }
+    }
+    let (positives, negatives) = if params.sampling == Sampling::Balanced {
+        let (p, q) = task.split_by_class();
+        if p.is_empty() || q.is_empty() {
+            return Err(Error::InvalidInput(
+                "balanced sampling needs examples of both classes".into(),
+            ));
+        }
+        (p, q)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    Ok(Context {
+        rows,
+        task,
+        sq_norms,
+        params,
+        bias_feature: bias_feature(params.intercept),
+        learn_bias: params.intercept == Intercept::Unregularized,
+        positives,
+        negatives,
+    })
+}
+
+/// Fit one binary problem for up to `params.max_iter` passes, continuing `state`.
+///
+/// Sets the averaging start for this call (see [`Averaging`]), runs pass after pass,
+/// and, when `params.tol` is set (or `verbose`), evaluates the primal objective of
+/// the returned model once per pass. `label` prefixes the verbose lines.
+pub fn fit_binary<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    sq_norms: &[f64],
+    params: &ValidParams,
+    state: &mut LinearState,
+    cancel: &AtomicBool,
+    label: &str,
+) -> Result<FitOutput> {
+    let per_pass = steps_per_pass(rows.n_rows(), params.batch_size);
+    let planned = per_pass * params.max_iter as u64;
+    state.avg_start = match params.averaging {
+        Averaging::Off => u64::MAX,
+        Averaging::Suffix => state.t + planned / 2 + 1,
+        Averaging::FromStep(s) => s,
+    };
+    if params.averaging == Averaging::Off {
+        state.fold_average();
+        state.avg_u = Vec::new();
+        state.avg_count = 0;
+        state.avg_bias_sum = 0.0;
+    }
+    let started = Instant::now();
+    let want_objective = params.tol.is_some() || params.verbose;
+    let mut best = f64::INFINITY;
+    let mut no_improvement = 0;
+    let mut objective = None;
+    let mut n_iter = 0;
+    for pass in 1..=params.max_iter {
+        run_steps(rows, task, sq_norms, params, state, per_pass, cancel)?;
+        n_iter = pass;
+        if !want_objective {
+            continue;
+        }
+        let (w, b) = state.model(params.intercept);
+        let reg_sq = regularised_bias_sq(state, params.intercept);
+        let obj = primal_objective(rows, task, &w, b, reg_sq, params.alpha);
+        objective = Some(obj);
+        if params.verbose {
+            eprintln!(
+                "{label}pass {pass}/{}: objective {obj:.6e}, ||w||^2 {:.4e}, t {}, {:.2}s",
+                params.max_iter,
+                state.sq_norm,
+                state.t,
+                started.elapsed().as_secs_f64()
+            );
+        }
+        if let Some(tol) = params.tol {
+            if obj > best - tol * best.abs() {
+                no_improvement += 1;
+                if no_improvement >= params.n_iter_no_change {
+                    break;
+                }
+            } else {
+                no_improvement = 0;
+            }
+            best = best.min(obj);
+        }
+    }
+    let (coef, intercept) = state.model(params.intercept);
+    Ok(FitOutput {
+        coef,
+        intercept,
+        n_iter,
+        objective,
+    })
+}
+
+/// Squared weight of the bias-multiplier feature in the returned model.
+fn regularised_bias_sq(state: &LinearState, intercept: Intercept) -> f64 {
+    if let Intercept::BiasMultiplier(_) = intercept {
+        let d = state.n_features();
+        let wb = if state.avg_count > 0 {
+            (state.avg_u[d] + state.avg_beta * state.v[d]) / state.avg_count as f64
+        } else {
+            state.scale * state.v[d]
+        };
+        wb * wb
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+#[path = "linear_tests.rs"]
+mod tests;

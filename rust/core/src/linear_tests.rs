@@ -1,0 +1,371 @@
+//! Tests of the linear solver against a naive dense transcription of the paper.
+#![allow(clippy::needless_range_loop, clippy::needless_pass_by_value)]
+
+use super::*;
+use crate::data::{CsrRows, DenseRows};
+use crate::params::Params;
+
+/// A small seeded data set: `n x d` dense values with about half zeros, labels from
+/// a planted separator with some noise.
+fn dataset(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<u32>) {
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut x = vec![0.0; n * d];
+    let mut codes = vec![0u32; n];
+    for i in 0..n {
+        let mut s = 0.0;
+        for j in 0..d {
+            if rng.below(2) == 0 {
+                let v = rng.below(2001) as f64 / 1000.0 - 1.0;
+                x[i * d + j] = v;
+                s += v * if j % 2 == 0 { 1.0 } else { -0.5 };
+            }
+        }
+        let flip = rng.below(10) == 0;
+        codes[i] = u32::from((s > 0.1) != flip);
+    }
+    (x, codes)
+}
+
+fn to_csr(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
+    let (mut data, mut idx, mut ptr) = (vec![], vec![], vec![0i64]);
+    for i in 0..n {
+        for j in 0..d {
+            if x[i * d + j] != 0.0 {
+                data.push(x[i * d + j]);
+                idx.push(j as i64);
+            }
+        }
+        ptr.push(data.len() as i64);
+    }
+    (data, idx, ptr)
+}
+
+/// The paper's update on a dense `w`, with uniform sampling from the same stream.
+struct Naive {
+    w: Vec<f64>,
+    b: f64,
+    t: u64,
+    rng: Rng,
+    sum: Vec<f64>,
+    bsum: f64,
+    count: u64,
+}
+
+impl Naive {
+    fn step(&mut self, x: &[f64], d: usize, task: &BinaryTask, p: &Params, avg_from: u64) {
+        self.t += 1;
+        let eta = 1.0 / (p.alpha * self.t as f64);
+        let k = p.batch_size;
+        let batch: Vec<usize> = (0..k)
+            .map(|_| self.rng.below(task.len() as u64) as usize)
+            .collect();
+        let mut grad = vec![0.0; d];
+        let mut gb = 0.0;
+        for &i in &batch {
+            let xi = &x[i * d..(i + 1) * d];
+            let m = xi.iter().zip(&self.w).map(|(a, b)| a * b).sum::<f64>() + self.b;
+            if task.weight(i) > 0.0 && task.y(i) * m < 1.0 {
+                for j in 0..d {
+                    grad[j] += task.weight(i) * task.y(i) * xi[j];
+                }
+                gb += task.weight(i) * task.y(i);
+            }
+        }
+        for j in 0..d {
+            self.w[j] = (1.0 - eta * p.alpha) * self.w[j] + eta / k as f64 * grad[j];
+        }
+        if p.intercept == Intercept::Unregularized {
+            self.b += eta / k as f64 * gb;
+        }
+        if p.projection {
+            let norm = self.w.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let r = 1.0 / p.alpha.sqrt();
+            if norm > r {
+                for v in &mut self.w {
+                    *v *= r / norm;
+                }
+            }
+        }
+        if self.t >= avg_from {
+            for (s, v) in self.sum.iter_mut().zip(&self.w) {
+                *s += v;
+            }
+            self.bsum += self.b;
+            self.count += 1;
+        }
+    }
+}
+
+fn close(a: &[f64], b: &[f64], tol: f64) {
+    let scale = b.iter().fold(1e-12f64, |m, v| m.max(v.abs()));
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= tol * scale, "{x} vs {y} (scale {scale})");
+    }
+}
+
+fn check_against_naive(params: Params, steps: u64) {
+    let (n, d) = (60, 7);
+    let (x, codes) = dataset(n, d, 11);
+    let weights: Vec<f64> = (0..n).map(|i| [1.0, 0.5, 2.0, 0.0][i % 4]).collect();
+    let task = BinaryTask::new(&codes, 1, Some(&weights), 1.5, 1.0).unwrap();
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let norms = row_sq_norms(&rows);
+    let avg_from = match params.averaging {
+        Averaging::FromStep(s) => s,
+        _ => u64::MAX,
+    };
+    let vp = params.clone().validate().unwrap();
+    let mut state = LinearState::new(d, 5, 0);
+    state.avg_start = avg_from;
+    let never = AtomicBool::new(false);
+    let mut naive = Naive {
+        w: vec![0.0; d],
+        b: 0.0,
+        t: 0,
+        rng: Rng::stream(5, 0),
+        sum: vec![0.0; d],
+        bsum: 0.0,
+        count: 0,
+    };
+    for chunk in 0..4 {
+        run_steps(&rows, &task, &norms, &vp, &mut state, steps / 4, &never).unwrap();
+        for _ in 0..steps / 4 {
+            naive.step(&x, d, &task, &params, avg_from);
+        }
+        let (w, b) = state.last_iterate(params.intercept);
+        close(&w, &naive.w, 1e-9);
+        assert!(
+            (b - naive.b).abs() <= 1e-9 * (1.0 + naive.b.abs()),
+            "chunk {chunk}"
+        );
+        let tracked = state.sq_norm();
+        let exact: f64 = naive.w.iter().map(|v| v * v).sum();
+        assert!(
+            (tracked - exact).abs() <= 1e-8 * (1.0 + exact),
+            "{tracked} vs {exact}"
+        );
+        if params.projection {
+            assert!(exact <= (1.0 + 1e-9) / params.alpha);
+        }
+    }
+    if naive.count > 0 {
+        let (w, b) = state.averaged_iterate(params.intercept).unwrap();
+        let mean: Vec<f64> = naive.sum.iter().map(|s| s / naive.count as f64).collect();
+        close(&w, &mean, 1e-9);
+        assert!((b - naive.bsum / naive.count as f64).abs() <= 1e-8);
+    }
+}
+
+#[test]
+fn single_example_steps_match_the_paper() {
+    check_against_naive(
+        Params {
+            alpha: 0.05,
+            ..Params::default()
+        },
+        400,
+    );
+}
+
+#[test]
+fn mini_batch_steps_match_the_paper() {
+    check_against_naive(
+        Params {
+            alpha: 0.01,
+            batch_size: 8,
+            ..Params::default()
+        },
+        400,
+    );
+}
+
+#[test]
+fn projection_is_active_and_keeps_the_ball() {
+    // A tiny alpha makes the early iterates leave the ball.
+    check_against_naive(
+        Params {
+            alpha: 1e-4,
+            batch_size: 3,
+            intercept: Intercept::None,
+            ..Params::default()
+        },
+        200,
+    );
+}
+
+#[test]
+fn averaging_matches_explicit_mean() {
+    check_against_naive(
+        Params {
+            alpha: 0.02,
+            batch_size: 2,
+            averaging: Averaging::FromStep(101),
+            ..Params::default()
+        },
+        400,
+    );
+}
+
+#[test]
+fn rescaling_keeps_w_and_average() {
+    let (n, d) = (40, 5);
+    let (x, codes) = dataset(n, d, 3);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let p = Params {
+        alpha: 1e-3,
+        averaging: Averaging::FromStep(10),
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let mut s = LinearState::new(d, 1, 0);
+    s.avg_start = 10;
+    let never = AtomicBool::new(false);
+    let norms = row_sq_norms(&rows);
+    run_steps(&rows, &task, &norms, &p, &mut s, 100, &never).unwrap();
+    let before = (s.last_iterate(p.intercept), s.averaged_iterate(p.intercept));
+    assert!(s.scale < 1.0);
+    s.rescale();
+    assert_eq!(s.scale, 1.0);
+    let after = (s.last_iterate(p.intercept), s.averaged_iterate(p.intercept));
+    close(&after.0 .0, &before.0 .0, 1e-12);
+    close(&after.1.unwrap().0, &before.1.unwrap().0, 1e-12);
+}
+
+#[test]
+fn exact_restart_is_bit_identical() {
+    let (n, d) = (50, 6);
+    let (x, codes) = dataset(n, d, 4);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let never = AtomicBool::new(false);
+    let norms = row_sq_norms(&rows);
+    for sampling in [
+        Sampling::Uniform,
+        Sampling::Shuffle,
+        Sampling::Balanced,
+        Sampling::Order((0..n).rev().collect()),
+    ] {
+        let p = Params {
+            alpha: 1e-2,
+            batch_size: 3,
+            sampling,
+            averaging: Averaging::FromStep(20),
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+        let mut once = LinearState::new(d, 8, 0);
+        once.avg_start = 20;
+        let mut twice = once.clone();
+        run_steps(&rows, &task, &norms, &p, &mut once, 70, &never).unwrap();
+        run_steps(&rows, &task, &norms, &p, &mut twice, 23, &never).unwrap();
+        let resumed = LinearState::from_bytes(&twice.to_bytes()).unwrap();
+        let mut twice = resumed;
+        run_steps(&rows, &task, &norms, &p, &mut twice, 47, &never).unwrap();
+        assert_eq!(once, twice);
+    }
+}
+
+#[test]
+fn sparse_and_dense_give_identical_models() {
+    let (n, d) = (80, 9);
+    let (x, codes) = dataset(n, d, 21);
+    let (data, idx, ptr) = to_csr(&x, n, d);
+    let dense = DenseRows::new(&x, n, d).unwrap();
+    let sparse = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let p = Params {
+        alpha: 1e-3,
+        batch_size: 4,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let never = AtomicBool::new(false);
+    let mut a = LinearState::new(d, 2, 0);
+    let mut b = a.clone();
+    let fa = fit_binary(&dense, &task, &row_sq_norms(&dense), &p, &mut a, &never, "").unwrap();
+    let fb = fit_binary(
+        &sparse,
+        &task,
+        &row_sq_norms(&sparse),
+        &p,
+        &mut b,
+        &never,
+        "",
+    )
+    .unwrap();
+    assert_eq!(fa, fb);
+}
+
+#[test]
+fn suffix_average_beats_last_iterate() {
+    let (n, d) = (400, 10);
+    let (x, codes) = dataset(n, d, 17);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let norms = row_sq_norms(&rows);
+    let never = AtomicBool::new(false);
+    let obj = |avg| {
+        let p = Params {
+            alpha: 1e-3,
+            averaging: avg,
+            max_iter: 10,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+        let mut s = LinearState::new(d, 3, 0);
+        let f = fit_binary(&rows, &task, &norms, &p, &mut s, &never, "").unwrap();
+        primal_objective(&rows, &task, &f.coef, f.intercept, 0.0, 1e-3)
+    };
+    let last = obj(Averaging::Off);
+    let avg = obj(Averaging::Suffix);
+    assert!(
+        avg < last,
+        "suffix average {avg} should beat last iterate {last}"
+    );
+}
+
+#[test]
+fn cancellation_stops_the_run() {
+    let (n, d) = (10, 2);
+    let (x, codes) = dataset(n, d, 1);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let p = Params::default().validate().unwrap();
+    let mut s = LinearState::new(d, 0, 0);
+    let stop = AtomicBool::new(true);
+    let r = run_steps(
+        &rows,
+        &task,
+        &row_sq_norms(&rows),
+        &p,
+        &mut s,
+        1 << 40,
+        &stop,
+    );
+    assert_eq!(r, Err(Error::Interrupted));
+}
+
+#[test]
+fn bad_order_and_mismatched_state_are_errors() {
+    let (x, codes) = dataset(5, 2, 1);
+    let rows = DenseRows::new(&x, 5, 2).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let never = AtomicBool::new(false);
+    let norms = row_sq_norms(&rows);
+    let p = Params {
+        sampling: Sampling::Order(vec![0, 9]),
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let mut s = LinearState::new(2, 0, 0);
+    assert!(run_steps(&rows, &task, &norms, &p, &mut s, 3, &never).is_err());
+    let p = Params::default().validate().unwrap();
+    let mut s = LinearState::new(3, 0, 0);
+    assert!(run_steps(&rows, &task, &norms, &p, &mut s, 3, &never).is_err());
+}

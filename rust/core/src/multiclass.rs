@@ -1,0 +1,181 @@
+//! One-vs-rest over classes in parallel, and batched prediction.
+//!
+//! Class `c` trains on stream `c` of the seed (see [`crate::rng`]) and its own state,
+//! so the models do not depend on how many threads run them or in which order.
+
+use std::sync::atomic::AtomicBool;
+
+use rayon::prelude::*;
+
+use crate::data::Rows;
+use crate::error::{Error, Result};
+use crate::linear::{fit_binary, FitOutput, LinearState};
+use crate::params::ValidParams;
+use crate::task::BinaryTask;
+
+/// Labels shared by all binary sub-problems.
+#[derive(Clone, Copy, Debug)]
+pub struct Labels<'a> {
+    /// Class code of each example, in `[0, n_classes)`.
+    pub codes: &'a [u32],
+    /// Number of classes (>= 2).
+    pub n_classes: usize,
+    /// Optional per-example weights.
+    pub sample_weight: Option<&'a [f64]>,
+    /// Per-class weights (`n_classes` entries).
+    pub class_weight: &'a [f64],
+}
+
+impl Labels<'_> {
+    /// Number of binary problems: 1 for two classes, `n_classes` otherwise.
+    pub fn n_problems(&self) -> usize {
+        if self.n_classes == 2 {
+            1
+        } else {
+            self.n_classes
+        }
+    }
+
+    fn check(&self, n_rows: usize) -> Result<()> {
+        if self.n_classes < 2 {
+            return Err(Error::InvalidInput(format!(
+                "the data must contain at least 2 classes, got {}",
+                self.n_classes
+            )));
+        }
+        if self.codes.len() != n_rows {
+            return Err(Error::ShapeMismatch(format!(
+                "X has {n_rows} rows but y has {} labels",
+                self.codes.len()
+            )));
+        }
+        if self.class_weight.len() != self.n_classes {
+            return Err(Error::ShapeMismatch(format!(
+                "{} class weights for {} classes",
+                self.class_weight.len(),
+                self.n_classes
+            )));
+        }
+        if let Some(&c) = self.codes.iter().find(|&&c| c as usize >= self.n_classes) {
+            return Err(Error::InvalidInput(format!(
+                "class code {c} is out of range for {} classes",
+                self.n_classes
+            )));
+        }
+        Ok(())
+    }
+
+    /// Binary task `p`: for two classes, class 1 against class 0 (weights
+    /// `class_weight[1]`, `class_weight[0]`); otherwise class `p` against the rest
+    /// (weights `class_weight[p]` and 1, as LIBLINEAR and scikit-learn do).
+    fn task(&self, p: usize) -> Result<BinaryTask<'_>> {
+        if self.n_classes == 2 {
+            BinaryTask::new(
+                self.codes,
+                1,
+                self.sample_weight,
+                self.class_weight[1],
+                self.class_weight[0],
+            )
+        } else {
+            BinaryTask::new(
+                self.codes,
+                p as u32,
+                self.sample_weight,
+                self.class_weight[p],
+                1.0,
+            )
+        }
+    }
+}
+
+/// Build a rayon pool of `n_threads` threads (0 = one per core).
+pub fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n_threads)
+        .build()
+        .map_err(|e| Error::InvalidParameter(format!("cannot start {n_threads} threads: {e}")))
+}
+
+/// Fresh states for every binary problem: problem `p` uses stream `p` of `seed`.
+pub fn initial_states(n_problems: usize, n_features: usize, seed: u64) -> Vec<LinearState> {
+    (0..n_problems)
+        .map(|p| LinearState::new(n_features, seed, p as u64))
+        .collect()
+}
+
+/// Train every binary problem of `labels`, continuing `states` (one per problem),
+/// on `n_threads` threads (0 = all cores).
+pub fn fit_one_vs_rest<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    params: &ValidParams,
+    states: &mut [LinearState],
+    n_threads: usize,
+    cancel: &AtomicBool,
+) -> Result<Vec<FitOutput>> {
+    labels.check(rows.n_rows())?;
+    if states.len() != labels.n_problems() {
+        return Err(Error::ShapeMismatch(format!(
+            "{} solver states for {} binary problems",
+            states.len(),
+            labels.n_problems()
+        )));
+    }
+    let pool = thread_pool(n_threads)?;
+    pool.install(|| {
+        let sq_norms: Vec<f64> = (0..rows.n_rows())
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|i| rows.sq_norm(i))
+            .collect();
+        let multi = labels.n_problems() > 1;
+        states
+            .par_iter_mut()
+            .enumerate()
+            .map(|(p, state)| {
+                let task = labels.task(p)?;
+                let label = if multi && params.verbose {
+                    format!("[class {p}] ")
+                } else {
+                    String::new()
+                };
+                fit_binary(rows, &task, &sq_norms, params, state, cancel, &label)
+            })
+            .collect()
+    })
+}
+
+/// Decision values `X W^T + b` as a row-major `n_rows x n_outputs` matrix, computed
+/// in parallel blocks of rows. `coef` is row-major `n_outputs x n_features`.
+pub fn decision_function<R: Rows>(
+    rows: &R,
+    coef: &[f64],
+    intercept: &[f64],
+    n_threads: usize,
+) -> Result<Vec<f64>> {
+    let d = rows.n_features();
+    let k = intercept.len();
+    if coef.len() != k * d {
+        return Err(Error::ShapeMismatch(format!(
+            "coef has {} values, expected {k} x {d}",
+            coef.len()
+        )));
+    }
+    let mut out = vec![0.0; rows.n_rows() * k];
+    if k == 0 {
+        return Ok(out);
+    }
+    let pool = thread_pool(n_threads)?;
+    pool.install(|| {
+        out.par_chunks_mut(k)
+            .with_min_len(1024)
+            .enumerate()
+            .for_each(|(i, row_out)| {
+                for (c, o) in row_out.iter_mut().enumerate() {
+                    *o = rows.dot(i, &coef[c * d..(c + 1) * d]) + intercept[c];
+                }
+            });
+    });
+    Ok(out)
+}

@@ -1,0 +1,98 @@
+//! A binary sub-problem: which examples are positive and how much each one weighs.
+//!
+//! One-vs-rest never materialises a `+1/-1` label vector per class: labels stay as
+//! class codes and each binary task reads them through [`BinaryTask::y`].
+
+use crate::error::{Error, Result};
+
+/// Labels and weights of one binary problem.
+#[derive(Clone, Copy, Debug)]
+pub struct BinaryTask<'a> {
+    codes: &'a [u32],
+    positive: u32,
+    sample_weight: Option<&'a [f64]>,
+    pos_weight: f64,
+    neg_weight: f64,
+}
+
+impl<'a> BinaryTask<'a> {
+    /// Examples with `codes[i] == positive` are `+1`, all others `-1`. The weight of
+    /// example `i` is `sample_weight[i]` times `pos_weight` or `neg_weight` (class
+    /// weights, as LIBLINEAR's `-wi` and scikit-learn's one-vs-rest use them).
+    pub fn new(
+        codes: &'a [u32],
+        positive: u32,
+        sample_weight: Option<&'a [f64]>,
+        pos_weight: f64,
+        neg_weight: f64,
+    ) -> Result<Self> {
+        if let Some(sw) = sample_weight {
+            if sw.len() != codes.len() {
+                return Err(Error::ShapeMismatch(format!(
+                    "sample_weight has {} entries for {} samples",
+                    sw.len(),
+                    codes.len()
+                )));
+            }
+            if let Some(k) = sw.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+                return Err(Error::InvalidInput(format!(
+                    "sample_weight must be finite and non-negative; entry {k} is {}",
+                    sw[k]
+                )));
+            }
+        }
+        for w in [pos_weight, neg_weight] {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(Error::InvalidInput(format!(
+                    "class weights must be finite and non-negative, got {w}"
+                )));
+            }
+        }
+        Ok(Self {
+            codes,
+            positive,
+            sample_weight,
+            pos_weight,
+            neg_weight,
+        })
+    }
+
+    /// Number of examples.
+    pub fn len(&self) -> usize {
+        self.codes.len()
+    }
+
+    /// `true` when there are no examples.
+    pub fn is_empty(&self) -> bool {
+        self.codes.is_empty()
+    }
+
+    /// Label of example `i`, `+1.0` or `-1.0`.
+    #[inline]
+    pub fn y(&self, i: usize) -> f64 {
+        if self.codes[i] == self.positive {
+            1.0
+        } else {
+            -1.0
+        }
+    }
+
+    /// Weight of example `i` (sample weight times class weight).
+    #[inline]
+    pub fn weight(&self, i: usize) -> f64 {
+        let cw = if self.codes[i] == self.positive {
+            self.pos_weight
+        } else {
+            self.neg_weight
+        };
+        match self.sample_weight {
+            Some(sw) => sw[i] * cw,
+            None => cw,
+        }
+    }
+
+    /// Indices of the positive and of the negative examples.
+    pub fn split_by_class(&self) -> (Vec<usize>, Vec<usize>) {
+        (0..self.len()).partition(|&i| self.codes[i] == self.positive)
+    }
+}
