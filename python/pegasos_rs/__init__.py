@@ -1,0 +1,11 @@
+"""pegasos-rs: Pegasos SVM solvers written in Rust, with a scikit-learn API.
+
+Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter: "Pegasos: Primal Estimated
+sub-GrAdient SOlver for SVM") minimises ``alpha/2 ||w||^2 + 1/m sum_i hinge_i``
+by stochastic sub-gradient steps of size ``1/(alpha t)``.
+"""
+
+from pegasos_rs._core import __version__
+from pegasos_rs.linear import PegasosClassifier
+
+__all__ = ["PegasosClassifier", "__version__"]

@@ -1,0 +1,301 @@
+"""Linear Pegasos as a scikit-learn classifier."""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from pegasos_rs import _core
+from pegasos_rs._validation import as_rust_matrix, n_threads, seed_from
+
+
+class PegasosClassifier(ClassifierMixin, BaseEstimator):
+    """Linear SVM trained by Pegasos (primal estimated sub-gradient solver).
+
+    Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w, x_i> + b))`` with
+    steps of size ``1/(alpha t)`` on mini-batches of ``batch_size`` examples, in
+    ``O(nonzeros)`` per step. Multiclass problems are solved one-vs-rest, classes in
+    parallel (``n_jobs``), each class with its own random stream, so results do not
+    depend on the number of threads.
+
+    Parameters
+    ----------
+    alpha : float, default=1e-4
+        Regularisation strength, the paper's lambda. The equivalent ``C`` of
+        LIBLINEAR, ``LinearSVC`` and ``SVC`` is ``1 / (alpha * n_samples)``.
+    max_iter : int, default=20
+        Number of passes over the data; a pass is ``ceil(n_samples / batch_size)``
+        steps (with ``tol`` it may stop earlier).
+    batch_size : int, default=1
+        Examples per step (the paper's k). All k margins are evaluated at the same
+        ``w_t``.
+    projection : bool, default=True
+        Project ``w`` onto the ball of radius ``1/sqrt(alpha)`` after each step.
+    fit_intercept : bool, default=True
+        Learn an intercept.
+    intercept_scaling : float or None, default=1.0
+        A float ``B`` (default): LIBLINEAR's / VLFeat's bias multiplier, a constant
+        feature ``B`` whose weight is regularised and projected like the others
+        (``intercept_ = B * w_B``); this is the objective LIBLINEAR and
+        ``LinearSVC`` solve. ``None``: the paper's unregularised bias, updated with
+        the same step ``1/(alpha t)`` and left out of the projection. It is not the
+        default because the first steps move it by up to ``1/alpha`` and, for small
+        ``alpha``, it needs very many steps to come back (on digits with
+        ``alpha=1e-4`` it ends near -3000 after 20 passes).
+    average : bool or int, default=False
+        ``False``: return the last iterate. ``True``: return the average of the
+        iterates of the last half of the steps of each fit (suffix averaging, which
+        converges at the optimal rate; an average from step 1 would be dominated by
+        the first iterates). An int ``n``: average from the moment ``n`` samples
+        have been seen, across calls (as scikit-learn's ``SGDClassifier``).
+    sampling : {"uniform", "shuffle", "balanced"} or array-like of int, default="uniform"
+        ``"uniform"``: i.i.d. draws with replacement (the paper). ``"shuffle"``: a
+        new permutation every pass. ``"balanced"``: positives and negatives drawn
+        equally often. An array of row indices: visit the rows in that order,
+        cyclically.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the positive class of each one-vs-rest problem (as LIBLINEAR's
+        ``-wi``); for two classes, the weights of both classes.
+    tol : float or None, default=None
+        If set, the primal objective is evaluated after every pass and training stops
+        once it has not decreased by more than ``tol * objective`` for
+        ``n_iter_no_change`` passes.
+    n_iter_no_change : int, default=5
+        Passes without improvement tolerated when ``tol`` is set.
+    warm_start : bool, default=False
+        Continue from the previous fit's complete solver state (weights, step count,
+        averaging state and random stream): ``fit`` for ``p`` passes then ``q`` more
+        equals ``p + q`` passes at once, bit for bit (with ``average`` False or int).
+    random_state : int, RandomState instance or None, default=None
+        Seed. The same int gives bit-identical models on every platform and thread
+        count.
+    n_jobs : int or None, default=None
+        Threads for one-vs-rest training and prediction (-1: all cores).
+    verbose : int, default=0
+        Print the objective after every pass to stderr.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    n_iter_ : int
+        Passes run by the last call (the maximum over classes).
+    t_ : int
+        Total steps taken so far (the paper's t; the maximum over classes).
+    objective_ : ndarray or None
+        Primal objective per binary problem after the last pass, when computed
+        (``tol`` or ``verbose`` set).
+    """
+
+    _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "projection": ["boolean"],
+        "fit_intercept": ["boolean"],
+        "intercept_scaling": [None, Interval(Real, 0, None, closed="neither")],
+        "average": ["boolean", Interval(Integral, 1, None, closed="left")],
+        "sampling": [StrOptions({"uniform", "shuffle", "balanced"}), "array-like"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "tol": [None, Interval(Real, 0, None, closed="left")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "warm_start": ["boolean"],
+        "random_state": ["random_state"],
+        "n_jobs": [None, Integral],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(
+        self,
+        *,
+        alpha=1e-4,
+        max_iter=20,
+        batch_size=1,
+        projection=True,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        average=False,
+        sampling="uniform",
+        class_weight=None,
+        tol=None,
+        n_iter_no_change=5,
+        warm_start=False,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.batch_size = batch_size
+        self.projection = projection
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.average = average
+        self.sampling = sampling
+        self.class_weight = class_weight
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Train for ``max_iter`` passes (continuing the last fit if ``warm_start``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            CSR float32/float64 (int32 or int64 indices) and C-ordered dense arrays
+            are read in place; other inputs are converted once.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        resume = bool(self.warm_start) and hasattr(self, "_states")
+        return self._fit(X, y, sample_weight, None, resume, self.max_iter)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One pass over ``(X, y)``, continuing from the current solver state.
+
+        ``classes`` must be given on the first call.
+        """
+        first = not hasattr(self, "_states")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+        return self._fit(X, y, sample_weight, classes, not first, 1)
+
+    def _fit(self, X, y, sample_weight, classes, resume, max_iter):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_large_sparse=True,
+            reset=not resume,
+        )
+        check_classification_targets(y)
+        if resume:
+            known = self.classes_
+        elif classes is not None:
+            known = np.unique(np.asarray(classes))
+        else:
+            known = np.unique(y)
+        unseen = np.setdiff1d(np.unique(y), known)
+        if unseen.size:
+            raise ValueError(f"y contains labels not in classes: {unseen.tolist()}")
+        if known.size < 2:
+            raise ValueError(
+                "PegasosClassifier needs samples of at least 2 classes in the data, "
+                f"but the data contains only one class: {known.tolist()}"
+            )
+        codes = np.searchsorted(known, y).astype(np.uint32)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+            if np.any(sample_weight < 0):
+                raise ValueError("sample_weight must be non-negative")
+        present = np.unique(y)
+        class_weight = np.ones(known.size)
+        if self.class_weight is not None:
+            class_weight[np.searchsorted(known, present)] = compute_class_weight(
+                self.class_weight, classes=present, y=y
+            )
+        average_mode, average_start = _averaging(self.average, self.batch_size)
+        order = None
+        sampling_name = self.sampling
+        if not isinstance(self.sampling, str):
+            order = np.asarray(self.sampling)
+            if order.ndim != 1 or order.size == 0 or not np.issubdtype(order.dtype, np.integer):
+                raise ValueError("sampling as a visiting order must be a non-empty 1-D int array")
+            order = order.astype(np.int64)
+            sampling_name = "order"
+
+        coef, intercept, n_iter, t, objective, states = _core.fit_linear(
+            as_rust_matrix(X),
+            codes,
+            int(known.size),
+            class_weight,
+            sample_weight,
+            self._states if resume else None,
+            alpha=float(self.alpha),
+            batch_size=int(self.batch_size),
+            projection=bool(self.projection),
+            fit_intercept=bool(self.fit_intercept),
+            intercept_scaling=(
+                None if self.intercept_scaling is None else float(self.intercept_scaling)
+            ),
+            average=average_mode,
+            average_start=average_start,
+            sampling_name=sampling_name,
+            order=order,
+            max_iter=int(max_iter),
+            tol=None if self.tol is None else float(self.tol),
+            n_iter_no_change=int(self.n_iter_no_change),
+            seed=seed_from(self.random_state) if not resume else 0,
+            verbose=bool(self.verbose),
+            n_threads=n_threads(self.n_jobs),
+        )
+        self.classes_ = known
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.n_iter_ = max(n_iter)
+        self.t_ = max(t)
+        self.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
+        self._states = states
+        return self
+
+    def decision_function(self, X):
+        """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two
+        classes, else (n_samples, n_classes)."""
+        check_is_fitted(self)
+        X = validate_data(
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_large_sparse=True,
+            reset=False,
+        )
+        scores = _core.decision_function(
+            as_rust_matrix(X), self.coef_, self.intercept_, n_threads(self.n_jobs)
+        )
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels: the sign for two classes, else the largest score."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _averaging(average, batch_size) -> tuple[str, int]:
+    if average is True or (isinstance(average, np.bool_) and bool(average)):
+        return "suffix", 1
+    if average is False or (isinstance(average, np.bool_) and not bool(average)):
+        return "off", 1
+    # An int n: average from the step at which n samples have been seen.
+    return "from", max(1, math.ceil(int(average) / int(batch_size)))

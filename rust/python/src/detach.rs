@@ -1,0 +1,71 @@
+//! Run pure Rust work with the GIL released, and turn Ctrl-C into `KeyboardInterrupt`.
+//!
+//! The work runs on a scoped thread while the calling thread, GIL released, waits
+//! for it in short slices; between slices it briefly re-attaches to let Python run
+//! its signal handlers. If one raises (Ctrl-C), the work is asked to stop through
+//! an atomic flag, joined, and the exception is returned.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::time::Duration;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+use crate::error::CoreError;
+
+const POLL: Duration = Duration::from_millis(50);
+
+/// Run `job` without the GIL; it receives a flag it must poll to stop early.
+pub fn detach_interruptible<T, F>(py: Python<'_>, job: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce(&AtomicBool) -> pegasos_core::Result<T> + Send,
+{
+    let cancel = AtomicBool::new(false);
+    let outcome = py.detach(|| {
+        std::thread::scope(|scope| {
+            let (done_tx, done_rx) = channel::<()>();
+            let flag = &cancel;
+            let worker = scope.spawn(move || {
+                let r = catch_unwind(AssertUnwindSafe(|| job(flag)));
+                let _ = done_tx.send(());
+                r
+            });
+            loop {
+                match done_rx.recv_timeout(POLL) {
+                    Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+                    Err(RecvTimeoutError::Timeout) => {
+                        if let Err(err) = Python::attach(|py| py.check_signals()) {
+                            cancel.store(true, Ordering::Relaxed);
+                            let _ = worker.join();
+                            return Err(err);
+                        }
+                    }
+                }
+            }
+            match worker.join() {
+                Ok(Ok(result)) => Ok(result),
+                _ => Err(PyRuntimeError::new_err(
+                    "internal error: the solver panicked (please report this bug)",
+                )),
+            }
+        })
+    });
+    outcome?.map_err(|e| CoreError(e).into())
+}
+
+/// Run short `job` without the GIL (no signal polling; used for prediction).
+pub fn detach<T, F>(py: Python<'_>, job: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> pegasos_core::Result<T> + Send,
+{
+    match py.detach(|| catch_unwind(AssertUnwindSafe(job))) {
+        Ok(r) => r.map_err(|e| CoreError(e).into()),
+        Err(_) => Err(PyRuntimeError::new_err(
+            "internal error: the solver panicked (please report this bug)",
+        )),
+    }
+}

@@ -1,0 +1,22 @@
+//! `pegasos_rs._core`: the thin PyO3 layer over `pegasos-core`.
+//!
+//! It converts arrays (borrowing numpy buffers and scipy CSR components in place),
+//! releases the GIL around all numerical work and maps core errors to Python
+//! exceptions. No algorithm lives here.
+
+mod arrays;
+mod detach;
+mod error;
+mod linear;
+
+use pyo3::prelude::*;
+
+/// The compiled extension module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("STATE_VERSION", pegasos_core::codec::STATE_VERSION)?;
+    m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::decision_function, m)?)?;
+    Ok(())
+}
