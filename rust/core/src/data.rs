@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result};
 use crate::float::{Float, Index};
+use crate::prefetch::prefetch;
 
 /// Access to the rows of a data matrix with `f64` weight vectors.
 pub trait Rows: Sync {
@@ -24,7 +25,16 @@ pub trait Rows: Sync {
     fn sq_norm(&self, i: usize) -> f64;
     /// Stored entries of row `i` (non-zeros for CSR, `n_features` for dense).
     fn row_nnz(&self, i: usize) -> usize;
+    /// Hint that the location of row `i` will be needed soon (CSR: its `indptr`).
+    fn prefetch_locate(&self, _i: usize) {}
+    /// Hint that the values of row `i` will be needed soon.
+    fn prefetch_row(&self, _i: usize) {}
 }
+
+/// Cache lines hinted per row and array (512 bytes; the hardware streams the rest
+/// of a longer row). Measured: 2 lines 14 ns/nnz, 8 lines 8.3 ns/nnz on a
+/// 200k x 20k text-like problem with uniform sampling.
+const PREFETCH_LINES: usize = 8;
 
 /// A borrowed C-ordered dense matrix.
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +99,13 @@ impl<T: Float> Rows for DenseRows<'_, T> {
     }
     fn row_nnz(&self, _i: usize) -> usize {
         self.n_features
+    }
+    fn prefetch_row(&self, i: usize) {
+        let row = self.row(i);
+        let step = 64 / std::mem::size_of::<T>();
+        for k in (0..row.len()).step_by(step).take(PREFETCH_LINES) {
+            prefetch(&row[k]);
+        }
     }
 }
 
@@ -231,6 +248,20 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
     }
     fn row_nnz(&self, i: usize) -> usize {
         self.indptr[i + 1].to_usize() - self.indptr[i].to_usize()
+    }
+    fn prefetch_locate(&self, i: usize) {
+        prefetch(&self.indptr[i]);
+    }
+    fn prefetch_row(&self, i: usize) {
+        let (vals, idx) = self.span(i);
+        let vstep = 64 / std::mem::size_of::<T>();
+        for k in (0..vals.len()).step_by(vstep).take(PREFETCH_LINES) {
+            prefetch(&vals[k]);
+        }
+        let istep = 64 / std::mem::size_of::<I>();
+        for k in (0..idx.len()).step_by(istep).take(PREFETCH_LINES) {
+            prefetch(&idx[k]);
+        }
     }
 }
 

@@ -16,6 +16,7 @@ pub mod float;
 pub mod linear;
 pub mod multiclass;
 pub mod params;
+mod prefetch;
 pub mod rng;
 pub mod task;
 

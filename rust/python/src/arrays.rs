@@ -65,8 +65,8 @@ pub fn shape2<T: numpy::Element>(a: &PyReadonlyArray2<'_, T>) -> (usize, usize) 
 #[macro_export]
 macro_rules! dispatch_rows {
     ($matrix:expr, $make:ident => $call:expr) => {{
-        use $crate::arrays::{shape2, slice, DenseArray, Indices, Matrix, Values};
         use pegasos_core::{CsrRows, DenseRows};
+        use $crate::arrays::{shape2, slice, DenseArray, Indices, Matrix, Values};
         match $matrix {
             Matrix::Dense(DenseArray::F64(a)) => {
                 let (n, d) = shape2(&a);

@@ -4,6 +4,11 @@
 //! releases the GIL around all numerical work and maps core errors to Python
 //! exceptions. No algorithm lives here.
 
+// PyO3 extracts arguments by value; borrowing them is not an option.
+#![allow(clippy::needless_pass_by_value)]
+// `Python::check_signals` as a path is not general over the GIL lifetime.
+#![allow(clippy::redundant_closure_for_method_calls)]
+
 mod arrays;
 mod detach;
 mod error;

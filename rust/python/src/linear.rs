@@ -90,7 +90,11 @@ pub fn fit_linear<'py>(
         "off" => Averaging::Off,
         "suffix" => Averaging::Suffix,
         "from" => Averaging::FromStep(average_start),
-        other => return Err(PyValueError::new_err(format!("unknown averaging {other:?}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown averaging {other:?}"
+            )))
+        }
     };
     let params = Params {
         alpha,
@@ -174,5 +178,5 @@ pub fn decision_function<'py>(
         let out = core_decision(&rows, coef_s, intercept_s, n_threads)?;
         Ok((out, rows.n_rows()))
     }))?;
-    Ok(PyArray1::from_vec(py, values).reshape([n, k])?)
+    PyArray1::from_vec(py, values).reshape([n, k])
 }

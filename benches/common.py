@@ -1,0 +1,237 @@
+"""Helpers shared by the benchmarks: one thread, timing, the primal objective,
+peak-memory measurement in a fresh process.
+
+Import this module before numpy / scipy / scikit-learn: it pins the BLAS and OpenMP
+pools to one thread through the environment (``threadpoolctl`` limits are applied
+on top by :func:`single_thread`).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+    "RAYON_NUM_THREADS",
+):
+    os.environ[_var] = "1"
+
+import gc  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+BENCH_DIR = Path(__file__).resolve().parent
+RESULTS_DIR = BENCH_DIR / "results"
+
+
+class BenchmarkError(RuntimeError):
+    """A measured result is absurd: the benchmark itself (or the code) is broken."""
+
+
+def check(condition: bool, message: str) -> None:
+    """Raise :class:`BenchmarkError` with ``message`` unless ``condition``."""
+    if not condition:
+        raise BenchmarkError(message)
+
+
+def single_thread():
+    """Context manager limiting every native thread pool (BLAS, OpenMP) to one."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def timeit(fn: Callable[[], object], repeats: int, budget: float = 20.0):
+    """Median wall time (``time.perf_counter``) of ``fn()`` over ``repeats`` runs.
+
+    Runs at least once; stops repeating early once the runs so far took more than
+    ``budget`` seconds (long fits are stable enough that one or two runs do).
+    Returns ``(median_seconds, result_of_last_run, n_runs)``.
+    """
+    times = []
+    result = None
+    for _ in range(max(1, repeats)):
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+        if sum(times) > budget:
+            break
+    return statistics.median(times), result, len(times)
+
+
+# ------------------------------------------------------------------------ objective
+
+
+def as_int32_csr(X) -> sp.csr_matrix:
+    """CSR float64 with int32 indices (scipy's default, what every solver reads
+    without a conversion), sorted and without duplicates."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if X.nnz < np.iinfo(np.int32).max:
+        X.indices = X.indices.astype(np.int32, copy=False)
+        X.indptr = X.indptr.astype(np.int32, copy=False)
+    X.sum_duplicates()
+    X.sort_indices()
+    return X
+
+
+def csr_nbytes(X) -> int:
+    """Bytes of a CSR matrix's three arrays (data, indices, indptr)."""
+    return int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes)
+
+
+def one_vs_rest_targets(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The +-1 targets of each binary problem, shape (K, m).
+
+    Two classes give K = 1 with ``classes[1]`` positive (scikit-learn's sign
+    convention); more give one row per class, that class positive (one-vs-rest).
+    """
+    if classes.size == 2:
+        return np.where(y == classes[1], 1.0, -1.0)[None, :]
+    return np.where(y[None, :] == classes[:, None], 1.0, -1.0)
+
+
+def primal_objective(W, b, X, Y, alpha: float) -> np.ndarray:
+    """Primal SVM objective of each binary problem, shape (K,).
+
+    ``F(w, b) = alpha/2 (||w||^2 + b^2) + 1/m sum_i max(0, 1 - y_i (<w, x_i> + b))``
+
+    with ``W`` of shape (K, d), ``b`` of shape (K,) (zeros when there is no bias;
+    a bias is regularised, as LIBLINEAR's ``-B 1`` and Pegasos'
+    ``intercept_scaling=1``), ``Y`` the +-1 targets of shape (K, m). Minimising it
+    is LIBLINEAR's ``1/2 ||w||^2 + C sum_i max(0, 1 - y_i <w, x_i>)`` divided by
+    ``C m``, with ``C = 1 / (alpha m)``, and SGDClassifier's hinge / l2 objective.
+    """
+    W = np.atleast_2d(np.asarray(W, dtype=np.float64))
+    b = np.zeros(W.shape[0]) if b is None else np.asarray(b, dtype=np.float64).ravel()
+    scores = np.asarray(X @ W.T) + b[None, :]  # (m, K)
+    hinge = np.maximum(0.0, 1.0 - Y.T * scores).mean(axis=0)
+    reg = 0.5 * alpha * (np.einsum("kd,kd->k", W, W) + b * b)
+    return reg + hinge
+
+
+def accuracy(W, b, X, y, classes) -> float:
+    """Test accuracy of the linear model ``W`` (K, d), ``b`` (K,) (one-vs-rest)."""
+    W = np.atleast_2d(W)
+    b = np.zeros(W.shape[0]) if b is None else np.asarray(b).ravel()
+    scores = np.asarray(X @ W.T) + b[None, :]
+    if classes.size == 2:
+        pred = classes[(scores[:, 0] > 0).astype(np.intp)]
+    else:
+        pred = classes[np.argmax(scores, axis=1)]
+    return float(np.mean(pred == y))
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def _proc_status_kb(key: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise BenchmarkError(f"{key} not in /proc/self/status")
+
+
+def rss_mb() -> float:
+    """Current resident set size (VmRSS) in MiB."""
+    return _proc_status_kb("VmRSS") / 1024.0
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size (VmHWM) since the process start or the last reset."""
+    return _proc_status_kb("VmHWM") / 1024.0
+
+
+def reset_peak_rss() -> bool:
+    """Reset VmHWM to the current RSS (Linux >= 4.0: write 5 to clear_refs).
+
+    Returns False when the kernel refuses; the peak then includes everything since
+    the process started (so the caller should warn).
+    """
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return abs(peak_rss_mb() - rss_mb()) < 1.0
+
+
+def measure_fit_memory(fit: Callable[[], object]) -> dict:
+    """Peak RSS increase while ``fit()`` runs, in this (fresh) process.
+
+    Call it in a child process that has loaded its input and done a small warm-up
+    fit (so that lazy imports and one-off allocations are not counted).
+    """
+    gc.collect()
+    before = rss_mb()
+    exact = reset_peak_rss()
+    fit()
+    peak = peak_rss_mb()
+    return {"rss_before_mb": before, "peak_mb": peak, "extra_mb": peak - before, "exact": exact}
+
+
+def run_child(args: list[str], timeout: float = 1800.0) -> dict:
+    """Run ``python <args>`` in a fresh process; parse the JSON on its last stdout line."""
+    env = dict(os.environ)
+    proc = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise BenchmarkError(
+            f"child {args} failed with code {proc.returncode}:\n{proc.stderr[-3000:]}"
+        )
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    check(bool(lines), f"child {args} printed nothing")
+    return json.loads(lines[-1])
+
+
+# -------------------------------------------------------------------------- output
+
+
+def markdown_table(header: list[str], rows: list[list[object]], align: str | None = None) -> str:
+    """A GitHub markdown table; ``align`` is one char per column: l, r or c."""
+    align = align or ("l" + "r" * (len(header) - 1))
+    marks = {"l": ":---", "r": "---:", "c": ":---:"}
+    out = ["| " + " | ".join(header) + " |"]
+    out.append("| " + " | ".join(marks[a] for a in align) + " |")
+    for row in rows:
+        out.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(out)
+
+
+def fmt_time(t: float | None) -> str:
+    if t is None or not np.isfinite(t):
+        return "—"
+    if t < 1e-3:
+        return f"{t * 1e6:.0f} µs"
+    if t < 1:
+        return f"{t * 1e3:.1f} ms"
+    return f"{t:.2f} s"
+
+
+def fmt_pct(x: float | None, digits: int = 2) -> str:
+    if x is None or not np.isfinite(x):
+        return "—"
+    return f"{100 * x:.{digits}f}%"
