@@ -3,6 +3,7 @@
 import numpy as np
 from numpy.typing import NDArray
 
+__all__ = ["STATE_VERSION", "__version__", "decision_function", "fit_linear"]
 __version__: str
 STATE_VERSION: int
 

@@ -69,9 +69,7 @@ def _load_svmlight_xz(path: Path, n_features: int):
     with lzma.open(path, "rb") as f:
         X, y = load_svmlight_file(f, n_features=n_features)
     X = sp.csr_matrix(X)
-    np.savez(
-        cache, data=X.data, indices=X.indices, indptr=X.indptr, shape=np.array(X.shape), y=y
-    )
+    np.savez(cache, data=X.data, indices=X.indices, indptr=X.indptr, shape=np.array(X.shape), y=y)
     return X, y
 
 
@@ -103,7 +101,7 @@ def load(name: str, *, test_size: float = 0.3, seed: int = 0):
         Xt, yt = _load_svmlight_xz(d / test, nf)
         return X, y, Xt, yt
     perm = np.random.RandomState(seed).permutation(X.shape[0])
-    n_test = int(round(test_size * X.shape[0]))
+    n_test = round(test_size * X.shape[0])
     te, tr = perm[:n_test], perm[n_test:]
     return X[tr], y[tr], X[te], y[te]
 

@@ -1,0 +1,7 @@
+"""``python -m pegasos_rs`` runs the command line (same as ``pegasos-rs``)."""
+
+import sys
+
+from pegasos_rs.cli import main
+
+sys.exit(main())

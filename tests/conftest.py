@@ -1,0 +1,99 @@
+"""Shared fixtures and helpers of the test suite.
+
+Helpers that tests call directly (``primal_objective``, ``require_data``,
+``make_problem``) are plain functions; test modules import them with
+``from conftest import ...`` (pytest puts this folder on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from pegasos_rs import _datasets
+
+
+def make_problem(
+    n_samples: int = 300,
+    n_features: int = 20,
+    n_classes: int = 2,
+    density: float = 0.4,
+    noise: float = 0.3,
+    seed: int = 0,
+):
+    """A seeded, roughly linearly separable problem with sparse-ish rows.
+
+    Rows are scaled to have norm at most 1 (as Pegasos' analysis assumes); labels are
+    0..n_classes-1, the argmax of a random linear score plus noise.
+    """
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n_samples, n_features)
+    X[rng.rand(n_samples, n_features) > density] = 0.0
+    X /= max(1.0, float(np.linalg.norm(X, axis=1).max()))
+    W = rng.randn(n_features, n_classes)
+    scores = X @ W + noise * rng.randn(n_samples, n_classes) / np.sqrt(n_features)
+    if n_classes == 2:
+        y = (scores[:, 1] - scores[:, 0] > 0).astype(np.int64)
+    else:
+        y = np.argmax(scores, axis=1).astype(np.int64)
+    # Every class must be present.
+    assert np.unique(y).size == n_classes
+    return X, y
+
+
+def primal_objective(
+    X, y_pm1, coef, intercept, alpha, intercept_scaling, sample_weight=None
+) -> float:
+    """``alpha/2 (||coef||^2 + (intercept/B)^2) + 1/m sum_i c_i hinge_i`` in numpy.
+
+    ``intercept_scaling=B`` (a float) regularises the intercept as the weight
+    ``intercept / B`` of a constant feature ``B`` (LIBLINEAR's ``-B``); ``None``
+    leaves it out of the norm (no intercept, or the unregularised bias). ``y_pm1``
+    holds +1/-1 labels, ``m`` is the number of rows (zero weights included).
+    """
+    coef = np.asarray(coef, dtype=np.float64).ravel()
+    intercept = float(np.asarray(intercept).reshape(-1)[0])
+    y_pm1 = np.asarray(y_pm1, dtype=np.float64)
+    margins = y_pm1 * (np.asarray(X @ coef).ravel() + intercept)
+    hinge = np.maximum(0.0, 1.0 - margins)
+    if sample_weight is not None:
+        hinge = hinge * np.asarray(sample_weight, dtype=np.float64)
+    reg = float(coef @ coef)
+    if intercept_scaling is not None:
+        reg += (intercept / intercept_scaling) ** 2
+    return 0.5 * alpha * reg + float(hinge.mean())
+
+
+def require_data(name: str):
+    """Load benchmark ``name`` as ``(X_train, y_train, X_test, y_test)``, or skip."""
+    if not _datasets.available(name):
+        pytest.skip(f"benchmark data set {name!r} is not available (set PEGASOS_DATA)")
+    return _datasets.load(name)
+
+
+@pytest.fixture
+def binary_dense():
+    return make_problem(n_samples=300, n_features=20, n_classes=2, seed=0)
+
+
+@pytest.fixture
+def binary_csr(binary_dense):
+    X, y = binary_dense
+    return sp.csr_matrix(X), y
+
+
+@pytest.fixture
+def multiclass_dense():
+    return make_problem(n_samples=400, n_features=15, n_classes=4, seed=1)
+
+
+@pytest.fixture
+def multiclass_csr(multiclass_dense):
+    X, y = multiclass_dense
+    return sp.csr_matrix(X), y
+
+
+@pytest.fixture(params=["binary", "multiclass"])
+def any_dense(request, binary_dense, multiclass_dense):
+    return binary_dense if request.param == "binary" else multiclass_dense
