@@ -1,7 +1,8 @@
 //! Row access to training data: one trait, two borrowed views (dense and CSR).
 //!
 //! Solvers are written once against [`Rows`]: they only need the inner product of a
-//! row with a weight vector, `w += alpha * x_i`, and `||x_i||^2`. The views borrow
+//! row with a weight vector and `w += alpha * x_i` (optionally reporting how much
+//! `||w||^2` changed). The views borrow
 //! the caller's buffers (numpy arrays, scipy CSR components) without copying; their
 //! constructors validate the structure once, in `O(nnz)`, so the hot loops can trust
 //! it. Sums run in index order, so a dense row and the CSR row holding the same
@@ -21,8 +22,9 @@ pub trait Rows: Sync {
     fn dot(&self, i: usize, w: &[f64]) -> f64;
     /// `w += alpha * x_i`.
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]);
-    /// `||x_i||^2`.
-    fn sq_norm(&self, i: usize) -> f64;
+    /// `w += alpha * x_i`, returning `||w_new||^2 - ||w_old||^2`, accumulated entry by
+    /// entry as `(new - old)(new + old)` (exact bookkeeping even for repeated indices).
+    fn axpy_sq_delta(&self, i: usize, alpha: f64, w: &mut [f64]) -> f64;
     /// Stored entries of row `i` (non-zeros for CSR, `n_features` for dense).
     fn row_nnz(&self, i: usize) -> usize;
     /// Hint that the location of row `i` will be needed soon (CSR: its `indptr`).
@@ -91,11 +93,13 @@ impl<T: Float> Rows for DenseRows<'_, T> {
             *wj += alpha * x.to_f64();
         }
     }
-    fn sq_norm(&self, i: usize) -> f64 {
-        self.row(i).iter().fold(0.0, |acc, x| {
-            let x = x.to_f64();
-            acc + x * x
-        })
+    #[inline]
+    fn axpy_sq_delta(&self, i: usize, alpha: f64, w: &mut [f64]) -> f64 {
+        let mut delta = 0.0;
+        for (wj, x) in w.iter_mut().zip(self.row(i)) {
+            delta += update(wj, alpha * x.to_f64());
+        }
+        delta
     }
     fn row_nnz(&self, _i: usize) -> usize {
         self.n_features
@@ -216,35 +220,14 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
             w[j.to_usize()] += alpha * x.to_f64();
         }
     }
-    fn sq_norm(&self, i: usize) -> f64 {
-        // Duplicate indices add up, so the norm is that of the summed row: use a
-        // sorted walk only when needed; for canonical rows this is the plain sum.
+    #[inline]
+    fn axpy_sq_delta(&self, i: usize, alpha: f64, w: &mut [f64]) -> f64 {
         let (vals, idx) = self.span(i);
-        if idx.windows(2).all(|p| p[0].to_usize() < p[1].to_usize()) {
-            vals.iter().fold(0.0, |acc, x| {
-                let x = x.to_f64();
-                acc + x * x
-            })
-        } else {
-            let mut pairs: Vec<(usize, f64)> = idx
-                .iter()
-                .zip(vals)
-                .map(|(j, x)| (j.to_usize(), x.to_f64()))
-                .collect();
-            pairs.sort_by_key(|p| p.0);
-            let mut acc = 0.0;
-            let mut k = 0;
-            while k < pairs.len() {
-                let mut s = pairs[k].1;
-                while k + 1 < pairs.len() && pairs[k + 1].0 == pairs[k].0 {
-                    k += 1;
-                    s += pairs[k].1;
-                }
-                acc += s * s;
-                k += 1;
-            }
-            acc
+        let mut delta = 0.0;
+        for (x, j) in vals.iter().zip(idx) {
+            delta += update(&mut w[j.to_usize()], alpha * x.to_f64());
         }
+        delta
     }
     fn row_nnz(&self, i: usize) -> usize {
         self.indptr[i + 1].to_usize() - self.indptr[i].to_usize()
@@ -263,6 +246,15 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
             prefetch(&idx[k]);
         }
     }
+}
+
+/// `*w += step`, returning the change of `w^2`.
+#[inline]
+fn update(w: &mut f64, step: f64) -> f64 {
+    let old = *w;
+    let new = old + step;
+    *w = new;
+    step * (new + old)
 }
 
 fn check_finite<T: Float>(data: &[T]) -> Result<()> {
@@ -290,21 +282,27 @@ mod tests {
         let w = [0.3, -1.0, 2.0];
         for i in 0..2 {
             assert_eq!(d.dot(i, &w).to_bits(), s.dot(i, &w).to_bits());
-            assert_eq!(d.sq_norm(i), s.sq_norm(i));
             let mut a = w;
             let mut b = w;
             d.axpy(i, 0.7, &mut a);
             s.axpy(i, 0.7, &mut b);
             assert_eq!(a, b);
+            let mut c = w;
+            let delta = s.axpy_sq_delta(i, 0.7, &mut c);
+            assert_eq!(c, b);
+            let sq = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>();
+            assert!((delta - (sq(&c) - sq(&w))).abs() < 1e-12);
         }
     }
 
     #[test]
-    fn csr_duplicates_sum_in_norm() {
+    fn csr_duplicates_add_up() {
         let data = [1.0f32, 2.0];
         let s = CsrRows::new(&data, &[1i64, 1], &[0i64, 2], 1, 2).unwrap();
-        assert_eq!(s.sq_norm(0), 9.0);
         assert_eq!(s.dot(0, &[0.0, 1.0]), 3.0);
+        let mut w = [0.0, 1.0];
+        // (1 + 3)^2 - 1^2, although the two entries are applied one by one.
+        assert_eq!(s.axpy_sq_delta(0, 1.0, &mut w), 15.0);
     }
 
     #[test]

@@ -19,8 +19,8 @@
 //!
 //! # Cost of a step
 //! `w` is stored as `a * v` with `||w||^2` tracked: the shrink and the projection
-//! multiply the scalar `a` (O(1)); adding `x_i` touches only its non-zeros; the norm
-//! is updated from the margins already computed. A step costs O(nnz of the batch),
+//! multiply the scalar `a` (O(1)); adding `x_i` touches only its non-zeros and
+//! reports the change of `||v||^2` as it goes (no extra pass, no per-row norms). A step costs O(nnz of the batch),
 //! never `O(n_features)`. When `a` falls below [`RESCALE_BELOW`], `v` is multiplied
 //! out (O(d), rare), so neither small `lambda` nor long runs underflow. At `t = 1`
 //! the shrink factor is exactly 0 and `w` restarts from zero (the paper's `w_1`
@@ -125,7 +125,8 @@ impl LinearState {
         self.sq_norm
     }
 
-    /// Multiply `v` out so that `scale == 1` (O(d)). Does not change `w` or the average.
+    /// Multiply `v` out so that `scale == 1` (O(d)). Does not change `w` or the
+    /// average; recomputes `||w||^2` exactly, discarding accumulated rounding.
     pub fn rescale(&mut self) {
         self.fold_average();
         let a = self.scale;
@@ -133,6 +134,7 @@ impl LinearState {
             *x *= a;
         }
         self.scale = 1.0;
+        self.sq_norm = self.v.iter().map(|x| x * x).sum();
     }
 
     /// Make `u` hold the whole running sum (`beta = 0`), so `v` may be changed freely.
@@ -192,7 +194,6 @@ fn bias_feature(intercept: Intercept) -> f64 {
 struct Context<'a, R> {
     rows: &'a R,
     task: &'a BinaryTask<'a>,
-    sq_norms: &'a [f64],
     params: &'a ValidParams,
     bias_feature: f64,
     learn_bias: bool,
@@ -241,7 +242,7 @@ impl<R: Rows> Context<'_, R> {
     }
 
     /// One Pegasos step on the examples `batch`; `violators` is scratch space.
-    fn step(&self, state: &mut LinearState, batch: &[usize], violators: &mut Vec<(usize, f64)>) {
+    fn step(&self, state: &mut LinearState, batch: &[usize], violators: &mut Vec<usize>) {
         let k = self.params.batch_size;
         let alpha = self.params.alpha;
         state.t += 1;
@@ -254,16 +255,14 @@ impl<R: Rows> Context<'_, R> {
             if c == 0.0 {
                 continue;
             }
-            let wx = self.w_dot(state, i);
-            if self.task.y(i) * (wx + state.bias) < 1.0 {
-                violators.push((i, wx));
+            if self.task.y(i) * (self.w_dot(state, i) + state.bias) < 1.0 {
+                violators.push(i);
             }
         }
 
         // Shrink: w <- (1 - eta lambda) w, exactly 1 - 1/t.
         let shrink = 1.0 - 1.0 / t;
-        let restarted = shrink <= 0.0;
-        if restarted {
+        if shrink <= 0.0 {
             state.fold_average();
             state.v.fill(0.0);
             state.scale = 1.0;
@@ -275,22 +274,14 @@ impl<R: Rows> Context<'_, R> {
 
         let d = state.v.len() - 1;
         let bf = self.bias_feature;
-        for (n, &(i, wx)) in violators.iter().enumerate() {
+        for &i in violators.iter() {
             let g = eta * self.task.weight(i) * self.task.y(i) / k as f64;
-            // <w, x_i> at the current (partially updated) w.
-            let current = if n == 0 {
-                if restarted {
-                    0.0
-                } else {
-                    shrink * wx
-                }
-            } else {
-                self.w_dot(state, i)
-            };
-            state.sq_norm += 2.0 * g * current + g * g * (self.sq_norms[i] + bf * bf);
             let dv = g / state.scale;
-            self.rows.axpy(i, dv, &mut state.v);
+            let mut delta = self.rows.axpy_sq_delta(i, dv, &mut state.v);
+            let old = state.v[d];
             state.v[d] += dv * bf;
+            delta += (state.v[d] - old) * (state.v[d] + old);
+            state.sq_norm += state.scale * state.scale * delta;
             if state.avg_beta != 0.0 {
                 let du = -state.avg_beta * dv;
                 self.rows.axpy(i, du, &mut state.avg_u);
@@ -328,11 +319,6 @@ impl<R: Rows> Context<'_, R> {
     }
 }
 
-/// `||x_i||^2` for every row (computed once per fit, shared by all classes).
-pub fn row_sq_norms<R: Rows>(rows: &R) -> Vec<f64> {
-    (0..rows.n_rows()).map(|i| rows.sq_norm(i)).collect()
-}
-
 /// Primal objective `alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w,x_i> + b))`.
 ///
 /// `reg_sq` is added to `||w||^2` (the squared bias-multiplier weight, when regularised).
@@ -367,13 +353,12 @@ pub fn steps_per_pass(n_samples: usize, batch_size: usize) -> u64 {
 pub fn run_steps<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
-    sq_norms: &[f64],
     params: &ValidParams,
     state: &mut LinearState,
     n_steps: u64,
     cancel: &AtomicBool,
 ) -> Result<()> {
-    let ctx = make_context(rows, task, sq_norms, params, state)?;
+    let ctx = make_context(rows, task, params, state)?;
     let k = params.batch_size;
     let mut violators = Vec::with_capacity(k);
     let mut drawn = Vec::with_capacity(BLOCK_STEPS as usize * k);
@@ -409,7 +394,6 @@ pub fn run_steps<R: Rows>(
 fn make_context<'a, R: Rows>(
     rows: &'a R,
     task: &'a BinaryTask<'a>,
-    sq_norms: &'a [f64],
     params: &'a ValidParams,
     state: &LinearState,
 ) -> Result<Context<'a, R>> {
@@ -417,12 +401,10 @@ fn make_context<'a, R: Rows>(
     if n == 0 {
         return Err(Error::InvalidInput("no samples to train on".into()));
     }
-    if task.len() != n || sq_norms.len() != n {
+    if task.len() != n {
         return Err(Error::ShapeMismatch(format!(
-            "{} rows but {} labels and {} row norms",
-            n,
-            task.len(),
-            sq_norms.len()
+            "{n} rows but {} labels",
+            task.len()
         )));
     }
     if state.n_features() != rows.n_features() {
@@ -453,7 +435,6 @@ fn make_context<'a, R: Rows>(
     Ok(Context {
         rows,
         task,
-        sq_norms,
         params,
         bias_feature: bias_feature(params.intercept),
         learn_bias: params.intercept == Intercept::Unregularized,
@@ -470,7 +451,6 @@ fn make_context<'a, R: Rows>(
 pub fn fit_binary<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
-    sq_norms: &[f64],
     params: &ValidParams,
     state: &mut LinearState,
     cancel: &AtomicBool,
@@ -496,7 +476,7 @@ pub fn fit_binary<R: Rows>(
     let mut objective = None;
     let mut n_iter = 0;
     for pass in 1..=params.max_iter {
-        run_steps(rows, task, sq_norms, params, state, per_pass, cancel)?;
+        run_steps(rows, task, params, state, per_pass, cancel)?;
         n_iter = pass;
         if !want_objective {
             continue;

@@ -109,7 +109,6 @@ fn check_against_naive(params: Params, steps: u64) {
     let weights: Vec<f64> = (0..n).map(|i| [1.0, 0.5, 2.0, 0.0][i % 4]).collect();
     let task = BinaryTask::new(&codes, 1, Some(&weights), 1.5, 1.0).unwrap();
     let rows = DenseRows::new(&x, n, d).unwrap();
-    let norms = row_sq_norms(&rows);
     let avg_from = match params.averaging {
         Averaging::FromStep(s) => s,
         _ => u64::MAX,
@@ -128,7 +127,7 @@ fn check_against_naive(params: Params, steps: u64) {
         count: 0,
     };
     for chunk in 0..4 {
-        run_steps(&rows, &task, &norms, &vp, &mut state, steps / 4, &never).unwrap();
+        run_steps(&rows, &task, &vp, &mut state, steps / 4, &never).unwrap();
         for _ in 0..steps / 4 {
             naive.step(&x, d, &task, &params, avg_from);
         }
@@ -222,8 +221,7 @@ fn rescaling_keeps_w_and_average() {
     let mut s = LinearState::new(d, 1, 0);
     s.avg_start = 10;
     let never = AtomicBool::new(false);
-    let norms = row_sq_norms(&rows);
-    run_steps(&rows, &task, &norms, &p, &mut s, 100, &never).unwrap();
+    run_steps(&rows, &task, &p, &mut s, 100, &never).unwrap();
     let before = (s.last_iterate(p.intercept), s.averaged_iterate(p.intercept));
     assert!(s.scale < 1.0);
     s.rescale();
@@ -240,7 +238,6 @@ fn exact_restart_is_bit_identical() {
     let rows = DenseRows::new(&x, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
     let never = AtomicBool::new(false);
-    let norms = row_sq_norms(&rows);
     for sampling in [
         Sampling::Uniform,
         Sampling::Shuffle,
@@ -259,11 +256,11 @@ fn exact_restart_is_bit_identical() {
         let mut once = LinearState::new(d, 8, 0);
         once.avg_start = 20;
         let mut twice = once.clone();
-        run_steps(&rows, &task, &norms, &p, &mut once, 70, &never).unwrap();
-        run_steps(&rows, &task, &norms, &p, &mut twice, 23, &never).unwrap();
+        run_steps(&rows, &task, &p, &mut once, 70, &never).unwrap();
+        run_steps(&rows, &task, &p, &mut twice, 23, &never).unwrap();
         let resumed = LinearState::from_bytes(&twice.to_bytes()).unwrap();
         let mut twice = resumed;
-        run_steps(&rows, &task, &norms, &p, &mut twice, 47, &never).unwrap();
+        run_steps(&rows, &task, &p, &mut twice, 47, &never).unwrap();
         assert_eq!(once, twice);
     }
 }
@@ -286,17 +283,8 @@ fn sparse_and_dense_give_identical_models() {
     let never = AtomicBool::new(false);
     let mut a = LinearState::new(d, 2, 0);
     let mut b = a.clone();
-    let fa = fit_binary(&dense, &task, &row_sq_norms(&dense), &p, &mut a, &never, "").unwrap();
-    let fb = fit_binary(
-        &sparse,
-        &task,
-        &row_sq_norms(&sparse),
-        &p,
-        &mut b,
-        &never,
-        "",
-    )
-    .unwrap();
+    let fa = fit_binary(&dense, &task, &p, &mut a, &never, "").unwrap();
+    let fb = fit_binary(&sparse, &task, &p, &mut b, &never, "").unwrap();
     assert_eq!(fa, fb);
 }
 
@@ -306,7 +294,6 @@ fn suffix_average_beats_last_iterate() {
     let (x, codes) = dataset(n, d, 17);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let norms = row_sq_norms(&rows);
     let never = AtomicBool::new(false);
     let obj = |avg| {
         let p = Params {
@@ -318,7 +305,7 @@ fn suffix_average_beats_last_iterate() {
         .validate()
         .unwrap();
         let mut s = LinearState::new(d, 3, 0);
-        let f = fit_binary(&rows, &task, &norms, &p, &mut s, &never, "").unwrap();
+        let f = fit_binary(&rows, &task, &p, &mut s, &never, "").unwrap();
         primal_objective(&rows, &task, &f.coef, f.intercept, 0.0, 1e-3)
     };
     let last = obj(Averaging::Off);
@@ -338,15 +325,7 @@ fn cancellation_stops_the_run() {
     let p = Params::default().validate().unwrap();
     let mut s = LinearState::new(d, 0, 0);
     let stop = AtomicBool::new(true);
-    let r = run_steps(
-        &rows,
-        &task,
-        &row_sq_norms(&rows),
-        &p,
-        &mut s,
-        1 << 40,
-        &stop,
-    );
+    let r = run_steps(&rows, &task, &p, &mut s, 1 << 40, &stop);
     assert_eq!(r, Err(Error::Interrupted));
 }
 
@@ -356,7 +335,6 @@ fn bad_order_and_mismatched_state_are_errors() {
     let rows = DenseRows::new(&x, 5, 2).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
     let never = AtomicBool::new(false);
-    let norms = row_sq_norms(&rows);
     let p = Params {
         sampling: Sampling::Order(vec![0, 9]),
         ..Params::default()
@@ -364,8 +342,8 @@ fn bad_order_and_mismatched_state_are_errors() {
     .validate()
     .unwrap();
     let mut s = LinearState::new(2, 0, 0);
-    assert!(run_steps(&rows, &task, &norms, &p, &mut s, 3, &never).is_err());
+    assert!(run_steps(&rows, &task, &p, &mut s, 3, &never).is_err());
     let p = Params::default().validate().unwrap();
     let mut s = LinearState::new(3, 0, 0);
-    assert!(run_steps(&rows, &task, &norms, &p, &mut s, 3, &never).is_err());
+    assert!(run_steps(&rows, &task, &p, &mut s, 3, &never).is_err());
 }

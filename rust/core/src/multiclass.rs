@@ -124,11 +124,6 @@ pub fn fit_one_vs_rest<R: Rows>(
     }
     let pool = thread_pool(n_threads)?;
     pool.install(|| {
-        let sq_norms: Vec<f64> = (0..rows.n_rows())
-            .into_par_iter()
-            .with_min_len(4096)
-            .map(|i| rows.sq_norm(i))
-            .collect();
         let multi = labels.n_problems() > 1;
         states
             .par_iter_mut()
@@ -140,7 +135,7 @@ pub fn fit_one_vs_rest<R: Rows>(
                 } else {
                     String::new()
                 };
-                fit_binary(rows, &task, &sq_norms, params, state, cancel, &label)
+                fit_binary(rows, &task, params, state, cancel, &label)
             })
             .collect()
     })

@@ -1,0 +1,258 @@
+"""Reproducibility: seeds, thread counts, and exact restarts (partial_fit, warm_start,
+pickling) are bit-for-bit."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from pegasos_rs import PegasosClassifier
+
+SAMPLINGS = ["uniform", "shuffle", "balanced"]
+
+
+def _bits(est):
+    return est.coef_.tobytes(), est.intercept_.tobytes()
+
+
+def _assert_identical(a, b):
+    assert a.coef_.tobytes() == b.coef_.tobytes(), np.max(np.abs(a.coef_ - b.coef_))
+    assert a.intercept_.tobytes() == b.intercept_.tobytes()
+    assert a.t_ == b.t_
+
+
+# --------------------------------------------------------------------------------------
+# Seeds
+
+
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+def test_same_seed_same_bits(any_dense, sampling):
+    X, y = any_dense
+    a = PegasosClassifier(random_state=7, sampling=sampling).fit(X, y)
+    b = PegasosClassifier(random_state=7, sampling=sampling).fit(X, y)
+    _assert_identical(a, b)
+    # Refitting the same estimator object starts over from the seed.
+    a.fit(X, y)
+    _assert_identical(a, b)
+
+
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+def test_different_seed_different_model(any_dense, sampling):
+    X, y = any_dense
+    a = PegasosClassifier(random_state=0, sampling=sampling).fit(X, y)
+    b = PegasosClassifier(random_state=1, sampling=sampling).fit(X, y)
+    assert not np.array_equal(a.coef_, b.coef_)
+    # ... but both are reasonable classifiers of the same data.
+    assert np.mean(a.predict(X) == b.predict(X)) > 0.8
+
+
+def test_random_state_instance_is_reproducible(binary_dense):
+    X, y = binary_dense
+    a = PegasosClassifier(random_state=np.random.RandomState(3)).fit(X, y)
+    b = PegasosClassifier(random_state=np.random.RandomState(3)).fit(X, y)
+    _assert_identical(a, b)
+
+
+def test_visiting_order_does_not_depend_on_the_seed(binary_dense):
+    X, y = binary_dense
+    order = np.random.RandomState(0).permutation(len(y))
+    a = PegasosClassifier(random_state=0, sampling=order).fit(X, y)
+    b = PegasosClassifier(random_state=99, sampling=order).fit(X, y)
+    _assert_identical(a, b)
+
+
+def test_known_bits_are_stable_across_runs(binary_dense):
+    """The same fit, in a fresh interpreter, gives the same bits (no dependence on
+    address-space layout, hashing or thread scheduling)."""
+    import subprocess
+    import sys
+
+    X, y = binary_dense
+    est = PegasosClassifier(random_state=11, n_jobs=2, max_iter=3).fit(X, y)
+    code = (
+        "import sys, numpy as np; sys.path.insert(0, sys.argv[1]);"
+        "from conftest import make_problem; from pegasos_rs import PegasosClassifier;"
+        "X, y = make_problem(n_samples=300, n_features=20, n_classes=2, seed=0);"
+        "e = PegasosClassifier(random_state=11, max_iter=3).fit(X, y);"
+        "print(e.coef_.tobytes().hex() + e.intercept_.tobytes().hex())"
+    )
+    import pathlib
+
+    here = str(pathlib.Path(__file__).parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code, here], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.strip()
+    assert out == est.coef_.tobytes().hex() + est.intercept_.tobytes().hex()
+
+
+# --------------------------------------------------------------------------------------
+# Threads
+
+
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize("n_jobs", [2, 3, -1])
+def test_parallel_one_vs_rest_equals_sequential(multiclass_dense, sampling, n_jobs):
+    X, y = multiclass_dense
+    kw = {"random_state": 4, "sampling": sampling, "max_iter": 5, "average": True}
+    seq = PegasosClassifier(n_jobs=1, **kw).fit(X, y)
+    par = PegasosClassifier(n_jobs=n_jobs, **kw).fit(X, y)
+    _assert_identical(seq, par)
+    np.testing.assert_array_equal(seq.decision_function(X), par.decision_function(X))
+
+
+def test_parallel_equals_sequential_on_sparse_input(multiclass_csr):
+    X, y = multiclass_csr
+    seq = PegasosClassifier(random_state=2, n_jobs=1).fit(X, y)
+    par = PegasosClassifier(random_state=2, n_jobs=2).fit(X, y)
+    _assert_identical(seq, par)
+
+
+def test_one_vs_rest_problem_does_not_depend_on_the_other_classes(multiclass_dense):
+    """Class c trains on its own random stream: relabelling the other classes (still
+    'rest' for class c) leaves row c of coef_ bit-identical."""
+    X, y = multiclass_dense
+    a = PegasosClassifier(random_state=5, max_iter=3).fit(X, y)
+    y2 = np.where(y == 3, 2, y)  # merge classes 2 and 3: classes 0 and 1 keep streams 0, 1
+    b = PegasosClassifier(random_state=5, max_iter=3).fit(X, y2)
+    assert b.coef_.shape[0] == 3
+    assert a.coef_[:2].tobytes() == b.coef_[:2].tobytes()
+
+
+# --------------------------------------------------------------------------------------
+# Exact restarts
+
+
+@pytest.mark.parametrize("batch_size", [1, 4])
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize("average", [False, 50])
+def test_partial_fit_three_times_equals_fit_three_passes(
+    any_dense, sampling, batch_size, average
+):
+    X, y = any_dense
+    kw = {
+        "random_state": 3,
+        "sampling": sampling,
+        "batch_size": batch_size,
+        "average": average,
+        "alpha": 1e-2,
+    }
+    full = PegasosClassifier(max_iter=3, **kw).fit(X, y)
+    inc = PegasosClassifier(**kw)
+    for _ in range(3):
+        inc.partial_fit(X, y, classes=np.unique(y))
+    _assert_identical(inc, full)
+
+
+@pytest.mark.parametrize("batch_size", [1, 4])
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize("average", [False, 50])
+def test_warm_start_two_plus_three_equals_five(any_dense, sampling, batch_size, average):
+    X, y = any_dense
+    kw = {
+        "random_state": 3,
+        "sampling": sampling,
+        "batch_size": batch_size,
+        "average": average,
+        "alpha": 1e-2,
+    }
+    full = PegasosClassifier(max_iter=5, **kw).fit(X, y)
+    warm = PegasosClassifier(max_iter=2, warm_start=True, **kw).fit(X, y)
+    assert warm.n_iter_ == 2
+    warm.set_params(max_iter=3).fit(X, y)
+    assert warm.n_iter_ == 3
+    _assert_identical(warm, full)
+
+
+def test_warm_start_with_visiting_order_and_sparse_input(binary_csr):
+    X, y = binary_csr
+    order = np.random.RandomState(0).randint(0, X.shape[0], size=97)
+    kw = {"sampling": order, "batch_size": 3, "average": 100}
+    full = PegasosClassifier(max_iter=5, **kw).fit(X, y)
+    warm = PegasosClassifier(max_iter=1, warm_start=True, **kw).fit(X, y)
+    for _ in range(4):
+        warm.set_params(max_iter=1).fit(X, y)
+    _assert_identical(warm, full)
+
+
+@pytest.mark.parametrize("intercept", [{"intercept_scaling": None}, {"fit_intercept": False}])
+def test_exact_restart_with_other_intercept_modes(binary_dense, intercept):
+    X, y = binary_dense
+    kw = {"random_state": 1, "sampling": "shuffle", "average": 10, **intercept}
+    full = PegasosClassifier(max_iter=4, **kw).fit(X, y)
+    inc = PegasosClassifier(**kw)
+    for _ in range(4):
+        inc.partial_fit(X, y, classes=[0, 1])
+    _assert_identical(inc, full)
+
+
+def test_mixing_partial_fit_and_warm_start(binary_dense):
+    X, y = binary_dense
+    kw = {"random_state": 8, "sampling": "shuffle", "batch_size": 4}
+    full = PegasosClassifier(max_iter=6, **kw).fit(X, y)
+    est = PegasosClassifier(max_iter=2, warm_start=True, **kw).fit(X, y)
+    est.partial_fit(X, y)
+    est.set_params(max_iter=3).fit(X, y)
+    _assert_identical(est, full)
+
+
+def test_fit_without_warm_start_forgets_partial_fit(binary_dense):
+    X, y = binary_dense
+    fresh = PegasosClassifier(random_state=0, max_iter=2).fit(X, y)
+    est = PegasosClassifier(random_state=0, max_iter=2)
+    est.partial_fit(X, y, classes=[0, 1])
+    est.fit(X, y)
+    _assert_identical(est, fresh)
+
+
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+def test_pickled_estimator_continues_like_the_original(any_dense, sampling):
+    X, y = any_dense
+    kw = {"random_state": 6, "sampling": sampling, "batch_size": 2, "average": 30}
+    orig = PegasosClassifier(**kw)
+    orig.partial_fit(X, y, classes=np.unique(y))
+    orig.partial_fit(X, y)
+    copy = pickle.loads(pickle.dumps(orig))
+    _assert_identical(copy, orig)
+    for _ in range(2):
+        orig.partial_fit(X, y)
+        copy.partial_fit(X, y)
+    _assert_identical(copy, orig)
+    # And the continuation equals an uninterrupted fit of four passes.
+    _assert_identical(copy, PegasosClassifier(max_iter=4, **kw).fit(X, y))
+
+
+def test_pickled_warm_start_estimator_continues_like_the_original(multiclass_csr):
+    X, y = multiclass_csr
+    kw = {"random_state": 9, "sampling": "shuffle", "warm_start": True, "max_iter": 2}
+    orig = PegasosClassifier(**kw).fit(X, y)
+    copy = pickle.loads(pickle.dumps(orig))
+    orig.fit(X, y)
+    copy.fit(X, y)
+    _assert_identical(copy, orig)
+
+
+def test_continuation_is_independent_of_thread_count(multiclass_dense):
+    X, y = multiclass_dense
+    kw = {"random_state": 2, "sampling": "shuffle", "warm_start": True, "max_iter": 2}
+    a = PegasosClassifier(n_jobs=1, **kw).fit(X, y)
+    b = PegasosClassifier(n_jobs=2, **kw).fit(X, y)
+    a.fit(X, y)
+    b.set_params(n_jobs=1).fit(X, y)
+    _assert_identical(a, b)
+
+
+def test_partial_fit_on_changing_batches_is_reproducible(binary_dense):
+    X, y = binary_dense
+    S = sp.csr_matrix(X)
+    batches = [slice(0, 100), slice(100, 220), slice(220, 300)]
+
+    def run():
+        est = PegasosClassifier(random_state=1, sampling="shuffle", average=20)
+        for i, s in enumerate(batches):
+            est.partial_fit(S[s], y[s], classes=[0, 1] if i == 0 else None)
+        return est
+
+    _assert_identical(run(), run())

@@ -1,0 +1,534 @@
+"""Input handling: every accepted layout gives the same model, every bad input a clear
+ValueError/TypeError (never a crash or a hang)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+
+from pegasos_rs import PegasosClassifier
+
+PARAMS = {"random_state": 0, "alpha": 1e-3, "max_iter": 4}
+
+
+def _fit(X, y, **kw):
+    return PegasosClassifier(**{**PARAMS, **kw}).fit(X, y)
+
+
+def _same_model(a, b):
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)
+    np.testing.assert_array_equal(a.classes_, b.classes_)
+
+
+def _csr(X, value_dtype, index_dtype):
+    """CSR of ``X`` with the requested dtypes (scipy would downcast int64 indices
+    of a small matrix, so the index arrays are replaced after construction)."""
+    S = sp.csr_matrix(np.asarray(X, dtype=value_dtype))
+    S.indices = S.indices.astype(index_dtype)
+    S.indptr = S.indptr.astype(index_dtype)
+    assert S.dtype == value_dtype
+    assert S.indices.dtype == index_dtype
+    assert S.indptr.dtype == index_dtype
+    return S
+
+
+# --------------------------------------------------------------------------------------
+# Sparse == dense
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("value_dtype", [np.float32, np.float64])
+def test_csr_equals_dense(any_dense, value_dtype, index_dtype):
+    X, y = any_dense
+    dense = _fit(X.astype(value_dtype), y)
+    S = _csr(X, value_dtype, index_dtype)
+    sparse = _fit(S, y)
+    # Same non-zeros summed in the same order: bit-identical models.
+    _same_model(sparse, dense)
+    # Prediction from either layout gives the same scores.
+    np.testing.assert_array_equal(
+        dense.decision_function(S), dense.decision_function(X.astype(value_dtype))
+    )
+    np.testing.assert_array_equal(sparse.predict(S), dense.predict(X.astype(value_dtype)))
+
+
+def test_csr_with_all_zero_rows_and_columns(binary_dense):
+    X, y = binary_dense
+    X = X.copy()
+    X[::7] = 0.0
+    X[:, 3] = 0.0
+    _same_model(_fit(sp.csr_matrix(X), y), _fit(X, y))
+
+
+def test_csr_with_unsorted_indices(binary_dense):
+    X, y = binary_dense
+    S = sp.csr_matrix(X)
+    for i in range(S.shape[0]):
+        lo, hi = S.indptr[i], S.indptr[i + 1]
+        S.indices[lo:hi] = S.indices[lo:hi][::-1].copy()
+        S.data[lo:hi] = S.data[lo:hi][::-1].copy()
+    S.has_sorted_indices = False
+    ref = _fit(X, y)
+    est = _fit(S, y)
+    # Summation order differs: equal up to rounding.
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, rtol=1e-9, atol=1e-12)
+
+
+def test_csr_with_duplicate_indices_adds_them_up(binary_dense):
+    X, y = binary_dense
+    S = sp.csr_matrix(X)
+    data, indices, indptr = [], [], [0]
+    for i in range(S.shape[0]):
+        lo, hi = S.indptr[i], S.indptr[i + 1]
+        for j, v in zip(S.indices[lo:hi], S.data[lo:hi]):
+            data += [0.25 * v, 0.75 * v]
+            indices += [j, j]
+        indptr.append(len(data))
+    D = sp.csr_matrix(
+        (np.array(data), np.array(indices, dtype=np.int32), np.array(indptr, dtype=np.int32)),
+        shape=S.shape,
+    )
+    assert not D.has_canonical_format
+    ref = _fit(X, y)
+    est = _fit(D, y)
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(est.decision_function(D), ref.decision_function(X), atol=1e-10)
+    assert D.nnz == 2 * S.nnz  # the caller's matrix is left as it was
+
+
+# --------------------------------------------------------------------------------------
+# float32 vs float64
+
+
+def test_float32_representable_data_gives_the_float64_model(any_dense):
+    X, y = any_dense
+    X32 = X.astype(np.float32)
+    # The solver works in float64: the same values in either dtype give the same bits.
+    _same_model(_fit(X32, y), _fit(X32.astype(np.float64), y))
+    _same_model(_fit(sp.csr_matrix(X32), y), _fit(X32.astype(np.float64), y))
+
+
+def test_float32_close_to_float64(any_dense):
+    X, y = any_dense
+    X = X + 1e-3 * np.sin(np.arange(X.size)).reshape(X.shape)  # not float32-exact
+    m64 = _fit(X, y, average=True, max_iter=10)
+    m32 = _fit(X.astype(np.float32), y, average=True, max_iter=10)
+    scale = np.abs(m64.coef_).max()
+    np.testing.assert_allclose(m32.coef_, m64.coef_, rtol=1e-3, atol=1e-4 * scale)
+    np.testing.assert_allclose(m32.intercept_, m64.intercept_, rtol=1e-3, atol=1e-4 * scale)
+    assert np.mean(m32.predict(X) == m64.predict(X)) >= 0.98
+    assert m32.coef_.dtype == np.float64
+
+
+# --------------------------------------------------------------------------------------
+# Other accepted layouts
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [
+        pytest.param(sp.coo_matrix, id="coo_matrix"),
+        pytest.param(sp.csc_matrix, id="csc_matrix"),
+        pytest.param(sp.lil_matrix, id="lil_matrix"),
+        pytest.param(sp.csr_array, id="csr_array"),
+        pytest.param(sp.coo_array, id="coo_array"),
+        pytest.param(sp.csc_array, id="csc_array"),
+        pytest.param(lambda X: X.tolist(), id="list"),
+        pytest.param(np.asfortranarray, id="fortran"),
+        pytest.param(lambda X: np.repeat(X, 2, axis=1)[:, ::2], id="strided"),
+    ],
+)
+def test_other_layouts_give_the_same_model(any_dense, convert):
+    X, y = any_dense
+    ref = _fit(X, y)
+    Xc = convert(X)
+    est = _fit(Xc, y)
+    _same_model(est, ref)
+    np.testing.assert_array_equal(est.decision_function(Xc), ref.decision_function(X))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, bool])
+def test_integer_and_bool_features(binary_dense, dtype):
+    X, y = binary_dense
+    Xi = np.rint(X * 5).astype(dtype)
+    ref = _fit(Xi.astype(np.float64), y)
+    _same_model(_fit(Xi, y), ref)
+    _same_model(_fit(sp.csr_matrix(Xi), y), ref)
+
+
+def test_read_only_inputs(binary_dense):
+    X, y = binary_dense
+    ref = _fit(X, y)
+    Xr, yr = X.copy(), y.copy()
+    Xr.setflags(write=False)
+    yr.setflags(write=False)
+    _same_model(_fit(Xr, yr), ref)
+    S = sp.csr_matrix(X)
+    for a in (S.data, S.indices, S.indptr):
+        a.setflags(write=False)
+    _same_model(_fit(S, y), ref)
+
+
+def test_labels_as_list_and_sample_weight_as_list(binary_dense):
+    X, y = binary_dense
+    w = np.linspace(0.5, 1.5, len(y))
+    a = PegasosClassifier(**PARAMS).fit(X, y, sample_weight=w)
+    b = PegasosClassifier(**PARAMS).fit(X, y.tolist(), sample_weight=w.tolist())
+    _same_model(a, b)
+
+
+def test_inputs_are_not_modified(any_dense):
+    X, y = any_dense
+    S = sp.csr_matrix(X)
+    w = np.linspace(0.5, 1.5, len(y))
+    copies = [a.copy() for a in (X, y, w, S.data, S.indices, S.indptr)]
+    est = PegasosClassifier(**PARAMS).fit(X, y, sample_weight=w)
+    est.partial_fit(S, y, sample_weight=w)
+    est.predict(X)
+    est.predict(S)
+    for a, b in zip((X, y, w, S.data, S.indices, S.indptr), copies):
+        np.testing.assert_array_equal(a, b)
+
+
+# --------------------------------------------------------------------------------------
+# Bad inputs
+
+
+def _nan(X):
+    X = X.copy()
+    X[3, 2] = np.nan
+    return X
+
+
+def _inf(X):
+    X = X.copy()
+    X[5, 1] = -np.inf
+    return X
+
+
+def _sparse_with(value):
+    def make(X):
+        S = sp.csr_matrix(X)
+        S.data[7] = value
+        return S
+
+    return make
+
+
+@pytest.mark.parametrize(
+    "corrupt, match",
+    [
+        pytest.param(_nan, "NaN", id="dense-nan"),
+        pytest.param(_inf, "infinity", id="dense-inf"),
+        pytest.param(_sparse_with(np.nan), "NaN", id="sparse-nan"),
+        pytest.param(_sparse_with(np.inf), "infinity", id="sparse-inf"),
+        pytest.param(lambda X: _sparse_with(np.inf)(X).astype(np.float32), "infinity", id="f32"),
+    ],
+)
+def test_non_finite_values_are_rejected(binary_dense, corrupt, match):
+    X, y = binary_dense
+    bad = corrupt(X)
+    with pytest.raises(ValueError, match=match):
+        _fit(bad, y)
+    est = _fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        est.predict(bad)
+    with pytest.raises(ValueError, match=match):
+        est.decision_function(bad)
+
+
+def test_empty_inputs(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match="0 sample"):
+        _fit(np.empty((0, X.shape[1])), np.empty(0))
+    with pytest.raises(ValueError, match="0 sample"):
+        _fit(sp.csr_matrix((0, X.shape[1])), np.empty(0))
+    with pytest.raises(ValueError, match="0 feature"):
+        _fit(np.empty((X.shape[0], 0)), y)
+    est = _fit(X, y)
+    with pytest.raises(ValueError, match="0 sample"):
+        est.predict(np.empty((0, X.shape[1])))
+
+
+def test_mismatched_lengths(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        _fit(X, y[:-1])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        _fit(sp.csr_matrix(X[:-2]), y)
+    with pytest.raises(ValueError, match=r"sample_weight.*shape|shape.*sample_weight"):
+        PegasosClassifier(**PARAMS).fit(X, y, sample_weight=np.ones(len(y) + 1))
+
+
+def test_one_class_only(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match="only one class"):
+        _fit(X, np.zeros_like(y))
+    with pytest.raises(ValueError, match="only one class"):
+        PegasosClassifier().partial_fit(X, np.ones_like(y), classes=[1])
+
+
+def test_bad_label_types(binary_dense):
+    X, _ = binary_dense
+    with pytest.raises(ValueError, match="continuous"):
+        _fit(X, X[:, 0] + 0.5)
+    with pytest.raises(ValueError, match="1d"):
+        _fit(X, np.c_[np.arange(len(X)) % 2, np.arange(len(X)) % 2])
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"alpha": 0.0}, "alpha"),
+        ({"alpha": -1.0}, "alpha"),
+        ({"alpha": np.inf}, "alpha"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"batch_size": -3}, "batch_size"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"intercept_scaling": 0.0}, "intercept_scaling"),
+        ({"average": 0}, "average"),
+        ({"sampling": "random"}, "sampling"),
+        ({"class_weight": "auto"}, "class_weight"),
+        ({"tol": -1.0}, "tol"),
+        ({"n_iter_no_change": 0}, "n_iter_no_change"),
+        ({"random_state": -1}, "random_state"),
+    ],
+)
+def test_bad_parameters(binary_dense, params, match):
+    X, y = binary_dense
+    # InvalidParameterError subclasses both ValueError and TypeError.
+    with pytest.raises(ValueError, match=match):
+        PegasosClassifier(**params).fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        PegasosClassifier(**params).partial_fit(X, y, classes=[0, 1])
+
+
+def test_n_jobs_zero(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match="n_jobs"):
+        PegasosClassifier(n_jobs=0).fit(X, y)
+
+
+def test_wrong_number_of_features_at_predict(any_dense):
+    X, y = any_dense
+    est = _fit(X, y)
+    for method in (est.predict, est.decision_function, lambda Z: est.score(Z, y)):
+        with pytest.raises(ValueError, match="features"):
+            method(X[:, :-1])
+        with pytest.raises(ValueError, match="features"):
+            method(sp.csr_matrix(np.hstack([X, X[:, :1]])))
+
+
+def test_wrong_number_of_features_when_continuing(binary_dense):
+    X, y = binary_dense
+    est = PegasosClassifier(warm_start=True, **PARAMS).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        est.fit(X[:, :-1], y)
+    with pytest.raises(ValueError, match="features"):
+        est.partial_fit(X[:, :-1], y)
+
+
+def test_predict_before_fit(binary_dense):
+    X, _ = binary_dense
+    est = PegasosClassifier()
+    for method in (est.predict, est.decision_function):
+        with pytest.raises(NotFittedError):
+            method(X)
+
+
+def test_unsupported_value_types(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match="[Cc]omplex"):
+        _fit(X.astype(complex), y)
+    with pytest.raises(ValueError, match="dim 3"):
+        _fit(X[:, :, None], y)
+    with pytest.raises(ValueError, match="2D array"):
+        _fit(X[:, 0], y)
+
+
+# Malformed CSR matrices, built through the constructor and then corrupted in place,
+# so that scipy's own checks are bypassed: the extension must reject them.
+
+
+def _malformed(kind):
+    def make(X):
+        S = sp.csr_matrix(X)
+        if kind == "index-too-large":
+            S.indices[3] = X.shape[1]
+        elif kind == "index-huge":
+            S.indices[-1] = np.iinfo(S.indices.dtype).max
+        elif kind == "index-negative":
+            S.indices[3] = -1
+        elif kind == "indptr-decreasing":
+            S.indptr[5], S.indptr[6] = S.indptr[6], S.indptr[5]
+        elif kind == "indptr-past-end":
+            S.indptr[-1] = S.nnz + 10
+        elif kind == "indptr-short-end":
+            S.indptr[-1] = S.nnz - 1
+        elif kind == "indptr-negative":
+            S.indptr[1] = -5
+        elif kind == "indptr-not-starting-at-zero":
+            S.indptr[0] = 1
+        else:  # pragma: no cover
+            raise AssertionError(kind)
+        return S
+
+    return make
+
+
+MALFORMED = [
+    "index-too-large",
+    "index-huge",
+    "index-negative",
+    "indptr-decreasing",
+    "indptr-past-end",
+    "indptr-short-end",
+    "indptr-negative",
+    "indptr-not-starting-at-zero",
+]
+
+
+@pytest.mark.parametrize("kind", MALFORMED)
+def test_malformed_csr_is_rejected_by_fit(binary_dense, kind):
+    X, y = binary_dense
+    S = _malformed(kind)(X)
+    with pytest.raises(ValueError, match="CSR|index|indptr|indices"):
+        _fit(S, y)
+
+
+@pytest.mark.parametrize("kind", MALFORMED)
+def test_malformed_csr_is_rejected_by_predict(binary_dense, kind):
+    X, y = binary_dense
+    est = _fit(X, y)
+    S = _malformed(kind)(X)
+    with pytest.raises(ValueError, match="CSR|index|indptr|indices"):
+        est.decision_function(S)
+    with pytest.raises(ValueError, match="CSR|index|indptr|indices"):
+        est.predict(S)
+
+
+def test_malformed_csr_message_names_the_problem(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match=r"column index .* out of range"):
+        _fit(_malformed("index-too-large")(X), y)
+    with pytest.raises(ValueError, match="indptr"):
+        _fit(_malformed("indptr-decreasing")(X), y)
+
+
+def test_huge_n_features_is_an_error_not_an_abort():
+    """A sparse matrix may declare far more columns than memory can hold weights for:
+    that must be a Python exception (MemoryError or ValueError), not a process abort.
+    Run in a subprocess, since an abort would take the test runner down."""
+    code = textwrap.dedent(
+        """
+        import numpy as np, scipy.sparse as sp
+        from pegasos_rs import PegasosClassifier
+        X = sp.csr_matrix(
+            (np.ones(2), np.array([0, 5], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64)),
+            shape=(2, 2**50),
+        )
+        try:
+            PegasosClassifier().fit(X, [0, 1])
+        except (MemoryError, ValueError) as e:
+            print("raised", type(e).__name__)
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "raised" in proc.stdout
+
+
+# --------------------------------------------------------------------------------------
+# Weights, sampling orders, partial_fit misuse
+
+
+@pytest.mark.parametrize(
+    "weights, match",
+    [
+        (lambda n: -np.ones(n), "non-negative"),
+        (lambda n: np.r_[np.ones(n - 1), -1e-12], "non-negative"),
+        (lambda n: np.r_[np.ones(n - 1), np.nan], "NaN"),
+        (lambda n: np.r_[np.ones(n - 1), np.inf], "infinity"),
+        (lambda n: np.zeros(n), "non-zero"),
+    ],
+)
+def test_bad_sample_weight(binary_dense, weights, match):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match=match):
+        PegasosClassifier().fit(X, y, sample_weight=weights(len(y)))
+
+
+def test_bad_class_weight(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError):
+        PegasosClassifier(class_weight={0: 1.0, 7: 2.0}).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "order, match",
+    [
+        ([0, 1, 300], "index 300"),
+        ([0, 1, 10**12], "index"),
+        ([0, -1, 2], "negative"),
+        ([], "non-empty"),
+        ([0.0, 1.0], "int"),
+        ([[0, 1], [2, 3]], "1-D"),
+    ],
+)
+def test_bad_sampling_order(binary_dense, order, match):
+    X, y = binary_dense
+    assert len(y) == 300
+    with pytest.raises(ValueError, match=match):
+        PegasosClassifier(sampling=order).fit(X, y)
+
+
+def test_sampling_order_checked_against_each_batch(binary_dense):
+    X, y = binary_dense
+    est = PegasosClassifier(sampling=list(range(299, -1, -1)))
+    est.partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match="index"):
+        est.partial_fit(X[:100], y[:100])
+
+
+def test_balanced_sampling_needs_both_classes_in_the_batch(binary_dense):
+    X, y = binary_dense
+    est = PegasosClassifier(sampling="balanced")
+    with pytest.raises(ValueError, match="both classes"):
+        est.partial_fit(X[y == 0], y[y == 0], classes=[0, 1])
+
+
+def test_partial_fit_needs_classes_on_the_first_call(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match="classes must be passed"):
+        PegasosClassifier().partial_fit(X, y)
+
+
+def test_partial_fit_with_labels_outside_classes(binary_dense):
+    X, y = binary_dense
+    with pytest.raises(ValueError, match=r"not in classes: \[1\]"):
+        PegasosClassifier().partial_fit(X, y, classes=[0, 2])
+    est = PegasosClassifier().partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match=r"not in classes: \[5\]"):
+        est.partial_fit(X, np.where(y == 1, 5, 0))
+
+
+def test_failed_fit_leaves_a_fitted_estimator_usable(binary_dense):
+    X, y = binary_dense
+    est = _fit(X, y)
+    before = est.coef_.copy()
+    with pytest.raises(ValueError):
+        est.fit(_nan(X), y)
+    with pytest.raises(ValueError):
+        est.partial_fit(_malformed("index-negative")(X), y)
+    np.testing.assert_array_equal(est.coef_, before)
+    est.partial_fit(X, y)  # the solver state is intact
