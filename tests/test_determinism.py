@@ -42,11 +42,11 @@ def test_same_seed_same_bits(any_dense, sampling):
 @pytest.mark.parametrize("sampling", SAMPLINGS)
 def test_different_seed_different_model(any_dense, sampling):
     X, y = any_dense
-    a = PegasosClassifier(random_state=0, sampling=sampling).fit(X, y)
-    b = PegasosClassifier(random_state=1, sampling=sampling).fit(X, y)
+    a = PegasosClassifier(random_state=0, sampling=sampling, average=True).fit(X, y)
+    b = PegasosClassifier(random_state=1, sampling=sampling, average=True).fit(X, y)
     assert not np.array_equal(a.coef_, b.coef_)
     # ... but both are reasonable classifiers of the same data.
-    assert np.mean(a.predict(X) == b.predict(X)) > 0.8
+    assert np.mean(a.predict(X) == b.predict(X)) > 0.9
 
 
 def test_random_state_instance_is_reproducible(binary_dense):

@@ -197,26 +197,28 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             reset=not resume,
         )
         check_classification_targets(y)
+        present, codes = np.unique(y, return_inverse=True)
         if resume:
             known = self.classes_
         elif classes is not None:
             known = np.unique(np.asarray(classes))
         else:
-            known = np.unique(y)
-        unseen = np.setdiff1d(np.unique(y), known)
-        if unseen.size:
-            raise ValueError(f"y contains labels not in classes: {unseen.tolist()}")
+            known = present
+        if known is not present:
+            unseen = np.setdiff1d(present, known)
+            if unseen.size:
+                raise ValueError(f"y contains labels not in classes: {unseen.tolist()}")
+            codes = np.searchsorted(known, present)[codes]
         if known.size < 2:
             raise ValueError(
                 "PegasosClassifier needs samples of at least 2 classes in the data, "
                 f"but the data contains only one class: {known.tolist()}"
             )
-        codes = np.searchsorted(known, y).astype(np.uint32)
+        codes = codes.astype(np.uint32)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
             if np.any(sample_weight < 0):
                 raise ValueError("sample_weight must be non-negative")
-        present = np.unique(y)
         class_weight = np.ones(known.size)
         if self.class_weight is not None:
             class_weight[np.searchsorted(known, present)] = compute_class_weight(
