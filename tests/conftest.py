@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from pegasos_rs import _datasets
 
 

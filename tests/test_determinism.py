@@ -8,7 +8,6 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from pegasos_rs import PegasosClassifier
 
 SAMPLINGS = ["uniform", "shuffle", "balanced"]
@@ -128,9 +127,7 @@ def test_one_vs_rest_problem_does_not_depend_on_the_other_classes(multiclass_den
 @pytest.mark.parametrize("batch_size", [1, 4])
 @pytest.mark.parametrize("sampling", SAMPLINGS)
 @pytest.mark.parametrize("average", [False, 50])
-def test_partial_fit_three_times_equals_fit_three_passes(
-    any_dense, sampling, batch_size, average
-):
+def test_partial_fit_three_times_equals_fit_three_passes(any_dense, sampling, batch_size, average):
     X, y = any_dense
     kw = {
         "random_state": 3,
@@ -256,3 +253,18 @@ def test_partial_fit_on_changing_batches_is_reproducible(binary_dense):
         return est
 
     _assert_identical(run(), run())
+
+
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+def test_stopping_on_tol_leaves_the_same_state_as_asking_for_fewer_passes(binary_dense, sampling):
+    """``tol`` only decides how many passes run: the model and the state it leaves
+    (hence any continuation) are those of a fit of exactly that many passes."""
+    X, y = binary_dense
+    kw = {"random_state": 0, "sampling": sampling, "warm_start": True, "average": 7}
+    early = PegasosClassifier(tol=1e-2, max_iter=200, **kw).fit(X, y)
+    assert 1 < early.n_iter_ < 200
+    plain = PegasosClassifier(max_iter=early.n_iter_, **kw).fit(X, y)
+    _assert_identical(early, plain)
+    early.set_params(tol=None, max_iter=3).fit(X, y)
+    plain.set_params(max_iter=3).fit(X, y)
+    _assert_identical(early, plain)

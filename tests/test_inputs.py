@@ -10,9 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.exceptions import NotFittedError
-
 from pegasos_rs import PegasosClassifier
+from sklearn.exceptions import NotFittedError
 
 PARAMS = {"random_state": 0, "alpha": 1e-3, "max_iter": 4}
 
@@ -59,6 +58,21 @@ def test_csr_equals_dense(any_dense, value_dtype, index_dtype):
     np.testing.assert_array_equal(sparse.predict(S), dense.predict(X.astype(value_dtype)))
 
 
+@pytest.mark.parametrize(
+    "indices_dtype, indptr_dtype",
+    [(np.int32, np.int64), (np.int64, np.int32), (np.uint32, np.int32), (np.int16, np.int16)],
+)
+def test_csr_with_other_index_dtypes(binary_dense, indices_dtype, indptr_dtype):
+    X, y = binary_dense
+    S = sp.csr_matrix(X)
+    S.indices = S.indices.astype(indices_dtype)
+    S.indptr = S.indptr.astype(indptr_dtype)
+    ref = _fit(X, y)
+    est = _fit(S, y)
+    _same_model(est, ref)
+    np.testing.assert_array_equal(ref.decision_function(S), ref.decision_function(X))
+
+
 def test_csr_with_all_zero_rows_and_columns(binary_dense):
     X, y = binary_dense
     X = X.copy()
@@ -88,7 +102,7 @@ def test_csr_with_duplicate_indices_adds_them_up(binary_dense):
     data, indices, indptr = [], [], [0]
     for i in range(S.shape[0]):
         lo, hi = S.indptr[i], S.indptr[i + 1]
-        for j, v in zip(S.indices[lo:hi], S.data[lo:hi]):
+        for j, v in zip(S.indices[lo:hi], S.data[lo:hi], strict=True):
             data += [0.25 * v, 0.75 * v]
             indices += [j, j]
         indptr.append(len(data))
@@ -194,7 +208,7 @@ def test_inputs_are_not_modified(any_dense):
     est.partial_fit(S, y, sample_weight=w)
     est.predict(X)
     est.predict(S)
-    for a, b in zip((X, y, w, S.data, S.indices, S.indptr), copies):
+    for a, b in zip((X, y, w, S.data, S.indices, S.indptr), copies, strict=True):
         np.testing.assert_array_equal(a, b)
 
 
@@ -346,7 +360,7 @@ def test_predict_before_fit(binary_dense):
 
 def test_unsupported_value_types(binary_dense):
     X, y = binary_dense
-    with pytest.raises(ValueError, match="[Cc]omplex"):
+    with pytest.raises(ValueError, match=r"[Cc]omplex"):
         _fit(X.astype(complex), y)
     with pytest.raises(ValueError, match="dim 3"):
         _fit(X[:, :, None], y)
@@ -384,6 +398,8 @@ def _malformed(kind):
     return make
 
 
+MALFORMED_MESSAGE = r"malformed CSR matrix: .*(index|indptr)"
+
 MALFORMED = [
     "index-too-large",
     "index-huge",
@@ -400,7 +416,7 @@ MALFORMED = [
 def test_malformed_csr_is_rejected_by_fit(binary_dense, kind):
     X, y = binary_dense
     S = _malformed(kind)(X)
-    with pytest.raises(ValueError, match="CSR|index|indptr|indices"):
+    with pytest.raises(ValueError, match=MALFORMED_MESSAGE):
         _fit(S, y)
 
 
@@ -409,9 +425,9 @@ def test_malformed_csr_is_rejected_by_predict(binary_dense, kind):
     X, y = binary_dense
     est = _fit(X, y)
     S = _malformed(kind)(X)
-    with pytest.raises(ValueError, match="CSR|index|indptr|indices"):
+    with pytest.raises(ValueError, match=MALFORMED_MESSAGE):
         est.decision_function(S)
-    with pytest.raises(ValueError, match="CSR|index|indptr|indices"):
+    with pytest.raises(ValueError, match=MALFORMED_MESSAGE):
         est.predict(S)
 
 
@@ -441,11 +457,31 @@ def test_huge_n_features_is_an_error_not_an_abort():
             print("raised", type(e).__name__)
         """
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
-    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "raised" in proc.stdout
+
+
+@pytest.mark.parametrize("batch_size", ["2**40", "2**62"])
+def test_huge_batch_size_is_an_error_or_works_not_an_abort(batch_size):
+    """``batch_size`` has no upper bound in the parameter constraints; a value far
+    beyond the data must not abort the interpreter nor hit an internal error."""
+    code = textwrap.dedent(
+        f"""
+        import numpy as np
+        from pegasos_rs import PegasosClassifier
+        X = np.random.RandomState(0).randn(50, 3)
+        y = np.arange(50) % 2
+        try:
+            PegasosClassifier(batch_size={batch_size}, max_iter=1).fit(X, y)
+            print("fitted")
+        except (MemoryError, ValueError) as e:
+            print("raised", type(e).__name__, e)
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "fitted" in proc.stdout or "raised" in proc.stdout
 
 
 # --------------------------------------------------------------------------------------

@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn round_trip_and_corruption() {
-        let mut s = LinearState::new(5, 9, 2);
+        let mut s = LinearState::new(5, 9, 2).unwrap();
         s.v[3] = 1.5;
         s.t = 17;
         s.perm = vec![2, 0, 1];

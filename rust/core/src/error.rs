@@ -18,6 +18,9 @@ pub enum Error {
     /// A serialized solver state could not be read.
     #[error("invalid solver state: {0}")]
     InvalidState(String),
+    /// A buffer the request needs could not be allocated.
+    #[error("out of memory: {0}")]
+    OutOfMemory(String),
     /// The caller asked the computation to stop (e.g. Ctrl-C).
     #[error("interrupted")]
     Interrupted,
@@ -25,3 +28,12 @@ pub enum Error {
 
 /// Result alias used throughout the crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// `vec![value; len]`, or [`Error::OutOfMemory`] naming `what` when it cannot be had.
+pub fn try_filled_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| Error::OutOfMemory(format!("cannot allocate {what} of {len} entries")))?;
+    v.resize(len, value);
+    Ok(v)
+}

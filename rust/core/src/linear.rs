@@ -13,9 +13,13 @@
 //!
 //! ```text
 //! w_{t+1/2} = (1 - eta_t lambda) w_t + eta_t / k * sum_{i in A_t^+} c_i y_i x_i
-//! w_{t+1}   = min(1, (1/sqrt(lambda)) / ||w_{t+1/2}||) w_{t+1/2}      (optional)
+//! w_{t+1}   = min(1, r / ||w_{t+1/2}||) w_{t+1/2}                     (optional)
 //! b_{t+1}   = b_t + eta_t / k * sum_{i in A_t^+} c_i y_i      (unregularised bias)
 //! ```
+//!
+//! The radius is `r = sqrt(mean_i c_i / lambda)`: the optimum lies in that ball
+//! (the paper's duality argument with dual variables bounded by `c_i`), which is
+//! the paper's `1/sqrt(lambda)` when all weights are 1.
 //!
 //! # Cost of a step
 //! `w` is stored as `a * v` with `||w||^2` tracked: the shrink and the projection
@@ -35,7 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::data::Rows;
-use crate::error::{Error, Result};
+use crate::error::{try_filled_vec, Error, Result};
 use crate::params::{Averaging, Intercept, Sampling, ValidParams};
 use crate::rng::Rng;
 use crate::task::BinaryTask;
@@ -43,9 +47,9 @@ use crate::task::BinaryTask;
 /// The scale `a` of `w = a v` below which `v` is multiplied out.
 pub const RESCALE_BELOW: f64 = 1e-9;
 
-/// Steps whose examples are drawn in one block (the cancellation flag is read
-/// between blocks).
-const BLOCK_STEPS: u64 = 256;
+/// Examples drawn in one block (the cancellation flag is read between blocks); a
+/// block holds at least one step.
+const BLOCK_EXAMPLES: usize = 4096;
 
 /// How many examples ahead a row's values are prefetched (its location twice as far).
 const PREFETCH_AHEAD: usize = 12;
@@ -92,9 +96,14 @@ pub struct FitOutput {
 
 impl LinearState {
     /// Fresh state (`w = 0`, `b = 0`, `t = 0`) using stream `stream` of `seed`.
-    pub fn new(n_features: usize, seed: u64, stream: u64) -> Self {
-        Self {
-            v: vec![0.0; n_features + 1],
+    ///
+    /// Fails with [`Error::OutOfMemory`] when the weight vector cannot be allocated.
+    pub fn new(n_features: usize, seed: u64, stream: u64) -> Result<Self> {
+        let len = n_features
+            .checked_add(1)
+            .ok_or_else(|| Error::OutOfMemory(format!("{n_features} features is too many")))?;
+        Ok(Self {
+            v: try_filled_vec(len, 0.0, "a weight vector")?,
             scale: 1.0,
             sq_norm: 0.0,
             bias: 0.0,
@@ -107,7 +116,15 @@ impl LinearState {
             avg_beta: 0.0,
             avg_bias_sum: 0.0,
             avg_count: 0,
-        }
+        })
+    }
+
+    /// Forget the running average (the next averaged step starts a new one).
+    fn discard_average(&mut self) {
+        self.avg_u = Vec::new();
+        self.avg_beta = 0.0;
+        self.avg_bias_sum = 0.0;
+        self.avg_count = 0;
     }
 
     /// Number of features the state was created for.
@@ -197,6 +214,8 @@ struct Context<'a, R> {
     params: &'a ValidParams,
     bias_feature: f64,
     learn_bias: bool,
+    /// Squared projection radius `mean(c) / lambda` (infinite without projection).
+    sq_radius: f64,
     positives: Vec<usize>,
     negatives: Vec<usize>,
 }
@@ -295,8 +314,8 @@ impl<R: Rows> Context<'_, R> {
             state.sq_norm = 0.0;
         }
 
-        if self.params.projection && state.sq_norm * alpha > 1.0 {
-            let f = (1.0 / (alpha * state.sq_norm)).sqrt();
+        if state.sq_norm > self.sq_radius {
+            let f = (self.sq_radius / state.sq_norm).sqrt();
             state.scale *= f;
             state.sq_norm *= f * f;
         }
@@ -307,7 +326,7 @@ impl<R: Rows> Context<'_, R> {
         if state.t >= state.avg_start {
             if state.t == state.avg_start {
                 state.avg_u.clear();
-                state.avg_u.resize(state.v.len(), 0.0);
+                state.avg_u.resize(state.v.len(), 0.0); // pre-allocated by fit_binary
                 state.avg_beta = 0.0;
                 state.avg_bias_sum = 0.0;
                 state.avg_count = 0;
@@ -360,14 +379,20 @@ pub fn run_steps<R: Rows>(
 ) -> Result<()> {
     let ctx = make_context(rows, task, params, state)?;
     let k = params.batch_size;
-    let mut violators = Vec::with_capacity(k);
-    let mut drawn = Vec::with_capacity(BLOCK_STEPS as usize * k);
+    let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
+    let mut violators = Vec::new();
+    let mut drawn = Vec::new();
+    for (buf, len) in [(&mut violators, k), (&mut drawn, block_steps as usize * k)] {
+        buf.try_reserve_exact(len).map_err(|_| {
+            Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"))
+        })?;
+    }
     let mut remaining = n_steps;
     while remaining > 0 {
         if cancel.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
-        let steps = remaining.min(BLOCK_STEPS) as usize;
+        let steps = remaining.min(block_steps) as usize;
         remaining -= steps as u64;
         drawn.clear();
         for _ in 0..steps * k {
@@ -407,6 +432,7 @@ fn make_context<'a, R: Rows>(
             task.len()
         )));
     }
+
     if state.n_features() != rows.n_features() {
         return Err(Error::ShapeMismatch(format!(
             "the solver state has {} features, the data {}",
@@ -432,12 +458,19 @@ fn make_context<'a, R: Rows>(
     } else {
         (Vec::new(), Vec::new())
     };
+    let mean_weight = (0..n).map(|i| task.weight(i)).sum::<f64>() / n as f64;
+    let sq_radius = if params.projection && mean_weight > 0.0 {
+        mean_weight / params.alpha
+    } else {
+        f64::INFINITY
+    };
     Ok(Context {
         rows,
         task,
         params,
         bias_feature: bias_feature(params.intercept),
         learn_bias: params.intercept == Intercept::Unregularized,
+        sq_radius,
         positives,
         negatives,
     })
@@ -448,6 +481,11 @@ fn make_context<'a, R: Rows>(
 /// Sets the averaging start for this call (see [`Averaging`]), runs pass after pass,
 /// and, when `params.tol` is set (or `verbose`), evaluates the primal objective of
 /// the returned model once per pass. `label` prefixes the verbose lines.
+///
+/// With suffix averaging, a previous call's average is discarded. If `tol` would
+/// stop the run at pass `p` before averaging has begun, averaging begins there and
+/// the run goes on for up to `p` more passes (within `max_iter`), so the model
+/// returned is still the average of the last half of the passes run.
 pub fn fit_binary<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
@@ -459,15 +497,18 @@ pub fn fit_binary<R: Rows>(
     let per_pass = steps_per_pass(rows.n_rows(), params.batch_size);
     let planned = per_pass * params.max_iter as u64;
     state.avg_start = match params.averaging {
-        Averaging::Off => u64::MAX,
-        Averaging::Suffix => state.t + planned / 2 + 1,
+        Averaging::Off => {
+            state.discard_average();
+            u64::MAX
+        }
+        Averaging::Suffix => {
+            state.discard_average();
+            state.t + planned / 2 + 1
+        }
         Averaging::FromStep(s) => s,
     };
-    if params.averaging == Averaging::Off {
-        state.fold_average();
-        state.avg_u = Vec::new();
-        state.avg_count = 0;
-        state.avg_bias_sum = 0.0;
+    if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
+        state.avg_u = try_filled_vec(state.v.len(), 0.0, "an averaged weight vector")?;
     }
     let started = Instant::now();
     let want_objective = params.tol.is_some() || params.verbose;
@@ -475,7 +516,11 @@ pub fn fit_binary<R: Rows>(
     let mut no_improvement = 0;
     let mut objective = None;
     let mut n_iter = 0;
-    for pass in 1..=params.max_iter {
+    let mut last_pass = params.max_iter;
+    let mut finishing_average = false;
+    let mut pass = 0;
+    while pass < last_pass {
+        pass += 1;
         run_steps(rows, task, params, state, per_pass, cancel)?;
         n_iter = pass;
         if !want_objective {
@@ -487,23 +532,30 @@ pub fn fit_binary<R: Rows>(
         objective = Some(obj);
         if params.verbose {
             eprintln!(
-                "{label}pass {pass}/{}: objective {obj:.6e}, ||w||^2 {:.4e}, t {}, {:.2}s",
-                params.max_iter,
+                "{label}pass {pass}/{last_pass}: objective {obj:.6e}, ||w||^2 {:.4e}, t {}, {:.2}s",
                 state.sq_norm,
                 state.t,
                 started.elapsed().as_secs_f64()
             );
         }
-        if let Some(tol) = params.tol {
-            if obj > best - tol * best.abs() {
-                no_improvement += 1;
-                if no_improvement >= params.n_iter_no_change {
-                    break;
-                }
+        let Some(tol) = params.tol else { continue };
+        if finishing_average {
+            continue; // converged; the suffix average runs to `last_pass`
+        }
+        if obj > best - tol * best.abs() {
+            no_improvement += 1;
+        } else {
+            no_improvement = 0;
+        }
+        best = best.min(obj);
+        if no_improvement >= params.n_iter_no_change {
+            if params.averaging == Averaging::Suffix && state.avg_count == 0 {
+                state.avg_start = state.t + 1;
+                last_pass = (2 * pass).min(params.max_iter);
+                finishing_average = true;
             } else {
-                no_improvement = 0;
+                break;
             }
-            best = best.min(obj);
         }
     }
     let (coef, intercept) = state.model(params.intercept);

@@ -79,7 +79,8 @@ impl Naive {
         }
         if p.projection {
             let norm = self.w.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let r = 1.0 / p.alpha.sqrt();
+            let mean_c = (0..task.len()).map(|i| task.weight(i)).sum::<f64>() / task.len() as f64;
+            let r = (mean_c / p.alpha).sqrt();
             if norm > r {
                 for v in &mut self.w {
                     *v *= r / norm;
@@ -114,7 +115,7 @@ fn check_against_naive(params: Params, steps: u64) {
         _ => u64::MAX,
     };
     let vp = params.clone().validate().unwrap();
-    let mut state = LinearState::new(d, 5, 0);
+    let mut state = LinearState::new(d, 5, 0).unwrap();
     state.avg_start = avg_from;
     let never = AtomicBool::new(false);
     let mut naive = Naive {
@@ -144,7 +145,8 @@ fn check_against_naive(params: Params, steps: u64) {
             "{tracked} vs {exact}"
         );
         if params.projection {
-            assert!(exact <= (1.0 + 1e-9) / params.alpha);
+            let mean_c = (0..n).map(|i| task.weight(i)).sum::<f64>() / n as f64;
+            assert!(exact <= (1.0 + 1e-9) * mean_c / params.alpha);
         }
     }
     if naive.count > 0 {
@@ -218,7 +220,7 @@ fn rescaling_keeps_w_and_average() {
     }
     .validate()
     .unwrap();
-    let mut s = LinearState::new(d, 1, 0);
+    let mut s = LinearState::new(d, 1, 0).unwrap();
     s.avg_start = 10;
     let never = AtomicBool::new(false);
     run_steps(&rows, &task, &p, &mut s, 100, &never).unwrap();
@@ -253,7 +255,7 @@ fn exact_restart_is_bit_identical() {
         }
         .validate()
         .unwrap();
-        let mut once = LinearState::new(d, 8, 0);
+        let mut once = LinearState::new(d, 8, 0).unwrap();
         once.avg_start = 20;
         let mut twice = once.clone();
         run_steps(&rows, &task, &p, &mut once, 70, &never).unwrap();
@@ -281,7 +283,7 @@ fn sparse_and_dense_give_identical_models() {
     .validate()
     .unwrap();
     let never = AtomicBool::new(false);
-    let mut a = LinearState::new(d, 2, 0);
+    let mut a = LinearState::new(d, 2, 0).unwrap();
     let mut b = a.clone();
     let fa = fit_binary(&dense, &task, &p, &mut a, &never, "").unwrap();
     let fb = fit_binary(&sparse, &task, &p, &mut b, &never, "").unwrap();
@@ -304,7 +306,7 @@ fn suffix_average_beats_last_iterate() {
         }
         .validate()
         .unwrap();
-        let mut s = LinearState::new(d, 3, 0);
+        let mut s = LinearState::new(d, 3, 0).unwrap();
         let f = fit_binary(&rows, &task, &p, &mut s, &never, "").unwrap();
         primal_objective(&rows, &task, &f.coef, f.intercept, 0.0, 1e-3)
     };
@@ -323,7 +325,7 @@ fn cancellation_stops_the_run() {
     let rows = DenseRows::new(&x, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
     let p = Params::default().validate().unwrap();
-    let mut s = LinearState::new(d, 0, 0);
+    let mut s = LinearState::new(d, 0, 0).unwrap();
     let stop = AtomicBool::new(true);
     let r = run_steps(&rows, &task, &p, &mut s, 1 << 40, &stop);
     assert_eq!(r, Err(Error::Interrupted));
@@ -341,9 +343,9 @@ fn bad_order_and_mismatched_state_are_errors() {
     }
     .validate()
     .unwrap();
-    let mut s = LinearState::new(2, 0, 0);
+    let mut s = LinearState::new(2, 0, 0).unwrap();
     assert!(run_steps(&rows, &task, &p, &mut s, 3, &never).is_err());
     let p = Params::default().validate().unwrap();
-    let mut s = LinearState::new(3, 0, 0);
+    let mut s = LinearState::new(3, 0, 0).unwrap();
     assert!(run_steps(&rows, &task, &p, &mut s, 3, &never).is_err());
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use rayon::prelude::*;
 
 use crate::data::Rows;
-use crate::error::{Error, Result};
+use crate::error::{try_filled_vec, Error, Result};
 use crate::linear::{fit_binary, FitOutput, LinearState};
 use crate::params::ValidParams;
 use crate::task::BinaryTask;
@@ -98,7 +98,7 @@ pub fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
 }
 
 /// Fresh states for every binary problem: problem `p` uses stream `p` of `seed`.
-pub fn initial_states(n_problems: usize, n_features: usize, seed: u64) -> Vec<LinearState> {
+pub fn initial_states(n_problems: usize, n_features: usize, seed: u64) -> Result<Vec<LinearState>> {
     (0..n_problems)
         .map(|p| LinearState::new(n_features, seed, p as u64))
         .collect()
@@ -151,13 +151,17 @@ pub fn decision_function<R: Rows>(
 ) -> Result<Vec<f64>> {
     let d = rows.n_features();
     let k = intercept.len();
-    if coef.len() != k * d {
+    if Some(coef.len()) != k.checked_mul(d) {
         return Err(Error::ShapeMismatch(format!(
             "coef has {} values, expected {k} x {d}",
             coef.len()
         )));
     }
-    let mut out = vec![0.0; rows.n_rows() * k];
+    let len = rows
+        .n_rows()
+        .checked_mul(k)
+        .ok_or_else(|| Error::OutOfMemory(format!("{} x {k} decision values", rows.n_rows())))?;
+    let mut out = try_filled_vec(len, 0.0, "the decision values")?;
     if k == 0 {
         return Ok(out);
     }

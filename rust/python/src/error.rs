@@ -1,6 +1,6 @@
 //! The one mapping from core errors to Python exceptions.
 
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyValueError};
 use pyo3::PyErr;
 
 /// Newtype so that `From<pegasos_core::Error> for PyErr` can live in this crate.
@@ -21,6 +21,7 @@ impl From<CoreError> for PyErr {
             | E::InvalidInput(m)
             | E::ShapeMismatch(m)
             | E::InvalidState(m) => PyValueError::new_err(m),
+            E::OutOfMemory(m) => PyMemoryError::new_err(m),
             E::Interrupted => PyKeyboardInterrupt::new_err("training interrupted"),
         }
     }

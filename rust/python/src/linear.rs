@@ -134,7 +134,7 @@ pub fn fit_linear<'py>(
     let outputs = dispatch_rows!(x, make => detach_interruptible(py, |cancel| {
         let rows = make()?;
         if decoded.is_empty() {
-            decoded = initial_states(labels.n_problems(), rows.n_features(), params.seed);
+            decoded = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;
         }
         let out = fit_one_vs_rest(&rows, &labels, &params, &mut decoded, n_threads, cancel)?;
         Ok((out, rows.n_features()))
