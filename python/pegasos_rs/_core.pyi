@@ -1,9 +1,17 @@
 """Type stubs of the compiled extension ``pegasos_rs._core``."""
 
+from typing import final
+
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["STATE_VERSION", "__version__", "decision_function", "fit_linear"]
+__all__ = [
+    "STATE_VERSION",
+    "LinearSolverState",
+    "__version__",
+    "decision_function",
+    "fit_linear",
+]
 __version__: str
 STATE_VERSION: int
 
@@ -16,13 +24,22 @@ _Csr = tuple[
     int,
 ]
 
+@final
+class LinearSolverState:
+    """Complete solver state of a linear model, one entry per binary problem."""
+
+    def __init__(self) -> None: ...
+    def __len__(self) -> int: ...
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: bytes) -> None: ...
+
 def fit_linear(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],
     n_classes: int,
     class_weight: NDArray[np.float64],
     sample_weight: NDArray[np.float64] | None,
-    states: list[bytes] | None,
+    solver: LinearSolverState,
     *,
     alpha: float,
     batch_size: int,
@@ -45,7 +62,6 @@ def fit_linear(
     list[int],
     list[int],
     list[float | None],
-    list[bytes],
 ]: ...
 def decision_function(
     x: _Dense | _Csr,

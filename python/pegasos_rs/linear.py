@@ -170,7 +170,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        resume = bool(self.warm_start) and hasattr(self, "_states")
+        resume = bool(self.warm_start) and hasattr(self, "_solver")
         return self._fit(X, y, sample_weight, None, resume, self.max_iter)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -178,7 +178,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
 
         ``classes`` must be given on the first call.
         """
-        first = not hasattr(self, "_states")
+        first = not hasattr(self, "_solver")
         if first:
             self._validate_params()
             if classes is None:
@@ -234,13 +234,14 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             order = order.astype(np.int64)
             sampling_name = "order"
 
-        coef, intercept, n_iter, t, objective, states = _core.fit_linear(
+        solver = self._solver if resume else _core.LinearSolverState()
+        coef, intercept, n_iter, t, objective = _core.fit_linear(
             as_rust_matrix(X),
             codes,
             int(known.size),
             class_weight,
             sample_weight,
-            self._states if resume else None,
+            solver,
             alpha=float(self.alpha),
             batch_size=int(self.batch_size),
             projection=bool(self.projection),
@@ -265,7 +266,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = max(n_iter)
         self.t_ = max(t)
         self.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
-        self._states = states
+        self._solver = solver
         return self
 
     def decision_function(self, X):

@@ -107,6 +107,44 @@ impl LinearState {
     }
 }
 
+const MANY_MAGIC: &[u8; 8] = b"PGLSTSET";
+
+/// Encode the states of all binary problems of a model: `b"PGLSTSET"`, the count as
+/// `u64`, then each state as a `u64` byte length followed by [`LinearState::to_bytes`].
+pub fn encode_states(states: &[LinearState]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MANY_MAGIC);
+    out.extend_from_slice(&(states.len() as u64).to_le_bytes());
+    for s in states {
+        let b = s.to_bytes();
+        out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        out.extend_from_slice(&b);
+    }
+    out
+}
+
+/// Decode [`encode_states`]'s output.
+pub fn decode_states(bytes: &[u8]) -> Result<Vec<LinearState>> {
+    let mut r = Reader { bytes, pos: 0 };
+    if r.take(8)? != MANY_MAGIC {
+        return Err(Error::InvalidState(
+            "not a pegasos-rs solver state set".into(),
+        ));
+    }
+    let n = r.len(8)?;
+    let mut states = Vec::with_capacity(n);
+    for _ in 0..n {
+        let len = r.len(1)?;
+        states.push(LinearState::from_bytes(r.take(len)?)?);
+    }
+    if r.pos != bytes.len() {
+        return Err(Error::InvalidState(
+            "trailing bytes after the solver states".into(),
+        ));
+    }
+    Ok(states)
+}
+
 fn put_f64s(out: &mut Vec<u8>, xs: &[f64]) {
     out.extend_from_slice(&(xs.len() as u64).to_le_bytes());
     for x in xs {
@@ -184,5 +222,17 @@ mod tests {
         let mut long = b;
         long.push(0);
         assert!(LinearState::from_bytes(&long).is_err());
+    }
+
+    #[test]
+    fn state_sets_round_trip() {
+        let states = vec![
+            LinearState::new(3, 1, 0).unwrap(),
+            LinearState::new(3, 1, 1).unwrap(),
+        ];
+        let b = encode_states(&states);
+        assert_eq!(decode_states(&b).unwrap(), states);
+        assert!(decode_states(&b[..b.len() - 3]).is_err());
+        assert!(decode_states(&[]).is_err());
     }
 }

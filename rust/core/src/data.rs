@@ -5,8 +5,9 @@
 //! `||w||^2` changed). The views borrow
 //! the caller's buffers (numpy arrays, scipy CSR components) without copying; their
 //! constructors validate the structure once, in `O(nnz)`, so the hot loops can trust
-//! it. Sums run in index order, so a dense row and the CSR row holding the same
-//! non-zeros give the same floating-point result.
+//! it. Dot products accumulate in [`LANES`] independent partial sums (by position
+//! among the stored entries), which breaks the serial chain of additions; a dense
+//! row and its CSR form therefore agree to rounding, not bit for bit.
 
 use crate::error::{Error, Result};
 use crate::float::{Float, Index};
@@ -82,10 +83,24 @@ impl<T: Float> Rows for DenseRows<'_, T> {
     }
     #[inline]
     fn dot(&self, i: usize, w: &[f64]) -> f64 {
-        self.row(i)
+        let mut lanes = Lanes::default();
+        let row = self.row(i);
+        let mut chunks = row.chunks_exact(LANES);
+        let mut wchunks = w[..row.len()].chunks_exact(LANES);
+        for (xs, ws) in (&mut chunks).zip(&mut wchunks) {
+            for l in 0..LANES {
+                lanes.0[l] += xs[l].to_f64() * ws[l];
+            }
+        }
+        for (l, (x, wj)) in chunks
+            .remainder()
             .iter()
-            .zip(w)
-            .fold(0.0, |acc, (x, wj)| acc + x.to_f64() * wj)
+            .zip(wchunks.remainder())
+            .enumerate()
+        {
+            lanes.0[l] += x.to_f64() * wj;
+        }
+        lanes.sum()
     }
     #[inline]
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
@@ -95,11 +110,11 @@ impl<T: Float> Rows for DenseRows<'_, T> {
     }
     #[inline]
     fn axpy_sq_delta(&self, i: usize, alpha: f64, w: &mut [f64]) -> f64 {
-        let mut delta = 0.0;
-        for (wj, x) in w.iter_mut().zip(self.row(i)) {
-            delta += update(wj, alpha * x.to_f64());
+        let mut lanes = Lanes::default();
+        for (k, (wj, x)) in w.iter_mut().zip(self.row(i)).enumerate() {
+            lanes.0[k % LANES] += update(wj, alpha * x.to_f64());
         }
-        delta
+        lanes.sum()
     }
     fn row_nnz(&self, _i: usize) -> usize {
         self.n_features
@@ -209,9 +224,18 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
     #[inline]
     fn dot(&self, i: usize, w: &[f64]) -> f64 {
         let (vals, idx) = self.span(i);
-        vals.iter()
-            .zip(idx)
-            .fold(0.0, |acc, (x, j)| acc + x.to_f64() * w[j.to_usize()])
+        let mut lanes = Lanes::default();
+        let mut vc = vals.chunks_exact(LANES);
+        let mut ic = idx.chunks_exact(LANES);
+        for (xs, js) in (&mut vc).zip(&mut ic) {
+            for l in 0..LANES {
+                lanes.0[l] += xs[l].to_f64() * w[js[l].to_usize()];
+            }
+        }
+        for (l, (x, j)) in vc.remainder().iter().zip(ic.remainder()).enumerate() {
+            lanes.0[l] += x.to_f64() * w[j.to_usize()];
+        }
+        lanes.sum()
     }
     #[inline]
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
@@ -223,11 +247,11 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
     #[inline]
     fn axpy_sq_delta(&self, i: usize, alpha: f64, w: &mut [f64]) -> f64 {
         let (vals, idx) = self.span(i);
-        let mut delta = 0.0;
-        for (x, j) in vals.iter().zip(idx) {
-            delta += update(&mut w[j.to_usize()], alpha * x.to_f64());
+        let mut lanes = Lanes::default();
+        for (k, (x, j)) in vals.iter().zip(idx).enumerate() {
+            lanes.0[k % LANES] += update(&mut w[j.to_usize()], alpha * x.to_f64());
         }
-        delta
+        lanes.sum()
     }
     fn row_nnz(&self, i: usize) -> usize {
         self.indptr[i + 1].to_usize() - self.indptr[i].to_usize()
@@ -245,6 +269,21 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
         for k in (0..idx.len()).step_by(istep).take(PREFETCH_LINES) {
             prefetch(&idx[k]);
         }
+    }
+}
+
+/// Partial sums of a dot product: the `k`-th stored entry goes to lane `k % LANES`.
+/// Four independent chains of additions instead of one serial chain (measured on
+/// IMDB TF-IDF rows visited in order: 1.6 ns per non-zero with one chain).
+pub const LANES: usize = 4;
+
+#[derive(Default)]
+struct Lanes([f64; LANES]);
+
+impl Lanes {
+    #[inline]
+    fn sum(&self) -> f64 {
+        (self.0[0] + self.0[1]) + (self.0[2] + self.0[3])
     }
 }
 
@@ -281,12 +320,18 @@ mod tests {
         let s = CsrRows::new(&data, &indices, &indptr, 2, 3).unwrap();
         let w = [0.3, -1.0, 2.0];
         for i in 0..2 {
-            assert_eq!(d.dot(i, &w).to_bits(), s.dot(i, &w).to_bits());
+            assert!((d.dot(i, &w) - s.dot(i, &w)).abs() < 1e-12);
             let mut a = w;
             let mut b = w;
             d.axpy(i, 0.7, &mut a);
             s.axpy(i, 0.7, &mut b);
             assert_eq!(a, b);
+            let exact = w
+                .iter()
+                .zip(&dense[i * 3..i * 3 + 3])
+                .map(|(p, q)| p * q)
+                .sum::<f64>();
+            assert!((s.dot(i, &w) - exact).abs() < 1e-12);
             let mut c = w;
             let delta = s.axpy_sq_delta(i, 0.7, &mut c);
             assert_eq!(c, b);

@@ -268,7 +268,7 @@ fn exact_restart_is_bit_identical() {
 }
 
 #[test]
-fn sparse_and_dense_give_identical_models() {
+fn sparse_and_dense_give_the_same_model() {
     let (n, d) = (80, 9);
     let (x, codes) = dataset(n, d, 21);
     let (data, idx, ptr) = to_csr(&x, n, d);
@@ -287,7 +287,10 @@ fn sparse_and_dense_give_identical_models() {
     let mut b = a.clone();
     let fa = fit_binary(&dense, &task, &p, &mut a, &never, "").unwrap();
     let fb = fit_binary(&sparse, &task, &p, &mut b, &never, "").unwrap();
-    assert_eq!(fa, fb);
+    // Same products, summed in other lanes: equal to rounding.
+    close(&fa.coef, &fb.coef, 1e-10);
+    assert!((fa.intercept - fb.intercept).abs() < 1e-10);
+    assert_eq!(fa.n_iter, fb.n_iter);
 }
 
 #[test]

@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("STATE_VERSION", pegasos_core::codec::STATE_VERSION)?;
+    m.add_class::<linear::LinearSolverState>()?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(linear::decision_function, m)?)?;
     Ok(())

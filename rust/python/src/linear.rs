@@ -6,6 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use pegasos_core::codec::{decode_states, encode_states};
 use pegasos_core::{
     decision_function as core_decision, fit_one_vs_rest, initial_states, Averaging, Intercept,
     Labels, LinearState, Params, Rows, Sampling,
@@ -16,6 +17,39 @@ use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 
+/// The complete solver state of a linear model (one entry per binary problem), kept
+/// in Rust between calls; it is serialized only when pickled.
+#[pyclass(module = "pegasos_rs._core")]
+#[derive(Default)]
+pub struct LinearSolverState {
+    states: Vec<LinearState>,
+}
+
+#[pymethods]
+impl LinearSolverState {
+    /// An empty state (a fit starts fresh from it).
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of binary problems.
+    fn __len__(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Versioned little-endian encoding (see `pegasos_core::codec`).
+    fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &encode_states(&self.states))
+    }
+
+    /// Restore from `__getstate__`'s bytes.
+    fn __setstate__(&mut self, state: &[u8]) -> PyResult<()> {
+        self.states = decode_states(state).map_err(CoreError)?;
+        Ok(())
+    }
+}
+
 /// What `fit_linear` returns to Python.
 type FitReturn<'py> = (
     Bound<'py, PyArray2<f64>>,
@@ -23,7 +57,6 @@ type FitReturn<'py> = (
     Vec<usize>,
     Vec<u64>,
     Vec<Option<f64>>,
-    Vec<Bound<'py, PyBytes>>,
 );
 
 fn sampling(name: &str, order: Option<PyReadonlyArray1<'_, i64>>) -> PyResult<Sampling> {
@@ -49,11 +82,11 @@ fn sampling(name: &str, order: Option<PyReadonlyArray1<'_, i64>>) -> PyResult<Sa
     })
 }
 
-/// Train one-vs-rest linear Pegasos. `states` continues earlier fits (one encoded
-/// solver state per binary problem) or starts fresh when `None`.
+/// Train one-vs-rest linear Pegasos, continuing `solver` (fresh when it is empty)
+/// and leaving the final state in it.
 #[pyfunction]
 #[pyo3(signature = (
-    x, codes, n_classes, class_weight, sample_weight, states, *,
+    x, codes, n_classes, class_weight, sample_weight, solver, *,
     alpha, batch_size, projection, fit_intercept, intercept_scaling, average, average_start,
     sampling_name, order, max_iter, tol, n_iter_no_change, seed, verbose, n_threads
 ))]
@@ -64,7 +97,7 @@ pub fn fit_linear<'py>(
     n_classes: usize,
     class_weight: PyReadonlyArray1<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    states: Option<Vec<Vec<u8>>>,
+    mut solver: PyRefMut<'py, LinearSolverState>,
     alpha: f64,
     batch_size: usize,
     projection: bool,
@@ -117,29 +150,27 @@ pub fn fit_linear<'py>(
         Some(a) => Some(slice(a)?),
         None => None,
     };
-    let mut decoded = match states {
-        Some(blobs) => blobs
-            .iter()
-            .map(|b| LinearState::from_bytes(b))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(CoreError)?,
-        None => Vec::new(),
-    };
+    // Moved out while the GIL is released; put back whatever happens.
+    let mut states = std::mem::take(&mut solver.states);
     let labels = Labels {
         codes,
         n_classes,
         sample_weight,
         class_weight,
     };
-    let outputs = dispatch_rows!(x, make => detach_interruptible(py, |cancel| {
-        let rows = make()?;
-        if decoded.is_empty() {
-            decoded = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;
-        }
-        let out = fit_one_vs_rest(&rows, &labels, &params, &mut decoded, n_threads, cancel)?;
-        Ok((out, rows.n_features()))
-    }))?;
-    let (outputs, d) = outputs;
+    let train = || {
+        dispatch_rows!(x, make => detach_interruptible(py, |cancel| {
+            let rows = make()?;
+            if states.is_empty() {
+                states = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;
+            }
+            let out = fit_one_vs_rest(&rows, &labels, &params, &mut states, n_threads, cancel)?;
+            Ok((out, rows.n_features()))
+        }))
+    };
+    let outputs = train();
+    solver.states = states;
+    let (outputs, d) = outputs?;
     let k = outputs.len();
     let mut coef = Vec::with_capacity(k * d);
     for o in &outputs {
@@ -151,12 +182,8 @@ pub fn fit_linear<'py>(
         coef,
         intercept,
         outputs.iter().map(|o| o.n_iter).collect(),
-        decoded.iter().map(LinearState::steps).collect(),
+        solver.states.iter().map(LinearState::steps).collect(),
         outputs.iter().map(|o| o.objective).collect(),
-        decoded
-            .iter()
-            .map(|s| PyBytes::new(py, &s.to_bytes()))
-            .collect(),
     ))
 }
 
