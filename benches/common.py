@@ -224,6 +224,8 @@ def markdown_table(header: list[str], rows: list[list[object]], align: str | Non
 def fmt_time(t: float | None) -> str:
     if t is None or not np.isfinite(t):
         return "—"
+    if t < 0:
+        return "-" + fmt_time(-t)
     if t < 1e-3:
         return f"{t * 1e6:.0f} µs"
     if t < 1:
