@@ -216,6 +216,8 @@ struct Context<'a, R> {
     learn_bias: bool,
     /// Squared projection radius `mean(c) / lambda` (infinite without projection).
     sq_radius: f64,
+    /// `1 / (lambda k)`.
+    inv_alpha_k: f64,
     positives: Vec<usize>,
     negatives: Vec<usize>,
 }
@@ -262,11 +264,10 @@ impl<R: Rows> Context<'_, R> {
 
     /// One Pegasos step on the examples `batch`; `violators` is scratch space.
     fn step(&self, state: &mut LinearState, batch: &[usize], violators: &mut Vec<usize>) {
-        let k = self.params.batch_size;
-        let alpha = self.params.alpha;
         state.t += 1;
-        let t = state.t as f64;
-        let eta = 1.0 / (alpha * t);
+        let inv_t = 1.0 / state.t as f64;
+        // eta_t / k = 1 / (lambda t k), with 1 / (lambda k) computed once per fit.
+        let eta_over_k = inv_t * self.inv_alpha_k;
 
         violators.clear();
         for &i in batch {
@@ -280,7 +281,7 @@ impl<R: Rows> Context<'_, R> {
         }
 
         // Shrink: w <- (1 - eta lambda) w, exactly 1 - 1/t.
-        let shrink = 1.0 - 1.0 / t;
+        let shrink = 1.0 - inv_t;
         if shrink <= 0.0 {
             state.fold_average();
             state.v.fill(0.0);
@@ -294,7 +295,7 @@ impl<R: Rows> Context<'_, R> {
         let d = state.v.len() - 1;
         let bf = self.bias_feature;
         for &i in violators.iter() {
-            let g = eta * self.task.weight(i) * self.task.y(i) / k as f64;
+            let g = eta_over_k * self.task.weight(i) * self.task.y(i);
             let dv = g / state.scale;
             let mut delta = self.rows.axpy_sq_delta(i, dv, &mut state.v);
             let old = state.v[d];
@@ -471,6 +472,7 @@ fn make_context<'a, R: Rows>(
         bias_feature: bias_feature(params.intercept),
         learn_bias: params.intercept == Intercept::Unregularized,
         sq_radius,
+        inv_alpha_k: 1.0 / (params.alpha * params.batch_size as f64),
         positives,
         negatives,
     })

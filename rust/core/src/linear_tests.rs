@@ -352,3 +352,45 @@ fn bad_order_and_mismatched_state_are_errors() {
     let mut s = LinearState::new(3, 0, 0).unwrap();
     assert!(run_steps(&rows, &task, &p, &mut s, 3, &never).is_err());
 }
+
+/// Bits of a seeded fit: same seed, same data, same release => same model on every
+/// platform (IEEE-754 arithmetic only, no fused or reassociated operations). A change
+/// here changes users' models and must be announced.
+#[test]
+fn golden_model_is_pinned() {
+    let (n, d) = (120, 6);
+    let (x, codes) = dataset(n, d, 99);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let never = AtomicBool::new(false);
+    let p = Params {
+        alpha: 1e-3,
+        batch_size: 2,
+        averaging: Averaging::Suffix,
+        intercept: Intercept::BiasMultiplier(1.0),
+        max_iter: 5,
+        seed: 2024,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let mut s = LinearState::new(d, p.seed, 0).unwrap();
+    let f = fit_binary(&rows, &task, &p, &mut s, &never, "").unwrap();
+    let bits: Vec<u64> = f
+        .coef
+        .iter()
+        .chain([&f.intercept])
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(bits, GOLDEN_MODEL, "{bits:#x?}");
+}
+
+const GOLDEN_MODEL: [u64; 7] = [
+    0x4015_a70d_06c5_7349,
+    0xc00e_2ad3_ff11_fd02,
+    0x4019_5074_1f90_3e62,
+    0xc006_1f89_1824_c59a,
+    0x4024_d970_5744_2eb8,
+    0xc012_2ee7_086a_2eb2,
+    0xbffa_063b_0392_3c52,
+];
