@@ -268,3 +268,21 @@ def test_stopping_on_tol_leaves_the_same_state_as_asking_for_fewer_passes(binary
     early.set_params(tol=None, max_iter=3).fit(X, y)
     plain.set_params(max_iter=3).fit(X, y)
     _assert_identical(early, plain)
+
+
+def test_golden_model_bytes_are_pinned():
+    """The documented guarantee: an int seed gives the same model bit for bit on every
+    platform, thread count and release that does not announce a change. The data comes
+    from numpy's legacy RandomState, whose stream numpy keeps fixed."""
+    import hashlib
+
+    rng = np.random.RandomState(1234)
+    X = rng.randn(300, 8)
+    y = (X @ rng.randn(8) + 0.3 * rng.randn(300) > 0).astype(int) + 2 * (X[:, 0] > 1)
+    est = PegasosClassifier(alpha=1e-3, max_iter=3, average=True, random_state=7, n_jobs=2)
+    est.fit(X, y)
+    digest = hashlib.sha256(est.coef_.tobytes() + est.intercept_.tobytes()).hexdigest()
+    assert digest == GOLDEN_SHA256, digest
+
+
+GOLDEN_SHA256 = "5e575e717f26e1b902973411949d20d6bea9ec076ab57b7b8690f04cc8689cec"
