@@ -122,23 +122,22 @@ pub fn fit_one_vs_rest<R: Rows>(
             labels.n_problems()
         )));
     }
-    let pool = thread_pool(n_threads)?;
-    pool.install(|| {
-        let multi = labels.n_problems() > 1;
-        states
-            .par_iter_mut()
-            .enumerate()
-            .map(|(p, state)| {
-                let task = labels.task(p)?;
-                let label = if multi && params.verbose {
-                    format!("[class {p}] ")
-                } else {
-                    String::new()
-                };
-                fit_binary(rows, &task, params, state, cancel, &label)
-            })
-            .collect()
-    })
+    let multi = labels.n_problems() > 1;
+    let fit_one = |(p, state): (usize, &mut LinearState)| {
+        let task = labels.task(p)?;
+        let label = if multi && params.verbose {
+            format!("[class {p}] ")
+        } else {
+            String::new()
+        };
+        fit_binary(rows, &task, params, state, cancel, &label)
+    };
+    if n_threads == 1 {
+        // No pool to start and join: it is a noticeable part of a small fit.
+        states.iter_mut().enumerate().map(fit_one).collect()
+    } else {
+        thread_pool(n_threads)?.install(|| states.par_iter_mut().enumerate().map(fit_one).collect())
+    }
 }
 
 /// Decision values `X W^T + b` as a row-major `n_rows x n_outputs` matrix, computed
@@ -165,16 +164,20 @@ pub fn decision_function<R: Rows>(
     if k == 0 {
         return Ok(out);
     }
-    let pool = thread_pool(n_threads)?;
-    pool.install(|| {
-        out.par_chunks_mut(k)
-            .with_min_len(1024)
-            .enumerate()
-            .for_each(|(i, row_out)| {
-                for (c, o) in row_out.iter_mut().enumerate() {
-                    *o = rows.dot(i, &coef[c * d..(c + 1) * d]) + intercept[c];
-                }
-            });
-    });
+    let predict_row = |(i, row_out): (usize, &mut [f64])| {
+        for (c, o) in row_out.iter_mut().enumerate() {
+            *o = rows.dot(i, &coef[c * d..(c + 1) * d]) + intercept[c];
+        }
+    };
+    if n_threads == 1 {
+        out.chunks_mut(k).enumerate().for_each(predict_row);
+    } else {
+        thread_pool(n_threads)?.install(|| {
+            out.par_chunks_mut(k)
+                .with_min_len(1024)
+                .enumerate()
+                .for_each(predict_row);
+        });
+    }
     Ok(out)
 }

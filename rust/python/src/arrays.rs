@@ -46,6 +46,18 @@ pub enum Matrix<'py> {
     Csr(Values<'py>, Indices<'py>, Indices<'py>, usize, usize),
 }
 
+impl Matrix<'_> {
+    /// Number of stored values (all entries when dense, non-zeros when CSR).
+    pub fn stored_entries(&self) -> usize {
+        match self {
+            Matrix::Dense(DenseArray::F64(a)) => a.len(),
+            Matrix::Dense(DenseArray::F32(a)) => a.len(),
+            Matrix::Csr(Values::F64(v), ..) => v.len(),
+            Matrix::Csr(Values::F32(v), ..) => v.len(),
+        }
+    }
+}
+
 /// The contiguous buffer behind a numpy array.
 pub fn slice<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
     a: &'a numpy::PyReadonlyArray<'_, T, D>,

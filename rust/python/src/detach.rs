@@ -18,12 +18,18 @@ use crate::error::CoreError;
 const POLL: Duration = Duration::from_millis(50);
 
 /// Run `job` without the GIL; it receives a flag it must poll to stop early.
-pub fn detach_interruptible<T, F>(py: Python<'_>, job: F) -> PyResult<T>
+///
+/// Jobs expected to be short (`small`) run on the calling thread: starting the
+/// watcher thread would cost more than the job, and Ctrl-C waits only until it ends.
+pub fn detach_interruptible<T, F>(py: Python<'_>, small: bool, job: F) -> PyResult<T>
 where
     T: Send,
     F: FnOnce(&AtomicBool) -> pegasos_core::Result<T> + Send,
 {
     let cancel = AtomicBool::new(false);
+    if small {
+        return detach(py, || job(&cancel));
+    }
     let outcome = py.detach(|| {
         std::thread::scope(|scope| {
             let (done_tx, done_rx) = channel::<()>();

@@ -158,8 +158,11 @@ pub fn fit_linear<'py>(
         sample_weight,
         class_weight,
     };
+    // About 10^7 visits of stored entries take a few milliseconds: below, no watcher.
+    let visits = x.stored_entries() as f64 * max_iter as f64 * labels.n_problems() as f64;
+    let small = visits < 1e7;
     let train = || {
-        dispatch_rows!(x, make => detach_interruptible(py, |cancel| {
+        dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
             let rows = make()?;
             if states.is_empty() {
                 states = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;
