@@ -15,6 +15,17 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from pegasos_rs import _core
 from pegasos_rs._validation import as_rust_matrix, n_threads, seed_from
 
+#: How ``validate_data`` shapes X for the extension: CSR (int32/int64 indices) or
+#: C-ordered dense, float32/float64 kept as they are, so common inputs are not
+#: copied. NaN/inf are rejected by the Rust view (one O(nnz) pass, not two).
+_INPUT_CHECKS = {
+    "accept_sparse": "csr",
+    "dtype": [np.float64, np.float32],
+    "order": "C",
+    "accept_large_sparse": True,
+    "ensure_all_finite": False,
+}
+
 
 class PegasosClassifier(ClassifierMixin, BaseEstimator):
     """Linear SVM trained by Pegasos (primal estimated sub-gradient solver).
@@ -186,18 +197,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         return self._fit(X, y, sample_weight, classes, not first, 1)
 
     def _fit(self, X, y, sample_weight, classes, resume, max_iter):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
-            order="C",
-            accept_large_sparse=True,
-            # NaN/inf are rejected by the Rust view (one O(nnz) pass, not two).
-            ensure_all_finite=False,
-            reset=not resume,
-        )
+        X, y = validate_data(self, X, y, reset=not resume, **_INPUT_CHECKS)
         check_classification_targets(y)
         present, codes = np.unique(y, return_inverse=True)
         if resume:
@@ -275,16 +275,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two
         classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
-        X = validate_data(
-            self,
-            X,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
-            order="C",
-            accept_large_sparse=True,
-            ensure_all_finite=False,
-            reset=False,
-        )
+        X = validate_data(self, X, reset=False, **_INPUT_CHECKS)
         scores = _core.decision_function(
             as_rust_matrix(X), self.coef_, self.intercept_, n_threads(self.n_jobs)
         )
