@@ -84,9 +84,8 @@ pub struct LinearState {
 /// What a fit returns besides the updated state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FitOutput {
-    /// Weights of the returned model (averaged when averaging applies).
-    pub coef: Vec<f64>,
-    /// Intercept of the returned model.
+    /// Intercept of the returned model (its weights are written to the caller's
+    /// buffer).
     pub intercept: f64,
     /// Passes run by this call.
     pub n_iter: usize,
@@ -165,37 +164,52 @@ impl LinearState {
         }
     }
 
-    /// The last iterate: `(w, b_total)` with the bias multiplier folded into `b`.
-    pub fn last_iterate(&self, intercept: Intercept) -> (Vec<f64>, f64) {
+    /// Write the last iterate's weights into `w` (`n_features` entries) and return
+    /// its intercept, with the bias multiplier folded in.
+    pub fn write_last_iterate(&self, intercept: Intercept, w: &mut [f64]) -> f64 {
         let d = self.n_features();
-        let w: Vec<f64> = self.v[..d].iter().map(|x| x * self.scale).collect();
-        let b = self.bias + bias_feature(intercept) * self.scale * self.v[d];
-        (w, b)
+        for (o, v) in w.iter_mut().zip(&self.v[..d]) {
+            *o = v * self.scale;
+        }
+        self.bias + bias_feature(intercept) * self.scale * self.v[d]
     }
 
-    /// The averaged iterate, or `None` when no step has been averaged yet.
-    pub fn averaged_iterate(&self, intercept: Intercept) -> Option<(Vec<f64>, f64)> {
+    /// Write the averaged iterate into `w` and return its intercept; `None` (and `w`
+    /// untouched) when no step has been averaged yet.
+    pub fn write_averaged_iterate(&self, intercept: Intercept, w: &mut [f64]) -> Option<f64> {
         if self.avg_count == 0 {
             return None;
         }
         let n = self.avg_count as f64;
         let d = self.n_features();
-        let mut w: Vec<f64> = self
-            .avg_u
-            .iter()
-            .zip(&self.v)
-            .map(|(u, v)| (u + self.avg_beta * v) / n)
-            .collect();
-        let wb = w.pop().unwrap_or(0.0);
-        debug_assert_eq!(w.len(), d);
-        let b = self.avg_bias_sum / n + bias_feature(intercept) * wb;
-        Some((w, b))
+        let mean = |j: usize| (self.avg_u[j] + self.avg_beta * self.v[j]) / n;
+        for (j, o) in w.iter_mut().enumerate().take(d) {
+            *o = mean(j);
+        }
+        Some(self.avg_bias_sum / n + bias_feature(intercept) * mean(d))
     }
 
-    /// The model a fit returns: the average when one exists, else the last iterate.
-    pub fn model(&self, intercept: Intercept) -> (Vec<f64>, f64) {
-        self.averaged_iterate(intercept)
-            .unwrap_or_else(|| self.last_iterate(intercept))
+    /// Write the model a fit returns into `w` (the average when one exists, else the
+    /// last iterate) and return its intercept.
+    pub fn write_model(&self, intercept: Intercept, w: &mut [f64]) -> f64 {
+        match self.write_averaged_iterate(intercept, w) {
+            Some(b) => b,
+            None => self.write_last_iterate(intercept, w),
+        }
+    }
+
+    /// The last iterate as a new vector, with its intercept.
+    pub fn last_iterate(&self, intercept: Intercept) -> (Vec<f64>, f64) {
+        let mut w = vec![0.0; self.n_features()];
+        let b = self.write_last_iterate(intercept, &mut w);
+        (w, b)
+    }
+
+    /// The averaged iterate as a new vector, or `None` before any averaged step.
+    pub fn averaged_iterate(&self, intercept: Intercept) -> Option<(Vec<f64>, f64)> {
+        let mut w = vec![0.0; self.n_features()];
+        self.write_averaged_iterate(intercept, &mut w)
+            .map(|b| (w, b))
     }
 }
 
@@ -488,14 +502,24 @@ fn make_context<'a, R: Rows>(
 /// stop the run at pass `p` before averaging has begun, averaging begins there and
 /// the run goes on for up to `p` more passes (within `max_iter`), so the model
 /// returned is still the average of the last half of the passes run.
+///
+/// The model's weights are written to `coef` (`n_features` entries).
 pub fn fit_binary<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
     params: &ValidParams,
     state: &mut LinearState,
+    coef: &mut [f64],
     cancel: &AtomicBool,
     label: &str,
 ) -> Result<FitOutput> {
+    if coef.len() != rows.n_features() {
+        return Err(Error::ShapeMismatch(format!(
+            "coefficient buffer of {} entries for {} features",
+            coef.len(),
+            rows.n_features()
+        )));
+    }
     let per_pass = steps_per_pass(rows.n_rows(), params.batch_size);
     let planned = per_pass * params.max_iter as u64;
     state.avg_start = match params.averaging {
@@ -528,9 +552,9 @@ pub fn fit_binary<R: Rows>(
         if !want_objective {
             continue;
         }
-        let (w, b) = state.model(params.intercept);
+        let b = state.write_model(params.intercept, coef);
         let reg_sq = regularised_bias_sq(state, params.intercept);
-        let obj = primal_objective(rows, task, &w, b, reg_sq, params.alpha);
+        let obj = primal_objective(rows, task, coef, b, reg_sq, params.alpha);
         objective = Some(obj);
         if params.verbose {
             eprintln!(
@@ -560,9 +584,8 @@ pub fn fit_binary<R: Rows>(
             }
         }
     }
-    let (coef, intercept) = state.model(params.intercept);
+    let intercept = state.write_model(params.intercept, coef);
     Ok(FitOutput {
-        coef,
         intercept,
         n_iter,
         objective,

@@ -285,10 +285,11 @@ fn sparse_and_dense_give_the_same_model() {
     let never = AtomicBool::new(false);
     let mut a = LinearState::new(d, 2, 0).unwrap();
     let mut b = a.clone();
-    let fa = fit_binary(&dense, &task, &p, &mut a, &never, "").unwrap();
-    let fb = fit_binary(&sparse, &task, &p, &mut b, &never, "").unwrap();
+    let (mut ca, mut cb) = (vec![0.0; d], vec![0.0; d]);
+    let fa = fit_binary(&dense, &task, &p, &mut a, &mut ca, &never, "").unwrap();
+    let fb = fit_binary(&sparse, &task, &p, &mut b, &mut cb, &never, "").unwrap();
     // Same products, summed in other lanes: equal to rounding.
-    close(&fa.coef, &fb.coef, 1e-10);
+    close(&ca, &cb, 1e-10);
     assert!((fa.intercept - fb.intercept).abs() < 1e-10);
     assert_eq!(fa.n_iter, fb.n_iter);
 }
@@ -310,8 +311,9 @@ fn suffix_average_beats_last_iterate() {
         .validate()
         .unwrap();
         let mut s = LinearState::new(d, 3, 0).unwrap();
-        let f = fit_binary(&rows, &task, &p, &mut s, &never, "").unwrap();
-        primal_objective(&rows, &task, &f.coef, f.intercept, 0.0, 1e-3)
+        let mut w = vec![0.0; d];
+        let f = fit_binary(&rows, &task, &p, &mut s, &mut w, &never, "").unwrap();
+        primal_objective(&rows, &task, &w, f.intercept, 0.0, 1e-3)
     };
     let last = obj(Averaging::Off);
     let avg = obj(Averaging::Suffix);
@@ -375,9 +377,9 @@ fn golden_model_is_pinned() {
     .validate()
     .unwrap();
     let mut s = LinearState::new(d, p.seed, 0).unwrap();
-    let f = fit_binary(&rows, &task, &p, &mut s, &never, "").unwrap();
-    let bits: Vec<u64> = f
-        .coef
+    let mut w = vec![0.0; d];
+    let f = fit_binary(&rows, &task, &p, &mut s, &mut w, &never, "").unwrap();
+    let bits: Vec<u64> = w
         .iter()
         .chain([&f.intercept])
         .map(|v| v.to_bits())

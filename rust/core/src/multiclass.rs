@@ -105,16 +105,29 @@ pub fn initial_states(n_problems: usize, n_features: usize, seed: u64) -> Result
 }
 
 /// Train every binary problem of `labels`, continuing `states` (one per problem),
-/// on `n_threads` threads (0 = all cores).
+/// on `n_threads` threads (0 = all cores). Problem `p` writes its weights to row `p`
+/// of `coef` (row-major, `n_problems x n_features`).
 pub fn fit_one_vs_rest<R: Rows>(
     rows: &R,
     labels: &Labels<'_>,
     params: &ValidParams,
     states: &mut [LinearState],
+    coef: &mut [f64],
     n_threads: usize,
     cancel: &AtomicBool,
 ) -> Result<Vec<FitOutput>> {
     labels.check(rows.n_rows())?;
+    let d = rows.n_features();
+    if d == 0 {
+        return Err(Error::InvalidInput("the data has no features".into()));
+    }
+    if Some(coef.len()) != labels.n_problems().checked_mul(d) {
+        return Err(Error::ShapeMismatch(format!(
+            "coefficient buffer of {} entries for {} problems x {d} features",
+            coef.len(),
+            labels.n_problems()
+        )));
+    }
     if states.len() != labels.n_problems() {
         return Err(Error::ShapeMismatch(format!(
             "{} solver states for {} binary problems",
@@ -123,20 +136,32 @@ pub fn fit_one_vs_rest<R: Rows>(
         )));
     }
     let multi = labels.n_problems() > 1;
-    let fit_one = |(p, state): (usize, &mut LinearState)| {
+    let fit_one = |(p, (state, w)): (usize, (&mut LinearState, &mut [f64]))| {
         let task = labels.task(p)?;
         let label = if multi && params.verbose {
             format!("[class {p}] ")
         } else {
             String::new()
         };
-        fit_binary(rows, &task, params, state, cancel, &label)
+        fit_binary(rows, &task, params, state, w, cancel, &label)
     };
     if n_threads == 1 {
         // No pool to start and join: it is a noticeable part of a small fit.
-        states.iter_mut().enumerate().map(fit_one).collect()
+        states
+            .iter_mut()
+            .zip(coef.chunks_mut(d))
+            .enumerate()
+            .map(fit_one)
+            .collect()
     } else {
-        thread_pool(n_threads)?.install(|| states.par_iter_mut().enumerate().map(fit_one).collect())
+        thread_pool(n_threads)?.install(|| {
+            states
+                .par_iter_mut()
+                .zip(coef.par_chunks_mut(d))
+                .enumerate()
+                .map(fit_one)
+                .collect()
+        })
     }
 }
 

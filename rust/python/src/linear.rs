@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use pegasos_core::codec::{decode_states, encode_states};
+use pegasos_core::error::try_filled_vec;
 use pegasos_core::{
     decision_function as core_decision, fit_one_vs_rest, initial_states, Averaging, Intercept,
     Labels, LinearState, Params, Rows, Sampling,
@@ -167,19 +168,16 @@ pub fn fit_linear<'py>(
             if states.is_empty() {
                 states = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;
             }
-            let out = fit_one_vs_rest(&rows, &labels, &params, &mut states, n_threads, cancel)?;
-            Ok((out, rows.n_features()))
+            let d = rows.n_features();
+            let mut coef = try_filled_vec(states.len().saturating_mul(d), 0.0, "the coefficients")?;
+            let out = fit_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?;
+            Ok((out, coef, d))
         }))
     };
     let outputs = train();
     solver.states = states;
-    let (outputs, d) = outputs?;
-    let k = outputs.len();
-    let mut coef = Vec::with_capacity(k * d);
-    for o in &outputs {
-        coef.extend_from_slice(&o.coef);
-    }
-    let coef = PyArray1::from_vec(py, coef).reshape([k, d])?;
+    let (outputs, coef, d) = outputs?;
+    let coef = PyArray1::from_vec(py, coef).reshape([outputs.len(), d])?;
     let intercept = PyArray1::from_vec(py, outputs.iter().map(|o| o.intercept).collect());
     Ok((
         coef,
