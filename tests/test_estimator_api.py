@@ -292,3 +292,24 @@ def test_decision_function_of_a_single_row(any_dense):
     row = est.decision_function(X[:1])
     assert row.shape == ((1,) if est.classes_.size == 2 else (1, est.classes_.size))
     np.testing.assert_array_equal(row, est.decision_function(X)[:1])
+
+
+def test_verbose_reports_each_pass_on_stderr(capfd):
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 5)
+    y = (X[:, 0] > 0).astype(int)
+    est = PegasosClassifier(max_iter=3, verbose=1, random_state=0).fit(X, y)
+    err = capfd.readouterr().err
+    lines = [line for line in err.splitlines() if "objective" in line]
+    assert [line.split(":")[0] for line in lines] == ["pass 1/3", "pass 2/3", "pass 3/3"]
+    assert est.objective_ is not None and est.objective_.shape == (1,)
+    # The last line reports the objective of the returned model.
+    reported = float(lines[-1].split("objective ")[1].split(",")[0])
+    assert reported == pytest.approx(est.objective_[0], rel=1e-6)
+
+
+def test_quiet_by_default(capfd):
+    rng = np.random.RandomState(0)
+    X = rng.randn(50, 3)
+    PegasosClassifier(max_iter=2, random_state=0).fit(X, X[:, 0] > 0)
+    assert capfd.readouterr().err == ""
