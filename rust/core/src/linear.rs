@@ -392,43 +392,50 @@ pub fn run_steps<R: Rows>(
     n_steps: u64,
     cancel: &AtomicBool,
 ) -> Result<()> {
-    let ctx = make_context(rows, task, params, state)?;
-    let k = params.batch_size;
-    let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
-    let mut violators = Vec::new();
-    let mut drawn = Vec::new();
-    for (buf, len) in [(&mut violators, k), (&mut drawn, block_steps as usize * k)] {
-        buf.try_reserve_exact(len).map_err(|_| {
-            Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"))
-        })?;
-    }
-    let mut remaining = n_steps;
-    while remaining > 0 {
-        if cancel.load(Ordering::Relaxed) {
-            return Err(Error::Interrupted);
+    make_context(rows, task, params, state)?.run(state, n_steps, cancel)
+}
+
+impl<R: Rows> Context<'_, R> {
+    /// The loop of [`run_steps`] on an already checked context.
+    fn run(&self, state: &mut LinearState, n_steps: u64, cancel: &AtomicBool) -> Result<()> {
+        let rows = self.rows;
+        let k = self.params.batch_size;
+        let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
+        let mut violators = Vec::new();
+        let mut drawn = Vec::new();
+        for (buf, len) in [(&mut violators, k), (&mut drawn, block_steps as usize * k)] {
+            buf.try_reserve_exact(len).map_err(|_| {
+                Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"))
+            })?;
         }
-        let steps = remaining.min(block_steps) as usize;
-        remaining -= steps as u64;
-        drawn.clear();
-        for _ in 0..steps * k {
-            drawn.push(ctx.draw(state));
-        }
-        for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
-            rows.prefetch_locate(i);
-        }
-        for (s, batch) in drawn.chunks_exact(k).enumerate() {
-            for j in s * k..(s + 1) * k {
-                if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
-                    rows.prefetch_locate(i);
-                }
-                if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
-                    rows.prefetch_row(i);
-                }
+        let mut remaining = n_steps;
+        while remaining > 0 {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
             }
-            ctx.step(state, batch, &mut violators);
+            let steps = remaining.min(block_steps) as usize;
+            remaining -= steps as u64;
+            drawn.clear();
+            for _ in 0..steps * k {
+                drawn.push(self.draw(state));
+            }
+            for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
+                rows.prefetch_locate(i);
+            }
+            for (s, batch) in drawn.chunks_exact(k).enumerate() {
+                for j in s * k..(s + 1) * k {
+                    if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
+                        rows.prefetch_locate(i);
+                    }
+                    if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
+                        rows.prefetch_row(i);
+                    }
+                }
+                self.step(state, batch, &mut violators);
+            }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 fn make_context<'a, R: Rows>(
@@ -544,10 +551,11 @@ pub fn fit_binary<R: Rows>(
     let mut n_iter = 0;
     let mut last_pass = params.max_iter;
     let mut finishing_average = false;
+    let ctx = make_context(rows, task, params, state)?;
     let mut pass = 0;
     while pass < last_pass {
         pass += 1;
-        run_steps(rows, task, params, state, per_pass, cancel)?;
+        ctx.run(state, per_pass, cancel)?;
         n_iter = pass;
         if !want_objective {
             continue;
