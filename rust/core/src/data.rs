@@ -28,6 +28,9 @@ pub trait Rows: Sync {
     fn axpy_sq_delta(&self, i: usize, alpha: f64, w: &mut [f64]) -> f64;
     /// Stored entries of row `i` (non-zeros for CSR, `n_features` for dense).
     fn row_nnz(&self, i: usize) -> usize;
+    /// Call `f(j, x_ij)` for every stored entry of row `i`, in storage order (CSR rows
+    /// may repeat a column; their values then add up).
+    fn for_each_entry<F: FnMut(usize, f64)>(&self, i: usize, f: F);
     /// Hint that the location of row `i` will be needed soon (CSR: its `indptr`).
     fn prefetch_locate(&self, _i: usize) {}
     /// Hint that the values of row `i` will be needed soon.
@@ -118,6 +121,11 @@ impl<T: Float> Rows for DenseRows<'_, T> {
     }
     fn row_nnz(&self, _i: usize) -> usize {
         self.n_features
+    }
+    fn for_each_entry<F: FnMut(usize, f64)>(&self, i: usize, mut f: F) {
+        for (j, x) in self.row(i).iter().enumerate() {
+            f(j, x.to_f64());
+        }
     }
     fn prefetch_row(&self, i: usize) {
         let row = self.row(i);
@@ -255,6 +263,12 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
     }
     fn row_nnz(&self, i: usize) -> usize {
         self.indptr[i + 1].to_usize() - self.indptr[i].to_usize()
+    }
+    fn for_each_entry<F: FnMut(usize, f64)>(&self, i: usize, mut f: F) {
+        let (vals, idx) = self.span(i);
+        for (x, j) in vals.iter().zip(idx) {
+            f(j.to_usize(), x.to_f64());
+        }
     }
     fn prefetch_locate(&self, i: usize) {
         prefetch(&self.indptr[i]);

@@ -13,6 +13,7 @@ pub mod codec;
 pub mod data;
 pub mod error;
 pub mod float;
+pub mod kernel;
 pub mod linear;
 pub mod multiclass;
 pub mod params;

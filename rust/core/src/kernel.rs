@@ -1,0 +1,419 @@
+//! Kernel functions for kernel Pegasos (the paper's "Incorporating kernels").
+//!
+//! Definitions follow scikit-learn's pairwise kernels, so that `gamma`, `degree` and
+//! `coef0` mean the same thing as for `SVC`:
+//!
+//! | kernel | `K(x, y)` |
+//! |---|---|
+//! | linear | `<x, y>` |
+//! | rbf | `exp(-gamma ||x - y||^2)` |
+//! | poly | `(gamma <x, y> + coef0)^degree` |
+//! | sigmoid | `tanh(gamma <x, y> + coef0)` |
+//! | chi2 | `exp(-gamma sum_k (x_k - y_k)^2 / (x_k + y_k))`, terms with `x_k + y_k = 0` are 0 |
+//! | intersection | `sum_k min(x_k, y_k)` |
+//!
+//! chi2 and intersection are additive kernels for histograms and need non-negative
+//! data.
+//!
+//! # Evaluation
+//! Kernel Pegasos needs one example against many others (the support vectors, or
+//! all training rows). [`KernelRow`] scatters the query row into a dense buffer once
+//! (`O(nnz(x))`) and gathers from it for each other row (`O(nnz(y))`). CSR rows then
+//! need not be sorted, and repeated columns of the query add up as scipy says.
+//! `||y||^2` and `sum_k y_k` of the other rows are computed once.
+//! - rbf uses `||x||^2 + ||y||^2 - 2 <x, y>`, clamped at 0.
+//! - chi2 uses `sum x + sum y - sum_{both > 0} 4 x y / (x + y)`: a column present in
+//!   only one row contributes its value.
+//!
+//! The additive kernels read the other rows entry by entry, so those rows must not
+//! repeat a column index (checked).
+
+use crate::data::Rows;
+use crate::error::{Error, Result};
+
+/// A kernel and its parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kernel {
+    /// `<x, y>`.
+    Linear,
+    /// `exp(-gamma ||x - y||^2)`.
+    Rbf {
+        /// Width parameter (> 0).
+        gamma: f64,
+    },
+    /// `(gamma <x, y> + coef0)^degree`.
+    Poly {
+        /// Scale of the inner product (> 0).
+        gamma: f64,
+        /// Constant term.
+        coef0: f64,
+        /// Degree (>= 1).
+        degree: u32,
+    },
+    /// `tanh(gamma <x, y> + coef0)`.
+    Sigmoid {
+        /// Scale of the inner product (> 0).
+        gamma: f64,
+        /// Constant term.
+        coef0: f64,
+    },
+    /// `exp(-gamma sum (x - y)^2 / (x + y))` on non-negative data.
+    Chi2 {
+        /// Width parameter (> 0).
+        gamma: f64,
+    },
+    /// `sum min(x, y)` on non-negative data.
+    Intersection,
+}
+
+impl Kernel {
+    /// Check the parameters' ranges.
+    pub fn validate(self) -> Result<Self> {
+        let bad = |m: String| Err(Error::InvalidParameter(m));
+        let gamma = match self {
+            Kernel::Rbf { gamma }
+            | Kernel::Poly { gamma, .. }
+            | Kernel::Sigmoid { gamma, .. }
+            | Kernel::Chi2 { gamma } => Some(gamma),
+            Kernel::Linear | Kernel::Intersection => None,
+        };
+        if let Some(g) = gamma {
+            if !(g.is_finite() && g > 0.0) {
+                return bad(format!("gamma must be a positive finite number, got {g}"));
+            }
+        }
+        if let Kernel::Poly { coef0, .. } | Kernel::Sigmoid { coef0, .. } = self {
+            if !coef0.is_finite() {
+                return bad(format!("coef0 must be finite, got {coef0}"));
+            }
+        }
+        if let Kernel::Poly { degree: 0, .. } = self {
+            return bad("degree must be >= 1".into());
+        }
+        Ok(self)
+    }
+
+    /// `true` for the additive kernels (chi2, intersection).
+    pub fn is_additive(&self) -> bool {
+        matches!(self, Kernel::Chi2 { .. } | Kernel::Intersection)
+    }
+}
+
+/// Evaluates `K(x, y_j)` for one loaded query row `x` against every row `y_j` of a
+/// fixed matrix (see the module documentation).
+pub struct KernelRow<'a, R> {
+    kernel: Kernel,
+    others: &'a R,
+    other_sq_norm: Vec<f64>,
+    other_sum: Vec<f64>,
+    buf: Vec<f64>,
+    touched: Vec<usize>,
+    x_sq_norm: f64,
+    x_sum: f64,
+}
+
+impl<'a, R: Rows> KernelRow<'a, R> {
+    /// Prepare to evaluate `kernel` against the rows of `others`.
+    ///
+    /// For the additive kernels, `others` must be non-negative without repeated
+    /// column indices in a row.
+    pub fn new(kernel: Kernel, others: &'a R) -> Result<Self> {
+        let kernel = kernel.validate()?;
+        let d = others.n_features();
+        let n = others.n_rows();
+        let mut buf = vec![0.0; d];
+        let mut touched = Vec::new();
+        let mut other_sq_norm = Vec::with_capacity(n);
+        let mut other_sum = Vec::with_capacity(n);
+        for j in 0..n {
+            let mut repeated = false;
+            let mut negative = false;
+            others.for_each_entry(j, |k, y| {
+                if buf[k] == 0.0 {
+                    touched.push(k);
+                } else {
+                    repeated = true;
+                }
+                buf[k] += y;
+                negative |= y < 0.0;
+            });
+            if kernel.is_additive() && negative {
+                return Err(Error::InvalidInput(format!(
+                    "the {kernel:?} kernel needs non-negative data; row {j} has a negative value"
+                )));
+            }
+            if kernel.is_additive() && repeated {
+                return Err(Error::InvalidInput(format!(
+                    "row {j} repeats a column index; sum the duplicates first \
+                     (scipy: X.sum_duplicates())"
+                )));
+            }
+            let (sq, sum) = drain(&mut buf, &mut touched);
+            other_sq_norm.push(sq);
+            other_sum.push(sum);
+        }
+        Ok(Self {
+            kernel,
+            others,
+            other_sq_norm,
+            other_sum,
+            buf,
+            touched,
+            x_sq_norm: 0.0,
+            x_sum: 0.0,
+        })
+    }
+
+    /// Make row `i` of `query` the row `x` that [`KernelRow::eval`] compares with.
+    pub fn load<Q: Rows>(&mut self, query: &Q, i: usize) -> Result<()> {
+        if query.n_features() != self.buf.len() {
+            return Err(Error::ShapeMismatch(format!(
+                "the query has {} features, the other rows {}",
+                query.n_features(),
+                self.buf.len()
+            )));
+        }
+        drain(&mut self.buf, &mut self.touched);
+        let (buf, touched) = (&mut self.buf, &mut self.touched);
+        query.for_each_entry(i, |k, x| {
+            if buf[k] == 0.0 {
+                touched.push(k);
+            }
+            buf[k] += x;
+        });
+        let (mut sq, mut sum, mut negative) = (0.0, 0.0, false);
+        for &k in &self.touched {
+            let x = self.buf[k];
+            sq += x * x;
+            sum += x;
+            negative |= x < 0.0;
+        }
+        if self.kernel.is_additive() && negative {
+            return Err(Error::InvalidInput(format!(
+                "the {:?} kernel needs non-negative data; query row {i} has a negative value",
+                self.kernel
+            )));
+        }
+        self.x_sq_norm = sq;
+        self.x_sum = sum;
+        Ok(())
+    }
+
+    /// `K(x, y_j)` for the loaded row `x`.
+    pub fn eval(&self, j: usize) -> f64 {
+        let buf = &self.buf;
+        let dot = || {
+            let mut acc = 0.0;
+            self.others.for_each_entry(j, |k, y| acc += y * buf[k]);
+            acc
+        };
+        match self.kernel {
+            Kernel::Linear => dot(),
+            Kernel::Rbf { gamma } => {
+                let d2 = self.x_sq_norm + self.other_sq_norm[j] - 2.0 * dot();
+                (-gamma * d2.max(0.0)).exp()
+            }
+            Kernel::Poly {
+                gamma,
+                coef0,
+                degree,
+            } => (gamma * dot() + coef0).powi(degree as i32),
+            Kernel::Sigmoid { gamma, coef0 } => (gamma * dot() + coef0).tanh(),
+            Kernel::Chi2 { gamma } => {
+                let mut shared = 0.0;
+                self.others.for_each_entry(j, |k, y| {
+                    let x = buf[k];
+                    if x > 0.0 && y > 0.0 {
+                        shared += 4.0 * x * y / (x + y);
+                    }
+                });
+                let d = self.x_sum + self.other_sum[j] - shared;
+                (-gamma * d.max(0.0)).exp()
+            }
+            Kernel::Intersection => {
+                let mut acc = 0.0;
+                self.others.for_each_entry(j, |k, y| acc += y.min(buf[k]));
+                acc
+            }
+        }
+    }
+}
+
+/// Zero the touched entries of `buf`, returning their sum of squares and their sum.
+fn drain(buf: &mut [f64], touched: &mut Vec<usize>) -> (f64, f64) {
+    let (mut sq, mut sum) = (0.0, 0.0);
+    for k in touched.drain(..) {
+        let v = std::mem::take(&mut buf[k]);
+        sq += v * v;
+        sum += v;
+    }
+    (sq, sum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{CsrRows, DenseRows};
+    use crate::rng::Rng;
+
+    /// Non-negative `n x d` data with about half zeros.
+    fn data(n: usize, d: usize, seed: u64) -> Vec<f64> {
+        let mut rng = Rng::seed_from_u64(seed);
+        (0..n * d)
+            .map(|_| {
+                if rng.below(2) == 0 {
+                    0.0
+                } else {
+                    rng.below(1000) as f64 / 250.0
+                }
+            })
+            .collect()
+    }
+
+    /// CSR of `x` with every row's entries in reverse order (unsorted indices).
+    fn reversed_csr(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i32>, Vec<i32>) {
+        let (mut v, mut c, mut p) = (vec![], vec![], vec![0]);
+        for i in 0..n {
+            for j in (0..d).rev() {
+                if x[i * d + j] != 0.0 {
+                    v.push(x[i * d + j]);
+                    c.push(j as i32);
+                }
+            }
+            p.push(v.len() as i32);
+        }
+        (v, c, p)
+    }
+
+    fn direct(kernel: Kernel, x: &[f64], y: &[f64]) -> f64 {
+        let dot: f64 = x.iter().zip(y).map(|(a, b)| a * b).sum();
+        match kernel {
+            Kernel::Linear => dot,
+            Kernel::Rbf { gamma } => {
+                (-gamma * x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum::<f64>()).exp()
+            }
+            Kernel::Poly {
+                gamma,
+                coef0,
+                degree,
+            } => (gamma * dot + coef0).powi(degree as i32),
+            Kernel::Sigmoid { gamma, coef0 } => (gamma * dot + coef0).tanh(),
+            Kernel::Chi2 { gamma } => {
+                let s: f64 = x
+                    .iter()
+                    .zip(y)
+                    .filter(|(a, b)| **a + **b > 0.0)
+                    .map(|(a, b)| (a - b) * (a - b) / (a + b))
+                    .sum();
+                (-gamma * s).exp()
+            }
+            Kernel::Intersection => x.iter().zip(y).map(|(a, b)| a.min(*b)).sum(),
+        }
+    }
+
+    const KERNELS: [Kernel; 6] = [
+        Kernel::Linear,
+        Kernel::Rbf { gamma: 0.3 },
+        Kernel::Poly {
+            gamma: 0.5,
+            coef0: 1.0,
+            degree: 3,
+        },
+        Kernel::Sigmoid {
+            gamma: 0.1,
+            coef0: -0.5,
+        },
+        Kernel::Chi2 { gamma: 0.2 },
+        Kernel::Intersection,
+    ];
+
+    #[test]
+    fn every_kernel_matches_its_formula_on_dense_and_unsorted_csr_rows() {
+        let (n, m, d) = (7, 5, 9);
+        let xs = data(n, d, 1);
+        let ys = data(m, d, 2);
+        let (v, c, p) = reversed_csr(&ys, m, d);
+        let dense_y = DenseRows::new(&ys, m, d).unwrap();
+        let csr_y = CsrRows::new(&v, &c, &p, m, d).unwrap();
+        let (qv, qc, qp) = reversed_csr(&xs, n, d);
+        let csr_x = CsrRows::new(&qv, &qc, &qp, n, d).unwrap();
+        for kernel in KERNELS {
+            let mut a = KernelRow::new(kernel, &dense_y).unwrap();
+            let mut b = KernelRow::new(kernel, &csr_y).unwrap();
+            for i in 0..n {
+                a.load(&DenseRows::new(&xs, n, d).unwrap(), i).unwrap();
+                b.load(&csr_x, i).unwrap();
+                for j in 0..m {
+                    let want = direct(kernel, &xs[i * d..(i + 1) * d], &ys[j * d..(j + 1) * d]);
+                    for got in [a.eval(j), b.eval(j)] {
+                        assert!(
+                            (got - want).abs() <= 1e-10 * (1.0 + want.abs()),
+                            "{kernel:?} ({i}, {j}): {got} vs {want}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_query_columns_add_up() {
+        let ys = [1.0, 2.0, 0.0, 3.0];
+        let others = DenseRows::new(&ys, 2, 2).unwrap();
+        // Row (0, 1.5) written as two entries 0.5 + 1.0 in column 1.
+        let q = CsrRows::new(&[0.5, 1.0], &[1i32, 1], &[0, 2], 1, 2).unwrap();
+        for kernel in KERNELS {
+            let mut k = KernelRow::new(kernel, &others).unwrap();
+            k.load(&q, 0).unwrap();
+            for j in 0..2 {
+                let want = direct(kernel, &[0.0, 1.5], &ys[j * 2..j * 2 + 2]);
+                assert!((k.eval(j) - want).abs() < 1e-12, "{kernel:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn identical_rows_have_unit_rbf_and_chi2() {
+        let xs = data(3, 6, 5);
+        let rows = DenseRows::new(&xs, 3, 6).unwrap();
+        for kernel in [Kernel::Rbf { gamma: 2.0 }, Kernel::Chi2 { gamma: 2.0 }] {
+            let mut k = KernelRow::new(kernel, &rows).unwrap();
+            for i in 0..3 {
+                k.load(&rows, i).unwrap();
+                assert!((k.eval(i) - 1.0).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_parameters_and_data_are_errors() {
+        for kernel in [
+            Kernel::Rbf { gamma: 0.0 },
+            Kernel::Rbf { gamma: f64::NAN },
+            Kernel::Chi2 { gamma: -1.0 },
+            Kernel::Poly {
+                gamma: 1.0,
+                coef0: 0.0,
+                degree: 0,
+            },
+            Kernel::Sigmoid {
+                gamma: 1.0,
+                coef0: f64::INFINITY,
+            },
+        ] {
+            assert!(matches!(kernel.validate(), Err(Error::InvalidParameter(_))));
+        }
+        let neg = [1.0, -1.0];
+        let rows = DenseRows::new(&neg, 1, 2).unwrap();
+        assert!(KernelRow::new(Kernel::Intersection, &rows).is_err());
+        assert!(KernelRow::new(Kernel::Rbf { gamma: 1.0 }, &rows).is_ok());
+        let dup = CsrRows::new(&[1.0, 2.0], &[0i32, 0], &[0, 2], 1, 2).unwrap();
+        assert!(KernelRow::new(Kernel::Chi2 { gamma: 1.0 }, &dup).is_err());
+        let pos = [1.0, 1.0];
+        let ok = DenseRows::new(&pos, 1, 2).unwrap();
+        let mut k = KernelRow::new(Kernel::Chi2 { gamma: 1.0 }, &ok).unwrap();
+        assert!(k.load(&rows, 0).is_err());
+        let wide = DenseRows::new(&[1.0, 1.0, 1.0], 1, 3).unwrap();
+        assert!(k.load(&wide, 0).is_err());
+    }
+}
