@@ -26,8 +26,6 @@ pub trait Rows: Sync {
     /// `w += alpha * x_i`, returning `||w_new||^2 - ||w_old||^2`, accumulated entry by
     /// entry as `(new - old)(new + old)` (exact bookkeeping even for repeated indices).
     fn axpy_sq_delta(&self, i: usize, alpha: f64, w: &mut [f64]) -> f64;
-    /// Stored entries of row `i` (non-zeros for CSR, `n_features` for dense).
-    fn row_nnz(&self, i: usize) -> usize;
     /// Call `f(j, x_ij)` for every stored entry of row `i`, in storage order (CSR rows
     /// may repeat a column; their values then add up).
     fn for_each_entry<F: FnMut(usize, f64)>(&self, i: usize, f: F);
@@ -118,9 +116,6 @@ impl<T: Float> Rows for DenseRows<'_, T> {
             lanes.0[k % LANES] += update(wj, alpha * x.to_f64());
         }
         lanes.sum()
-    }
-    fn row_nnz(&self, _i: usize) -> usize {
-        self.n_features
     }
     fn for_each_entry<F: FnMut(usize, f64)>(&self, i: usize, mut f: F) {
         for (j, x) in self.row(i).iter().enumerate() {
@@ -260,9 +255,6 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
             lanes.0[k % LANES] += update(&mut w[j.to_usize()], alpha * x.to_f64());
         }
         lanes.sum()
-    }
-    fn row_nnz(&self, i: usize) -> usize {
-        self.indptr[i + 1].to_usize() - self.indptr[i].to_usize()
     }
     fn for_each_entry<F: FnMut(usize, f64)>(&self, i: usize, mut f: F) {
         let (vals, idx) = self.span(i);

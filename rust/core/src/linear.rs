@@ -197,20 +197,6 @@ impl LinearState {
             None => self.write_last_iterate(intercept, w),
         }
     }
-
-    /// The last iterate as a new vector, with its intercept.
-    pub fn last_iterate(&self, intercept: Intercept) -> (Vec<f64>, f64) {
-        let mut w = vec![0.0; self.n_features()];
-        let b = self.write_last_iterate(intercept, &mut w);
-        (w, b)
-    }
-
-    /// The averaged iterate as a new vector, or `None` before any averaged step.
-    pub fn averaged_iterate(&self, intercept: Intercept) -> Option<(Vec<f64>, f64)> {
-        let mut w = vec![0.0; self.n_features()];
-        self.write_averaged_iterate(intercept, &mut w)
-            .map(|b| (w, b))
-    }
 }
 
 /// Value `B` of the constant bias feature (0 when that mode is off).
@@ -561,7 +547,12 @@ pub fn fit_binary<R: Rows>(
             continue;
         }
         let b = state.write_model(params.intercept, coef);
-        let reg_sq = regularised_bias_sq(state, params.intercept);
+        // With a bias multiplier B the intercept is B * w_B (there is no other bias
+        // term), so the regularised weight is recovered from it.
+        let reg_sq = match params.intercept {
+            Intercept::BiasMultiplier(bf) => (b / bf) * (b / bf),
+            _ => 0.0,
+        };
         let obj = primal_objective(rows, task, coef, b, reg_sq, params.alpha);
         objective = Some(obj);
         if params.verbose {
@@ -598,21 +589,6 @@ pub fn fit_binary<R: Rows>(
         n_iter,
         objective,
     })
-}
-
-/// Squared weight of the bias-multiplier feature in the returned model.
-fn regularised_bias_sq(state: &LinearState, intercept: Intercept) -> f64 {
-    if let Intercept::BiasMultiplier(_) = intercept {
-        let d = state.n_features();
-        let wb = if state.avg_count > 0 {
-            (state.avg_u[d] + state.avg_beta * state.v[d]) / state.avg_count as f64
-        } else {
-            state.scale * state.v[d]
-        };
-        wb * wb
-    } else {
-        0.0
-    }
 }
 
 #[cfg(test)]

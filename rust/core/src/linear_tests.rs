@@ -396,3 +396,18 @@ const GOLDEN_MODEL: [u64; 7] = [
     0xc012_2ee7_086a_2eb2,
     0xbffa_063b_0392_3c52,
 ];
+
+/// Allocating views of the iterates, for comparisons in these tests.
+impl LinearState {
+    fn last_iterate(&self, intercept: Intercept) -> (Vec<f64>, f64) {
+        let mut w = vec![0.0; self.n_features()];
+        let b = self.write_last_iterate(intercept, &mut w);
+        (w, b)
+    }
+
+    fn averaged_iterate(&self, intercept: Intercept) -> Option<(Vec<f64>, f64)> {
+        let mut w = vec![0.0; self.n_features()];
+        self.write_averaged_iterate(intercept, &mut w)
+            .map(|b| (w, b))
+    }
+}
