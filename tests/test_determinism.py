@@ -124,18 +124,22 @@ def test_one_vs_rest_problem_does_not_depend_on_the_other_classes(multiclass_den
 # Exact restarts
 
 
-@pytest.mark.parametrize("batch_size", [1, 4])
-@pytest.mark.parametrize("sampling", SAMPLINGS)
-@pytest.mark.parametrize("average", [False, 50])
-def test_partial_fit_three_times_equals_fit_three_passes(any_dense, sampling, batch_size, average):
-    X, y = any_dense
-    kw = {
+def _restart_params(sampling, batch_size, average):
+    return {
         "random_state": 3,
         "sampling": sampling,
         "batch_size": batch_size,
         "average": average,
         "alpha": 1e-2,
     }
+
+
+@pytest.mark.parametrize("batch_size", [1, 4])
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize("average", [False, 50])
+def test_partial_fit_three_times_equals_fit_three_passes(any_dense, sampling, batch_size, average):
+    X, y = any_dense
+    kw = _restart_params(sampling, batch_size, average)
     full = PegasosClassifier(max_iter=3, **kw).fit(X, y)
     inc = PegasosClassifier(**kw)
     for _ in range(3):
@@ -148,13 +152,7 @@ def test_partial_fit_three_times_equals_fit_three_passes(any_dense, sampling, ba
 @pytest.mark.parametrize("average", [False, 50])
 def test_warm_start_two_plus_three_equals_five(any_dense, sampling, batch_size, average):
     X, y = any_dense
-    kw = {
-        "random_state": 3,
-        "sampling": sampling,
-        "batch_size": batch_size,
-        "average": average,
-        "alpha": 1e-2,
-    }
+    kw = _restart_params(sampling, batch_size, average)
     full = PegasosClassifier(max_iter=5, **kw).fit(X, y)
     warm = PegasosClassifier(max_iter=2, warm_start=True, **kw).fit(X, y)
     assert warm.n_iter_ == 2
