@@ -16,6 +16,7 @@
 use crate::error::{Error, Result};
 use crate::linear::LinearState;
 use crate::rng::Rng;
+use crate::sampler::Sampler;
 
 const MAGIC: &[u8; 8] = b"PGLSTATE";
 /// Version written by this release; readers reject any other.
@@ -32,12 +33,12 @@ impl LinearState {
             out.extend_from_slice(&x.to_le_bytes());
         }
         out.extend_from_slice(&self.t.to_le_bytes());
-        for s in self.rng.state() {
+        for s in self.sampler.rng.state() {
             out.extend_from_slice(&s.to_le_bytes());
         }
-        out.extend_from_slice(&self.cursor.to_le_bytes());
-        out.extend_from_slice(&(self.perm.len() as u64).to_le_bytes());
-        for p in &self.perm {
+        out.extend_from_slice(&self.sampler.cursor.to_le_bytes());
+        out.extend_from_slice(&(self.sampler.perm.len() as u64).to_le_bytes());
+        for p in &self.sampler.perm {
             out.extend_from_slice(&p.to_le_bytes());
         }
         out.extend_from_slice(&self.avg_start.to_le_bytes());
@@ -95,9 +96,7 @@ impl LinearState {
             sq_norm,
             bias,
             t,
-            rng,
-            cursor,
-            perm,
+            sampler: Sampler { rng, cursor, perm },
             avg_start,
             avg_u,
             avg_beta,
@@ -205,7 +204,7 @@ mod tests {
         let mut s = LinearState::new(5, 9, 2).unwrap();
         s.v[3] = 1.5;
         s.t = 17;
-        s.perm = vec![2, 0, 1];
+        s.sampler.perm = vec![2, 0, 1];
         s.avg_u = vec![0.5; 6];
         s.avg_count = 3;
         let b = s.to_bytes();

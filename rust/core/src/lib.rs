@@ -19,6 +19,7 @@ pub mod multiclass;
 pub mod params;
 mod prefetch;
 pub mod rng;
+pub mod sampler;
 pub mod task;
 
 pub use data::{CsrRows, DenseRows, Rows};

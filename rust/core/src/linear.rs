@@ -40,8 +40,8 @@ use std::time::Instant;
 
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
-use crate::params::{Averaging, Intercept, Sampling, ValidParams};
-use crate::rng::Rng;
+use crate::params::{Averaging, Intercept, ValidParams};
+use crate::sampler::{Draws, Sampler};
 use crate::task::BinaryTask;
 
 /// The scale `a` of `w = a v` below which `v` is multiplied out.
@@ -68,11 +68,8 @@ pub struct LinearState {
     pub(crate) bias: f64,
     /// Steps taken so far.
     pub(crate) t: u64,
-    pub(crate) rng: Rng,
-    /// Position in the shuffled permutation or in the visiting order.
-    pub(crate) cursor: u64,
-    /// Current permutation (`Sampling::Shuffle` only).
-    pub(crate) perm: Vec<u32>,
+    /// Generator and position of the example draws.
+    pub(crate) sampler: Sampler,
     /// First step (1-based) included in the average; `u64::MAX` when off.
     pub(crate) avg_start: u64,
     pub(crate) avg_u: Vec<f64>,
@@ -107,9 +104,7 @@ impl LinearState {
             sq_norm: 0.0,
             bias: 0.0,
             t: 0,
-            rng: Rng::stream(seed, stream),
-            cursor: 0,
-            perm: Vec::new(),
+            sampler: Sampler::new(seed, stream),
             avg_start: u64::MAX,
             avg_u: Vec::new(),
             avg_beta: 0.0,
@@ -218,8 +213,7 @@ struct Context<'a, R> {
     sq_radius: f64,
     /// `1 / (lambda k)`.
     inv_alpha_k: f64,
-    positives: Vec<usize>,
-    negatives: Vec<usize>,
+    draws: Draws<'a>,
 }
 
 impl<R: Rows> Context<'_, R> {
@@ -228,38 +222,6 @@ impl<R: Rows> Context<'_, R> {
     fn w_dot(&self, state: &LinearState, i: usize) -> f64 {
         let d = state.v.len() - 1;
         state.scale * (self.rows.dot(i, &state.v) + self.bias_feature * state.v[d])
-    }
-
-    fn draw(&self, state: &mut LinearState) -> usize {
-        let n = self.rows.n_rows();
-        match &self.params.sampling {
-            Sampling::Uniform => state.rng.below(n as u64) as usize,
-            Sampling::Shuffle => {
-                if state.perm.len() != n || state.cursor >= n as u64 {
-                    if state.perm.len() != n {
-                        state.perm = (0..n as u32).collect();
-                    }
-                    state.rng.shuffle(&mut state.perm);
-                    state.cursor = 0;
-                }
-                let i = state.perm[state.cursor as usize] as usize;
-                state.cursor += 1;
-                i
-            }
-            Sampling::Balanced => {
-                let side = if state.rng.below(2) == 1 {
-                    &self.positives
-                } else {
-                    &self.negatives
-                };
-                side[state.rng.below(side.len() as u64) as usize]
-            }
-            Sampling::Order(order) => {
-                let i = order[(state.cursor % order.len() as u64) as usize];
-                state.cursor = (state.cursor + 1) % order.len() as u64;
-                i
-            }
-        }
     }
 
     /// One Pegasos step on the examples `batch`; `violators` is scratch space.
@@ -403,7 +365,7 @@ impl<R: Rows> Context<'_, R> {
             remaining -= steps as u64;
             drawn.clear();
             for _ in 0..steps * k {
-                drawn.push(self.draw(state));
+                drawn.push(self.draws.draw(&mut state.sampler));
             }
             for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
                 rows.prefetch_locate(i);
@@ -448,24 +410,7 @@ fn make_context<'a, R: Rows>(
             rows.n_features()
         )));
     }
-    if let Sampling::Order(order) = &params.sampling {
-        if let Some(&bad) = order.iter().find(|&&i| i >= n) {
-            return Err(Error::InvalidParameter(format!(
-                "visiting order contains index {bad}, but there are only {n} samples"
-            )));
-        }
-    }
-    let (positives, negatives) = if params.sampling == Sampling::Balanced {
-        let (p, q) = task.split_by_class();
-        if p.is_empty() || q.is_empty() {
-            return Err(Error::InvalidInput(
-                "balanced sampling needs examples of both classes".into(),
-            ));
-        }
-        (p, q)
-    } else {
-        (Vec::new(), Vec::new())
-    };
+    let draws = Draws::new(&params.sampling, task)?;
     let mean_weight = (0..n).map(|i| task.weight(i)).sum::<f64>() / n as f64;
     let sq_radius = if params.projection && mean_weight > 0.0 {
         mean_weight / params.alpha
@@ -480,8 +425,7 @@ fn make_context<'a, R: Rows>(
         learn_bias: params.intercept == Intercept::Unregularized,
         sq_radius,
         inv_alpha_k: 1.0 / (params.alpha * params.batch_size as f64),
-        positives,
-        negatives,
+        draws,
     })
 }
 

@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::data::{CsrRows, DenseRows};
-use crate::params::Params;
+use crate::params::{Params, Sampling};
+use crate::rng::Rng;
 
 /// A small seeded data set: `n x d` dense values with about half zeros, labels from
 /// a planted separator with some noise.
