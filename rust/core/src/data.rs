@@ -15,6 +15,8 @@ use crate::prefetch::prefetch;
 
 /// Access to the rows of a data matrix with `f64` weight vectors.
 pub trait Rows: Sync {
+    /// The stored element type (`f32` or `f64`).
+    type Value: Float;
     /// Number of rows (examples).
     fn n_rows(&self) -> usize;
     /// Number of columns (features).
@@ -76,6 +78,7 @@ impl<'a, T: Float> DenseRows<'a, T> {
 }
 
 impl<T: Float> Rows for DenseRows<'_, T> {
+    type Value = T;
     fn n_rows(&self) -> usize {
         self.n_rows
     }
@@ -218,6 +221,7 @@ impl<'a, T: Float, I: Index> CsrRows<'a, T, I> {
 }
 
 impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
+    type Value = T;
     fn n_rows(&self) -> usize {
         self.n_rows
     }

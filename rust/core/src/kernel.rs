@@ -17,7 +17,7 @@
 //!
 //! # Evaluation
 //! Kernel Pegasos needs one example against many others (the support vectors, or
-//! all training rows). [`KernelRow`] scatters the query row into a dense buffer once
+//! all training rows). [`KernelRows`] with a [`Query`] scatters the query row into a dense buffer once
 //! (`O(nnz(x))`) and gathers from it for each other row (`O(nnz(y))`). CSR rows then
 //! need not be sorted, and repeated columns of the query add up as scipy says.
 //! `||y||^2` and `sum_k y_k` of the other rows are computed once.
@@ -93,26 +93,57 @@ impl Kernel {
         Ok(self)
     }
 
+    /// The kernel's name as scikit-learn spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kernel::Linear => "linear",
+            Kernel::Rbf { .. } => "rbf",
+            Kernel::Poly { .. } => "poly",
+            Kernel::Sigmoid { .. } => "sigmoid",
+            Kernel::Chi2 { .. } => "chi2",
+            Kernel::Intersection => "intersection",
+        }
+    }
+
     /// `true` for the additive kernels (chi2, intersection).
     pub fn is_additive(&self) -> bool {
         matches!(self, Kernel::Chi2 { .. } | Kernel::Intersection)
     }
 }
 
-/// Evaluates `K(x, y_j)` for one loaded query row `x` against every row `y_j` of a
-/// fixed matrix (see the module documentation).
-pub struct KernelRow<'a, R> {
+/// A kernel prepared against the rows of a fixed matrix ("others"): per-row squared
+/// norms and sums computed once. Shared read-only between threads; each thread
+/// loads its own [`Query`].
+pub struct KernelRows<'a, R> {
     kernel: Kernel,
     others: &'a R,
     other_sq_norm: Vec<f64>,
     other_sum: Vec<f64>,
+}
+
+/// One query row `x` scattered into a dense buffer, ready to be compared with every
+/// row of a [`KernelRows`].
+#[derive(Clone, Debug)]
+pub struct Query {
     buf: Vec<f64>,
     touched: Vec<usize>,
     x_sq_norm: f64,
     x_sum: f64,
 }
 
-impl<'a, R: Rows> KernelRow<'a, R> {
+impl Query {
+    /// A query with no buffer (for kernels that need none, such as precomputed ones).
+    pub fn empty() -> Self {
+        Self {
+            buf: Vec::new(),
+            touched: Vec::new(),
+            x_sq_norm: 0.0,
+            x_sum: 0.0,
+        }
+    }
+}
+
+impl<'a, R: Rows> KernelRows<'a, R> {
     /// Prepare to evaluate `kernel` against the rows of `others`.
     ///
     /// For the additive kernels, `others` must be non-negative without repeated
@@ -139,7 +170,8 @@ impl<'a, R: Rows> KernelRow<'a, R> {
             });
             if kernel.is_additive() && negative {
                 return Err(Error::InvalidInput(format!(
-                    "the {kernel:?} kernel needs non-negative data; row {j} has a negative value"
+                    "the {} kernel needs non-negative data; row {j} has a negative value",
+                    kernel.name()
                 )));
             }
             if kernel.is_additive() && repeated {
@@ -157,68 +189,85 @@ impl<'a, R: Rows> KernelRow<'a, R> {
             others,
             other_sq_norm,
             other_sum,
-            buf,
-            touched,
-            x_sq_norm: 0.0,
-            x_sum: 0.0,
         })
     }
 
-    /// Make row `i` of `query` the row `x` that [`KernelRow::eval`] compares with.
-    pub fn load<Q: Rows>(&mut self, query: &Q, i: usize) -> Result<()> {
-        if query.n_features() != self.buf.len() {
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Number of other rows.
+    pub fn len(&self) -> usize {
+        self.other_sq_norm.len()
+    }
+
+    /// `true` when there are no other rows.
+    pub fn is_empty(&self) -> bool {
+        self.other_sq_norm.is_empty()
+    }
+
+    /// An empty query buffer for these rows.
+    pub fn query(&self) -> Query {
+        Query {
+            buf: vec![0.0; self.others.n_features()],
+            touched: Vec::new(),
+            x_sq_norm: 0.0,
+            x_sum: 0.0,
+        }
+    }
+
+    /// Make row `i` of `rows` the query `x` of `q`.
+    pub fn load<Q: Rows>(&self, q: &mut Query, rows: &Q, i: usize) -> Result<()> {
+        if rows.n_features() != q.buf.len() {
             return Err(Error::ShapeMismatch(format!(
-                "the query has {} features, the other rows {}",
-                query.n_features(),
-                self.buf.len()
+                "X has {} features, but the model was fitted with {}",
+                rows.n_features(),
+                q.buf.len()
             )));
         }
-        drain(&mut self.buf, &mut self.touched);
-        let (buf, touched) = (&mut self.buf, &mut self.touched);
-        query.for_each_entry(i, |k, x| {
+        drain(&mut q.buf, &mut q.touched);
+        let (buf, touched) = (&mut q.buf, &mut q.touched);
+        rows.for_each_entry(i, |k, x| {
             if buf[k] == 0.0 {
                 touched.push(k);
             }
             buf[k] += x;
         });
         let (mut sq, mut sum, mut negative) = (0.0, 0.0, false);
-        for &k in &self.touched {
-            let x = self.buf[k];
+        for &k in &q.touched {
+            let x = q.buf[k];
             sq += x * x;
             sum += x;
             negative |= x < 0.0;
         }
         if self.kernel.is_additive() && negative {
             return Err(Error::InvalidInput(format!(
-                "the {:?} kernel needs non-negative data; query row {i} has a negative value",
-                self.kernel
+                "the {} kernel needs non-negative data; row {i} of X has a negative value",
+                self.kernel.name()
             )));
         }
-        self.x_sq_norm = sq;
-        self.x_sum = sum;
+        q.x_sq_norm = sq;
+        q.x_sum = sum;
         Ok(())
     }
 
-    /// `K(x, y_j)` for the loaded row `x`.
-    pub fn eval(&self, j: usize) -> f64 {
-        let buf = &self.buf;
-        let dot = || {
-            let mut acc = 0.0;
-            self.others.for_each_entry(j, |k, y| acc += y * buf[k]);
-            acc
-        };
+    /// `K(x, y_j)` for the query `x` loaded in `q`.
+    #[inline]
+    pub fn eval(&self, q: &Query, j: usize) -> f64 {
+        let buf = &q.buf;
         match self.kernel {
-            Kernel::Linear => dot(),
+            Kernel::Linear => self.others.dot(j, buf),
             Kernel::Rbf { gamma } => {
-                let d2 = self.x_sq_norm + self.other_sq_norm[j] - 2.0 * dot();
+                let d2 = q.x_sq_norm + self.other_sq_norm[j] - 2.0 * self.others.dot(j, buf);
                 (-gamma * d2.max(0.0)).exp()
             }
             Kernel::Poly {
                 gamma,
                 coef0,
                 degree,
-            } => (gamma * dot() + coef0).powi(degree as i32),
-            Kernel::Sigmoid { gamma, coef0 } => (gamma * dot() + coef0).tanh(),
+            } => (gamma * self.others.dot(j, buf) + coef0).powi(degree as i32),
+            Kernel::Sigmoid { gamma, coef0 } => (gamma * self.others.dot(j, buf) + coef0).tanh(),
             Kernel::Chi2 { gamma } => {
                 let mut shared = 0.0;
                 self.others.for_each_entry(j, |k, y| {
@@ -227,7 +276,7 @@ impl<'a, R: Rows> KernelRow<'a, R> {
                         shared += 4.0 * x * y / (x + y);
                     }
                 });
-                let d = self.x_sum + self.other_sum[j] - shared;
+                let d = q.x_sum + self.other_sum[j] - shared;
                 (-gamma * d.max(0.0)).exp()
             }
             Kernel::Intersection => {
@@ -236,6 +285,31 @@ impl<'a, R: Rows> KernelRow<'a, R> {
                 acc
             }
         }
+    }
+}
+
+/// A [`KernelRows`] with its own [`Query`]: the single-threaded convenience form.
+pub struct KernelRow<'a, R> {
+    rows: KernelRows<'a, R>,
+    query: Query,
+}
+
+impl<'a, R: Rows> KernelRow<'a, R> {
+    /// Prepare to evaluate `kernel` against the rows of `others`.
+    pub fn new(kernel: Kernel, others: &'a R) -> Result<Self> {
+        let rows = KernelRows::new(kernel, others)?;
+        let query = rows.query();
+        Ok(Self { rows, query })
+    }
+
+    /// Make row `i` of `query` the row `x` that [`KernelRow::eval`] compares with.
+    pub fn load<Q: Rows>(&mut self, query: &Q, i: usize) -> Result<()> {
+        self.rows.load(&mut self.query, query, i)
+    }
+
+    /// `K(x, y_j)` for the loaded row `x`.
+    pub fn eval(&self, j: usize) -> f64 {
+        self.rows.eval(&self.query, j)
     }
 }
 

@@ -36,7 +36,7 @@ impl Labels<'_> {
         }
     }
 
-    fn check(&self, n_rows: usize) -> Result<()> {
+    pub(crate) fn check(&self, n_rows: usize) -> Result<()> {
         if self.n_classes < 2 {
             return Err(Error::InvalidInput(format!(
                 "the data must contain at least 2 classes, got {}",
@@ -68,7 +68,7 @@ impl Labels<'_> {
     /// Binary task `p`: for two classes, class 1 against class 0 (weights
     /// `class_weight[1]`, `class_weight[0]`); otherwise class `p` against the rest
     /// (weights `class_weight[p]` and 1, as LIBLINEAR and scikit-learn do).
-    fn task(&self, p: usize) -> Result<BinaryTask<'_>> {
+    pub(crate) fn task(&self, p: usize) -> Result<BinaryTask<'_>> {
         if self.n_classes == 2 {
             BinaryTask::new(
                 self.codes,
@@ -90,7 +90,7 @@ impl Labels<'_> {
 }
 
 /// Build a rayon pool of `n_threads` threads (0 = one per core).
-pub fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
+pub(crate) fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(n_threads)
         .build()
@@ -136,30 +136,45 @@ pub fn fit_one_vs_rest<R: Rows>(
         )));
     }
     let multi = labels.n_problems() > 1;
-    let fit_one = |(p, (state, w)): (usize, (&mut LinearState, &mut [f64]))| {
+    let problems: Vec<_> = states.iter_mut().zip(coef.chunks_mut(d)).collect();
+    for_each_problem(problems, n_threads, |p, (state, w)| {
         let task = labels.task(p)?;
-        let label = if multi && params.verbose {
-            format!("[class {p}] ")
-        } else {
-            String::new()
-        };
+        let label = problem_label(multi && params.verbose, p);
         fit_binary(rows, &task, params, state, w, cancel, &label)
-    };
+    })
+}
+
+/// The prefix of problem `p`'s progress lines (empty unless `show`).
+pub(crate) fn problem_label(show: bool, p: usize) -> String {
+    if show {
+        format!("[class {p}] ")
+    } else {
+        String::new()
+    }
+}
+
+/// Run `f(p, item)` for every problem `p`: in order on this thread when
+/// `n_threads == 1` (no pool to start and join, a noticeable part of a small fit),
+/// else on a pool of `n_threads` threads (0 = one per core), on which `f` may run
+/// nested parallel work.
+pub(crate) fn for_each_problem<T, O, F>(items: Vec<T>, n_threads: usize, f: F) -> Result<Vec<O>>
+where
+    T: Send,
+    O: Send,
+    F: Fn(usize, T) -> Result<O> + Sync,
+{
     if n_threads == 1 {
-        // No pool to start and join: it is a noticeable part of a small fit.
-        states
-            .iter_mut()
-            .zip(coef.chunks_mut(d))
+        items
+            .into_iter()
             .enumerate()
-            .map(fit_one)
+            .map(|(p, t)| f(p, t))
             .collect()
     } else {
         thread_pool(n_threads)?.install(|| {
-            states
-                .par_iter_mut()
-                .zip(coef.par_chunks_mut(d))
+            items
+                .into_par_iter()
                 .enumerate()
-                .map(fit_one)
+                .map(|(p, t)| f(p, t))
                 .collect()
         })
     }

@@ -1,0 +1,271 @@
+//! One-vs-rest kernel Pegasos and prediction through the support vectors.
+//!
+//! Problem `p` trains on stream `p` of the seed with its own state, so the model does
+//! not depend on the number of threads. The problems' support vectors are merged
+//! into one set (the union, by increasing training index) with one row of dual
+//! coefficients per problem, zero where an example is not a support vector of that
+//! problem.
+
+use std::sync::atomic::AtomicBool;
+
+use rayon::prelude::*;
+
+use crate::data::Rows;
+use crate::error::{try_filled_vec, Error, Result};
+use crate::float::Float;
+use crate::kernel::KernelRows;
+use crate::kernel_pegasos::{
+    check_kernel_params, fit_kernel_binary, Gram, KernelFitOutput, KernelSolver, KernelState,
+    Strategy,
+};
+use crate::multiclass::{for_each_problem, problem_label, thread_pool, Labels};
+use crate::params::ValidParams;
+
+/// Test rows per parallel prediction task.
+const PREDICT_BLOCK: usize = 64;
+
+/// A trained kernel model:
+/// `f_p(x) = sum_s dual_coef[p][s] K(x_{support[s]}, x) + intercept[p]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelModel {
+    /// Training indices of the support vectors (union over problems), increasing.
+    pub support: Vec<usize>,
+    /// Row-major `n_problems x support.len()`.
+    pub dual_coef: Vec<f64>,
+    /// One intercept per problem.
+    pub intercept: Vec<f64>,
+}
+
+/// Fresh states for every binary problem: problem `p` uses stream `p` of `seed`.
+pub fn initial_kernel_states(n_problems: usize, n: usize, seed: u64) -> Result<Vec<KernelState>> {
+    (0..n_problems)
+        .map(|p| KernelState::new(n, seed, p as u64))
+        .collect()
+}
+
+/// Train every binary problem of `labels` on the Gram matrix `gram`, continuing
+/// `states`, on `n_threads` threads (0 = all cores). `cache_bytes` is the total
+/// kernel cache, shared out among the problems that run at the same time. Kernel
+/// values are stored as `S`.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
+    gram: &G,
+    labels: &Labels<'_>,
+    params: &ValidParams,
+    strategy: Strategy,
+    cache_bytes: usize,
+    states: &mut [KernelState],
+    n_threads: usize,
+    cancel: &AtomicBool,
+) -> Result<(KernelModel, Vec<KernelFitOutput>)> {
+    check_kernel_params(params)?;
+    labels.check(gram.n())?;
+    let n_problems = labels.n_problems();
+    if states.len() != n_problems {
+        return Err(Error::ShapeMismatch(format!(
+            "{} solver states for {n_problems} binary problems",
+            states.len()
+        )));
+    }
+    let threads = match n_threads {
+        1 => 1,
+        0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        t => t,
+    };
+    let concurrent = threads.min(n_problems).max(1);
+    let solver = KernelSolver {
+        strategy,
+        cache_bytes: cache_bytes / concurrent,
+        parallel: threads > 1,
+    };
+    let multi = n_problems > 1;
+    let items: Vec<&mut KernelState> = states.iter_mut().collect();
+    let outputs = for_each_problem(items, n_threads, |p, state| {
+        let task = labels.task(p)?;
+        let label = problem_label(multi && params.verbose, p);
+        fit_kernel_binary::<G, S>(gram, &task, params, solver, state, cancel, &label)
+    })?;
+    Ok((merge(states, params.alpha)?, outputs))
+}
+
+/// The union model of the problems' current iterates.
+fn merge(states: &[KernelState], alpha: f64) -> Result<KernelModel> {
+    let models: Vec<_> = states.iter().map(|s| s.model(alpha)).collect();
+    let mut support: Vec<usize> = models.iter().flat_map(|m| m.support.clone()).collect();
+    support.sort_unstable();
+    support.dedup();
+    let n_sv = support.len();
+    let mut dual_coef = try_filled_vec(models.len() * n_sv, 0.0, "the dual coefficients")?;
+    for (p, m) in models.iter().enumerate() {
+        let row = &mut dual_coef[p * n_sv..(p + 1) * n_sv];
+        let mut s = 0;
+        for (&j, &c) in m.support.iter().zip(&m.dual_coef) {
+            while support[s] != j {
+                s += 1;
+            }
+            row[s] = c;
+        }
+    }
+    Ok(KernelModel {
+        support,
+        dual_coef,
+        intercept: models.iter().map(|m| m.intercept).collect(),
+    })
+}
+
+/// Decision values of `x` (row-major `n_rows x n_problems`) for the model with
+/// support vectors `sv` (prepared as `prep`), dual coefficients (row-major
+/// `n_problems x n_sv`) and intercepts, computed in parallel blocks of rows on
+/// `n_threads` threads (0 = all cores).
+pub fn kernel_decision_function<R: Rows, Q: Rows>(
+    prep: &KernelRows<'_, R>,
+    x: &Q,
+    dual_coef: &[f64],
+    intercept: &[f64],
+    n_threads: usize,
+) -> Result<Vec<f64>> {
+    let n_sv = prep.len();
+    let k = intercept.len();
+    if Some(dual_coef.len()) != k.checked_mul(n_sv) {
+        return Err(Error::ShapeMismatch(format!(
+            "dual_coef has {} values, expected {k} x {n_sv}",
+            dual_coef.len()
+        )));
+    }
+    let n = x.n_rows();
+    let len = n
+        .checked_mul(k)
+        .ok_or_else(|| Error::OutOfMemory(format!("{n} x {k} decision values")))?;
+    let mut out = try_filled_vec(len, 0.0, "the decision values")?;
+    if k == 0 || n == 0 {
+        return Ok(out);
+    }
+    let block = |(b, chunk): (usize, &mut [f64])| -> Result<()> {
+        let mut q = prep.query();
+        let mut kv = vec![0.0; n_sv];
+        for (r, row_out) in chunk.chunks_mut(k).enumerate() {
+            prep.load(&mut q, x, b * PREDICT_BLOCK + r)?;
+            for (s, v) in kv.iter_mut().enumerate() {
+                *v = prep.eval(&q, s);
+            }
+            for (p, o) in row_out.iter_mut().enumerate() {
+                let coef = &dual_coef[p * n_sv..(p + 1) * n_sv];
+                *o = coef.iter().zip(&kv).map(|(c, v)| c * v).sum::<f64>() + intercept[p];
+            }
+        }
+        Ok(())
+    };
+    if n_threads == 1 || n <= PREDICT_BLOCK {
+        out.chunks_mut(PREDICT_BLOCK * k)
+            .enumerate()
+            .try_for_each(block)?;
+    } else {
+        thread_pool(n_threads)?.install(|| {
+            out.par_chunks_mut(PREDICT_BLOCK * k)
+                .enumerate()
+                .try_for_each(block)
+        })?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::DenseRows;
+    use crate::kernel::{Kernel, KernelRow};
+    use crate::kernel_pegasos::DataGram;
+    use crate::params::{Averaging, Intercept, Params, Sampling};
+    use crate::rng::Rng;
+
+    #[test]
+    fn one_vs_rest_is_thread_independent_and_predicts_through_the_union() {
+        let (n, d, classes) = (240, 3, 3usize);
+        let mut rng = Rng::seed_from_u64(9);
+        let x: Vec<f64> = (0..n * d)
+            .map(|_| rng.below(2001) as f64 / 1000.0 - 1.0)
+            .collect();
+        // Class by angle sector in the first two coordinates.
+        let codes: Vec<u32> = (0..n)
+            .map(|i| {
+                let a = x[i * d + 1].atan2(x[i * d]) + std::f64::consts::PI;
+                ((a / (2.0 * std::f64::consts::PI) * classes as f64) as u32).min(2)
+            })
+            .collect();
+        let rows = DenseRows::new(&x, n, d).unwrap();
+        let kernel = Kernel::Rbf { gamma: 2.0 };
+        let gram = DataGram::new(&rows, KernelRows::new(kernel, &rows).unwrap());
+        let cw = vec![1.0; classes];
+        let labels = Labels {
+            codes: &codes,
+            n_classes: classes,
+            sample_weight: None,
+            class_weight: &cw,
+        };
+        let p = Params {
+            alpha: 1.0 / n as f64,
+            projection: false,
+            intercept: Intercept::Unregularized,
+            averaging: Averaging::Off,
+            sampling: Sampling::Uniform,
+            max_iter: 8,
+            seed: 4,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+        let run = |threads: usize| {
+            let mut states = initial_kernel_states(classes, n, p.seed).unwrap();
+            fit_kernel_one_vs_rest::<_, f64>(
+                &gram,
+                &labels,
+                &p,
+                Strategy::Auto,
+                1 << 20,
+                &mut states,
+                threads,
+                &AtomicBool::new(false),
+            )
+            .unwrap()
+            .0
+        };
+        let model = run(1);
+        assert_eq!(model, run(2));
+        let n_sv = model.support.len();
+        assert!(n_sv > 0 && n_sv < n);
+        // Predict through the support vectors only, against a direct sum.
+        let sv: Vec<f64> = model
+            .support
+            .iter()
+            .flat_map(|&j| x[j * d..(j + 1) * d].to_vec())
+            .collect();
+        let sv_rows = DenseRows::new(&sv, n_sv, d).unwrap();
+        let prep = KernelRows::new(kernel, &sv_rows).unwrap();
+        let f1 =
+            kernel_decision_function(&prep, &rows, &model.dual_coef, &model.intercept, 1).unwrap();
+        let f2 =
+            kernel_decision_function(&prep, &rows, &model.dual_coef, &model.intercept, 2).unwrap();
+        assert_eq!(f1, f2);
+        let mut k = KernelRow::new(kernel, &rows).unwrap();
+        let mut correct = 0;
+        for i in 0..n {
+            k.load(&rows, i).unwrap();
+            for c in 0..classes {
+                let want: f64 = model
+                    .support
+                    .iter()
+                    .enumerate()
+                    .map(|(s, &j)| model.dual_coef[c * n_sv + s] * k.eval(j))
+                    .sum::<f64>()
+                    + model.intercept[c];
+                assert!((f1[i * classes + c] - want).abs() < 1e-9);
+            }
+            let row = &f1[i * classes..(i + 1) * classes];
+            let best = (0..classes)
+                .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+                .unwrap();
+            correct += usize::from(best as u32 == codes[i]);
+        }
+        assert!(correct as f64 / n as f64 > 0.9, "{correct}/{n}");
+    }
+}

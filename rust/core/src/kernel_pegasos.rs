@@ -1,0 +1,579 @@
+//! Kernel Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter, "Pegasos: Primal
+//! Estimated sub-GrAdient SOlver for SVM", Math. Programming 2011, section
+//! "Incorporating kernels"), in the form that counts margin violations.
+//!
+//! # Update rule (step t = 1, 2, ...)
+//! The state is a weight `alpha_j >= 0` per training example (its support vector
+//! coefficient) and the bias `b`. The iterate is never formed; it is
+//!
+//! ```text
+//! w_t = 1 / (lambda (t - 1)) * sum_j alpha_j y_j phi(x_j)        (w_1 = 0)
+//! ```
+//!
+//! Draw a batch `A_t` of `k` examples. Every example `i` of the batch with
+//! `y_i (<w_t, phi(x_i)>  + b_t) < 1` (all margins at `w_t`) gets
+//! `alpha_i += c_i / k` (`c_i` its weight), and the unregularised bias, when learned,
+//! `b_{t+1} = b_t + 1/(lambda t k) sum c_i y_i` over those examples.
+//!
+//! This is the exact kernelization of the linear update without projection: with
+//! `u_t = lambda (t-1) w_t`, the linear step
+//! `w_{t+1} = (1 - 1/t) w_t + 1/(lambda t k) sum c_i y_i x_i` is
+//! `u_{t+1} = u_t + 1/k sum c_i y_i x_i`. The paper's figure scales by `1/(lambda t)`
+//! at step `t`; that is the scale of `w_{t+1}`, one step ahead. With the linear
+//! kernel, this solver reproduces the linear solver's decision values (tested).
+//! After `T` steps the model is `f(x) = 1/(lambda T) sum_j alpha_j y_j K(x_j, x) + b`,
+//! a sum over the support vectors (`alpha_j > 0`) only.
+//!
+//! # Evaluating the margins: two strategies
+//! - [`Strategy::SupportSet`]: each step computes `sum_j alpha_j y_j K(x_i, x_j)` over
+//!   the support set (a compact list in order of first violation). The kernel row of
+//!   `x_i` against the support set is cached (LRU) and extended as the set grows.
+//!   Cost per step: `|S|` kernel values (fewer when cached).
+//! - [`Strategy::Margins`]: keeps `g_i = sum_j alpha_j y_j K(x_i, x_j)` for every
+//!   training example. A step that violates nothing costs O(1); a violation of `x_j`
+//!   adds `delta y_j K(., x_j)` to `g`, one kernel column (cached per support vector).
+//!   Cost: `n` kernel values per violation of an uncached column. The primal
+//!   objective is then available in O(n) per pass.
+//!
+//! Kernel values are rounded to the storage type `S` (the input's float type)
+//! whether or not they come from the cache, so the cache size never changes a
+//! result. Values over many rows are computed in parallel chunks, each value
+//! independently, and summed in a fixed order: results do not depend on the number
+//! of threads.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::data::Rows;
+use crate::error::{try_filled_vec, Error, Result};
+use crate::float::Float;
+use crate::kernel::{KernelRows, Query};
+use crate::kernel_cache::KernelCache;
+use crate::params::{Averaging, Intercept, ValidParams};
+use crate::sampler::{Draws, Sampler};
+use crate::task::BinaryTask;
+
+/// Kernel values computed per parallel task.
+const CHUNK: usize = 1024;
+
+/// Below this many kernel values a row or column is computed on one thread.
+const PARALLEL_MIN: usize = 4096;
+
+/// How margins are evaluated (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Chosen per problem by [`Strategy::resolve`].
+    Auto,
+    /// Margins against the support set, kernel rows cached.
+    SupportSet,
+    /// A margin per training example, kernel columns cached.
+    Margins,
+}
+
+impl Strategy {
+    /// The strategy used for `n` examples over `passes` passes.
+    ///
+    /// A margin vector pays `n` kernel values per violation, the support set `|S|`
+    /// per step; since `|S| <= n` grows with the violations, the margin vector wins
+    /// once a run lasts a pass or more, which is every fit of `max_iter >= 1`
+    /// passes unless the data is tiny. The support set is kept for runs shorter
+    /// than `n` steps in total, and for tiny problems where either is instant.
+    #[must_use]
+    pub fn resolve(self, n: usize, total_steps: u64) -> Strategy {
+        match self {
+            Strategy::Auto => {
+                if total_steps < n as u64 {
+                    Strategy::SupportSet
+                } else {
+                    Strategy::Margins
+                }
+            }
+            s => s,
+        }
+    }
+}
+
+/// The Gram matrix of the training set, read one row at a time.
+pub trait Gram: Sync {
+    /// Number of training examples.
+    fn n(&self) -> usize;
+    /// Prepare `q` for [`Gram::eval`] with row `i`.
+    fn load(&self, q: &mut Query, i: usize) -> Result<()>;
+    /// `K(x_i, x_j)` with `x_i` loaded in `q`.
+    fn eval(&self, q: &Query, i: usize, j: usize) -> f64;
+    /// A query buffer.
+    fn query(&self) -> Query;
+}
+
+/// Gram matrix of a kernel function on data rows.
+pub struct DataGram<'a, R> {
+    rows: &'a R,
+    prep: KernelRows<'a, R>,
+}
+
+impl<'a, R: Rows> DataGram<'a, R> {
+    /// Kernel `prep` evaluated between the rows of the matrix it was prepared on.
+    pub fn new(rows: &'a R, prep: KernelRows<'a, R>) -> Self {
+        Self { rows, prep }
+    }
+}
+
+impl<R: Rows> Gram for DataGram<'_, R> {
+    fn n(&self) -> usize {
+        self.rows.n_rows()
+    }
+    fn load(&self, q: &mut Query, i: usize) -> Result<()> {
+        self.prep.load(q, self.rows, i)
+    }
+    #[inline]
+    fn eval(&self, q: &Query, _i: usize, j: usize) -> f64 {
+        self.prep.eval(q, j)
+    }
+    fn query(&self) -> Query {
+        self.prep.query()
+    }
+}
+
+/// A precomputed Gram matrix (`n x n`, row-major, assumed symmetric).
+pub struct PrecomputedGram<'a> {
+    values: &'a [f64],
+    n: usize,
+}
+
+impl<'a> PrecomputedGram<'a> {
+    /// View `values` as an `n x n` Gram matrix; checks the shape and finiteness.
+    pub fn new(values: &'a [f64], n_rows: usize, n_cols: usize) -> Result<Self> {
+        if n_rows != n_cols || n_rows.checked_mul(n_cols) != Some(values.len()) {
+            return Err(Error::ShapeMismatch(format!(
+                "a precomputed kernel for training must be a square matrix, got shape \
+                 ({n_rows}, {n_cols})"
+            )));
+        }
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(Error::InvalidInput(
+                "the precomputed kernel contains NaN or infinity".into(),
+            ));
+        }
+        Ok(Self { values, n: n_rows })
+    }
+}
+
+impl Gram for PrecomputedGram<'_> {
+    fn n(&self) -> usize {
+        self.n
+    }
+    fn load(&self, _q: &mut Query, _i: usize) -> Result<()> {
+        Ok(())
+    }
+    #[inline]
+    fn eval(&self, _q: &Query, i: usize, j: usize) -> f64 {
+        self.values[i * self.n + j]
+    }
+    fn query(&self) -> Query {
+        Query::empty()
+    }
+}
+
+/// Settings of the kernel solver besides the shared [`ValidParams`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelSolver {
+    /// Margin evaluation strategy.
+    pub strategy: Strategy,
+    /// Kernel cache budget in bytes, for this problem.
+    pub cache_bytes: usize,
+    /// Compute long rows and columns with rayon (on the current pool).
+    pub parallel: bool,
+}
+
+/// Check that `params` asks only for what the kernel solver implements.
+pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
+    let bad = |m: &str| Err(Error::InvalidParameter(m.into()));
+    if params.projection {
+        return bad("the kernel solver does not project; set projection off");
+    }
+    if params.averaging != Averaging::Off {
+        return bad("the kernel solver does not average iterates");
+    }
+    if let Intercept::BiasMultiplier(_) = params.intercept {
+        return bad("the kernel solver learns an unregularised bias, not a bias multiplier");
+    }
+    if params.tol.is_some() {
+        return bad("the kernel solver runs a fixed number of passes (no tol)");
+    }
+    Ok(())
+}
+
+/// The complete state of one binary kernel Pegasos run. Training `T1` steps, then
+/// `T2` more from the returned state, is bit-for-bit the same as `T1 + T2` at once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelState {
+    /// `alpha_j` per training example.
+    pub(crate) alpha: Vec<f64>,
+    /// Examples with `alpha > 0`, in order of first violation.
+    pub(crate) support: Vec<u32>,
+    /// `alpha_j y_j` of `support[s]`, at index `s`.
+    pub(crate) coef: Vec<f64>,
+    /// Position of each example in `support` (`u32::MAX` when absent).
+    pub(crate) position: Vec<u32>,
+    /// `g_i` per example ([`Strategy::Margins`] only).
+    pub(crate) margins: Vec<f64>,
+    pub(crate) strategy: Strategy,
+    pub(crate) bias: f64,
+    pub(crate) t: u64,
+    pub(crate) sampler: Sampler,
+}
+
+/// A binary model: `f(x) = sum_s dual_coef[s] K(x_{support[s]}, x) + intercept`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BinaryKernelModel {
+    /// Indices of the support vectors, increasing.
+    pub support: Vec<usize>,
+    /// `alpha_j y_j / (lambda T)` of each support vector.
+    pub dual_coef: Vec<f64>,
+    /// The bias.
+    pub intercept: f64,
+}
+
+/// What a kernel fit reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelFitOutput {
+    /// Passes run by this call.
+    pub n_iter: usize,
+    /// Primal objective after the last pass ([`Strategy::Margins`] only).
+    pub objective: Option<f64>,
+    /// Kernel cache hits and misses.
+    pub cache_hits: u64,
+    /// Kernel cache misses.
+    pub cache_misses: u64,
+    /// Kernel values computed.
+    pub kernel_evals: u64,
+}
+
+impl KernelState {
+    /// Fresh state for `n` examples using stream `stream` of `seed`.
+    pub fn new(n: usize, seed: u64, stream: u64) -> Result<Self> {
+        Ok(Self {
+            alpha: try_filled_vec(n, 0.0, "the dual coefficients")?,
+            support: Vec::new(),
+            coef: Vec::new(),
+            position: try_filled_vec(n, u32::MAX, "the support positions")?,
+            margins: Vec::new(),
+            strategy: Strategy::Auto,
+            bias: 0.0,
+            t: 0,
+            sampler: Sampler::new(seed, stream),
+        })
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> u64 {
+        self.t
+    }
+
+    /// The strategy in use (`Auto` before the first fit).
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Number of support vectors.
+    pub fn n_support(&self) -> usize {
+        self.support.len()
+    }
+
+    /// The model of the current iterate (`1/(lambda t)` scaling, `t` steps taken).
+    pub fn model(&self, alpha_reg: f64) -> BinaryKernelModel {
+        let scale = if self.t == 0 {
+            0.0
+        } else {
+            1.0 / (alpha_reg * self.t as f64)
+        };
+        let mut pairs: Vec<(usize, f64)> = self
+            .support
+            .iter()
+            .zip(&self.coef)
+            .map(|(&j, &c)| (j as usize, c * scale))
+            .collect();
+        pairs.sort_unstable_by_key(|p| p.0);
+        BinaryKernelModel {
+            support: pairs.iter().map(|p| p.0).collect(),
+            dual_coef: pairs.iter().map(|p| p.1).collect(),
+            intercept: self.bias,
+        }
+    }
+}
+
+/// Per-fit context of the kernel solver.
+struct Run<'a, G, S> {
+    gram: &'a G,
+    task: &'a BinaryTask<'a>,
+    params: &'a ValidParams,
+    solver: KernelSolver,
+    draws: Draws<'a>,
+    cache: KernelCache<S>,
+    query: Query,
+    learn_bias: bool,
+    evals: u64,
+}
+
+impl<G: Gram, S: Float> Run<'_, G, S> {
+    /// Kernel values `K(x_i, x_{targets(t)})` for `t` in `from..to`, appended to `out`.
+    fn compute(
+        &mut self,
+        i: usize,
+        from: usize,
+        to: usize,
+        targets: &(dyn Fn(usize) -> usize + Sync),
+        out: &mut Vec<S>,
+    ) -> Result<()> {
+        if from >= to {
+            return Ok(());
+        }
+        self.gram.load(&mut self.query, i)?;
+        self.evals += (to - from) as u64;
+        let start = out.len();
+        out.resize(start + (to - from), S::from_f64(0.0));
+        let (gram, query) = (self.gram, &self.query);
+        let fill = |(c, chunk): (usize, &mut [S])| {
+            for (s, o) in chunk.iter_mut().enumerate() {
+                *o = S::from_f64(gram.eval(query, i, targets(from + c * CHUNK + s)));
+            }
+        };
+        if self.solver.parallel && to - from >= PARALLEL_MIN {
+            out[start..]
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(fill);
+        } else {
+            out[start..].chunks_mut(CHUNK).enumerate().for_each(fill);
+        }
+        Ok(())
+    }
+
+    /// `sum_j alpha_j y_j K(x_i, x_j)` (before the `1/(lambda (t-1))` scale).
+    fn raw_margin(&mut self, state: &KernelState, i: usize) -> Result<f64> {
+        if state.strategy == Strategy::Margins {
+            return Ok(state.margins[i]);
+        }
+        let mut row = self.cache.take(i).unwrap_or_default();
+        let support = &state.support;
+        self.compute(
+            i,
+            row.len(),
+            support.len(),
+            &|s| support[s] as usize,
+            &mut row,
+        )?;
+        let sum = row
+            .iter()
+            .zip(&state.coef)
+            .map(|(k, c)| k.to_f64() * c)
+            .sum();
+        self.cache.put(i, row);
+        Ok(sum)
+    }
+
+    /// `alpha_i += delta`, keeping the support list and the margins in step.
+    fn add(&mut self, state: &mut KernelState, i: usize, delta: f64) -> Result<()> {
+        let y = self.task.y(i);
+        state.alpha[i] += delta;
+        if state.position[i] == u32::MAX {
+            state.position[i] = state.support.len() as u32;
+            state.support.push(i as u32);
+            state.coef.push(0.0);
+        }
+        state.coef[state.position[i] as usize] += delta * y;
+        if state.strategy == Strategy::Margins {
+            let n = self.gram.n();
+            let mut col = if let Some(c) = self.cache.take(i) {
+                c
+            } else {
+                let mut c = Vec::new();
+                c.try_reserve_exact(n)
+                    .map_err(|_| Error::OutOfMemory(format!("a kernel column of {n} values")))?;
+                self.compute(i, 0, n, &|j| j, &mut c)?;
+                c
+            };
+            let f = delta * y;
+            let apply = |(g, k): (&mut [f64], &[S])| {
+                for (g, k) in g.iter_mut().zip(k) {
+                    *g += f * k.to_f64();
+                }
+            };
+            if self.solver.parallel && n >= PARALLEL_MIN {
+                state
+                    .margins
+                    .par_chunks_mut(CHUNK)
+                    .zip(col.par_chunks(CHUNK))
+                    .for_each(apply);
+            } else {
+                state
+                    .margins
+                    .chunks_mut(CHUNK)
+                    .zip(col.chunks(CHUNK))
+                    .for_each(apply);
+            }
+            self.cache.put(i, std::mem::take(&mut col));
+        }
+        Ok(())
+    }
+
+    /// One step on `batch`; `violators` is scratch space.
+    fn step(
+        &mut self,
+        state: &mut KernelState,
+        batch: &[usize],
+        violators: &mut Vec<usize>,
+    ) -> Result<()> {
+        let t = state.t + 1;
+        let scale = if t == 1 {
+            0.0
+        } else {
+            1.0 / (self.params.alpha * (t - 1) as f64)
+        };
+        violators.clear();
+        for &i in batch {
+            if self.task.weight(i) == 0.0 {
+                continue;
+            }
+            let f = if t == 1 {
+                0.0
+            } else {
+                scale * self.raw_margin(state, i)?
+            };
+            if self.task.y(i) * (f + state.bias) < 1.0 {
+                violators.push(i);
+            }
+        }
+        let k = self.params.batch_size as f64;
+        let mut bias_step = 0.0;
+        for &i in violators.iter() {
+            let c = self.task.weight(i);
+            self.add(state, i, c / k)?;
+            bias_step += c * self.task.y(i);
+        }
+        if self.learn_bias {
+            state.bias += bias_step / (self.params.alpha * t as f64 * k);
+        }
+        state.t = t;
+        Ok(())
+    }
+
+    /// Primal objective of the current iterate from the margin vector.
+    fn objective(&self, state: &KernelState) -> Option<f64> {
+        if state.strategy != Strategy::Margins || state.t == 0 {
+            return None;
+        }
+        let scale = 1.0 / (self.params.alpha * state.t as f64);
+        let n = self.gram.n();
+        // ||w||^2 = scale^2 sum_j alpha_j y_j g_j.
+        let sq: f64 = state
+            .support
+            .iter()
+            .zip(&state.coef)
+            .map(|(&j, c)| c * state.margins[j as usize])
+            .sum::<f64>()
+            * scale
+            * scale;
+        let loss: f64 = (0..n)
+            .map(|i| {
+                let f = scale * state.margins[i] + state.bias;
+                self.task.weight(i) * (1.0 - self.task.y(i) * f).max(0.0)
+            })
+            .sum();
+        Some(0.5 * self.params.alpha * sq + loss / n as f64)
+    }
+}
+
+/// Fit one binary problem for `params.max_iter` passes (`ceil(n / k)` steps each),
+/// continuing `state`. Checks `cancel` between steps ([`Error::Interrupted`]).
+pub fn fit_kernel_binary<G: Gram, S: Float>(
+    gram: &G,
+    task: &BinaryTask<'_>,
+    params: &ValidParams,
+    solver: KernelSolver,
+    state: &mut KernelState,
+    cancel: &AtomicBool,
+    label: &str,
+) -> Result<KernelFitOutput> {
+    check_kernel_params(params)?;
+    let n = gram.n();
+    if n == 0 {
+        return Err(Error::InvalidInput("no samples to train on".into()));
+    }
+    if task.len() != n || state.alpha.len() != n {
+        return Err(Error::ShapeMismatch(format!(
+            "{n} examples, {} labels, a solver state for {}",
+            task.len(),
+            state.alpha.len()
+        )));
+    }
+    let per_pass = n.div_ceil(params.batch_size) as u64;
+    if state.strategy == Strategy::Auto {
+        let total = per_pass * params.max_iter as u64 * params.batch_size as u64;
+        state.strategy = solver.strategy.resolve(n, total);
+        if state.strategy == Strategy::Margins {
+            state.margins = try_filled_vec(n, 0.0, "the margin vector")?;
+            if !state.support.is_empty() {
+                return Err(Error::InvalidState(
+                    "a margin vector cannot be added to a started run".into(),
+                ));
+            }
+        }
+    }
+    let mut run: Run<'_, G, S> = Run {
+        gram,
+        task,
+        params,
+        solver,
+        draws: Draws::new(&params.sampling, task)?,
+        cache: KernelCache::new(n, solver.cache_bytes),
+        query: gram.query(),
+        learn_bias: params.intercept == Intercept::Unregularized,
+        evals: 0,
+    };
+    let k = params.batch_size;
+    let mut batch = Vec::with_capacity(k);
+    let mut violators = Vec::with_capacity(k);
+    let started = Instant::now();
+    let mut objective = None;
+    for pass in 1..=params.max_iter {
+        for _ in 0..per_pass {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            batch.clear();
+            for _ in 0..k {
+                batch.push(run.draws.draw(&mut state.sampler));
+            }
+            run.step(state, &batch, &mut violators)?;
+        }
+        objective = run.objective(state);
+        if params.verbose {
+            let (hits, misses) = run.cache.stats();
+            let obj = objective.map_or(String::new(), |o| format!("objective {o:.6e}, "));
+            eprintln!(
+                "{label}pass {pass}/{}: {obj}{} support vectors, t {}, {} kernel values, \
+                 cache {hits} hits / {misses} misses, {:.2}s",
+                params.max_iter,
+                state.support.len(),
+                state.t,
+                run.evals,
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    let (cache_hits, cache_misses) = run.cache.stats();
+    Ok(KernelFitOutput {
+        n_iter: params.max_iter,
+        objective,
+        cache_hits,
+        cache_misses,
+        kernel_evals: run.evals,
+    })
+}
+
+#[cfg(test)]
+#[path = "kernel_pegasos_tests.rs"]
+mod tests;

@@ -1,0 +1,380 @@
+//! Tests of kernel Pegasos: equivalence with the linear solver, restarts, strategies,
+//! threads and cache size.
+#![allow(clippy::needless_pass_by_value)]
+
+use super::*;
+use crate::data::{CsrRows, DenseRows};
+use crate::kernel::{Kernel, KernelRow};
+use crate::linear::{fit_binary, LinearState};
+use crate::params::{Params, Sampling};
+use crate::rng::Rng;
+
+/// `n x d` values with about half zeros; labels from a planted non-linear rule
+/// (inside or outside a sphere) with some noise.
+fn dataset(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<u32>) {
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut x = vec![0.0; n * d];
+    let mut codes = vec![0u32; n];
+    for i in 0..n {
+        let mut s = 0.0;
+        for j in 0..d {
+            if rng.below(2) == 0 {
+                let v = rng.below(2001) as f64 / 1000.0 - 1.0;
+                x[i * d + j] = v;
+                s += v * v;
+            }
+        }
+        let flip = rng.below(10) == 0;
+        codes[i] = u32::from((s > d as f64 / 6.0) != flip);
+    }
+    (x, codes)
+}
+
+fn params(alpha: f64, batch_size: usize, passes: usize, sampling: Sampling) -> ValidParams {
+    Params {
+        alpha,
+        batch_size,
+        projection: false,
+        intercept: Intercept::None,
+        averaging: Averaging::Off,
+        sampling,
+        max_iter: passes,
+        seed: 11,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap()
+}
+
+fn solver(strategy: Strategy, cache_bytes: usize, parallel: bool) -> KernelSolver {
+    KernelSolver {
+        strategy,
+        cache_bytes,
+        parallel,
+    }
+}
+
+fn fit<G: Gram>(
+    gram: &G,
+    task: &BinaryTask,
+    p: &ValidParams,
+    s: KernelSolver,
+    stream: u64,
+) -> KernelState {
+    let mut state = KernelState::new(gram.n(), p.seed, stream).unwrap();
+    fit_kernel_binary::<G, f64>(gram, task, p, s, &mut state, &AtomicBool::new(false), "").unwrap();
+    state
+}
+
+/// Decision values of `model` on the rows of `x`.
+fn decide<R: Rows>(kernel: Kernel, train: &R, model: &BinaryKernelModel, x: &R) -> Vec<f64> {
+    let mut k = KernelRow::new(kernel, train).unwrap();
+    (0..x.n_rows())
+        .map(|i| {
+            k.load(x, i).unwrap();
+            model
+                .support
+                .iter()
+                .zip(&model.dual_coef)
+                .map(|(&j, c)| c * k.eval(j))
+                .sum::<f64>()
+                + model.intercept
+        })
+        .collect()
+}
+
+const STRATEGIES: [Strategy; 2] = [Strategy::SupportSet, Strategy::Margins];
+
+#[test]
+fn linear_kernel_reproduces_the_linear_solver() {
+    let (n, d) = (120, 7);
+    let (x, codes) = dataset(n, d, 1);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let weights: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
+    for (k, sampling, sw) in [
+        (1, Sampling::Uniform, None),
+        (4, Sampling::Uniform, Some(&weights[..])),
+        (3, Sampling::Shuffle, None),
+        (1, Sampling::Balanced, Some(&weights[..])),
+    ] {
+        let task = BinaryTask::new(&codes, 1, sw, 1.0, 1.0).unwrap();
+        let p = params(0.05, k, 4, sampling);
+        let mut lin = LinearState::new(d, p.seed, 2).unwrap();
+        let mut w = vec![0.0; d];
+        fit_binary(
+            &rows,
+            &task,
+            &p,
+            &mut lin,
+            &mut w,
+            &AtomicBool::new(false),
+            "",
+        )
+        .unwrap();
+        let want: Vec<f64> = (0..n).map(|i| rows.dot(i, &w)).collect();
+        let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
+        for strategy in STRATEGIES {
+            let state = fit(&gram, &task, &p, solver(strategy, 1 << 20, false), 2);
+            assert_eq!(state.steps(), lin.steps());
+            let got = decide(Kernel::Linear, &rows, &state.model(p.alpha), &rows);
+            for (g, w) in got.iter().zip(&want) {
+                assert!(
+                    (g - w).abs() <= 1e-9 * (1.0 + w.abs()),
+                    "{strategy:?} k={k}: {g} vs {w}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn linear_kernel_with_bias_matches_the_linear_solver() {
+    let (n, d) = (80, 5);
+    let (x, codes) = dataset(n, d, 2);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let p = Params {
+        intercept: Intercept::Unregularized,
+        ..(*params(0.1, 2, 3, Sampling::Uniform)).clone()
+    }
+    .validate()
+    .unwrap();
+    let mut lin = LinearState::new(d, p.seed, 0).unwrap();
+    let mut w = vec![0.0; d];
+    let out = fit_binary(
+        &rows,
+        &task,
+        &p,
+        &mut lin,
+        &mut w,
+        &AtomicBool::new(false),
+        "",
+    )
+    .unwrap();
+    let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
+    let state = fit(&gram, &task, &p, solver(Strategy::Margins, 0, false), 0);
+    let model = state.model(p.alpha);
+    assert!((model.intercept - out.intercept).abs() < 1e-9 * (1.0 + out.intercept.abs()));
+    assert!(model.intercept != 0.0);
+    let got = decide(Kernel::Linear, &rows, &model, &rows);
+    for (i, g) in got.iter().enumerate() {
+        let want = rows.dot(i, &w) + out.intercept;
+        assert!((g - want).abs() <= 1e-9 * (1.0 + want.abs()));
+    }
+}
+
+#[test]
+fn restart_is_bit_exact_and_cache_and_threads_change_nothing() {
+    let (n, d) = (300, 6);
+    let (x, codes) = dataset(n, d, 3);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 2.0).unwrap();
+    let kernel = Kernel::Rbf { gamma: 0.5 };
+    let gram = DataGram::new(&rows, KernelRows::new(kernel, &rows).unwrap());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for strategy in STRATEGIES {
+        let p4 = params(0.01, 2, 4, Sampling::Shuffle);
+        let whole = fit(&gram, &task, &p4, solver(strategy, 1 << 24, false), 0);
+        // Two calls of two passes, no cache.
+        let p2 = params(0.01, 2, 2, Sampling::Shuffle);
+        let mut state = KernelState::new(n, p2.seed, 0).unwrap();
+        let cancel = AtomicBool::new(false);
+        for _ in 0..2 {
+            fit_kernel_binary::<_, f64>(
+                &gram,
+                &task,
+                &p2,
+                solver(strategy, 0, false),
+                &mut state,
+                &cancel,
+                "",
+            )
+            .unwrap();
+        }
+        assert_eq!(state, whole, "{strategy:?}");
+        // Parallel chunks on two threads, small cache.
+        let par = pool.install(|| fit(&gram, &task, &p4, solver(strategy, 4000, true), 0));
+        assert_eq!(par, whole, "{strategy:?}");
+        assert_eq!(
+            whole.support.len(),
+            whole.alpha.iter().filter(|&&a| a > 0.0).count()
+        );
+        assert!(whole.support.len() > 10);
+    }
+}
+
+#[test]
+fn strategies_agree_and_rbf_separates_a_sphere() {
+    let (n, d) = (400, 4);
+    let (x, codes) = dataset(n, d, 4);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let p = Params {
+        intercept: Intercept::Unregularized,
+        ..(*params(1.0 / n as f64, 1, 10, Sampling::Uniform)).clone()
+    }
+    .validate()
+    .unwrap();
+    let accuracy = |kernel: Kernel, strategy: Strategy| {
+        let gram = DataGram::new(&rows, KernelRows::new(kernel, &rows).unwrap());
+        let state = fit(&gram, &task, &p, solver(strategy, 1 << 20, false), 0);
+        let f = decide(kernel, &rows, &state.model(p.alpha), &rows);
+        let correct = (0..n).filter(|&i| f[i] * task.y(i) > 0.0).count();
+        (correct as f64 / n as f64, f)
+    };
+    let rbf = Kernel::Rbf { gamma: 1.0 };
+    let (a_support, f_support) = accuracy(rbf, Strategy::SupportSet);
+    let (a_margins, f_margins) = accuracy(rbf, Strategy::Margins);
+    let (a_linear, _) = accuracy(Kernel::Linear, Strategy::Margins);
+    for (a, b) in f_support.iter().zip(&f_margins) {
+        assert!((a - b).abs() < 1e-9 * (1.0 + a.abs()));
+    }
+    assert_eq!(a_support, a_margins);
+    assert!(
+        a_margins > 0.8,
+        "rbf accuracy {a_margins} (linear {a_linear})"
+    );
+    assert!(
+        a_margins > a_linear + 0.1,
+        "rbf {a_margins} vs linear {a_linear}"
+    );
+}
+
+#[test]
+fn precomputed_gram_matches_the_kernel_and_csr_matches_dense() {
+    let (n, d) = (150, 5);
+    let (x, codes) = dataset(n, d, 5);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let (mut v, mut c, mut ptr) = (vec![], vec![], vec![0i32]);
+    for i in 0..n {
+        for j in 0..d {
+            if x[i * d + j] != 0.0 {
+                v.push(x[i * d + j]);
+                c.push(j as i32);
+            }
+        }
+        ptr.push(v.len() as i32);
+    }
+    let csr = CsrRows::new(&v, &c, &ptr, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let kernel = Kernel::Chi2 { gamma: 0.3 };
+    let nonneg: Vec<f64> = x.iter().map(|a| a.abs()).collect();
+    let rows_nn = DenseRows::new(&nonneg, n, d).unwrap();
+    let p = params(0.02, 1, 3, Sampling::Uniform);
+    let data_gram = DataGram::new(&rows_nn, KernelRows::new(kernel, &rows_nn).unwrap());
+    let mut k = KernelRow::new(kernel, &rows_nn).unwrap();
+    let mut values = vec![0.0; n * n];
+    for i in 0..n {
+        k.load(&rows_nn, i).unwrap();
+        for j in 0..n {
+            values[i * n + j] = k.eval(j);
+        }
+    }
+    let pre = PrecomputedGram::new(&values, n, n).unwrap();
+    for strategy in STRATEGIES {
+        let a = fit(&data_gram, &task, &p, solver(strategy, 1 << 20, false), 0);
+        let b = fit(&pre, &task, &p, solver(strategy, 1 << 20, false), 0);
+        assert_eq!(a, b);
+    }
+    // Sparse and dense storage of the same rows: same model to rounding.
+    let rbf = Kernel::Rbf { gamma: 0.4 };
+    let gd = DataGram::new(&rows, KernelRows::new(rbf, &rows).unwrap());
+    let gs = DataGram::new(&csr, KernelRows::new(rbf, &csr).unwrap());
+    let a = fit(&gd, &task, &p, solver(Strategy::Margins, 1 << 20, false), 0);
+    let b = fit(&gs, &task, &p, solver(Strategy::Margins, 1 << 20, false), 0);
+    assert_eq!(a.support, b.support);
+    for (x, y) in a.coef.iter().zip(&b.coef) {
+        assert!((x - y).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn objective_falls_and_bad_setups_are_errors() {
+    let (n, d) = (200, 4);
+    let (x, codes) = dataset(n, d, 6);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let gram = DataGram::new(
+        &rows,
+        KernelRows::new(Kernel::Rbf { gamma: 1.0 }, &rows).unwrap(),
+    );
+    let cancel = AtomicBool::new(false);
+    let objective = |passes: usize| {
+        let p = params(0.01, 1, passes, Sampling::Uniform);
+        let mut state = KernelState::new(n, p.seed, 0).unwrap();
+        fit_kernel_binary::<_, f64>(
+            &gram,
+            &task,
+            &p,
+            solver(Strategy::Margins, 1 << 20, false),
+            &mut state,
+            &cancel,
+            "",
+        )
+        .unwrap()
+        .objective
+        .unwrap()
+    };
+    assert!(objective(20) < objective(1));
+
+    // Projection, averaging, tol and the bias multiplier are linear-only.
+    for p in [
+        Params {
+            projection: true,
+            ..Params::default()
+        },
+        Params {
+            averaging: Averaging::Suffix,
+            projection: false,
+            ..Params::default()
+        },
+        Params {
+            intercept: Intercept::BiasMultiplier(1.0),
+            projection: false,
+            ..Params::default()
+        },
+    ] {
+        let p = p.validate().unwrap();
+        let mut state = KernelState::new(n, 0, 0).unwrap();
+        let r = fit_kernel_binary::<_, f64>(
+            &gram,
+            &task,
+            &p,
+            solver(Strategy::Auto, 0, false),
+            &mut state,
+            &cancel,
+            "",
+        );
+        assert!(matches!(r, Err(Error::InvalidParameter(_))));
+    }
+    // Interrupted.
+    let p = params(0.01, 1, 2, Sampling::Uniform);
+    let mut state = KernelState::new(n, 0, 0).unwrap();
+    let r = fit_kernel_binary::<_, f64>(
+        &gram,
+        &task,
+        &p,
+        solver(Strategy::Auto, 0, false),
+        &mut state,
+        &AtomicBool::new(true),
+        "",
+    );
+    assert_eq!(r, Err(Error::Interrupted));
+    // Wrong state size, non-square precomputed kernels.
+    let mut small = KernelState::new(n - 1, 0, 0).unwrap();
+    assert!(fit_kernel_binary::<_, f64>(
+        &gram,
+        &task,
+        &p,
+        solver(Strategy::Auto, 0, false),
+        &mut small,
+        &cancel,
+        ""
+    )
+    .is_err());
+    assert!(PrecomputedGram::new(&[1.0; 6], 2, 3).is_err());
+    assert!(PrecomputedGram::new(&[1.0, f64::NAN, 0.0, 1.0], 2, 2).is_err());
+}
