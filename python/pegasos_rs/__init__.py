@@ -6,6 +6,7 @@ by stochastic sub-gradient steps of size ``1/(alpha t)``.
 """
 
 from pegasos_rs._core import __version__
+from pegasos_rs.kernel import KernelPegasosClassifier, pairwise_kernel
 from pegasos_rs.linear import PegasosClassifier
 
-__all__ = ["PegasosClassifier", "__version__"]
+__all__ = ["KernelPegasosClassifier", "PegasosClassifier", "__version__", "pairwise_kernel"]

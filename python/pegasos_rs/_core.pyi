@@ -10,7 +10,10 @@ __all__ = [
     "LinearSolverState",
     "__version__",
     "decision_function",
+    "fit_kernel",
     "fit_linear",
+    "kernel_decision",
+    "pairwise_kernel",
 ]
 __version__: str
 STATE_VERSION: int
@@ -67,5 +70,55 @@ def decision_function(
     x: _Dense | _Csr,
     coef: NDArray[np.float64],
     intercept: NDArray[np.float64],
+    n_threads: int,
+) -> NDArray[np.float64]: ...
+def fit_kernel(
+    x: _Dense | _Csr,
+    codes: NDArray[np.uint32],
+    n_classes: int,
+    class_weight: NDArray[np.float64],
+    sample_weight: NDArray[np.float64] | None,
+    *,
+    kernel_name: str,
+    gamma: float,
+    degree: int,
+    coef0: float,
+    alpha: float,
+    batch_size: int,
+    fit_intercept: bool,
+    sampling_name: str,
+    order: NDArray[np.int64] | None,
+    max_iter: int,
+    seed: int,
+    verbose: bool,
+    n_threads: int,
+    cache_size: float,
+    strategy_name: str,
+) -> tuple[
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.float64],
+    list[tuple[str, int, int, int, int, float | None]],
+]: ...
+def kernel_decision(
+    sv: _Dense | _Csr,
+    x: _Dense | _Csr,
+    dual_coef: NDArray[np.float64],
+    intercept: NDArray[np.float64],
+    *,
+    kernel_name: str,
+    gamma: float,
+    degree: int,
+    coef0: float,
+    n_threads: int,
+) -> NDArray[np.float64]: ...
+def pairwise_kernel(
+    x: _Dense | _Csr,
+    y: _Dense | _Csr,
+    *,
+    kernel_name: str,
+    gamma: float,
+    degree: int,
+    coef0: float,
     n_threads: int,
 ) -> NDArray[np.float64]: ...

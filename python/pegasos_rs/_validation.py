@@ -9,6 +9,8 @@ import os
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.validation import _check_sample_weight
 
 
 def as_rust_matrix(X):
@@ -54,3 +56,56 @@ def seed_from(random_state) -> int:
         return int(random_state)
     rng = check_random_state(random_state)
     return int(rng.randint(np.iinfo(np.int32).max))
+
+
+def encode_targets(estimator_name: str, y, known=None):
+    """Classes and ``uint32`` class codes of ``y``.
+
+    ``known`` (sorted) fixes the classes (``partial_fit``'s ``classes`` or a previous
+    fit); labels outside it raise ``ValueError``. Returns ``(classes, present,
+    codes)`` where ``present`` are the classes that occur in ``y``.
+    """
+    present, codes = np.unique(y, return_inverse=True)
+    if known is None:
+        known = present
+    else:
+        unseen = np.setdiff1d(present, known)
+        if unseen.size:
+            raise ValueError(f"y contains labels not in classes: {unseen.tolist()}")
+        codes = np.searchsorted(known, present)[codes]
+    if known.size < 2:
+        raise ValueError(
+            f"{estimator_name} needs samples of at least 2 classes in the data, "
+            f"but the data contains only one class: {known.tolist()}"
+        )
+    return known, present, codes.astype(np.uint32)
+
+
+def class_weight_vector(class_weight, classes, present, y):
+    """Per-class weights (``float64``, one per class) from a ``class_weight`` option."""
+    weights = np.ones(classes.size)
+    if class_weight is not None:
+        weights[np.searchsorted(classes, present)] = compute_class_weight(
+            class_weight, classes=present, y=y
+        )
+    return weights
+
+
+def sample_weight_vector(sample_weight, X):
+    """Validated non-negative ``float64`` sample weights, or ``None``."""
+    if sample_weight is None:
+        return None
+    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if np.any(sample_weight < 0):
+        raise ValueError("sample_weight must be non-negative")
+    return sample_weight
+
+
+def sampling_args(sampling):
+    """``(name, order)`` for the extension from a ``sampling`` option."""
+    if isinstance(sampling, str):
+        return sampling, None
+    order = np.asarray(sampling)
+    if order.ndim != 1 or order.size == 0 or not np.issubdtype(order.dtype, np.integer):
+        raise ValueError("sampling as a visiting order must be a non-empty 1-D int array")
+    return "order", order.astype(np.int64)

@@ -8,12 +8,19 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pegasos_rs import _core
-from pegasos_rs._validation import as_rust_matrix, n_threads, seed_from
+from pegasos_rs._validation import (
+    as_rust_matrix,
+    class_weight_vector,
+    encode_targets,
+    n_threads,
+    sample_weight_vector,
+    sampling_args,
+    seed_from,
+)
 
 #: How ``validate_data`` shapes X for the extension: CSR (int32/int64 indices) or
 #: C-ordered dense, float32/float64 kept as they are, so common inputs are not
@@ -199,42 +206,17 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, classes, resume, max_iter):
         X, y = validate_data(self, X, y, reset=not resume, **_INPUT_CHECKS)
         check_classification_targets(y)
-        present, codes = np.unique(y, return_inverse=True)
         if resume:
             known = self.classes_
         elif classes is not None:
             known = np.unique(np.asarray(classes))
         else:
-            known = present
-        if known is not present:
-            unseen = np.setdiff1d(present, known)
-            if unseen.size:
-                raise ValueError(f"y contains labels not in classes: {unseen.tolist()}")
-            codes = np.searchsorted(known, present)[codes]
-        if known.size < 2:
-            raise ValueError(
-                "PegasosClassifier needs samples of at least 2 classes in the data, "
-                f"but the data contains only one class: {known.tolist()}"
-            )
-        codes = codes.astype(np.uint32)
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-            if np.any(sample_weight < 0):
-                raise ValueError("sample_weight must be non-negative")
-        class_weight = np.ones(known.size)
-        if self.class_weight is not None:
-            class_weight[np.searchsorted(known, present)] = compute_class_weight(
-                self.class_weight, classes=present, y=y
-            )
+            known = None
+        known, present, codes = encode_targets(type(self).__name__, y, known)
+        sample_weight = sample_weight_vector(sample_weight, X)
+        class_weight = class_weight_vector(self.class_weight, known, present, y)
         average_mode, average_start = _averaging(self.average, self.batch_size)
-        order = None
-        sampling_name = self.sampling
-        if not isinstance(self.sampling, str):
-            order = np.asarray(self.sampling)
-            if order.ndim != 1 or order.size == 0 or not np.issubdtype(order.dtype, np.integer):
-                raise ValueError("sampling as a visiting order must be a non-empty 1-D int array")
-            order = order.astype(np.int64)
-            sampling_name = "order"
+        sampling_name, order = sampling_args(self.sampling)
 
         solver = self._solver if resume else _core.LinearSolverState()
         coef, intercept, n_iter, t, objective = _core.fit_linear(

@@ -140,11 +140,11 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
     if k == 0 || n == 0 {
         return Ok(out);
     }
-    let block = |(b, chunk): (usize, &mut [f64])| -> Result<()> {
+    row_blocks(&mut out, k, n_threads, |first, chunk| {
         let mut q = prep.query();
         let mut kv = vec![0.0; n_sv];
         for (r, row_out) in chunk.chunks_mut(k).enumerate() {
-            prep.load(&mut q, x, b * PREDICT_BLOCK + r)?;
+            prep.load(&mut q, x, first + r)?;
             for (s, v) in kv.iter_mut().enumerate() {
                 *v = prep.eval(&q, s);
             }
@@ -154,19 +154,53 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
             }
         }
         Ok(())
-    };
-    if n_threads == 1 || n <= PREDICT_BLOCK {
-        out.chunks_mut(PREDICT_BLOCK * k)
-            .enumerate()
-            .try_for_each(block)?;
-    } else {
-        thread_pool(n_threads)?.install(|| {
-            out.par_chunks_mut(PREDICT_BLOCK * k)
-                .enumerate()
-                .try_for_each(block)
-        })?;
-    }
+    })?;
     Ok(out)
+}
+
+/// The kernel matrix `K(x_i, y_j)` (row-major `x.n_rows() x prep.len()`) between the
+/// rows of `x` and the rows `prep` was prepared on, in parallel blocks of rows.
+pub fn kernel_matrix<R: Rows, Q: Rows>(
+    prep: &KernelRows<'_, R>,
+    x: &Q,
+    n_threads: usize,
+) -> Result<Vec<f64>> {
+    let m = prep.len();
+    let n = x.n_rows();
+    let len = n
+        .checked_mul(m)
+        .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {m} kernel matrix")))?;
+    let mut out = try_filled_vec(len, 0.0, "the kernel matrix")?;
+    if m == 0 || n == 0 {
+        return Ok(out);
+    }
+    row_blocks(&mut out, m, n_threads, |first, chunk| {
+        let mut q = prep.query();
+        for (r, row) in chunk.chunks_mut(m).enumerate() {
+            prep.load(&mut q, x, first + r)?;
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = prep.eval(&q, j);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Run `f(first_row, rows)` on blocks of [`PREDICT_BLOCK`] rows of the row-major
+/// `out` (`width` values per row): in order when `n_threads == 1` or there is only
+/// one block, else in parallel on `n_threads` threads (0 = all cores).
+fn row_blocks<F>(out: &mut [f64], width: usize, n_threads: usize, f: F) -> Result<()>
+where
+    F: Fn(usize, &mut [f64]) -> Result<()> + Sync,
+{
+    let size = PREDICT_BLOCK * width;
+    let block = |(b, chunk): (usize, &mut [f64])| f(b * PREDICT_BLOCK, chunk);
+    if n_threads == 1 || out.len() <= size {
+        out.chunks_mut(size).enumerate().try_for_each(block)
+    } else {
+        thread_pool(n_threads)?.install(|| out.par_chunks_mut(size).enumerate().try_for_each(block))
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 mod arrays;
 mod detach;
 mod error;
+mod kernel;
 mod linear;
 
 use pyo3::prelude::*;
@@ -24,5 +25,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear::LinearSolverState>()?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(linear::decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::kernel_decision, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::pairwise_kernel, m)?)?;
     Ok(())
 }

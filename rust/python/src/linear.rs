@@ -60,7 +60,7 @@ type FitReturn<'py> = (
     Vec<Option<f64>>,
 );
 
-fn sampling(name: &str, order: Option<PyReadonlyArray1<'_, i64>>) -> PyResult<Sampling> {
+pub(crate) fn sampling(name: &str, order: Option<PyReadonlyArray1<'_, i64>>) -> PyResult<Sampling> {
     Ok(match (name, order) {
         ("uniform", None) => Sampling::Uniform,
         ("shuffle", None) => Sampling::Shuffle,

@@ -1,0 +1,306 @@
+//! Python entry points of kernel Pegasos: training, prediction through the support
+//! vectors, and kernel matrices.
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use pegasos_core::kernel::{Kernel, KernelRows};
+use pegasos_core::kernel_model::{
+    fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
+    KernelModel,
+};
+use std::sync::atomic::AtomicBool;
+
+use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram, Strategy};
+use pegasos_core::{Averaging, Float, Intercept, Labels, Params, Rows, ValidParams};
+
+use crate::arrays::{shape2, slice, DenseArray, Matrix};
+use crate::detach::{detach, detach_interruptible};
+use crate::dispatch_rows;
+use crate::error::CoreError;
+use crate::linear::sampling;
+
+/// The kernel named `name` (`None` for "precomputed").
+fn kernel(name: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Option<Kernel>> {
+    let k = match name {
+        "linear" => Kernel::Linear,
+        "rbf" => Kernel::Rbf { gamma },
+        "poly" => Kernel::Poly {
+            gamma,
+            coef0,
+            degree,
+        },
+        "sigmoid" => Kernel::Sigmoid { gamma, coef0 },
+        "chi2" => Kernel::Chi2 { gamma },
+        "intersection" => Kernel::Intersection,
+        "precomputed" => return Ok(None),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "kernel must be one of 'linear', 'rbf', 'poly', 'sigmoid', 'chi2', \
+                 'intersection', 'precomputed'; got {other:?}"
+            )))
+        }
+    };
+    Ok(Some(k.validate().map_err(CoreError)?))
+}
+
+fn strategy(name: &str) -> PyResult<Strategy> {
+    match name {
+        "auto" => Ok(Strategy::Auto),
+        "support" => Ok(Strategy::SupportSet),
+        "margins" => Ok(Strategy::Margins),
+        other => Err(PyValueError::new_err(format!(
+            "strategy must be 'auto', 'support' or 'margins', got {other:?}"
+        ))),
+    }
+}
+
+fn strategy_name(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Auto => "auto",
+        Strategy::SupportSet => "support",
+        Strategy::Margins => "margins",
+    }
+}
+
+/// Per-problem report: (strategy, steps, kernel values computed, cache hits, cache
+/// misses, objective).
+type Report = (&'static str, u64, u64, u64, u64, Option<f64>);
+
+/// What `fit_kernel` returns: support indices, dual coefficients
+/// `(n_problems, n_sv)`, intercepts, per-problem reports.
+type FitReturn<'py> = (
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Vec<Report>,
+);
+
+/// Train one-vs-rest kernel Pegasos from scratch.
+#[pyfunction]
+#[pyo3(signature = (
+    x, codes, n_classes, class_weight, sample_weight, *,
+    kernel_name, gamma, degree, coef0, alpha, batch_size, fit_intercept, sampling_name, order,
+    max_iter, seed, verbose, n_threads, cache_size, strategy_name
+))]
+pub fn fit_kernel<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    codes: PyReadonlyArray1<'py, u32>,
+    n_classes: usize,
+    class_weight: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    kernel_name: &str,
+    gamma: f64,
+    degree: u32,
+    coef0: f64,
+    alpha: f64,
+    batch_size: usize,
+    fit_intercept: bool,
+    sampling_name: &str,
+    order: Option<PyReadonlyArray1<'py, i64>>,
+    max_iter: usize,
+    seed: u64,
+    verbose: bool,
+    n_threads: usize,
+    cache_size: f64,
+    strategy_name: &str,
+) -> PyResult<FitReturn<'py>> {
+    let kern = kernel(kernel_name, gamma, degree, coef0)?;
+    let strategy = strategy(strategy_name)?;
+    if !(cache_size.is_finite() && cache_size >= 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "cache_size must be a non-negative number of megabytes, got {cache_size}"
+        )));
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let cache_bytes = (cache_size * 1024.0 * 1024.0).min(usize::MAX as f64) as usize;
+    let params = Params {
+        alpha,
+        batch_size,
+        projection: false,
+        intercept: if fit_intercept {
+            Intercept::Unregularized
+        } else {
+            Intercept::None
+        },
+        averaging: Averaging::Off,
+        sampling: sampling(sampling_name, order)?,
+        max_iter,
+        tol: None,
+        n_iter_no_change: 1,
+        seed,
+        verbose,
+    }
+    .validate()
+    .map_err(CoreError)?;
+    let codes = slice(&codes)?;
+    let class_weight = slice(&class_weight)?;
+    let sample_weight = match &sample_weight {
+        Some(a) => Some(slice(a)?),
+        None => None,
+    };
+    let labels = Labels {
+        codes,
+        n_classes,
+        sample_weight,
+        class_weight,
+    };
+    let n = codes.len();
+    let small = (n as f64) * (n as f64) * (max_iter as f64) < 1e6;
+    let job = Job {
+        labels,
+        params: &params,
+        strategy,
+        cache_bytes,
+        n_threads,
+    };
+    let (model, reports) = match kern {
+        None => {
+            let Matrix::Dense(DenseArray::F64(a)) = x else {
+                return Err(PyTypeError::new_err(
+                    "a precomputed kernel must be a dense float64 array",
+                ));
+            };
+            let (rows, cols) = shape2(&a);
+            let values = slice(&a)?;
+            detach_interruptible(py, small, |cancel| {
+                job.train::<_, f64>(&PrecomputedGram::new(values, rows, cols)?, cancel)
+            })?
+        }
+        Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
+            job.train_rows(&make()?, kern, cancel)
+        }))?,
+    };
+    let n_sv = model.support.len();
+    let support = PyArray1::from_vec(
+        py,
+        model
+            .support
+            .iter()
+            .map(|&j| i64::try_from(j).unwrap_or(i64::MAX))
+            .collect(),
+    );
+    let dual = PyArray1::from_vec(py, model.dual_coef).reshape([model.intercept.len(), n_sv])?;
+    let intercept = PyArray1::from_vec(py, model.intercept);
+    Ok((support, dual, intercept, reports))
+}
+
+/// Decision values `(n_samples, n_outputs)` of a kernel model whose support vectors
+/// are the rows of `sv`.
+#[pyfunction]
+#[pyo3(signature = (sv, x, dual_coef, intercept, *, kernel_name, gamma, degree, coef0, n_threads))]
+pub fn kernel_decision<'py>(
+    py: Python<'py>,
+    sv: Matrix<'py>,
+    x: Matrix<'py>,
+    dual_coef: PyReadonlyArray2<'py, f64>,
+    intercept: PyReadonlyArray1<'py, f64>,
+    kernel_name: &str,
+    gamma: f64,
+    degree: u32,
+    coef0: f64,
+    n_threads: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let Some(kern) = kernel(kernel_name, gamma, degree, coef0)? else {
+        return Err(PyValueError::new_err(
+            "precomputed kernels are evaluated in Python",
+        ));
+    };
+    let dual = slice(&dual_coef)?;
+    let b = slice(&intercept)?;
+    let k = b.len();
+    let (values, n) = dispatch_rows!(sv, make_sv => dispatch_rows!(x, make_x => detach(py, || {
+        let sv_rows = make_sv()?;
+        let rows = make_x()?;
+        let prep = KernelRows::new(kern, &sv_rows)?;
+        Ok((kernel_decision_function(&prep, &rows, dual, b, n_threads)?, rows.n_rows()))
+    })))?;
+    PyArray1::from_vec(py, values).reshape([n, k])
+}
+
+/// The kernel matrix `K(x_i, y_j)`, shape `(n_x, n_y)`.
+#[pyfunction]
+#[pyo3(signature = (x, y, *, kernel_name, gamma, degree, coef0, n_threads))]
+pub fn pairwise_kernel<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    y: Matrix<'py>,
+    kernel_name: &str,
+    gamma: f64,
+    degree: u32,
+    coef0: f64,
+    n_threads: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let Some(kern) = kernel(kernel_name, gamma, degree, coef0)? else {
+        return Err(PyValueError::new_err(
+            "'precomputed' is not a kernel function",
+        ));
+    };
+    let (values, n, m) = dispatch_rows!(y, make_y => dispatch_rows!(x, make_x => detach(py, || {
+        let y_rows = make_y()?;
+        let x_rows = make_x()?;
+        let prep = KernelRows::new(kern, &y_rows)?;
+        Ok((kernel_matrix(&prep, &x_rows, n_threads)?, x_rows.n_rows(), y_rows.n_rows()))
+    })))?;
+    PyArray1::from_vec(py, values).reshape([n, m])
+}
+
+/// Everything a one-vs-rest kernel fit needs besides the Gram matrix.
+struct Job<'a> {
+    labels: Labels<'a>,
+    params: &'a ValidParams,
+    strategy: Strategy,
+    cache_bytes: usize,
+    n_threads: usize,
+}
+
+impl Job<'_> {
+    /// Train on kernel `kern` of the rows of `rows`, storing kernel values in the
+    /// rows' own float type.
+    fn train_rows<R: Rows>(
+        &self,
+        rows: &R,
+        kern: Kernel,
+        cancel: &AtomicBool,
+    ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
+        let gram = DataGram::new(rows, KernelRows::new(kern, rows)?);
+        self.train::<_, R::Value>(&gram, cancel)
+    }
+
+    /// Train from fresh states on `gram`.
+    fn train<G: Gram, S: Float>(
+        &self,
+        gram: &G,
+        cancel: &AtomicBool,
+    ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
+        let mut states =
+            initial_kernel_states(self.labels.n_problems(), gram.n(), self.params.seed)?;
+        let (model, out) = fit_kernel_one_vs_rest::<G, S>(
+            gram,
+            &self.labels,
+            self.params,
+            self.strategy,
+            self.cache_bytes,
+            &mut states,
+            self.n_threads,
+            cancel,
+        )?;
+        let reports = states
+            .iter()
+            .zip(&out)
+            .map(|(s, o)| {
+                (
+                    strategy_name(s.strategy()),
+                    s.steps(),
+                    o.kernel_evals,
+                    o.cache_hits,
+                    o.cache_misses,
+                    o.objective,
+                )
+            })
+            .collect();
+        Ok((model, reports))
+    }
+}
