@@ -86,6 +86,7 @@ def fit_kernel(
     alpha: float,
     batch_size: int,
     fit_intercept: bool,
+    average: bool,
     sampling_name: str,
     order: NDArray[np.int64] | None,
     max_iter: int,

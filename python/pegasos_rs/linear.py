@@ -116,7 +116,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, 2**32 - 1, closed="both")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "projection": ["boolean"],
         "fit_intercept": ["boolean"],

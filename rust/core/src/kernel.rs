@@ -30,6 +30,7 @@
 
 use crate::data::Rows;
 use crate::error::{Error, Result};
+use crate::math;
 
 /// A kernel and its parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -252,40 +253,115 @@ impl<'a, R: Rows> KernelRows<'a, R> {
         Ok(())
     }
 
-    /// `K(x, y_j)` for the query `x` loaded in `q`.
+    /// `K(x, y_j)` for the query `x` loaded in `q` (the same bits as
+    /// [`KernelRows::eval_into`]).
     #[inline]
     pub fn eval(&self, q: &Query, j: usize) -> f64 {
+        let mut out = [0.0];
+        self.fill(q, |_| j, &mut out);
+        out[0]
+    }
+
+    /// `out[t] = K(x, y_j)` for the `t`-th row `j` of `targets`, with the query `x`
+    /// loaded in `q`. Inner products first, then the kernel's function over the
+    /// whole slice (a loop that vectorizes).
+    pub fn eval_into(&self, q: &Query, targets: Targets<'_>, out: &mut [f64]) {
+        match targets {
+            Targets::Range(from) => self.fill(q, |t| from + t, out),
+            Targets::List(list) => {
+                // Rows scattered over the matrix: fetch them a few rows ahead.
+                for &j in list.iter().take(out.len().min(2 * LIST_AHEAD)) {
+                    self.others.prefetch_locate(j as usize);
+                }
+                self.fill(
+                    q,
+                    |t| {
+                        if let Some(&j) = list.get(t + 2 * LIST_AHEAD) {
+                            self.others.prefetch_locate(j as usize);
+                        }
+                        if let Some(&j) = list.get(t + LIST_AHEAD) {
+                            self.others.prefetch_row(j as usize);
+                        }
+                        list[t] as usize
+                    },
+                    out,
+                );
+            }
+        }
+    }
+
+    #[inline]
+    fn fill(&self, q: &Query, js: impl Fn(usize) -> usize, out: &mut [f64]) {
         let buf = &q.buf;
+        let dots = |out: &mut [f64], f: fn(&Self, &Query, usize, f64) -> f64| {
+            for (t, o) in out.iter_mut().enumerate() {
+                let j = js(t);
+                *o = f(self, q, j, self.others.dot(j, buf));
+            }
+        };
         match self.kernel {
-            Kernel::Linear => self.others.dot(j, buf),
+            Kernel::Linear => dots(out, |_, _, _, d| d),
             Kernel::Rbf { gamma } => {
-                let d2 = q.x_sq_norm + self.other_sq_norm[j] - 2.0 * self.others.dot(j, buf);
-                (-gamma * d2.max(0.0)).exp()
+                dots(out, |me, q, j, d| {
+                    (q.x_sq_norm + me.other_sq_norm[j] - 2.0 * d).max(0.0)
+                });
+                for o in out.iter_mut() {
+                    *o *= -gamma;
+                }
+                math::exp_in_place(out);
             }
             Kernel::Poly {
                 gamma,
                 coef0,
                 degree,
-            } => (gamma * self.others.dot(j, buf) + coef0).powi(degree as i32),
-            Kernel::Sigmoid { gamma, coef0 } => (gamma * self.others.dot(j, buf) + coef0).tanh(),
+            } => {
+                dots(out, |_, _, _, d| d);
+                for o in out.iter_mut() {
+                    *o = math::powi(gamma * *o + coef0, degree);
+                }
+            }
+            Kernel::Sigmoid { gamma, coef0 } => {
+                dots(out, |_, _, _, d| d);
+                for o in out.iter_mut() {
+                    *o = math::tanh(gamma * *o + coef0);
+                }
+            }
             Kernel::Chi2 { gamma } => {
-                let mut shared = 0.0;
-                self.others.for_each_entry(j, |k, y| {
-                    let x = buf[k];
-                    if x > 0.0 && y > 0.0 {
-                        shared += 4.0 * x * y / (x + y);
-                    }
-                });
-                let d = q.x_sum + self.other_sum[j] - shared;
-                (-gamma * d.max(0.0)).exp()
+                for (t, o) in out.iter_mut().enumerate() {
+                    let j = js(t);
+                    let mut shared = 0.0;
+                    self.others.for_each_entry(j, |k, y| {
+                        let x = buf[k];
+                        if x > 0.0 && y > 0.0 {
+                            shared += 4.0 * x * y / (x + y);
+                        }
+                    });
+                    *o = -gamma * (q.x_sum + self.other_sum[j] - shared).max(0.0);
+                }
+                math::exp_in_place(out);
             }
             Kernel::Intersection => {
-                let mut acc = 0.0;
-                self.others.for_each_entry(j, |k, y| acc += y.min(buf[k]));
-                acc
+                for (t, o) in out.iter_mut().enumerate() {
+                    let mut acc = 0.0;
+                    self.others
+                        .for_each_entry(js(t), |k, y| acc += y.min(buf[k]));
+                    *o = acc;
+                }
             }
         }
     }
+}
+
+/// How many listed rows ahead values are prefetched (their location twice as far).
+const LIST_AHEAD: usize = 6;
+
+/// Which rows of the other matrix a batch of kernel values is for.
+#[derive(Clone, Copy, Debug)]
+pub enum Targets<'a> {
+    /// Rows `from, from + 1, ...`.
+    Range(usize),
+    /// The listed rows.
+    List(&'a [u32]),
 }
 
 /// A [`KernelRows`] with its own [`Query`]: the single-threaded convenience form.

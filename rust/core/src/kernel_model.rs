@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel::KernelRows;
+use crate::kernel::{KernelRows, Targets};
 use crate::kernel_pegasos::{
     check_kernel_params, fit_kernel_binary, Gram, KernelFitOutput, KernelSolver, KernelState,
     Strategy,
@@ -145,9 +145,7 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
         let mut kv = vec![0.0; n_sv];
         for (r, row_out) in chunk.chunks_mut(k).enumerate() {
             prep.load(&mut q, x, first + r)?;
-            for (s, v) in kv.iter_mut().enumerate() {
-                *v = prep.eval(&q, s);
-            }
+            prep.eval_into(&q, Targets::Range(0), &mut kv);
             for (p, o) in row_out.iter_mut().enumerate() {
                 let coef = &dual_coef[p * n_sv..(p + 1) * n_sv];
                 *o = coef.iter().zip(&kv).map(|(c, v)| c * v).sum::<f64>() + intercept[p];
@@ -178,9 +176,7 @@ pub fn kernel_matrix<R: Rows, Q: Rows>(
         let mut q = prep.query();
         for (r, row) in chunk.chunks_mut(m).enumerate() {
             prep.load(&mut q, x, first + r)?;
-            for (j, v) in row.iter_mut().enumerate() {
-                *v = prep.eval(&q, j);
-            }
+            prep.eval_into(&q, Targets::Range(0), row);
         }
         Ok(())
     })?;

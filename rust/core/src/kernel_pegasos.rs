@@ -49,7 +49,7 @@ use rayon::prelude::*;
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel::{KernelRows, Query};
+use crate::kernel::{KernelRows, Query, Targets};
 use crate::kernel_cache::KernelCache;
 use crate::params::{Averaging, Intercept, ValidParams};
 use crate::sampler::{Draws, Sampler};
@@ -60,6 +60,10 @@ const CHUNK: usize = 1024;
 
 /// Below this many kernel values a row or column is computed on one thread.
 const PARALLEL_MIN: usize = 4096;
+
+/// Violations collected before the margin vector is updated in one pass over the
+/// data ([`Strategy::Margins`]).
+const PENDING_COLUMNS: usize = 64;
 
 /// How margins are evaluated (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,8 +105,8 @@ pub trait Gram: Sync {
     fn n(&self) -> usize;
     /// Prepare `q` for [`Gram::eval`] with row `i`.
     fn load(&self, q: &mut Query, i: usize) -> Result<()>;
-    /// `K(x_i, x_j)` with `x_i` loaded in `q`.
-    fn eval(&self, q: &Query, i: usize, j: usize) -> f64;
+    /// `out[t] = K(x_i, x_j)` for the `t`-th `j` of `targets`, with `x_i` loaded in `q`.
+    fn eval_into(&self, q: &Query, i: usize, targets: Targets<'_>, out: &mut [f64]);
     /// A query buffer.
     fn query(&self) -> Query;
 }
@@ -127,9 +131,8 @@ impl<R: Rows> Gram for DataGram<'_, R> {
     fn load(&self, q: &mut Query, i: usize) -> Result<()> {
         self.prep.load(q, self.rows, i)
     }
-    #[inline]
-    fn eval(&self, q: &Query, _i: usize, j: usize) -> f64 {
-        self.prep.eval(q, j)
+    fn eval_into(&self, q: &Query, _i: usize, targets: Targets<'_>, out: &mut [f64]) {
+        self.prep.eval_into(q, targets, out);
     }
     fn query(&self) -> Query {
         self.prep.query()
@@ -167,9 +170,16 @@ impl Gram for PrecomputedGram<'_> {
     fn load(&self, _q: &mut Query, _i: usize) -> Result<()> {
         Ok(())
     }
-    #[inline]
-    fn eval(&self, _q: &Query, i: usize, j: usize) -> f64 {
-        self.values[i * self.n + j]
+    fn eval_into(&self, _q: &Query, i: usize, targets: Targets<'_>, out: &mut [f64]) {
+        let row = &self.values[i * self.n..(i + 1) * self.n];
+        match targets {
+            Targets::Range(from) => out.copy_from_slice(&row[from..from + out.len()]),
+            Targets::List(list) => {
+                for (o, &j) in out.iter_mut().zip(list) {
+                    *o = row[j as usize];
+                }
+            }
+        }
     }
     fn query(&self) -> Query {
         Query::empty()
@@ -193,8 +203,8 @@ pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
     if params.projection {
         return bad("the kernel solver does not project; set projection off");
     }
-    if params.averaging != Averaging::Off {
-        return bad("the kernel solver does not average iterates");
+    if let Averaging::FromStep(_) = params.averaging {
+        return bad("the kernel solver averages the last half of each fit (suffix) or not at all");
     }
     if let Intercept::BiasMultiplier(_) = params.intercept {
         return bad("the kernel solver learns an unregularised bias, not a bias multiplier");
@@ -223,6 +233,57 @@ pub struct KernelState {
     pub(crate) bias: f64,
     pub(crate) t: u64,
     pub(crate) sampler: Sampler,
+    /// Averaging: see [`KernelAverage`].
+    pub(crate) avg: KernelAverage,
+}
+
+/// The running average of the iterates `w_{t+1}`, `t = start, start + 1, ...`, kept
+/// lazily: `w_{t+1} = 1/(lambda t) sum_j c_j^{(t)} phi(x_j)` with `c_j = alpha_j y_j`
+/// piecewise constant, so support vector `s` accumulates
+/// `sum_t c_s^{(t)} / t` as `c_s (h(b) - h(a))` over each interval `[a, b]` on which
+/// `c_s` was constant, `h(t) = sum_{u=start}^{t} 1/u`. O(1) per violation, O(|S|)
+/// to read out.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct KernelAverage {
+    /// First averaged step (1-based); `u64::MAX` when off.
+    pub(crate) start: u64,
+    /// `h(t)` for the last step taken.
+    pub(crate) h: f64,
+    /// Per support position: accumulated `sum c / t` up to `last[s]`.
+    pub(crate) acc: Vec<f64>,
+    /// Per support position: `h` at which `acc` was last brought up to date.
+    pub(crate) last: Vec<f64>,
+    /// Sum of the biases `b_{t+1}` over the averaged steps.
+    pub(crate) bias_sum: f64,
+    /// Steps averaged.
+    pub(crate) count: u64,
+}
+
+impl KernelAverage {
+    fn off() -> Self {
+        Self {
+            start: u64::MAX,
+            h: 0.0,
+            acc: Vec::new(),
+            last: Vec::new(),
+            bias_sum: 0.0,
+            count: 0,
+        }
+    }
+
+    /// Averaging has begun (at least one step averaged).
+    fn active(&self) -> bool {
+        self.count > 0
+    }
+
+    /// Bring `acc[s]` up to the current step before `c_s` changes from `c`.
+    #[inline]
+    fn settle(&mut self, s: usize, c: f64) {
+        if self.active() {
+            self.acc[s] += c * (self.h - self.last[s]);
+            self.last[s] = self.h;
+        }
+    }
 }
 
 /// A binary model: `f(x) = sum_s dual_coef[s] K(x_{support[s]}, x) + intercept`.
@@ -241,7 +302,8 @@ pub struct BinaryKernelModel {
 pub struct KernelFitOutput {
     /// Passes run by this call.
     pub n_iter: usize,
-    /// Primal objective after the last pass ([`Strategy::Margins`] only).
+    /// Primal objective of the last iterate after the last pass
+    /// ([`Strategy::Margins`] only).
     pub objective: Option<f64>,
     /// Kernel cache hits and misses.
     pub cache_hits: u64,
@@ -264,6 +326,7 @@ impl KernelState {
             bias: 0.0,
             t: 0,
             sampler: Sampler::new(seed, stream),
+            avg: KernelAverage::off(),
         })
     }
 
@@ -282,24 +345,39 @@ impl KernelState {
         self.support.len()
     }
 
-    /// The model of the current iterate (`1/(lambda t)` scaling, `t` steps taken).
+    /// The model a fit returns: the average of the iterates since averaging began,
+    /// when it has, else the current iterate (`1/(lambda t)` scaling, `t` steps
+    /// taken).
     pub fn model(&self, alpha_reg: f64) -> BinaryKernelModel {
-        let scale = if self.t == 0 {
-            0.0
+        let avg = &self.avg;
+        let (coef, intercept): (Vec<f64>, f64) = if avg.active() {
+            let n = avg.count as f64;
+            let coef = self
+                .coef
+                .iter()
+                .enumerate()
+                .map(|(s, c)| (avg.acc[s] + c * (avg.h - avg.last[s])) / (alpha_reg * n))
+                .collect();
+            (coef, avg.bias_sum / n)
         } else {
-            1.0 / (alpha_reg * self.t as f64)
+            let scale = if self.t == 0 {
+                0.0
+            } else {
+                1.0 / (alpha_reg * self.t as f64)
+            };
+            (self.coef.iter().map(|c| c * scale).collect(), self.bias)
         };
         let mut pairs: Vec<(usize, f64)> = self
             .support
             .iter()
-            .zip(&self.coef)
-            .map(|(&j, &c)| (j as usize, c * scale))
+            .zip(coef)
+            .map(|(&j, c)| (j as usize, c))
             .collect();
         pairs.sort_unstable_by_key(|p| p.0);
         BinaryKernelModel {
             support: pairs.iter().map(|p| p.0).collect(),
             dual_coef: pairs.iter().map(|p| p.1).collect(),
-            intercept: self.bias,
+            intercept,
         }
     }
 }
@@ -315,32 +393,43 @@ struct Run<'a, G, S> {
     query: Query,
     learn_bias: bool,
     evals: u64,
+    /// Violations not yet added to the margin vector: (example, change of
+    /// `alpha y`), at most [`PENDING_COLUMNS`]; flushed at the end of every pass.
+    pending: Vec<(u32, f64)>,
 }
 
 impl<G: Gram, S: Float> Run<'_, G, S> {
-    /// Kernel values `K(x_i, x_{targets(t)})` for `t` in `from..to`, appended to `out`.
+    /// Kernel values `K(x_i, x_j)` for the rows `j` of `targets` (a range or list
+    /// of `count` rows), appended to `out`.
     fn compute(
         &mut self,
         i: usize,
-        from: usize,
-        to: usize,
-        targets: &(dyn Fn(usize) -> usize + Sync),
+        targets: Targets<'_>,
+        count: usize,
         out: &mut Vec<S>,
     ) -> Result<()> {
-        if from >= to {
+        if count == 0 {
             return Ok(());
         }
         self.gram.load(&mut self.query, i)?;
-        self.evals += (to - from) as u64;
+        self.evals += count as u64;
         let start = out.len();
-        out.resize(start + (to - from), S::from_f64(0.0));
+        out.resize(start + count, S::from_f64(0.0));
         let (gram, query) = (self.gram, &self.query);
         let fill = |(c, chunk): (usize, &mut [S])| {
-            for (s, o) in chunk.iter_mut().enumerate() {
-                *o = S::from_f64(gram.eval(query, i, targets(from + c * CHUNK + s)));
+            let offset = c * CHUNK;
+            let part = match targets {
+                Targets::Range(from) => Targets::Range(from + offset),
+                Targets::List(list) => Targets::List(&list[offset..]),
+            };
+            let mut tmp = [0.0; CHUNK];
+            let tmp = &mut tmp[..chunk.len()];
+            gram.eval_into(query, i, part, tmp);
+            for (o, v) in chunk.iter_mut().zip(tmp.iter()) {
+                *o = S::from_f64(*v);
             }
         };
-        if self.solver.parallel && to - from >= PARALLEL_MIN {
+        if self.solver.parallel && count >= PARALLEL_MIN {
             out[start..]
                 .par_chunks_mut(CHUNK)
                 .enumerate()
@@ -354,17 +443,32 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
     /// `sum_j alpha_j y_j K(x_i, x_j)` (before the `1/(lambda (t-1))` scale).
     fn raw_margin(&mut self, state: &KernelState, i: usize) -> Result<f64> {
         if state.strategy == Strategy::Margins {
-            return Ok(state.margins[i]);
+            if self.pending.is_empty() {
+                return Ok(state.margins[i]);
+            }
+            self.gram.load(&mut self.query, i)?;
+            let idx: Vec<u32> = self.pending.iter().map(|q| q.0).collect();
+            let mut tmp = vec![0.0; idx.len()];
+            self.gram
+                .eval_into(&self.query, i, Targets::List(&idx), &mut tmp);
+            self.evals += idx.len() as u64;
+            let extra: f64 = tmp
+                .iter()
+                .zip(&self.pending)
+                .map(|(v, q)| q.1 * S::from_f64(*v).to_f64())
+                .sum();
+            return Ok(state.margins[i] + extra);
         }
         let mut row = self.cache.take(i).unwrap_or_default();
-        let support = &state.support;
-        self.compute(
-            i,
-            row.len(),
-            support.len(),
-            &|s| support[s] as usize,
-            &mut row,
-        )?;
+        let (have, want) = (row.len(), state.support.len());
+        if have < want {
+            self.compute(
+                i,
+                Targets::List(&state.support[have..]),
+                want - have,
+                &mut row,
+            )?;
+        }
         let sum = row
             .iter()
             .zip(&state.coef)
@@ -382,40 +486,122 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             state.position[i] = state.support.len() as u32;
             state.support.push(i as u32);
             state.coef.push(0.0);
-        }
-        state.coef[state.position[i] as usize] += delta * y;
-        if state.strategy == Strategy::Margins {
-            let n = self.gram.n();
-            let mut col = if let Some(c) = self.cache.take(i) {
-                c
-            } else {
-                let mut c = Vec::new();
-                c.try_reserve_exact(n)
-                    .map_err(|_| Error::OutOfMemory(format!("a kernel column of {n} values")))?;
-                self.compute(i, 0, n, &|j| j, &mut c)?;
-                c
-            };
-            let f = delta * y;
-            let apply = |(g, k): (&mut [f64], &[S])| {
-                for (g, k) in g.iter_mut().zip(k) {
-                    *g += f * k.to_f64();
-                }
-            };
-            if self.solver.parallel && n >= PARALLEL_MIN {
-                state
-                    .margins
-                    .par_chunks_mut(CHUNK)
-                    .zip(col.par_chunks(CHUNK))
-                    .for_each(apply);
-            } else {
-                state
-                    .margins
-                    .chunks_mut(CHUNK)
-                    .zip(col.chunks(CHUNK))
-                    .for_each(apply);
+            if state.avg.active() {
+                state.avg.acc.push(0.0);
+                state.avg.last.push(state.avg.h);
             }
-            self.cache.put(i, std::mem::take(&mut col));
         }
+        let s = state.position[i] as usize;
+        state.avg.settle(s, state.coef[s]);
+        state.coef[s] += delta * y;
+        if state.strategy == Strategy::Margins {
+            let f = delta * y;
+            if let Some(p) = self.pending.iter_mut().find(|p| p.0 == i as u32) {
+                p.1 += f;
+            } else {
+                self.pending.push((i as u32, f));
+                if self.pending.len() == PENDING_COLUMNS {
+                    self.flush(state)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Add the pending violations to the margin vector in one pass over the data.
+    ///
+    /// Columns not in the cache are computed together: each training row is loaded
+    /// once and compared with every such pending row, so the data is read once per
+    /// [`PENDING_COLUMNS`] violations instead of once per violation. Then every
+    /// `g_j` gets `sum_p f_p K(x_j, x_p)` in pending order, with the same kernel
+    /// values whether they came from the cache or not, so the cache never changes
+    /// the result.
+    fn flush(&mut self, state: &mut KernelState) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let n = self.gram.n();
+        let pending = std::mem::take(&mut self.pending);
+        let coef: Vec<f64> = pending.iter().map(|q| q.1).collect();
+        let cached: Vec<Option<Vec<S>>> = pending
+            .iter()
+            .map(|q| self.cache.take(q.0 as usize))
+            .collect();
+        let fresh: Vec<u32> = pending
+            .iter()
+            .zip(&cached)
+            .filter(|(_, c)| c.is_none())
+            .map(|(q, _)| q.0)
+            .collect();
+        let u = fresh.len();
+        self.evals += (n * u) as u64;
+        // Row-major kernel values of the fresh columns, rounded to S; the stride is
+        // at least 1 so that the rows can be chunked alongside `g` even when u = 0.
+        let stride = u.max(1);
+        let mut block: Vec<S> = Vec::new();
+        block
+            .try_reserve_exact(n * stride)
+            .map_err(|_| Error::OutOfMemory(format!("{u} kernel columns of {n} values")))?;
+        block.resize(n * stride, S::from_f64(0.0));
+        let gram = self.gram;
+        let rows = CHUNK.div_ceil(u.max(1)).max(1);
+        let cached_ref = &cached;
+        let work = |q: &mut Query, (c, (g, kb)): (usize, (&mut [f64], &mut [S]))| {
+            let mut tmp = vec![0.0; u];
+            for (r, g) in g.iter_mut().enumerate() {
+                let j = c * rows + r;
+                let k = &mut kb[r * stride..r * stride + u];
+                if u > 0 {
+                    gram.load(q, j)?;
+                    gram.eval_into(q, j, Targets::List(&fresh), &mut tmp);
+                    for (k, v) in k.iter_mut().zip(&tmp) {
+                        *k = S::from_f64(*v);
+                    }
+                }
+                let mut next_fresh = k.iter();
+                let mut sum = 0.0;
+                for (f, col) in coef.iter().zip(cached_ref) {
+                    let v = match col {
+                        Some(col) => col[j],
+                        None => *next_fresh.next().unwrap_or(&S::from_f64(0.0)),
+                    };
+                    sum += f * v.to_f64();
+                }
+                *g += sum;
+            }
+            Ok(())
+        };
+        if self.solver.parallel && n * (u + 1) >= PARALLEL_MIN {
+            state
+                .margins
+                .par_chunks_mut(rows)
+                .zip(block.par_chunks_mut(rows * stride))
+                .enumerate()
+                .try_for_each_init(|| gram.query(), work)?;
+        } else {
+            let mut q = gram.query();
+            for item in state
+                .margins
+                .chunks_mut(rows)
+                .zip(block.chunks_mut(rows * stride))
+                .enumerate()
+            {
+                work(&mut q, item)?;
+            }
+        }
+        for (q, col) in pending.iter().zip(cached) {
+            if let Some(col) = col {
+                self.cache.put(q.0 as usize, col);
+            }
+        }
+        if u > 0 && self.solver.cache_bytes >= n * std::mem::size_of::<S>() {
+            for (c, &i) in fresh.iter().enumerate() {
+                let col: Vec<S> = (0..n).map(|j| block[j * stride + c]).collect();
+                self.cache.put(i as usize, col);
+            }
+        }
+        self.pending = pending;
+        self.pending.clear();
         Ok(())
     }
 
@@ -457,10 +643,24 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             state.bias += bias_step / (self.params.alpha * t as f64 * k);
         }
         state.t = t;
+        let avg = &mut state.avg;
+        if t >= avg.start {
+            if t == avg.start {
+                // h(start - 1) = 0: every support vector starts from nothing.
+                avg.h = 0.0;
+                avg.acc = vec![0.0; state.coef.len()];
+                avg.last = vec![0.0; state.coef.len()];
+                avg.bias_sum = 0.0;
+                avg.count = 0;
+            }
+            avg.h += 1.0 / t as f64;
+            avg.bias_sum += state.bias;
+            avg.count += 1;
+        }
         Ok(())
     }
 
-    /// Primal objective of the current iterate from the margin vector.
+    /// Primal objective of the current (last) iterate from the margin vector.
     fn objective(&self, state: &KernelState) -> Option<f64> {
         if state.strategy != Strategy::Margins || state.t == 0 {
             return None;
@@ -522,6 +722,10 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
             }
         }
     }
+    state.avg = KernelAverage::off();
+    if params.averaging == Averaging::Suffix {
+        state.avg.start = state.t + per_pass * params.max_iter as u64 / 2 + 1;
+    }
     let mut run: Run<'_, G, S> = Run {
         gram,
         task,
@@ -532,10 +736,16 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
         query: gram.query(),
         learn_bias: params.intercept == Intercept::Unregularized,
         evals: 0,
+        pending: Vec::with_capacity(PENDING_COLUMNS),
     };
     let k = params.batch_size;
-    let mut batch = Vec::with_capacity(k);
-    let mut violators = Vec::with_capacity(k);
+    let mut batch = Vec::new();
+    let mut violators = Vec::new();
+    for buf in [&mut batch, &mut violators] {
+        buf.try_reserve_exact(k).map_err(|_| {
+            Error::OutOfMemory(format!("batch_size {k} needs a buffer of {k} indices"))
+        })?;
+    }
     let started = Instant::now();
     let mut objective = None;
     for pass in 1..=params.max_iter {
@@ -549,6 +759,7 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
             }
             run.step(state, &batch, &mut violators)?;
         }
+        run.flush(state)?;
         objective = run.objective(state);
         if params.verbose {
             let (hits, misses) = run.cache.stats();

@@ -128,6 +128,49 @@ fn linear_kernel_reproduces_the_linear_solver() {
 }
 
 #[test]
+fn suffix_average_with_the_linear_kernel_matches_the_linear_solver() {
+    let (n, d) = (90, 6);
+    let (x, codes) = dataset(n, d, 7);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    for intercept in [Intercept::None, Intercept::Unregularized] {
+        let p = Params {
+            intercept,
+            averaging: Averaging::Suffix,
+            ..(*params(0.03, 2, 5, Sampling::Uniform)).clone()
+        }
+        .validate()
+        .unwrap();
+        let mut lin = LinearState::new(d, p.seed, 1).unwrap();
+        let mut w = vec![0.0; d];
+        let out = fit_binary(
+            &rows,
+            &task,
+            &p,
+            &mut lin,
+            &mut w,
+            &AtomicBool::new(false),
+            "",
+        )
+        .unwrap();
+        let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
+        for strategy in STRATEGIES {
+            let state = fit(&gram, &task, &p, solver(strategy, 0, false), 1);
+            let model = state.model(p.alpha);
+            assert!((model.intercept - out.intercept).abs() < 1e-9);
+            let got = decide(Kernel::Linear, &rows, &model, &rows);
+            for (i, g) in got.iter().enumerate() {
+                let want = rows.dot(i, &w) + out.intercept;
+                assert!(
+                    (g - want).abs() <= 1e-9 * (1.0 + want.abs()),
+                    "{g} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn linear_kernel_with_bias_matches_the_linear_solver() {
     let (n, d) = (80, 5);
     let (x, codes) = dataset(n, d, 2);
@@ -327,7 +370,7 @@ fn objective_falls_and_bad_setups_are_errors() {
             ..Params::default()
         },
         Params {
-            averaging: Averaging::Suffix,
+            averaging: Averaging::FromStep(3),
             projection: false,
             ..Params::default()
         },

@@ -18,6 +18,7 @@ pub mod kernel_cache;
 pub mod kernel_model;
 pub mod kernel_pegasos;
 pub mod linear;
+pub mod math;
 pub mod multiclass;
 pub mod params;
 mod prefetch;

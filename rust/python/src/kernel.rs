@@ -81,8 +81,8 @@ type FitReturn<'py> = (
 #[pyfunction]
 #[pyo3(signature = (
     x, codes, n_classes, class_weight, sample_weight, *,
-    kernel_name, gamma, degree, coef0, alpha, batch_size, fit_intercept, sampling_name, order,
-    max_iter, seed, verbose, n_threads, cache_size, strategy_name
+    kernel_name, gamma, degree, coef0, alpha, batch_size, fit_intercept, average, sampling_name,
+    order, max_iter, seed, verbose, n_threads, cache_size, strategy_name
 ))]
 pub fn fit_kernel<'py>(
     py: Python<'py>,
@@ -98,6 +98,7 @@ pub fn fit_kernel<'py>(
     alpha: f64,
     batch_size: usize,
     fit_intercept: bool,
+    average: bool,
     sampling_name: &str,
     order: Option<PyReadonlyArray1<'py, i64>>,
     max_iter: usize,
@@ -125,7 +126,11 @@ pub fn fit_kernel<'py>(
         } else {
             Intercept::None
         },
-        averaging: Averaging::Off,
+        averaging: if average {
+            Averaging::Suffix
+        } else {
+            Averaging::Off
+        },
         sampling: sampling(sampling_name, order)?,
         max_iter,
         tol: None,
