@@ -95,8 +95,8 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
         How margins are evaluated. ``"margins"`` keeps the margin of every
         training example up to date (a kernel column per violation, O(1) per step
         otherwise); ``"support"`` evaluates each drawn example against the support
-        set (kernel rows cached). ``"auto"`` picks ``"margins"`` for runs of at
-        least one pass.
+        set (kernel rows cached). ``"auto"`` picks ``"support"`` for runs of one
+        pass and ``"margins"`` for longer ones (measured to be the faster choices).
     random_state : int, RandomState instance or None, default=None
         Seed. The same int gives bit-identical models on every platform and thread
         count.
