@@ -120,6 +120,7 @@ pub struct KernelRows<'a, R> {
     others: &'a R,
     other_sq_norm: Vec<f64>,
     other_sum: Vec<f64>,
+    stored: usize,
 }
 
 /// One query row `x` scattered into a dense buffer, ready to be compared with every
@@ -157,10 +158,12 @@ impl<'a, R: Rows> KernelRows<'a, R> {
         let mut touched = Vec::new();
         let mut other_sq_norm = Vec::with_capacity(n);
         let mut other_sum = Vec::with_capacity(n);
+        let mut stored = 0;
         for j in 0..n {
             let mut repeated = false;
             let mut negative = false;
             others.for_each_entry(j, |k, y| {
+                stored += usize::from(y != 0.0);
                 if buf[k] == 0.0 {
                     touched.push(k);
                 } else {
@@ -190,7 +193,17 @@ impl<'a, R: Rows> KernelRows<'a, R> {
             others,
             other_sq_norm,
             other_sum,
+            stored,
         })
+    }
+
+    /// Mean number of non-zero values per row of the prepared matrix.
+    pub fn mean_row_nonzeros(&self) -> f64 {
+        if self.is_empty() {
+            0.0
+        } else {
+            self.stored as f64 / self.len() as f64
+        }
     }
 
     /// The kernel.

@@ -77,19 +77,23 @@ pub enum Strategy {
 }
 
 impl Strategy {
-    /// The strategy used for `n` examples and `total_steps * batch_size` draws.
+    /// The strategy for `n` examples, `draws` examples drawn in all, and rows of
+    /// `row_nonzeros` non-zeros on average.
     ///
     /// A margin vector pays `n` kernel values per violation (64 violations share
-    /// one pass over the data), the support set `|S|` per step. In the first pass
-    /// `|S|` is small, and measured on a9a, mnist, usps and ijcnn1 the support set
-    /// is the faster for runs of at most one pass (a9a: 4.6 s against 7.9 s); from
-    /// two passes on the margin vector wins, increasingly so as its kernel columns
-    /// get reused (reuters, 8 passes: 0.55 s against 1.26 s).
+    /// one pass over the data, through an inverted index), the support set `|S|`
+    /// per step, each a gather from a support vector stored somewhere in the data.
+    /// Measured (two threads, one pass): the support set wins when rows are short
+    /// and the run is at most one pass (a9a, 14 non-zeros per row: 3.5 s against
+    /// 4.8 s), the margin vector otherwise (mnist, 150 per row: 7.2 s against
+    /// 9.5 s; reuters, 44 per row: 0.15 s against 0.19 s), and from two passes on it
+    /// wins everywhere, increasingly as its kernel columns get reused (reuters,
+    /// 8 passes: 0.55 s against 1.26 s).
     #[must_use]
-    pub fn resolve(self, n: usize, total_steps: u64) -> Strategy {
+    pub fn resolve(self, n: usize, draws: u64, row_nonzeros: f64) -> Strategy {
         match self {
             Strategy::Auto => {
-                if total_steps <= n as u64 {
+                if draws <= n as u64 && row_nonzeros <= SHORT_ROWS {
                     Strategy::SupportSet
                 } else {
                     Strategy::Margins
@@ -99,6 +103,10 @@ impl Strategy {
         }
     }
 }
+
+/// Rows with at most this many non-zeros on average count as short (see
+/// [`Strategy::resolve`]).
+const SHORT_ROWS: f64 = 32.0;
 
 /// The Gram matrix of the training set, read one row at a time.
 pub trait Gram: Sync {
@@ -110,6 +118,8 @@ pub trait Gram: Sync {
     fn eval_into(&self, q: &Query, i: usize, targets: Targets<'_>, out: &mut [f64]);
     /// A query buffer.
     fn query(&self) -> Query;
+    /// Mean non-zeros per row (the cost of one kernel value, roughly).
+    fn mean_row_nonzeros(&self) -> f64;
     /// Scratch space of [`Gram::set_block`].
     type Block: Sync + Send;
     /// An empty block.
@@ -145,6 +155,9 @@ impl<R: Rows> Gram for DataGram<'_, R> {
     }
     fn query(&self) -> Query {
         self.prep.query()
+    }
+    fn mean_row_nonzeros(&self) -> f64 {
+        self.prep.mean_row_nonzeros()
     }
     type Block = InvertedBlock;
     fn block(&self) -> InvertedBlock {
@@ -202,6 +215,9 @@ impl Gram for PrecomputedGram<'_> {
     }
     fn query(&self) -> Query {
         Query::empty()
+    }
+    fn mean_row_nonzeros(&self) -> f64 {
+        self.n as f64
     }
     type Block = Vec<u32>;
     fn block(&self) -> Vec<u32> {
@@ -755,7 +771,7 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
     let per_pass = n.div_ceil(params.batch_size) as u64;
     if state.strategy == Strategy::Auto {
         let total = (per_pass * params.max_iter as u64).saturating_mul(params.batch_size as u64);
-        state.strategy = solver.strategy.resolve(n, total);
+        state.strategy = solver.strategy.resolve(n, total, gram.mean_row_nonzeros());
         if state.strategy == Strategy::Margins {
             state.margins = try_filled_vec(n, 0.0, "the margin vector")?;
             if !state.support.is_empty() {
