@@ -96,12 +96,12 @@ def test_other_python_threads_run_during_multithreaded_fit():
 _INTERRUPTED_SCRIPT = textwrap.dedent(
     """
     import numpy as np
-    from pegasos_rs import PegasosClassifier
+    from pegasos_rs import KernelPegasosClassifier, PegasosClassifier
     rng = np.random.RandomState(0)
     X = rng.randn(20000, 200)
     y = {labels}
     print("ready", flush=True)
-    PegasosClassifier(max_iter=10**6, random_state=0, n_jobs={n_jobs}).fit(X, y)
+    {estimator}(max_iter=10**6, random_state=0, n_jobs={n_jobs}).fit(X, y)
     print("finished", flush=True)
     """
 )
@@ -109,12 +109,17 @@ _INTERRUPTED_SCRIPT = textwrap.dedent(
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX-only")
 @pytest.mark.parametrize(
-    "labels, n_jobs",
-    [("(X[:, 0] > 0).astype(int)", 1), ("np.arange(20000) % 3", 2)],
-    ids=["binary", "multiclass-2-threads"],
+    "estimator, labels, n_jobs",
+    [
+        ("PegasosClassifier", "(X[:, 0] > 0).astype(int)", 1),
+        ("PegasosClassifier", "np.arange(20000) % 3", 2),
+        ("KernelPegasosClassifier", "(X[:, 0] > 0).astype(int)", 1),
+        ("KernelPegasosClassifier", "np.arange(20000) % 3", 2),
+    ],
+    ids=["linear-binary", "linear-multiclass-2-threads", "kernel-binary", "kernel-multiclass"],
 )
-def test_ctrl_c_interrupts_a_long_fit(labels, n_jobs):
-    code = _INTERRUPTED_SCRIPT.format(labels=labels, n_jobs=n_jobs)
+def test_ctrl_c_interrupts_a_long_fit(estimator, labels, n_jobs):
+    code = _INTERRUPTED_SCRIPT.format(estimator=estimator, labels=labels, n_jobs=n_jobs)
     proc = subprocess.Popen(
         [sys.executable, "-c", code],
         stdout=subprocess.PIPE,
