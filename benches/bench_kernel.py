@@ -659,6 +659,7 @@ def plot_experiment(res: dict, prefix: str) -> str:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     pts, svc = res["points"], res["svc"]
     binary = res["classes"] == 2
@@ -707,6 +708,7 @@ def plot_experiment(res: dict, prefix: str) -> str:
     for ax in axes:
         ax.axvline(TIME_TARGET * svc["fit_time"], color="k", ls=":", lw=1)
         ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # labelled minor ticks overlap
         ax.set_xlabel("training time [s]")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="best")

@@ -148,6 +148,56 @@ impl<S: Copy> KernelCache<S> {
     }
 }
 
+/// A [`KernelCache`] of kernel columns shared by the binary problems of a
+/// one-vs-rest fit, which all read the same Gram matrix: a column computed for one
+/// class serves the others. Readers get a copy, so the lock is held only while
+/// copying. Every column is a pure function of the data, so which problem computed
+/// it first never changes a result.
+pub struct SharedColumns<S> {
+    inner: std::sync::Mutex<KernelCache<S>>,
+}
+
+impl<S: Copy> SharedColumns<S> {
+    /// An empty cache for columns `0..n_keys`, at most `budget` bytes.
+    pub fn new(n_keys: usize, budget: usize) -> Self {
+        Self {
+            inner: std::sync::Mutex::new(KernelCache::new(n_keys, budget)),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, KernelCache<S>> {
+        // A panic while holding the lock cannot leave a column half written (puts
+        // move whole vectors), so a poisoned cache is still consistent.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A copy of column `key`, if cached (marked most recently used).
+    pub fn get(&self, key: usize) -> Option<Vec<S>> {
+        let mut cache = self.lock();
+        let col = cache.take(key)?;
+        let copy = col.clone();
+        cache.put(key, col);
+        Some(copy)
+    }
+
+    /// Store column `key`.
+    pub fn put(&self, key: usize, col: Vec<S>) {
+        self.lock().put(key, col);
+    }
+
+    /// Hits and misses of [`SharedColumns::get`] so far.
+    pub fn stats(&self) -> (u64, u64) {
+        self.lock().stats()
+    }
+
+    /// Whether a column of `n` values fits the budget at all.
+    pub fn can_hold(&self, n: usize) -> bool {
+        self.lock().budget >= KernelCache::<S>::size(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

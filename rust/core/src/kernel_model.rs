@@ -14,9 +14,10 @@ use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel::{KernelRows, Targets};
+use crate::kernel_cache::SharedColumns;
 use crate::kernel_pegasos::{
-    check_kernel_params, fit_kernel_binary, Gram, KernelFitOutput, KernelSolver, KernelState,
-    Strategy,
+    check_kernel_params, fit_kernel_binary_shared, Gram, KernelFitOutput, KernelSolver,
+    KernelState, Strategy,
 };
 use crate::multiclass::{for_each_problem, problem_label, thread_pool, Labels};
 use crate::params::ValidParams;
@@ -79,11 +80,17 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
         parallel: threads > 1,
     };
     let multi = n_problems > 1;
+    // Kernel columns are shared by all problems (the whole budget); the support-set
+    // rows depend on each problem's support set (a share each). A problem uses one
+    // or the other.
+    let columns = SharedColumns::new(gram.n(), cache_bytes);
     let items: Vec<&mut KernelState> = states.iter_mut().collect();
     let outputs = for_each_problem(items, n_threads, |p, state| {
         let task = labels.task(p)?;
         let label = problem_label(multi && params.verbose, p);
-        fit_kernel_binary::<G, S>(gram, &task, params, solver, state, cancel, &label)
+        fit_kernel_binary_shared::<G, S>(
+            gram, &task, params, solver, &columns, state, cancel, &label,
+        )
     })?;
     Ok((merge(states, params.alpha)?, outputs))
 }
@@ -244,14 +251,14 @@ mod tests {
         }
         .validate()
         .unwrap();
-        let run = |threads: usize| {
+        let run = |threads: usize, cache: usize| {
             let mut states = initial_kernel_states(classes, n, p.seed).unwrap();
             fit_kernel_one_vs_rest::<_, f64>(
                 &gram,
                 &labels,
                 &p,
-                Strategy::Auto,
-                1 << 20,
+                Strategy::Margins,
+                cache,
                 &mut states,
                 threads,
                 &AtomicBool::new(false),
@@ -259,8 +266,10 @@ mod tests {
             .unwrap()
             .0
         };
-        let model = run(1);
-        assert_eq!(model, run(2));
+        let model = run(1, 1 << 20);
+        // Threads, and whether columns come from the shared cache, change nothing.
+        assert_eq!(model, run(2, 1 << 20));
+        assert_eq!(model, run(2, 0));
         let n_sv = model.support.len();
         assert!(n_sv > 0 && n_sv < n);
         // Predict through the support vectors only, against a direct sum.

@@ -50,7 +50,7 @@ use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel::{InvertedBlock, KernelRows, Query, Targets};
-use crate::kernel_cache::KernelCache;
+use crate::kernel_cache::{KernelCache, SharedColumns};
 use crate::params::{Averaging, Intercept, ValidParams};
 use crate::sampler::{Draws, Sampler};
 use crate::task::BinaryTask;
@@ -438,10 +438,16 @@ struct Run<'a, G: Gram, S> {
     params: &'a ValidParams,
     solver: KernelSolver,
     draws: Draws<'a>,
+    /// Kernel rows against the support set ([`Strategy::SupportSet`]).
     cache: KernelCache<S>,
+    /// Kernel columns ([`Strategy::Margins`]), possibly shared with other problems.
+    columns: &'a SharedColumns<S>,
     query: Query,
     learn_bias: bool,
     evals: u64,
+    /// Kernel rows or columns found in a cache, and not.
+    hits: u64,
+    misses: u64,
     /// Scratch space for the fresh columns of a flush.
     block: G::Block,
     /// Violations not yet added to the margin vector: (example, change of
@@ -510,7 +516,13 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
                 .sum();
             return Ok(state.margins[i] + extra);
         }
-        let mut row = self.cache.take(i).unwrap_or_default();
+        let mut row = if let Some(row) = self.cache.take(i) {
+            self.hits += 1;
+            row
+        } else {
+            self.misses += 1;
+            Vec::new()
+        };
         let (have, want) = (row.len(), state.support.len());
         if have < want {
             self.compute(
@@ -576,8 +588,11 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         let coef: Vec<f64> = pending.iter().map(|q| q.1).collect();
         let cached: Vec<Option<Vec<S>>> = pending
             .iter()
-            .map(|q| self.cache.take(q.0 as usize))
+            .map(|q| self.columns.get(q.0 as usize))
             .collect();
+        let hits = cached.iter().filter(|c| c.is_some()).count() as u64;
+        self.hits += hits;
+        self.misses += pending.len() as u64 - hits;
         let fresh: Vec<u32> = pending
             .iter()
             .zip(&cached)
@@ -642,12 +657,8 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
                 work(&mut tmp, item);
             }
         }
-        for (q, col) in pending.iter().zip(cached) {
-            if let Some(col) = col {
-                self.cache.put(q.0 as usize, col);
-            }
-        }
-        if u > 0 && self.solver.cache_bytes >= n * std::mem::size_of::<S>() {
+        drop(cached);
+        if u > 0 && self.columns.can_hold(n) {
             // Transpose row by row: sequential reads, one sequential write per column.
             let mut cols: Vec<Vec<S>> = (0..u).map(|_| Vec::with_capacity(n)).collect();
             for row in block.chunks_exact(stride) {
@@ -656,7 +667,7 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
                 }
             }
             for (col, &i) in cols.into_iter().zip(&fresh) {
-                self.cache.put(i as usize, col);
+                self.columns.put(i as usize, col);
             }
         }
         self.pending = pending;
@@ -746,12 +757,30 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
 }
 
 /// Fit one binary problem for `params.max_iter` passes (`ceil(n / k)` steps each),
-/// continuing `state`. Checks `cancel` between steps ([`Error::Interrupted`]).
+/// continuing `state`, with a kernel column cache of `solver.cache_bytes` of its
+/// own. Checks `cancel` between steps ([`Error::Interrupted`]).
 pub fn fit_kernel_binary<G: Gram, S: Float>(
     gram: &G,
     task: &BinaryTask<'_>,
     params: &ValidParams,
     solver: KernelSolver,
+    state: &mut KernelState,
+    cancel: &AtomicBool,
+    label: &str,
+) -> Result<KernelFitOutput> {
+    let columns = SharedColumns::new(gram.n(), solver.cache_bytes);
+    fit_kernel_binary_shared::<G, S>(gram, task, params, solver, &columns, state, cancel, label)
+}
+
+/// [`fit_kernel_binary`] with a kernel column cache shared with other problems on
+/// the same Gram matrix (one-vs-rest).
+#[allow(clippy::too_many_arguments)]
+pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
+    gram: &G,
+    task: &BinaryTask<'_>,
+    params: &ValidParams,
+    solver: KernelSolver,
+    columns: &SharedColumns<S>,
     state: &mut KernelState,
     cancel: &AtomicBool,
     label: &str,
@@ -792,9 +821,12 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
         solver,
         draws: Draws::new(&params.sampling, task)?,
         cache: KernelCache::new(n, solver.cache_bytes),
+        columns,
         query: gram.query(),
         learn_bias: params.intercept == Intercept::Unregularized,
         evals: 0,
+        hits: 0,
+        misses: 0,
         pending: Vec::with_capacity(PENDING_COLUMNS),
         block: gram.block(),
     };
@@ -822,7 +854,7 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
         run.flush(state)?;
         objective = run.objective(state);
         if params.verbose {
-            let (hits, misses) = run.cache.stats();
+            let (hits, misses) = (run.hits, run.misses);
             let obj = objective.map_or(String::new(), |o| format!("objective {o:.6e}, "));
             eprintln!(
                 "{label}pass {pass}/{}: {obj}{} support vectors, t {}, {} kernel values, \
@@ -835,7 +867,7 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
             );
         }
     }
-    let (cache_hits, cache_misses) = run.cache.stats();
+    let (cache_hits, cache_misses) = (run.hits, run.misses);
     Ok(KernelFitOutput {
         n_iter: params.max_iter,
         objective,
