@@ -83,11 +83,12 @@ impl Strategy {
     /// A margin vector pays `n` kernel values per violation (64 violations share
     /// one pass over the data, through an inverted index), the support set `|S|`
     /// per step, each a gather from a support vector stored somewhere in the data.
-    /// Measured (two threads, one pass): the support set wins when rows are short
-    /// and the run is at most one pass (a9a, 14 non-zeros per row: 3.5 s against
-    /// 4.8 s), the margin vector otherwise (mnist, 150 per row: 7.2 s against
-    /// 9.5 s; reuters, 44 per row: 0.15 s against 0.19 s), and from two passes on it
-    /// wins everywhere, increasingly as its kernel columns get reused (reuters,
+    /// Measured (two threads, one pass, `benches/bench_kernel.py`): the support set
+    /// computes 2.5-3x fewer kernel values, but its time relative to the margin
+    /// vector ranged over 0.64-1.45 across two runs on the same six data sets, the
+    /// short-row sets (a9a, ijcnn1: 14 and 13 non-zeros per row) leaning its way and
+    /// the long-row ones (mnist: 150) the other; from two passes on the margin
+    /// vector wins, increasingly as its kernel columns get reused (reuters,
     /// 8 passes: 0.55 s against 1.26 s).
     #[must_use]
     pub fn resolve(self, n: usize, draws: u64, row_nonzeros: f64) -> Strategy {
