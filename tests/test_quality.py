@@ -349,3 +349,29 @@ def test_tol_with_suffix_average_still_returns_an_average(problem):
         "passes, before the averaged suffix began)"
     )
     assert _objective(averaged, X, y_pm1) < _objective(last, X, y_pm1)
+
+
+# --------------------------------------------------------------------------------------
+# Kernel Pegasos on the paper's data sets (Table 2 of Shalev-Shwartz et al. 2011)
+
+
+@pytest.mark.parametrize(
+    "name, gamma, alpha, max_iter, paper_pegasos_error",
+    [
+        ("reuters-lasvm", 1.0, 1.29e-4, 16, 0.0291),
+        ("a9a", 0.05, 3.07e-5, 1, 0.155),
+    ],
+)
+def test_kernel_pegasos_reaches_the_papers_test_error(
+    name, gamma, alpha, max_iter, paper_pegasos_error
+):
+    """The paper's kernel experiments with its gamma and lambda: the averaged model
+    reaches (at least) the test error the paper reports for its Pegasos."""
+    from pegasos_rs import KernelPegasosClassifier
+
+    X, y, Xt, yt = require_data(name)
+    clf = KernelPegasosClassifier(
+        alpha=alpha, gamma=gamma, max_iter=max_iter, random_state=0, n_jobs=-1
+    ).fit(X, y)
+    error = 1.0 - clf.score(Xt, yt)
+    assert error <= paper_pegasos_error, error
