@@ -12,8 +12,10 @@ __all__ = [
     "decision_function",
     "fit_kernel",
     "fit_linear",
+    "format_svmlight",
     "kernel_decision",
     "pairwise_kernel",
+    "parse_svmlight",
 ]
 __version__: str
 STATE_VERSION: int
@@ -123,3 +125,22 @@ def pairwise_kernel(
     coef0: float,
     n_threads: int,
 ) -> NDArray[np.float64]: ...
+def parse_svmlight(
+    text: bytes, *, dtype: str, one_based: bool, query_id: bool, parallel: bool
+) -> tuple[
+    NDArray[np.float64] | NDArray[np.float32],
+    NDArray[np.int64],
+    NDArray[np.int64],
+    NDArray[np.float64],
+    NDArray[np.int64],
+    int | None,
+    int | None,
+]: ...
+def format_svmlight(
+    x: _Dense | _Csr,
+    labels: NDArray[np.float64],
+    query_id: NDArray[np.int64] | None,
+    *,
+    one_based: bool,
+    parallel: bool,
+) -> bytes: ...

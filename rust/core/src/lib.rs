@@ -24,6 +24,7 @@ pub mod params;
 mod prefetch;
 pub mod rng;
 pub mod sampler;
+pub mod svmlight;
 pub mod task;
 
 pub use data::{CsrRows, DenseRows, Rows};

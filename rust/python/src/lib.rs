@@ -14,6 +14,7 @@ mod detach;
 mod error;
 mod kernel;
 mod linear;
+mod svmlight;
 
 use pyo3::prelude::*;
 
@@ -28,5 +29,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_decision, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::pairwise_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(svmlight::parse_svmlight, m)?)?;
+    m.add_function(wrap_pyfunction!(svmlight::format_svmlight, m)?)?;
     Ok(())
 }

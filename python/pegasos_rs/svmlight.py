@@ -1,0 +1,229 @@
+"""Reading and writing svmlight / libsvm files, parsed in Rust.
+
+The functions mirror scikit-learn's ``load_svmlight_file``, ``load_svmlight_files`` and
+``dump_svmlight_file``: same arguments, same results (the same CSR values, indices and
+labels, bit for bit), with these differences:
+
+* ``.xz``/``.lzma`` files are read too (besides ``.gz`` and ``.bz2``);
+* parsing runs in Rust, in parallel chunks (``n_jobs``), with the GIL released;
+* malformed input raises ``ValueError`` naming the file and the line: a label or value
+  that is not a number or is NaN/infinite, a token without ``:``, a missing value, a
+  negative index, index 0 in a file read with ``zero_based=False``, an index above
+  2**31 - 2, indices not strictly increasing within a line (unsorted or duplicate, as
+  scikit-learn), and a line without ``qid`` when ``query_id=True``;
+* ``dump_svmlight_file`` writes every value as the shortest decimal that reads back to
+  the same float64 (scikit-learn's ``%.16g`` can lose the last bit), so a round trip
+  is exact; ``multilabel`` files are not supported.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array
+
+from pegasos_rs import _core
+from pegasos_rs._validation import as_rust_matrix, n_threads
+
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open, ".lzma": lzma.open}
+
+
+def _read(f) -> tuple[bytes, str]:
+    """The whole (decompressed) content of ``f`` and a name for messages."""
+    if hasattr(f, "read"):
+        data = f.read()
+        if isinstance(data, str):
+            raise TypeError("open svmlight files in binary mode ('rb')")
+        return bytes(data), str(getattr(f, "name", "<file object>"))
+    if isinstance(f, int) and not isinstance(f, bool):
+        with open(f, "rb", closefd=False) as fh:
+            return fh.read(), f"file descriptor {f}"
+    if not isinstance(f, (str, os.PathLike)):
+        raise TypeError(f"expected a path, a file descriptor or a binary file, got {type(f)}")
+    path = os.fspath(f)
+    opener = _OPENERS.get(os.path.splitext(path)[1].lower(), open)
+    with opener(path, "rb") as fh:
+        return fh.read(), path
+
+
+def _window(text: bytes, offset: int, length: int) -> bytes:
+    """The lines scikit-learn reads for ``offset`` and ``length``: after ``offset``, the
+    rest of the line it falls in is dropped; reading stops after the line that ends
+    beyond ``offset + length``."""
+    start = 0
+    if offset > 0:
+        nl = text.find(b"\n", offset)
+        start = len(text) if nl < 0 else nl + 1
+    end = len(text)
+    if length > 0:
+        nl = text.find(b"\n", max(start, offset + length))
+        end = len(text) if nl < 0 else nl + 1
+    return text[start:end]
+
+
+def load_svmlight_files(
+    files,
+    *,
+    n_features=None,
+    dtype=np.float64,
+    multilabel=False,
+    zero_based="auto",
+    query_id=False,
+    offset=0,
+    length=-1,
+    n_jobs=None,
+):
+    """Load several svmlight files with a common number of features.
+
+    Returns ``[X1, y1, X2, y2, ...]`` (with ``q1``, ``q2``, ... after each ``y`` when
+    ``query_id``), as :func:`sklearn.datasets.load_svmlight_files`. ``n_jobs``
+    threads parse each file in chunks (None: one).
+    """
+    if multilabel:
+        raise ValueError("multilabel svmlight files are not supported by pegasos_rs")
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    if not isinstance(offset, (int, np.integer)) or offset < 0:
+        raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
+    if n_features is not None and (not isinstance(n_features, (int, np.integer)) or n_features < 1):
+        raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+    if (offset != 0 or length > 0) and zero_based == "auto":
+        zero_based = True  # the heuristic needs the whole file (as scikit-learn)
+    if (offset != 0 or length > 0) and n_features is None:
+        raise ValueError("n_features is required when offset or length is specified.")
+    if isinstance(files, (str, os.PathLike, int)) or hasattr(files, "read"):
+        raise TypeError("files must be a list of files; use load_svmlight_file for one")
+    parse_dtype = "float32" if np.dtype(dtype) == np.float32 else "float64"
+    threads = n_threads(n_jobs)
+    parsed = []
+    for f in files:
+        text, name = _read(f)
+        if offset != 0 or length > 0:
+            text = _window(text, offset, length)
+        try:
+            parsed.append(
+                _core.parse_svmlight(
+                    text,
+                    dtype=parse_dtype,
+                    one_based=zero_based is False,
+                    query_id=bool(query_id),
+                    parallel=threads != 1,
+                )
+            )
+        except ValueError as e:
+            raise ValueError(f"{name}: {e}") from None
+    one_based = zero_based is False or (
+        zero_based == "auto" and all(p[5] is not None and p[5] > 0 for p in parsed)
+    )
+    if one_based:
+        for p in parsed:
+            np.subtract(p[1], 1, out=p[1])
+    n_f = max((p[6] - int(one_based) if p[6] is not None else -1) for p in parsed) + 1
+    if n_features is None:
+        n_features = n_f
+    elif n_features < n_f:
+        raise ValueError(
+            f"n_features was set to {n_features}, but input file contains {n_f} features"
+        )
+    result = []
+    for data, indices, indptr, labels, qid, _, _ in parsed:
+        X = sp.csr_matrix(
+            (np.asarray(data, dtype=dtype), indices, indptr),
+            shape=(indptr.shape[0] - 1, n_features),
+        )
+        result += [X, labels]
+        if query_id:
+            result.append(qid)
+    return result
+
+
+def load_svmlight_file(
+    f,
+    *,
+    n_features=None,
+    dtype=np.float64,
+    multilabel=False,
+    zero_based="auto",
+    query_id=False,
+    offset=0,
+    length=-1,
+    n_jobs=None,
+):
+    """Load one svmlight / libsvm file as ``(X, y)`` (CSR matrix and float64 labels),
+    or ``(X, y, query_id)``, as :func:`sklearn.datasets.load_svmlight_file`.
+
+    ``f`` is a path (``.gz``, ``.bz2``, ``.xz`` are decompressed), a file descriptor
+    or a binary file object.
+    """
+    return tuple(
+        load_svmlight_files(
+            [f],
+            n_features=n_features,
+            dtype=dtype,
+            multilabel=multilabel,
+            zero_based=zero_based,
+            query_id=query_id,
+            offset=offset,
+            length=length,
+            n_jobs=n_jobs,
+        )
+    )
+
+
+def dump_svmlight_file(
+    X, y, f, *, zero_based=True, comment=None, query_id=None, multilabel=False, n_jobs=None
+):
+    """Write ``X`` (dense or sparse) and ``y`` to ``f`` (a path or a binary file) in
+    svmlight format, zeros omitted, values written exactly (shortest round-trip
+    decimal), as :func:`sklearn.datasets.dump_svmlight_file`."""
+    if multilabel:
+        raise ValueError("multilabel svmlight files are not supported by pegasos_rs")
+    X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"expected y of shape (n_samples,), got {y.shape}")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X.shape[0] and y.shape[0] should be the same, got {X.shape[0]} and {y.shape[0]}"
+        )
+    labels = np.ascontiguousarray(y, dtype=np.float64)
+    if not np.all(np.isfinite(labels)):
+        raise ValueError("y contains NaN or infinity")
+    qid = None
+    if query_id is not None:
+        qid = np.ascontiguousarray(query_id, dtype=np.int64)
+        if qid.shape != (X.shape[0],):
+            raise ValueError(f"expected query_id of shape (n_samples,), got {qid.shape}")
+    head = b""
+    if comment is not None:
+        if isinstance(comment, bytes):
+            comment.decode("ascii")  # raises for non-ASCII bytes, as scikit-learn
+        else:
+            comment = str(comment).encode("utf-8")
+        if b"\0" in comment:
+            raise ValueError("comment string contains NUL byte")
+        head = (
+            f"# Generated by dump_svmlight_file from pegasos-rs {_core.__version__}\n"
+            f"# Column indices are {'zero' if zero_based else 'one'}-based\n#\n"
+        ).encode() + b"".join(b"# " + line + b"\n" for line in comment.splitlines())
+    body = _core.format_svmlight(
+        as_rust_matrix(X),
+        labels,
+        qid,
+        one_based=not zero_based,
+        parallel=n_threads(n_jobs) != 1,
+    )
+    if hasattr(f, "write"):
+        f.write(head + body)
+    else:
+        with open(f, "wb") as fh:
+            fh.write(head)
+            fh.write(body)

@@ -1,0 +1,466 @@
+//! Reading and writing the svmlight / libsvm text format.
+//!
+//! One example per line: `label [qid:Q] index:value index:value ... [# comment]`.
+//! The reader follows scikit-learn's `load_svmlight_file` so that both give the
+//! same arrays bit for bit: everything from `#` on is a comment, tokens are split on
+//! ASCII whitespace, blank lines are skipped, numbers are parsed as `f64` (correctly
+//! rounded) and narrowed to `f32` afterwards when asked for.
+//!
+//! Policy on malformed input (each an error naming the line, 1-based):
+//! - a label or value that is not a number, or is NaN or infinite (scikit-learn
+//!   accepts NaN; a NaN feature or label is never what a training file means);
+//! - a token without `:`, an empty index or value (a truncated line);
+//! - a negative index, index 0 when the file is declared one-based, an index above
+//!   [`MAX_INDEX`];
+//! - indices not strictly increasing within a line (unsorted or duplicate), as in
+//!   scikit-learn: a duplicate has no agreed meaning (sum? last wins?).
+//!
+//! Large inputs are split at line boundaries into chunks parsed in parallel; the
+//! chunks' arrays are then joined in order, so the result does not depend on the
+//! number of threads.
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::float::Float;
+
+/// The largest accepted feature index (so that `n_features` fits an `i32`).
+pub const MAX_INDEX: i64 = i32::MAX as i64 - 1;
+
+/// Rows formatted by one task.
+const FORMAT_ROWS: usize = 4096;
+
+/// Bytes per chunk parsed by one task.
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// A parsed file: CSR arrays with the indices as written (not yet shifted for
+/// one-based files), labels and query ids.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Svmlight<T> {
+    /// One label per example.
+    pub labels: Vec<f64>,
+    /// One query id per example (empty unless asked for).
+    pub query_id: Vec<i64>,
+    /// Values.
+    pub data: Vec<T>,
+    /// Column indices as written in the file.
+    pub indices: Vec<i64>,
+    /// Row pointers (`n_examples + 1` entries).
+    pub indptr: Vec<i64>,
+    /// The smallest index in the file (`None` when there is none).
+    pub min_index: Option<i64>,
+    /// The largest index in the file (`None` when there is none).
+    pub max_index: Option<i64>,
+}
+
+/// Options of [`parse`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Reject index 0 (the file is declared one-based).
+    pub one_based: bool,
+    /// Keep the `qid:` values.
+    pub query_id: bool,
+    /// Parse chunks in parallel on the current rayon pool.
+    pub parallel: bool,
+}
+
+/// A parse error at a line of a chunk (1-based within the chunk).
+struct LineError {
+    line: usize,
+    message: String,
+}
+
+/// Parse a whole svmlight file held in memory.
+pub fn parse<T: Float>(bytes: &[u8], options: ParseOptions) -> Result<Svmlight<T>> {
+    let chunks = split_lines(
+        bytes,
+        if options.parallel {
+            CHUNK_BYTES
+        } else {
+            usize::MAX
+        },
+    );
+    let parsed: Vec<std::result::Result<Svmlight<T>, LineError>> = if options.parallel {
+        chunks.par_iter().map(|c| parse_chunk(c, options)).collect()
+    } else {
+        chunks.iter().map(|c| parse_chunk(c, options)).collect()
+    };
+    let mut parts = Vec::with_capacity(parsed.len());
+    for (k, p) in parsed.into_iter().enumerate() {
+        match p {
+            Ok(p) => parts.push(p),
+            Err(e) => {
+                let before: usize = chunks[..k].iter().map(|c| count_lines(c)).sum();
+                return Err(Error::InvalidInput(format!(
+                    "line {}: {}",
+                    before + e.line,
+                    e.message
+                )));
+            }
+        }
+    }
+    Ok(join(parts))
+}
+
+/// Lines in a chunk that ends with a newline or at the end of the input.
+fn count_lines(chunk: &[u8]) -> usize {
+    chunk.split(|&b| b == b'\n').count() - usize::from(chunk.last() == Some(&b'\n'))
+}
+
+/// Split `bytes` into pieces of about `size` bytes ending at line boundaries.
+fn split_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let mut end = start.saturating_add(size).min(bytes.len());
+        while end < bytes.len() && bytes[end - 1] != b'\n' {
+            end += 1;
+        }
+        out.push(&bytes[start..end]);
+        start = end;
+    }
+    if out.is_empty() {
+        out.push(bytes);
+    }
+    out
+}
+
+/// Concatenate chunk results in order.
+fn join<T: Float>(mut parts: Vec<Svmlight<T>>) -> Svmlight<T> {
+    if parts.len() == 1 {
+        return parts.pop().unwrap_or_else(|| empty());
+    }
+    let mut out = empty::<T>();
+    let nnz: usize = parts.iter().map(|p| p.data.len()).sum();
+    let rows: usize = parts.iter().map(|p| p.labels.len()).sum();
+    out.data.reserve_exact(nnz);
+    out.indices.reserve_exact(nnz);
+    out.labels.reserve_exact(rows);
+    out.indptr.reserve_exact(rows + 1);
+    for p in parts {
+        let base = *out.indptr.last().unwrap_or(&0);
+        out.indptr.extend(p.indptr[1..].iter().map(|x| x + base));
+        out.data.extend_from_slice(&p.data);
+        out.indices.extend_from_slice(&p.indices);
+        out.labels.extend_from_slice(&p.labels);
+        out.query_id.extend_from_slice(&p.query_id);
+        out.min_index = min_opt(out.min_index, p.min_index);
+        out.max_index = out.max_index.max(p.max_index);
+    }
+    out
+}
+
+fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+fn empty<T>() -> Svmlight<T> {
+    Svmlight {
+        labels: Vec::new(),
+        query_id: Vec::new(),
+        data: Vec::new(),
+        indices: Vec::new(),
+        indptr: vec![0],
+        min_index: None,
+        max_index: None,
+    }
+}
+
+fn parse_chunk<T: Float>(
+    chunk: &[u8],
+    options: ParseOptions,
+) -> std::result::Result<Svmlight<T>, LineError> {
+    let mut out = empty::<T>();
+    for (k, raw) in chunk.split(|&b| b == b'\n').enumerate() {
+        let line = match raw.iter().position(|&b| b == b'#') {
+            Some(h) => &raw[..h],
+            None => raw,
+        };
+        let err = |message: String| LineError {
+            line: k + 1,
+            message,
+        };
+        let mut tokens = line
+            .split(u8::is_ascii_whitespace)
+            .filter(|t| !t.is_empty());
+        let Some(label) = tokens.next() else {
+            continue;
+        };
+        let y = parse_f64(label).ok_or_else(|| {
+            err(format!(
+                "the label {:?} is not a number",
+                String::from_utf8_lossy(label)
+            ))
+        })?;
+        if !y.is_finite() {
+            return Err(err(format!("the label {y} is not finite")));
+        }
+        out.labels.push(y);
+        let mut prev = -1i64;
+        let mut first = true;
+        for token in tokens {
+            if first && token.starts_with(b"qid") {
+                first = false;
+                let value = token.splitn(2, |&b| b == b':').nth(1).unwrap_or(b"");
+                let q = parse_i64(value).ok_or_else(|| {
+                    err(format!("bad query id {:?}", String::from_utf8_lossy(token)))
+                })?;
+                if options.query_id {
+                    out.query_id.push(q);
+                }
+                continue;
+            }
+            first = false;
+            let Some(colon) = token.iter().position(|&b| b == b':') else {
+                return Err(err(format!(
+                    "expected index:value, got {:?}",
+                    String::from_utf8_lossy(token)
+                )));
+            };
+            let (idx_s, value_s) = (&token[..colon], &token[colon + 1..]);
+            let idx = parse_i64(idx_s).ok_or_else(|| {
+                err(format!(
+                    "the index {:?} is not an integer",
+                    String::from_utf8_lossy(idx_s)
+                ))
+            })?;
+            if idx < 0 || (idx == 0 && options.one_based) {
+                return Err(err(format!(
+                    "invalid index {idx}{}",
+                    if idx == 0 { " in a one-based file" } else { "" }
+                )));
+            }
+            if idx > MAX_INDEX {
+                return Err(err(format!("index {idx} is larger than {MAX_INDEX}")));
+            }
+            if idx <= prev {
+                return Err(err(format!(
+                    "feature indices must be sorted and unique; {idx} follows {prev}"
+                )));
+            }
+            prev = idx;
+            if value_s.is_empty() {
+                return Err(err(format!("index {idx} has no value (truncated line?)")));
+            }
+            let v = parse_f64(value_s).ok_or_else(|| {
+                err(format!(
+                    "the value {:?} is not a number",
+                    String::from_utf8_lossy(value_s)
+                ))
+            })?;
+            if !v.is_finite() {
+                return Err(err(format!("the value of index {idx} is {v}")));
+            }
+            out.data.push(T::from_f64(v));
+            out.indices.push(idx);
+            out.min_index = Some(out.min_index.map_or(idx, |m| m.min(idx)));
+            out.max_index = Some(out.max_index.map_or(idx, |m| m.max(idx)));
+        }
+        if options.query_id && out.query_id.len() < out.labels.len() {
+            // scikit-learn keeps only the query ids present; a line without one
+            // makes the arrays disagree, so it is an error here.
+            return Err(err("a line without qid in a file read with query_id".into()));
+        }
+        out.indptr.push(out.data.len() as i64);
+    }
+    Ok(out)
+}
+
+fn parse_f64(token: &[u8]) -> Option<f64> {
+    std::str::from_utf8(token).ok()?.parse::<f64>().ok()
+}
+
+fn parse_i64(token: &[u8]) -> Option<i64> {
+    let (neg, digits) = match token.first()? {
+        b'-' => (true, &token[1..]),
+        b'+' => (false, &token[1..]),
+        _ => (false, token),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v.checked_mul(10)?.checked_add(i64::from(d - b'0'))?;
+    }
+    Some(if neg { -v } else { v })
+}
+
+/// Append the svmlight form of one example to `out`: label, optional query id and
+/// the `(index, value)` pairs. Values are written with the shortest decimal that
+/// reads back to the same `f64` (Rust's `Display`), so a round trip is exact.
+pub fn write_line(
+    out: &mut String,
+    label: f64,
+    query_id: Option<i64>,
+    entries: impl Iterator<Item = (usize, f64)>,
+) {
+    use std::fmt::Write;
+    let _ = write!(out, "{}", Shortest(label));
+    if let Some(q) = query_id {
+        let _ = write!(out, " qid:{q}");
+    }
+    for (j, v) in entries {
+        let _ = write!(out, " {j}:{}", Shortest(v));
+    }
+    out.push('\n');
+}
+
+/// The svmlight text of all rows of `rows` (zeros omitted), with `labels` (one per
+/// row), optional query ids, and indices shifted by one when `one_based`. Rows are
+/// formatted in parallel blocks when `parallel`, joined in order.
+pub fn format_rows<R: crate::data::Rows>(
+    rows: &R,
+    labels: &[f64],
+    query_id: Option<&[i64]>,
+    one_based: bool,
+    parallel: bool,
+) -> Result<String> {
+    let n = rows.n_rows();
+    if labels.len() != n || query_id.is_some_and(|q| q.len() != n) {
+        return Err(Error::ShapeMismatch(format!(
+            "{n} rows, {} labels{}",
+            labels.len(),
+            query_id.map_or(String::new(), |q| format!(", {} query ids", q.len()))
+        )));
+    }
+    let shift = usize::from(one_based);
+    let block = |range: std::ops::Range<usize>| {
+        let mut s = String::new();
+        let mut entries = Vec::new();
+        for i in range {
+            entries.clear();
+            rows.for_each_entry(i, |j, v| {
+                if v != 0.0 {
+                    entries.push((j + shift, v));
+                }
+            });
+            entries.sort_by_key(|e| e.0);
+            write_line(
+                &mut s,
+                labels[i],
+                query_id.map(|q| q[i]),
+                entries.iter().copied(),
+            );
+        }
+        s
+    };
+    let ranges: Vec<_> = (0..n)
+        .step_by(FORMAT_ROWS)
+        .map(|a| a..(a + FORMAT_ROWS).min(n))
+        .collect();
+    let parts: Vec<String> = if parallel {
+        ranges.into_par_iter().map(block).collect()
+    } else {
+        ranges.into_iter().map(block).collect()
+    };
+    Ok(parts.concat())
+}
+
+/// `f64` printed as the shortest round-tripping decimal, integers without `.0`.
+struct Shortest(f64);
+
+impl std::fmt::Display for Shortest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.0;
+        if v == v.trunc() && v.abs() < 1e15 {
+            write!(f, "{}", v as i64)
+        } else {
+            write!(f, "{v:?}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(one_based: bool, query_id: bool, parallel: bool) -> ParseOptions {
+        ParseOptions {
+            one_based,
+            query_id,
+            parallel,
+        }
+    }
+
+    #[test]
+    fn parses_labels_qids_comments_and_blank_lines() {
+        let text = b"# header\n1 qid:3 1:0.5 4:-2e3 # tail\n\n-1 qid:4 2:1\n  +2.5\tqid:4 7:.25";
+        let p = parse::<f64>(text, opts(true, true, false)).unwrap();
+        assert_eq!(p.labels, vec![1.0, -1.0, 2.5]);
+        assert_eq!(p.query_id, vec![3, 4, 4]);
+        // Without query_id the qids are skipped; a line without one is an error with.
+        assert_eq!(
+            parse::<f64>(text, opts(true, false, false)).unwrap().data,
+            p.data
+        );
+        assert!(parse::<f64>(b"1 qid:1 1:1\n2 1:1\n", opts(true, true, false)).is_err());
+        assert_eq!(p.data, vec![0.5, -2000.0, 1.0, 0.25]);
+        assert_eq!(p.indices, vec![1, 4, 2, 7]);
+        assert_eq!(p.indptr, vec![0, 2, 3, 4]);
+        assert_eq!((p.min_index, p.max_index), (Some(1), Some(7)));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        for (text, want) in [
+            (&b"1 1:2\nx 1:2\n"[..], "line 2: the label"),
+            (b"1 1:2\n\n1 3:a\n", "line 3: the value"),
+            (b"1 1:nan\n", "line 1: the value of index 1 is NaN"),
+            (b"inf 1:1\n", "line 1: the label inf"),
+            (b"1 0:1\n", "line 1: invalid index 0 in a one-based file"),
+            (b"1 -3:1\n", "invalid index -3"),
+            (b"1 3:1 2:1\n", "sorted and unique; 2 follows 3"),
+            (b"1 3:1 3:1\n", "sorted and unique"),
+            (b"1 3:\n", "has no value"),
+            (b"1 3\n", "expected index:value"),
+            (b"1 99999999999:1\n", "larger than"),
+            (b"1 9999999999999999999999:1\n", "not an integer"),
+        ] {
+            let e = parse::<f64>(text, opts(true, false, false)).unwrap_err();
+            assert!(e.to_string().contains(want), "{e} (wanted {want})");
+        }
+    }
+
+    #[test]
+    fn parallel_chunks_give_the_same_arrays_and_line_numbers() {
+        let mut text = String::new();
+        for i in 0..300_000 {
+            write_line(
+                &mut text,
+                f64::from(i % 3),
+                None,
+                [(1, 0.1 * f64::from(i)), (5, -1.5), (9, 1e-300)].into_iter(),
+            );
+        }
+        let a = parse::<f64>(text.as_bytes(), opts(true, false, false)).unwrap();
+        let b = parse::<f64>(text.as_bytes(), opts(true, false, true)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.labels.len(), 300_000);
+        assert_eq!(a.data[3 * 12345], 0.1 * 12345.0);
+        text.push_str("1 2:x\n");
+        let e = parse::<f32>(text.as_bytes(), opts(true, false, true)).unwrap_err();
+        assert!(
+            e.to_string().starts_with("invalid input: line 300001:"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn written_lines_read_back_exactly() {
+        let values = [0.1, -1.0 / 3.0, 1e-310, 5e300, 123_456_789.0, -0.0, 2.5];
+        let mut text = String::new();
+        write_line(&mut text, -1.0, Some(7), values.iter().copied().enumerate());
+        let p = parse::<f64>(text.as_bytes(), opts(false, true, false)).unwrap();
+        assert_eq!(p.data, values);
+        assert_eq!(p.labels, vec![-1.0]);
+        assert_eq!(p.query_id, vec![7]);
+    }
+}

@@ -1,0 +1,86 @@
+//! Python entry points of the svmlight reader and writer.
+
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use pyo3::IntoPyObjectExt;
+
+use pegasos_core::svmlight::{format_rows, parse, ParseOptions, Svmlight};
+use pegasos_core::Float;
+
+use crate::arrays::{slice, Matrix};
+use crate::detach::detach;
+use crate::dispatch_rows;
+
+/// What `parse_svmlight` returns: data, indices, indptr, labels, query ids,
+/// smallest and largest index.
+type Parsed<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<i64>>,
+    Option<i64>,
+    Option<i64>,
+);
+
+fn hand_over<T: Float + numpy::Element>(py: Python<'_>, p: Svmlight<T>) -> PyResult<Parsed<'_>> {
+    Ok((
+        PyArray1::from_vec(py, p.data).into_bound_py_any(py)?,
+        PyArray1::from_vec(py, p.indices),
+        PyArray1::from_vec(py, p.indptr),
+        PyArray1::from_vec(py, p.labels),
+        PyArray1::from_vec(py, p.query_id),
+        p.min_index,
+        p.max_index,
+    ))
+}
+
+/// Parse the svmlight text `text` (GIL released; the arrays are handed to numpy
+/// without copying).
+#[pyfunction]
+#[pyo3(signature = (text, *, dtype, one_based, query_id, parallel))]
+pub fn parse_svmlight<'py>(
+    py: Python<'py>,
+    text: &[u8],
+    dtype: &str,
+    one_based: bool,
+    query_id: bool,
+    parallel: bool,
+) -> PyResult<Parsed<'py>> {
+    let options = ParseOptions {
+        one_based,
+        query_id,
+        parallel,
+    };
+    match dtype {
+        "float64" => hand_over(py, detach(py, || parse::<f64>(text, options))?),
+        "float32" => hand_over(py, detach(py, || parse::<f32>(text, options))?),
+        other => Err(PyValueError::new_err(format!(
+            "dtype must be float32 or float64, got {other}"
+        ))),
+    }
+}
+
+/// The svmlight text of a matrix with labels (and query ids).
+#[pyfunction]
+#[pyo3(signature = (x, labels, query_id, *, one_based, parallel))]
+pub fn format_svmlight<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    labels: PyReadonlyArray1<'py, f64>,
+    query_id: Option<PyReadonlyArray1<'py, i64>>,
+    one_based: bool,
+    parallel: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let labels = slice(&labels)?;
+    let query_id = match &query_id {
+        Some(q) => Some(slice(q)?),
+        None => None,
+    };
+    let text = dispatch_rows!(x, make => detach(py, || {
+        format_rows(&make()?, labels, query_id, one_based, parallel)
+    }))?;
+    Ok(PyBytes::new(py, text.as_bytes()))
+}
