@@ -62,14 +62,14 @@ def test_several_files_share_n_features_and_zero_based(tmp_path):
     b = _write(tmp_path, b"0 5:1\n", "b.svm")
     ours = load_svmlight_files([a, b])
     theirs = sk_load_files([str(a), str(b)])
-    for o, t in zip(ours[::2], theirs[::2]):
+    for o, t in zip(ours[::2], theirs[::2], strict=True):
         _same(o, t)
     assert ours[0].shape == (1, 5)
     # A zero index anywhere makes "auto" zero-based for all files.
     c = _write(tmp_path, b"0 0:3\n", "c.svm")
     ours = load_svmlight_files([a, c])
     theirs = sk_load_files([str(a), str(c)])
-    for o, t in zip(ours[::2], theirs[::2]):
+    for o, t in zip(ours[::2], theirs[::2], strict=True):
         _same(o, t)
 
 
