@@ -299,6 +299,14 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
             return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         return float(self.gamma)
 
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` in pegasos-rs' portable format (not
+        pickle; see :mod:`pegasos_rs.model_io`); read it back with
+        :func:`pegasos_rs.load`."""
+        from pegasos_rs.model_io import save
+
+        save(self, path)
+
     def decision_function(self, X):
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``; shape
         (n_samples,) for two classes, else (n_samples, n_classes)."""

@@ -253,6 +253,14 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         self._solver = solver
         return self
 
+    def save(self, path) -> None:
+        """Write the fitted model to ``path`` in pegasos-rs' portable format (not
+        pickle; see :mod:`pegasos_rs.model_io`); read it back with
+        :func:`pegasos_rs.load`."""
+        from pegasos_rs.model_io import save
+
+        save(self, path)
+
     def decision_function(self, X):
         """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two
         classes, else (n_samples, n_classes)."""
