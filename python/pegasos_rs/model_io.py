@@ -262,9 +262,7 @@ def _load_liblinear(text: str, where: str):
     classes = labels[order]
     if np.all(classes == np.round(classes)):
         classes = classes.astype(np.int64)
-    est = PegasosClassifier(
-        fit_intercept=bias >= 0, intercept_scaling=bias if bias > 0 else 1.0
-    )
+    est = PegasosClassifier(fit_intercept=bias >= 0, intercept_scaling=bias if bias > 0 else 1.0)
     est.coef_ = coef
     est.intercept_ = np.atleast_1d(intercept).astype(np.float64)
     est.classes_ = classes
