@@ -2,7 +2,9 @@
 
 ``pegasos-rs demo`` trains PegasosClassifier and LIBLINEAR on the same problems
 (datasets scikit-learn ships, plus a seeded sparse text-like problem) and prints
-test accuracy and training time side by side.
+test accuracy and training time side by side. ``pegasos-rs train`` and
+``pegasos-rs predict`` work like LIBLINEAR's programs (see
+:mod:`pegasos_rs.cli_train_predict`).
 """
 
 from __future__ import annotations
@@ -118,10 +120,26 @@ def demo(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from pegasos_rs.cli_train_predict import predict, train
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # train/predict parse LIBLINEAR-style options (-w1 5) themselves.
+    if argv and argv[0] in ("train", "predict"):
+        return {"train": train, "predict": predict}[argv[0]](argv[1:])
     parser = argparse.ArgumentParser(
         prog="pegasos-rs", description="Pegasos SVM solvers (Rust) from the command line."
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser(
+        "train",
+        help="train on an svmlight file and save the model (pegasos-rs train -h)",
+        add_help=False,
+    )
+    sub.add_parser(
+        "predict",
+        help="predict an svmlight file with a saved model (pegasos-rs predict -h)",
+        add_help=False,
+    )
     p_demo = sub.add_parser(
         "demo", help="train on bundled data next to LIBLINEAR and print accuracy and time"
     )

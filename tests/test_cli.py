@@ -1,0 +1,102 @@
+"""``pegasos-rs train`` / ``predict`` end to end, as LIBLINEAR's programs are used."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pegasos_rs
+import pytest
+from conftest import make_problem
+from pegasos_rs import dump_svmlight_file
+from pegasos_rs.cli import main
+
+
+@pytest.fixture
+def files(tmp_path):
+    X, y = make_problem(n_samples=400, n_features=10, n_classes=3, seed=2)
+    labels = np.array([-1, 1, 7])[y]
+    train, test = tmp_path / "train.svm", tmp_path / "test.svm"
+    dump_svmlight_file(X[:300], labels[:300], train, zero_based=False)
+    dump_svmlight_file(X[300:], labels[300:], test, zero_based=False)
+    return tmp_path, train, test, labels[300:]
+
+
+def test_train_then_predict_prints_accuracy_like_liblinear(files, capsys, monkeypatch):
+    tmp, train, test, y_test = files
+    monkeypatch.chdir(tmp)
+    assert main(["train", "-c", "1", "-p", "5", "-A", "1", str(train)]) == 0
+    assert (tmp / "train.svm.model").exists()  # LIBLINEAR's default model name
+    out = tmp / "out.txt"
+    assert main(["predict", str(test), "train.svm.model", str(out)]) == 0
+    line = capsys.readouterr().out.strip()
+    m = re.fullmatch(r"Accuracy = ([\d.]+)% \((\d+)/(\d+)\)", line)
+    assert m, line
+    predicted = np.array([float(v) for v in out.read_text().split()])
+    assert len(predicted) == len(y_test) == int(m.group(3))
+    assert int(m.group(2)) == int(np.sum(predicted == y_test))
+    assert set(out.read_text().split()) <= {"-1", "1", "7"}  # labels as LIBLINEAR writes
+    assert float(m.group(1)) > 60
+    model = pegasos_rs.load(tmp / "train.svm.model")
+    assert model.alpha == pytest.approx(1 / 300)
+
+
+def test_kernel_training_class_weights_and_cross_validation(files, capsys):
+    tmp, train, test, _ = files
+    model = tmp / "k.model"
+    args = ["train", "-t", "rbf", "-g", "0.5", "-a", "0.01", "-p", "3", "-w7", "2", "-w-1", "0.5"]
+    assert main([*args, "-q", str(train), str(model)]) == 0
+    est = pegasos_rs.load(model)
+    assert type(est).__name__ == "KernelPegasosClassifier"
+    assert est.class_weight == {7.0: 2.0, -1.0: 0.5}
+    assert main(["train", "-v", "3", "-p", "3", str(train)]) == 0
+    assert re.fullmatch(r"Cross Validation Accuracy = [\d.]+%", capsys.readouterr().out.strip())
+
+
+def test_predict_reads_liblinear_models(files, capsys):
+    liblinear = pytest.importorskip("liblinear.liblinearutil")
+    tmp, train, test, y_test = files
+    y, x = liblinear.svm_read_problem(str(train))
+    model = liblinear.train(y, x, "-s 3 -c 1 -B 1 -q")
+    liblinear.save_model(str(tmp / "ll.model"), model)
+    yt, xt = liblinear.svm_read_problem(str(test))
+    want, (acc, _, _), _ = liblinear.predict(yt, xt, model, "-q")
+    assert main(["predict", str(test), str(tmp / "ll.model"), str(tmp / "out")]) == 0
+    line = capsys.readouterr().out
+    assert f"Accuracy = {acc:g}%" in line
+    got = np.array([float(v) for v in (tmp / "out").read_text().split()])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_errors_are_messages_not_tracebacks(files, tmp_path):
+    _, train, _, _ = files
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:0.5\n-1 2:x\n")
+    for argv, message in [
+        (["train", str(bad)], r"bad\.svm: line 2: the value .x. is not a number"),
+        (["train", str(tmp_path / "missing.svm")], "No such file"),
+        (["train", "-p", "0", str(train)], "invalid -p passes"),
+        (["train", "-w1", str(train)], "bad class weight"),
+        (["train", "-t", "rbf", "-B", "1", str(train)], "unregularised bias"),
+        (["predict", str(train), str(bad), str(tmp_path / "o")], "not a pegasos-rs model"),
+    ]:
+        with pytest.raises(SystemExit, match=message):
+            main(argv)
+
+
+def test_console_script_help_documents_every_option():
+    out = subprocess.run(
+        [sys.executable, "-m", "pegasos_rs", "train", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for flag in ["-c", "-a", "-p", "-k", "-B", "-A", "-P", "-S", "-wi", "-t", "-g", "-d",
+                 "-r", "-m", "-s", "-n", "-v", "-q"]:  # fmt: skip
+        assert re.search(rf"^\s+{re.escape(flag)} ", out, re.M), flag
+    out = subprocess.run(
+        [sys.executable, "-m", "pegasos_rs", "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "train" in out and "predict" in out and "demo" in out
