@@ -44,7 +44,7 @@ def test_train_then_predict_prints_accuracy_like_liblinear(files, capsys, monkey
 
 
 def test_kernel_training_class_weights_and_cross_validation(files, capsys):
-    tmp, train, test, _ = files
+    tmp, train, _, _ = files
     model = tmp / "k.model"
     args = ["train", "-t", "rbf", "-g", "0.5", "-a", "0.01", "-p", "3", "-w7", "2", "-w-1", "0.5"]
     assert main([*args, "-q", str(train), str(model)]) == 0
@@ -57,7 +57,7 @@ def test_kernel_training_class_weights_and_cross_validation(files, capsys):
 
 def test_predict_reads_liblinear_models(files, capsys):
     liblinear = pytest.importorskip("liblinear.liblinearutil")
-    tmp, train, test, y_test = files
+    tmp, train, test, _ = files
     y, x = liblinear.svm_read_problem(str(train))
     model = liblinear.train(y, x, "-s 3 -c 1 -B 1 -q")
     liblinear.save_model(str(tmp / "ll.model"), model)
