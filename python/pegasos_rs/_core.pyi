@@ -126,7 +126,7 @@ def pairwise_kernel(
     n_threads: int,
 ) -> NDArray[np.float64]: ...
 def parse_svmlight(
-    text: bytes, *, dtype: str, one_based: bool, query_id: bool, parallel: bool
+    text: bytes, *, dtype: str, one_based: bool, query_id: bool, n_threads: int
 ) -> tuple[
     NDArray[np.float64] | NDArray[np.float32],
     NDArray[np.int64],
@@ -142,5 +142,5 @@ def format_svmlight(
     query_id: NDArray[np.int64] | None,
     *,
     one_based: bool,
-    parallel: bool,
+    n_threads: int,
 ) -> bytes: ...

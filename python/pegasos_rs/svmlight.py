@@ -112,7 +112,7 @@ def load_svmlight_files(
                     dtype=parse_dtype,
                     one_based=zero_based is False,
                     query_id=bool(query_id),
-                    parallel=threads != 1,
+                    n_threads=threads,
                 )
             )
         except ValueError as e:
@@ -219,7 +219,7 @@ def dump_svmlight_file(
         labels,
         qid,
         one_based=not zero_based,
-        parallel=n_threads(n_jobs) != 1,
+        n_threads=n_threads(n_jobs),
     )
     if hasattr(f, "write"):
         f.write(head + body)

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::float::Float;
+use crate::multiclass::thread_pool;
 
 /// The largest accepted feature index (so that `n_features` fits an `i32`).
 pub const MAX_INDEX: i64 = i32::MAX as i64 - 1;
@@ -60,8 +61,8 @@ pub struct ParseOptions {
     pub one_based: bool,
     /// Keep the `qid:` values.
     pub query_id: bool,
-    /// Parse chunks in parallel on the current rayon pool.
-    pub parallel: bool,
+    /// Threads parsing chunks in parallel (1: on this thread; 0: one per core).
+    pub n_threads: usize,
 }
 
 /// A parse error at a line of a chunk (1-based within the chunk).
@@ -72,16 +73,11 @@ struct LineError {
 
 /// Parse a whole svmlight file held in memory.
 pub fn parse<T: Float>(bytes: &[u8], options: ParseOptions) -> Result<Svmlight<T>> {
-    let chunks = split_lines(
-        bytes,
-        if options.parallel {
-            CHUNK_BYTES
-        } else {
-            usize::MAX
-        },
-    );
-    let parsed: Vec<std::result::Result<Svmlight<T>, LineError>> = if options.parallel {
-        chunks.par_iter().map(|c| parse_chunk(c, options)).collect()
+    let parallel = options.n_threads != 1 && bytes.len() > CHUNK_BYTES;
+    let chunks = split_lines(bytes, if parallel { CHUNK_BYTES } else { usize::MAX });
+    let parsed: Vec<std::result::Result<Svmlight<T>, LineError>> = if parallel {
+        thread_pool(options.n_threads)?
+            .install(|| chunks.par_iter().map(|c| parse_chunk(c, options)).collect())
     } else {
         chunks.iter().map(|c| parse_chunk(c, options)).collect()
     };
@@ -315,13 +311,14 @@ pub fn write_line(
 
 /// The svmlight text of all rows of `rows` (zeros omitted), with `labels` (one per
 /// row), optional query ids, and indices shifted by one when `one_based`. Rows are
-/// formatted in parallel blocks when `parallel`, joined in order.
+/// formatted in parallel blocks on `n_threads` threads (1: this thread; 0: one per
+/// core), joined in order.
 pub fn format_rows<R: crate::data::Rows>(
     rows: &R,
     labels: &[f64],
     query_id: Option<&[i64]>,
     one_based: bool,
-    parallel: bool,
+    n_threads: usize,
 ) -> Result<String> {
     let n = rows.n_rows();
     if labels.len() != n || query_id.is_some_and(|q| q.len() != n) {
@@ -356,8 +353,8 @@ pub fn format_rows<R: crate::data::Rows>(
         .step_by(FORMAT_ROWS)
         .map(|a| a..(a + FORMAT_ROWS).min(n))
         .collect();
-    let parts: Vec<String> = if parallel {
-        ranges.into_par_iter().map(block).collect()
+    let parts: Vec<String> = if n_threads != 1 && ranges.len() > 1 {
+        thread_pool(n_threads)?.install(|| ranges.into_par_iter().map(block).collect())
     } else {
         ranges.into_iter().map(block).collect()
     };
@@ -386,7 +383,7 @@ mod tests {
         ParseOptions {
             one_based,
             query_id,
-            parallel,
+            n_threads: if parallel { 2 } else { 1 },
         }
     }
 

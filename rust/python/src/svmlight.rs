@@ -40,19 +40,19 @@ fn hand_over<T: Float + numpy::Element>(py: Python<'_>, p: Svmlight<T>) -> PyRes
 /// Parse the svmlight text `text` (GIL released; the arrays are handed to numpy
 /// without copying).
 #[pyfunction]
-#[pyo3(signature = (text, *, dtype, one_based, query_id, parallel))]
+#[pyo3(signature = (text, *, dtype, one_based, query_id, n_threads))]
 pub fn parse_svmlight<'py>(
     py: Python<'py>,
     text: &[u8],
     dtype: &str,
     one_based: bool,
     query_id: bool,
-    parallel: bool,
+    n_threads: usize,
 ) -> PyResult<Parsed<'py>> {
     let options = ParseOptions {
         one_based,
         query_id,
-        parallel,
+        n_threads,
     };
     match dtype {
         "float64" => hand_over(py, detach(py, || parse::<f64>(text, options))?),
@@ -65,14 +65,14 @@ pub fn parse_svmlight<'py>(
 
 /// The svmlight text of a matrix with labels (and query ids).
 #[pyfunction]
-#[pyo3(signature = (x, labels, query_id, *, one_based, parallel))]
+#[pyo3(signature = (x, labels, query_id, *, one_based, n_threads))]
 pub fn format_svmlight<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
     labels: PyReadonlyArray1<'py, f64>,
     query_id: Option<PyReadonlyArray1<'py, i64>>,
     one_based: bool,
-    parallel: bool,
+    n_threads: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let labels = slice(&labels)?;
     let query_id = match &query_id {
@@ -80,7 +80,7 @@ pub fn format_svmlight<'py>(
         None => None,
     };
     let text = dispatch_rows!(x, make => detach(py, || {
-        format_rows(&make()?, labels, query_id, one_based, parallel)
+        format_rows(&make()?, labels, query_id, one_based, n_threads)
     }))?;
     Ok(PyBytes::new(py, text.as_bytes()))
 }

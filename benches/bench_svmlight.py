@@ -1,0 +1,103 @@
+"""svmlight reader benchmark: pegasos_rs.load_svmlight_file against scikit-learn's.
+
+    python benches/bench_svmlight.py [--quick] [--repeats N]
+
+Each benchmark file is decompressed once to a temporary plain-text file (scikit-learn
+cannot read .xz); both readers then parse that file (median of repeats), and the
+results are checked to be identical (values, indices, pointers, labels). Writes
+``benches/results/svmlight.md`` (``svmlight_quick.md`` with ``--quick``). Target:
+at least 5x faster than scikit-learn on imdb TF-IDF train.
+"""
+
+from __future__ import annotations
+
+import argparse
+import lzma
+import tempfile
+from pathlib import Path
+
+import common  # noqa: F401 (one-thread environment before numpy)
+import numpy as np
+from common import RESULTS_DIR, check, markdown_table, timeit
+
+FILES = [
+    "imdb.tfidf1.train.xz",
+    "20news-bydate.tfidf12.train.xz",
+    "a9a.xz",
+    "reuters-lasvm.trn.xz",
+    "sector.scale.xz",
+]
+QUICK_FILES = ["a9a.xz", "reuters-lasvm.trn.xz"]
+TARGET = 5.0
+
+
+def main() -> None:
+    from pegasos_rs import _datasets, load_svmlight_file
+    from sklearn.datasets import load_svmlight_file as sk_load
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="two small files")
+    ap.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
+    args = ap.parse_args()
+    d = _datasets.data_dir()
+    if d is None:
+        raise SystemExit("benchmark data not found: set PEGASOS_DATA")
+    rows = []
+    for name in QUICK_FILES if args.quick else FILES:
+        if not (d / name).exists():
+            print(f"{name}: absent, skipped")
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = Path(tmp) / name.removesuffix(".xz")
+            with lzma.open(d / name) as src:
+                plain.write_bytes(src.read())
+            size_mb = plain.stat().st_size / 2**20
+            t_sk, (Xs, ys), _ = timeit(lambda p=plain: sk_load(str(p)), args.repeats)
+            t_1, (X1, y1), _ = timeit(lambda p=plain: load_svmlight_file(p), args.repeats)
+            t_2, (X2, _), _ = timeit(lambda p=plain: load_svmlight_file(p, n_jobs=2), args.repeats)
+        for X in (X1, X2):
+            check(
+                X.shape == Xs.shape
+                and np.array_equal(X.data, Xs.data)
+                and np.array_equal(X.indices, Xs.indices)
+                and np.array_equal(X.indptr, Xs.indptr),
+                f"{name}: pegasos_rs and scikit-learn disagree",
+            )
+        check(np.array_equal(y1, ys), f"{name}: labels disagree")
+        ratio = t_sk / t_2
+        target = ("PASS" if ratio >= TARGET else "MISS") if name.startswith("imdb") else ""
+        rows.append(
+            [
+                name.removesuffix(".xz"),
+                f"{size_mb:.1f} MB, {Xs.nnz:,} nnz",
+                f"{t_sk:.3f} s",
+                f"{t_1:.3f} s ({t_sk / t_1:.1f}x)",
+                f"{t_2:.3f} s ({ratio:.1f}x)",
+                target,
+            ]
+        )
+        print(rows[-1], flush=True)
+    table = markdown_table(
+        [
+            "file",
+            "size",
+            "scikit-learn",
+            "pegasos_rs, 1 thread (speed-up)",
+            "pegasos_rs, 2 threads (speed-up)",
+            f"target >= {TARGET:g}x",
+        ],
+        rows,
+    )
+    text = (
+        "# svmlight reader: pegasos_rs against scikit-learn\n\n"
+        f"`python benches/bench_svmlight.py{' --quick' if args.quick else ''}`; plain-text "
+        f"files (decompressed beforehand), median of {args.repeats}; identical arrays "
+        "checked.\n\n" + table + "\n"
+    )
+    out = RESULTS_DIR / ("svmlight_quick.md" if args.quick else "svmlight.md")
+    out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
