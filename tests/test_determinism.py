@@ -284,3 +284,18 @@ def test_golden_model_bytes_are_pinned():
 
 
 GOLDEN_SHA256 = "5e575e717f26e1b902973411949d20d6bea9ec076ab57b7b8690f04cc8689cec"
+
+
+def test_max_steps_equals_passes_when_it_is_a_whole_number_of_passes(binary_dense):
+    """``max_steps=T`` runs exactly T steps; T = p passes gives the p-pass model bit
+    for bit, and T below one pass is allowed (the paper's T independent of m)."""
+    X, y = binary_dense
+    n = X.shape[0]
+    a = PegasosClassifier(max_iter=3, random_state=5).fit(X, y)
+    b = PegasosClassifier(max_steps=3 * n, max_iter=1, random_state=5).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert b.t_ == 3 * n and b.n_iter_ == 1
+    c = PegasosClassifier(max_steps=17, random_state=5).fit(X, y)
+    assert c.t_ == 17
+    c.partial_fit(X, y)  # partial_fit still runs one pass
+    assert c.t_ == 17 + n

@@ -56,6 +56,7 @@ def fit_linear(
     sampling_name: str,
     order: NDArray[np.int64] | None,
     max_iter: int,
+    max_steps: int | None,
     tol: float | None,
     n_iter_no_change: int,
     seed: int,

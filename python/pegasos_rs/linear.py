@@ -51,6 +51,11 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     max_iter : int, default=20
         Number of passes over the data; a pass is ``ceil(n_samples / batch_size)``
         steps (with ``tol`` it may stop earlier).
+    max_steps : int or None, default=None
+        If set, each ``fit`` runs exactly this many steps (the paper's T) instead
+        of ``max_iter`` passes, even fewer than one pass: Pegasos' error after T
+        steps does not depend on the number of samples, so on large data a fraction
+        of a pass is enough (``partial_fit`` still runs one pass).
     batch_size : int, default=1
         Examples per step (the paper's k). All k margins are evaluated at the same
         ``w_t``.
@@ -117,6 +122,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, 2**32 - 1, closed="both")],
+        "max_steps": [None, Interval(Integral, 1, 2**63 - 1, closed="both")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "projection": ["boolean"],
         "fit_intercept": ["boolean"],
@@ -137,6 +143,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         *,
         alpha=1e-4,
         max_iter=20,
+        max_steps=None,
         batch_size=1,
         projection=True,
         fit_intercept=True,
@@ -153,6 +160,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
     ):
         self.alpha = alpha
         self.max_iter = max_iter
+        self.max_steps = max_steps
         self.batch_size = batch_size
         self.projection = projection
         self.fit_intercept = fit_intercept
@@ -189,7 +197,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         resume = bool(self.warm_start) and hasattr(self, "_solver")
-        return self._fit(X, y, sample_weight, None, resume, self.max_iter)
+        return self._fit(X, y, sample_weight, None, resume, self.max_iter, self.max_steps)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over ``(X, y)``, continuing from the current solver state.
@@ -201,9 +209,9 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             self._validate_params()
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit")
-        return self._fit(X, y, sample_weight, classes, not first, 1)
+        return self._fit(X, y, sample_weight, classes, not first, 1, None)
 
-    def _fit(self, X, y, sample_weight, classes, resume, max_iter):
+    def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps):
         X, y = validate_data(self, X, y, reset=not resume, **_INPUT_CHECKS)
         check_classification_targets(y)
         if resume:
@@ -238,6 +246,7 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             sampling_name=sampling_name,
             order=order,
             max_iter=int(max_iter),
+            max_steps=None if max_steps is None else int(max_steps),
             tol=None if self.tol is None else float(self.tol),
             n_iter_no_change=int(self.n_iter_no_change),
             seed=seed_from(self.random_state) if not resume else 0,

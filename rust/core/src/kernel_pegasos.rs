@@ -259,8 +259,8 @@ pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
     if let Intercept::BiasMultiplier(_) = params.intercept {
         return bad("the kernel solver learns an unregularised bias, not a bias multiplier");
     }
-    if params.tol.is_some() {
-        return bad("the kernel solver runs a fixed number of passes (no tol)");
+    if params.tol.is_some() || params.max_steps.is_some() {
+        return bad("the kernel solver runs a fixed number of passes (no tol, no max_steps)");
     }
     Ok(())
 }

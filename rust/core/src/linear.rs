@@ -457,8 +457,15 @@ pub fn fit_binary<R: Rows>(
             rows.n_features()
         )));
     }
-    let per_pass = steps_per_pass(rows.n_rows(), params.batch_size);
-    let planned = per_pass * params.max_iter as u64;
+    // With `max_steps`, one "pass" of exactly that many steps (the paper's T).
+    let (per_pass, max_passes) = match params.max_steps {
+        Some(t) => (t, 1),
+        None => (
+            steps_per_pass(rows.n_rows(), params.batch_size),
+            params.max_iter,
+        ),
+    };
+    let planned = per_pass * max_passes as u64;
     state.avg_start = match params.averaging {
         Averaging::Off => {
             state.discard_average();
@@ -479,7 +486,7 @@ pub fn fit_binary<R: Rows>(
     let mut no_improvement = 0;
     let mut objective = None;
     let mut n_iter = 0;
-    let mut last_pass = params.max_iter;
+    let mut last_pass = max_passes;
     let mut finishing_average = false;
     let ctx = make_context(rows, task, params, state)?;
     let mut pass = 0;
@@ -520,7 +527,7 @@ pub fn fit_binary<R: Rows>(
         if no_improvement >= params.n_iter_no_change {
             if params.averaging == Averaging::Suffix && state.avg_count == 0 {
                 state.avg_start = state.t + 1;
-                last_pass = (2 * pass).min(params.max_iter);
+                last_pass = (2 * pass).min(max_passes);
                 finishing_average = true;
             } else {
                 break;

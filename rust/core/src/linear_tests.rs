@@ -412,3 +412,33 @@ impl LinearState {
             .map(|b| (w, b))
     }
 }
+
+#[test]
+fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
+    let (n, d) = (200, 6);
+    let (x, codes) = dataset(n, d, 21);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let cancel = AtomicBool::new(false);
+    for t in [1u64, 37, 450] {
+        let p = Params {
+            max_steps: Some(t),
+            max_iter: 99,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+        let mut a = LinearState::new(d, 3, 0).unwrap();
+        let mut w = vec![0.0; d];
+        let out = fit_binary(&rows, &task, &p, &mut a, &mut w, &cancel, "").unwrap();
+        assert_eq!((a.steps(), out.n_iter), (t, 1));
+        let mut b = LinearState::new(d, 3, 0).unwrap();
+        run_steps(&rows, &task, &p, &mut b, t, &cancel).unwrap();
+        assert_eq!(a, b);
+    }
+    let bad = Params {
+        max_steps: Some(0),
+        ..Params::default()
+    };
+    assert!(bad.validate().is_err());
+}

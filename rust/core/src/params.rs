@@ -62,6 +62,9 @@ pub struct Params {
     pub sampling: Sampling,
     /// Number of passes; one pass is `ceil(n_samples / batch_size)` steps.
     pub max_iter: usize,
+    /// Linear solver: run exactly this many steps (the paper's `T`) instead of
+    /// `max_iter` passes; may be less than one pass.
+    pub max_steps: Option<u64>,
     /// Stop when the primal objective has not improved by more than
     /// `tol * |best objective|` for `n_iter_no_change` consecutive passes.
     pub tol: Option<f64>,
@@ -83,6 +86,7 @@ impl Default for Params {
             averaging: Averaging::Off,
             sampling: Sampling::Uniform,
             max_iter: 20,
+            max_steps: None,
             tol: None,
             n_iter_no_change: 5,
             seed: 0,
@@ -129,6 +133,9 @@ impl Params {
             if !(tol.is_finite() && tol >= 0.0) {
                 return bad(format!("tol must be a non-negative number, got {tol}"));
             }
+        }
+        if self.max_steps == Some(0) {
+            return bad("max_steps must be >= 1".into());
         }
         if self.n_iter_no_change < 1 {
             return bad("n_iter_no_change must be >= 1".into());

@@ -133,6 +133,7 @@ pub fn fit_kernel<'py>(
         },
         sampling: sampling(sampling_name, order)?,
         max_iter,
+        max_steps: None,
         tol: None,
         n_iter_no_change: 1,
         seed,

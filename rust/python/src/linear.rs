@@ -89,7 +89,7 @@ pub(crate) fn sampling(name: &str, order: Option<PyReadonlyArray1<'_, i64>>) -> 
 #[pyo3(signature = (
     x, codes, n_classes, class_weight, sample_weight, solver, *,
     alpha, batch_size, projection, fit_intercept, intercept_scaling, average, average_start,
-    sampling_name, order, max_iter, tol, n_iter_no_change, seed, verbose, n_threads
+    sampling_name, order, max_iter, max_steps, tol, n_iter_no_change, seed, verbose, n_threads
 ))]
 pub fn fit_linear<'py>(
     py: Python<'py>,
@@ -109,6 +109,7 @@ pub fn fit_linear<'py>(
     sampling_name: &str,
     order: Option<PyReadonlyArray1<'py, i64>>,
     max_iter: usize,
+    max_steps: Option<u64>,
     tol: Option<f64>,
     n_iter_no_change: usize,
     seed: u64,
@@ -138,6 +139,7 @@ pub fn fit_linear<'py>(
         averaging,
         sampling: sampling(sampling_name, order)?,
         max_iter,
+        max_steps,
         tol,
         n_iter_no_change,
         seed,
