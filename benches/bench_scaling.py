@@ -1,0 +1,179 @@
+"""Training time against the number of examples m, at equal test accuracy (issue 5).
+
+Pegasos' claim: to reach a given accuracy it needs a number of steps T that does not
+depend on m, so its run time does not grow with the data, while solvers that make
+full passes (LIBLINEAR's dual coordinate descent, SGDClassifier) grow at least
+linearly. Tested on RCV1-shaped data (``rcv1_like.py``; nested training sets of
+m = 10^4 ... rows, one shared test set) with a fixed alpha (the same population
+objective at every m):
+
+* target accuracy = (the lowest of LIBLINEAR's test accuracies over the sizes) - 0.5 pp;
+* LIBLINEAR ``-s 3 -c 1/(alpha m)`` (default tolerance): its time (problem built
+  beforehand, not timed) and accuracy;
+* SGDClassifier(hinge, same alpha): the fewest passes (1, 2, 4, ...) reaching the target;
+* PegasosClassifier(averaged, same alpha): the fewest steps T (``max_steps``, doubling
+  from 2,000) reaching the target — fewer than one pass when m is large.
+
+    python benches/bench_scaling.py [--sizes 10000,100000,1000000] [--smoke]
+
+Writes ``benches/results/scaling.md`` and ``scaling.png`` (``scaling_smoke.md`` with
+``--smoke``: tiny sizes and dimensions, for the test suite; no plot).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import common  # noqa: F401 (one-thread environment before numpy)
+import numpy as np
+from common import RESULTS_DIR, check, markdown_table
+from rcv1_like import make_rcv1_like
+
+ALPHA = 1e-5
+TOLERANCE = 0.005
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def _liblinear(X, y, C):
+    from liblinear import liblinear as ll
+    from liblinear import liblinearutil as llu
+
+    prob = ll.problem(np.ascontiguousarray(y, dtype=np.float64), X)
+    seconds, model = _timed(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
+    labels = np.asarray(model.get_labels(), dtype=np.float64)
+    d = model.get_nr_feature()
+    w = np.array([model.w[i] for i in range(d)])
+    sign = 1.0 if labels[0] == 1 else -1.0
+    return seconds, sign * w
+
+
+def _first(make, sizes, X, y, Xt, yt, target, limit):
+    """Fit with each budget in ``sizes`` until the test accuracy reaches ``target``."""
+    last = None
+    for budget in sizes:
+        seconds, model = _timed(lambda b=budget: make(b).fit(X, y))
+        acc = float(np.mean(model.predict(Xt) == yt))
+        last = (budget, seconds, acc)
+        if acc >= target or seconds > limit:
+            break
+    return last
+
+
+def main() -> None:
+    from pegasos_rs import PegasosClassifier
+    from sklearn.linear_model import SGDClassifier
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated m")
+    ap.add_argument("--n-test", type=int, default=50_000)
+    ap.add_argument("--smoke", action="store_true", help="tiny data (seconds; for tests)")
+    ap.add_argument("--limit", type=float, default=300.0, help="seconds per solver and m")
+    args = ap.parse_args()
+    shape = {}
+    if args.smoke:
+        args.sizes, args.n_test = "2000,8000", 2000
+        shape = {"n_features": 2000, "nnz_per_row": 20}
+    sizes = [int(s) for s in args.sizes.split(",")]
+    Xall, yall = make_rcv1_like(max(sizes), **shape)
+    Xt, yt = make_rcv1_like(args.n_test, test=True, **shape)
+    rows, ll_acc, points = [], {}, []
+    liblinear = {}
+    for m in sizes:
+        X, y = Xall[:m], yall[:m]
+        seconds, w = _liblinear(X, y, 1.0 / (ALPHA * m))
+        acc = float(np.mean(np.where(Xt @ w > 0, 1, -1) == yt))
+        liblinear[m] = (seconds, acc)
+        ll_acc[m] = acc
+        print(f"m={m}: LIBLINEAR {seconds:.3f}s acc {acc:.4f}", flush=True)
+    target = min(ll_acc.values()) - TOLERANCE
+    check(target > 0.6, f"implausible target accuracy {target:.3f}")
+    for m in sizes:
+        X, y = Xall[:m], yall[:m]
+        sgd = _first(
+            lambda p: SGDClassifier(
+                loss="hinge", alpha=ALPHA, max_iter=p, tol=None, random_state=0
+            ),
+            [1, 2, 4, 8, 16, 32, 64],
+            X,
+            y,
+            Xt,
+            yt,
+            target,
+            args.limit,
+        )
+        peg = _first(
+            lambda t: PegasosClassifier(alpha=ALPHA, max_steps=t, average=True, random_state=0),
+            [2000 * 2**k for k in range(20)],
+            X,
+            y,
+            Xt,
+            yt,
+            target,
+            args.limit,
+        )
+        ll_s, ll_a = liblinear[m]
+        miss = {True: "", False: ", target not reached"}
+        rows.append(
+            [
+                f"{m:,}",
+                f"{ll_s:.3f} s ({100 * ll_a:.2f} %)",
+                f"{sgd[1]:.3f} s ({sgd[0]} passes, {100 * sgd[2]:.2f} %{miss[sgd[2] >= target]})",
+                f"{peg[1]:.3f} s (T = {peg[0]:,} = {peg[0] / m:.2g} passes, "
+                f"{100 * peg[2]:.2f} %{miss[peg[2] >= target]})",
+            ]
+        )
+        points.append((m, ll_s, sgd[1], peg[1]))
+        print(rows[-1], flush=True)
+        check(peg[2] >= target, f"m={m}: Pegasos did not reach the target within the limit")
+    table = markdown_table(
+        [
+            "m (training rows)",
+            "LIBLINEAR -s 3 (acc)",
+            "SGDClassifier to target",
+            "Pegasos (averaged) to target",
+        ],
+        rows,
+    )
+    text = (
+        "# Training time against m (RCV1-shaped data, fixed alpha)\n\n"
+        f"alpha = {ALPHA:g}; target test accuracy {100 * target:.2f} % (LIBLINEAR's lowest "
+        f"minus {100 * TOLERANCE:g} pp); test set of {args.n_test:,} rows; one thread.\n\n"
+        + table
+        + "\n"
+    )
+    name = "scaling_smoke" if args.smoke else "scaling"
+    (RESULTS_DIR / f"{name}.md").write_text(text)
+    print(text)
+    if not args.smoke:
+        plot(points, target)
+
+
+def plot(points, target) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m = [p[0] for p in points]
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    for k, label in [(1, "LIBLINEAR -s 3"), (2, "SGDClassifier"), (3, "Pegasos (averaged)")]:
+        ax.plot(m, [p[k] for p in points], "o-", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("training rows m")
+    ax.set_ylabel(f"training time to {100 * target:.1f} % test accuracy [s]")
+    ax.set_title("RCV1-shaped data, fixed alpha")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(RESULTS_DIR / "scaling.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""The benchmarks cannot rot: their smoke modes run on tiny generated data."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHES = Path(__file__).resolve().parent.parent / "benches"
+
+
+def test_scaling_benchmark_smoke_mode_runs_and_checks_its_results():
+    pytest.importorskip("liblinear")
+    if not BENCHES.is_dir():
+        pytest.skip("benches/ is not next to the tests")
+    out = subprocess.run(
+        [sys.executable, str(BENCHES / "bench_scaling.py"), "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Pegasos (averaged) to target" in out.stdout
+
+
+def test_rcv1_like_generator_has_the_documented_shape():
+    sys.path.insert(0, str(BENCHES))
+    try:
+        from rcv1_like import make_rcv1_like
+    finally:
+        sys.path.remove(str(BENCHES))
+    import numpy as np
+
+    X, y = make_rcv1_like(3000, n_features=5000, nnz_per_row=30)
+    X2, y2 = make_rcv1_like(1000, n_features=5000, nnz_per_row=30)
+    assert (X[:1000] != X2).nnz == 0 and np.array_equal(y[:1000], y2)  # nested prefixes
+    assert 25 < X.nnz / X.shape[0] < 35
+    np.testing.assert_allclose(np.sqrt(X.multiply(X).sum(axis=1)).A.ravel(), 1.0)
+    assert abs(y.mean()) < 0.1 and set(np.unique(y)) == {-1, 1}
+    df = np.sort(np.bincount(X.indices, minlength=5000))[::-1]
+    assert df[0] > 50 * max(1, np.median(df))  # heavy-tailed feature frequencies
+    Xt, _ = make_rcv1_like(500, n_features=5000, nnz_per_row=30, test=True)
+    assert (Xt != X[:500]).nnz > 0  # test rows are other rows
