@@ -1,0 +1,64 @@
+"""Regenerate the project's benchmark results on this machine.
+
+    python benches/run.py            # everything (about an hour on 2 cores)
+    python benches/run.py --quick    # a few minutes: small subsets of each benchmark
+    python benches/run.py --only kernel,scaling
+
+Runs each benchmark script in its own process (each pins its thread pools), in this
+order, and stops at the first one that fails (a benchmark fails loudly when a
+result it measures is implausible):
+
+* ``bench_linear.py``   linear Pegasos against LIBLINEAR, SGDClassifier, LinearSVC
+* ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
+* ``bench_svmlight.py`` the svmlight reader against scikit-learn's
+* ``bench_scaling.py``  training time against the number of examples m
+
+Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+#: name -> (script, full-run arguments, quick-run arguments)
+SUITE = {
+    "linear": ("bench_linear.py", [], ["--quick"]),
+    "kernel": ("bench_kernel.py", ["--threads", "2", "--budget", "300"], ["--quick"]),
+    "svmlight": ("bench_svmlight.py", [], ["--quick"]),
+    "scaling": (
+        "bench_scaling.py",
+        ["--sizes", "10000,100000,1000000,3000000"],
+        ["--sizes", "10000,100000", "--n-test", "20000"],
+    ),
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="minutes-long subsets")
+    ap.add_argument("--only", help="comma-separated subset of " + ",".join(SUITE))
+    args = ap.parse_args()
+    names = list(SUITE) if args.only is None else args.only.split(",")
+    unknown = set(names) - set(SUITE)
+    if unknown:
+        ap.error(f"unknown benchmarks: {sorted(unknown)}")
+    for name in names:
+        script, full, quick = SUITE[name]
+        cmd = [sys.executable, str(HERE / script), *(quick if args.quick else full)]
+        print(f"== {name}: {' '.join(cmd[1:])}", flush=True)
+        started = time.perf_counter()
+        code = subprocess.call(cmd)
+        print(f"== {name}: exit {code} after {time.perf_counter() - started:.0f} s", flush=True)
+        if code != 0:
+            return code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
