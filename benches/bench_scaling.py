@@ -73,9 +73,12 @@ def main() -> None:
     ap.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated m")
     ap.add_argument("--n-test", type=int, default=50_000)
     ap.add_argument("--smoke", action="store_true", help="tiny data (seconds; for tests)")
+    ap.add_argument("--quick", action="store_true", help="m = 10^4 and 10^5 (scaling_quick*)")
     ap.add_argument("--limit", type=float, default=300.0, help="seconds per solver and m")
     args = ap.parse_args()
     shape = {}
+    if args.quick:
+        args.sizes, args.n_test = "10000,100000", 20_000
     if args.smoke:
         args.sizes, args.n_test = "2000,8000", 2000
         shape = {"n_features": 2000, "nnz_per_row": 20}
@@ -147,14 +150,14 @@ def main() -> None:
         + table
         + "\n"
     )
-    name = "scaling_smoke" if args.smoke else "scaling"
+    name = "scaling_smoke" if args.smoke else "scaling_quick" if args.quick else "scaling"
     (RESULTS_DIR / f"{name}.md").write_text(text)
     print(text)
     if not args.smoke:
-        plot(points, target)
+        plot(points, target, name)
 
 
-def plot(points, target) -> None:
+def plot(points, target, name: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -172,7 +175,7 @@ def plot(points, target) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(RESULTS_DIR / "scaling.png", dpi=110)
+    fig.savefig(RESULTS_DIR / f"{name}.png", dpi=110)
 
 
 if __name__ == "__main__":
