@@ -12,6 +12,7 @@ result it measures is implausible):
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
 * ``bench_scaling.py``  training time against the number of examples m
+* ``bench_paper.py``    the paper's experiments: mini-batches, projection, averaging, rate
 
 Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
 """
@@ -36,6 +37,7 @@ SUITE = {
         ["--sizes", "10000,100000,1000000,3000000"],
         ["--quick"],
     ),
+    "paper": ("bench_paper.py", [], ["--quick"]),
 }
 
 

@@ -11,18 +11,25 @@ import pytest
 BENCHES = Path(__file__).resolve().parent.parent / "benches"
 
 
-def test_scaling_benchmark_smoke_mode_runs_and_checks_its_results():
+@pytest.mark.parametrize(
+    "script, expected",
+    [
+        ("bench_scaling.py", "Pegasos (averaged) to target"),
+        ("bench_paper.py", "## 4. Rate: gap to the optimum against T"),
+    ],
+)
+def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
     pytest.importorskip("liblinear")
     if not BENCHES.is_dir():
         pytest.skip("benches/ is not next to the tests")
     out = subprocess.run(
-        [sys.executable, str(BENCHES / "bench_scaling.py"), "--smoke"],
+        [sys.executable, str(BENCHES / script), "--smoke"],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert out.returncode == 0, out.stderr[-3000:]
-    assert "Pegasos (averaged) to target" in out.stdout
+    assert expected in out.stdout
 
 
 def test_rcv1_like_generator_has_the_documented_shape():
