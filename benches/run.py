@@ -13,6 +13,7 @@ result it measures is implausible):
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
 * ``bench_scaling.py``  training time against the number of examples m
 * ``bench_paper.py``    the paper's experiments: mini-batches, projection, averaging, rate
+* ``bench_threads.py``  one against two threads for training and prediction (about 10 min)
 
 Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
 """
@@ -38,6 +39,7 @@ SUITE = {
         ["--quick"],
     ),
     "paper": ("bench_paper.py", [], ["--quick"]),
+    "threads": ("bench_threads.py", [], ["--smoke"]),
 }
 
 

@@ -16,6 +16,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
     [
         ("bench_scaling.py", "Pegasos (averaged) to target"),
         ("bench_paper.py", "## 4. Rate: gap to the optimum against T"),
+        ("bench_threads.py", "identical results at both thread counts checked"),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
