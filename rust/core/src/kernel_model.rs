@@ -147,12 +147,24 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
     if k == 0 || n == 0 {
         return Ok(out);
     }
+    // Sparse, high-dimensional support vectors: one inverted index over all of them.
+    let block = if prep.prefers_inverted() {
+        let mut b = prep.block();
+        let all: Vec<u32> = (0..n_sv as u32).collect();
+        prep.set_block(&mut b, &all);
+        Some(b)
+    } else {
+        None
+    };
     row_blocks(&mut out, k, n_threads, |first, chunk| {
         let mut q = prep.query();
         let mut kv = vec![0.0; n_sv];
         for (r, row_out) in chunk.chunks_mut(k).enumerate() {
             prep.load(&mut q, x, first + r)?;
-            prep.eval_into(&q, Targets::Range(0), &mut kv);
+            match &block {
+                Some(b) => prep.eval_block_loaded(b, &q, &mut kv),
+                None => prep.eval_into(&q, Targets::Range(0), &mut kv),
+            }
             for (p, o) in row_out.iter_mut().enumerate() {
                 let coef = &dual_coef[p * n_sv..(p + 1) * n_sv];
                 *o = coef.iter().zip(&kv).map(|(c, v)| c * v).sum::<f64>() + intercept[p];
