@@ -453,19 +453,16 @@ struct Run<'a, G: Gram, S> {
     block: G::Block,
     /// Violations not yet added to the margin vector: (example, change of
     /// `alpha y`), at most [`PENDING_COLUMNS`]; flushed at the end of every pass.
-    pending: Vec<(u32, f64)>,
+    pending_idx: Vec<u32>,
+    pending_coef: Vec<f64>,
+    /// Scratch kernel values of one row against the pending examples.
+    pending_values: Vec<f64>,
 }
 
 impl<G: Gram, S: Float> Run<'_, G, S> {
-    /// Kernel values `K(x_i, x_j)` for the rows `j` of `targets` (a range or list
-    /// of `count` rows), appended to `out`.
-    fn compute(
-        &mut self,
-        i: usize,
-        targets: Targets<'_>,
-        count: usize,
-        out: &mut Vec<S>,
-    ) -> Result<()> {
+    /// Kernel values `K(x_i, x_j)` for the rows `j` of `targets`, appended to `out`.
+    fn compute(&mut self, i: usize, targets: &[u32], out: &mut Vec<S>) -> Result<()> {
+        let count = targets.len();
         if count == 0 {
             return Ok(());
         }
@@ -475,14 +472,9 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         out.resize(start + count, S::from_f64(0.0));
         let (gram, query) = (self.gram, &self.query);
         let fill = |(c, chunk): (usize, &mut [S])| {
-            let offset = c * CHUNK;
-            let part = match targets {
-                Targets::Range(from) => Targets::Range(from + offset),
-                Targets::List(list) => Targets::List(&list[offset..]),
-            };
             let mut tmp = [0.0; CHUNK];
             let tmp = &mut tmp[..chunk.len()];
-            gram.eval_into(query, i, part, tmp);
+            gram.eval_into(query, i, Targets::List(&targets[c * CHUNK..]), tmp);
             for (o, v) in chunk.iter_mut().zip(tmp.iter()) {
                 *o = S::from_f64(*v);
             }
@@ -501,19 +493,19 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
     /// `sum_j alpha_j y_j K(x_i, x_j)` (before the `1/(lambda (t-1))` scale).
     fn raw_margin(&mut self, state: &KernelState, i: usize) -> Result<f64> {
         if state.strategy == Strategy::Margins {
-            if self.pending.is_empty() {
+            let p = self.pending_idx.len();
+            if p == 0 {
                 return Ok(state.margins[i]);
             }
             self.gram.load(&mut self.query, i)?;
-            let idx: Vec<u32> = self.pending.iter().map(|q| q.0).collect();
-            let mut tmp = vec![0.0; idx.len()];
+            let values = &mut self.pending_values[..p];
             self.gram
-                .eval_into(&self.query, i, Targets::List(&idx), &mut tmp);
-            self.evals += idx.len() as u64;
-            let extra: f64 = tmp
+                .eval_into(&self.query, i, Targets::List(&self.pending_idx), values);
+            self.evals += p as u64;
+            let extra: f64 = values
                 .iter()
-                .zip(&self.pending)
-                .map(|(v, q)| q.1 * S::from_f64(*v).to_f64())
+                .zip(&self.pending_coef)
+                .map(|(v, f)| f * S::from_f64(*v).to_f64())
                 .sum();
             return Ok(state.margins[i] + extra);
         }
@@ -524,15 +516,8 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             self.misses += 1;
             Vec::new()
         };
-        let (have, want) = (row.len(), state.support.len());
-        if have < want {
-            self.compute(
-                i,
-                Targets::List(&state.support[have..]),
-                want - have,
-                &mut row,
-            )?;
-        }
+        let have = row.len();
+        self.compute(i, &state.support[have..], &mut row)?;
         let sum = row
             .iter()
             .zip(&state.coef)
@@ -560,11 +545,12 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         state.coef[s] += delta * y;
         if state.strategy == Strategy::Margins {
             let f = delta * y;
-            if let Some(p) = self.pending.iter_mut().find(|p| p.0 == i as u32) {
-                p.1 += f;
+            if let Some(p) = self.pending_idx.iter().position(|&j| j == i as u32) {
+                self.pending_coef[p] += f;
             } else {
-                self.pending.push((i as u32, f));
-                if self.pending.len() == PENDING_COLUMNS {
+                self.pending_idx.push(i as u32);
+                self.pending_coef.push(f);
+                if self.pending_idx.len() == PENDING_COLUMNS {
                     self.flush(state)?;
                 }
             }
@@ -581,24 +567,25 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
     /// values whether they came from the cache or not, so the cache never changes
     /// the result.
     fn flush(&mut self, state: &mut KernelState) -> Result<()> {
-        if self.pending.is_empty() {
+        if self.pending_idx.is_empty() {
             return Ok(());
         }
         let n = self.gram.n();
-        let pending = std::mem::take(&mut self.pending);
-        let coef: Vec<f64> = pending.iter().map(|q| q.1).collect();
-        let cached: Vec<Option<Vec<S>>> = pending
+        let coef = &self.pending_coef;
+        let cached: Vec<Option<Vec<S>>> = self
+            .pending_idx
             .iter()
-            .map(|q| self.columns.get(q.0 as usize))
+            .map(|&j| self.columns.get(j as usize))
             .collect();
         let hits = cached.iter().filter(|c| c.is_some()).count() as u64;
         self.hits += hits;
-        self.misses += pending.len() as u64 - hits;
-        let fresh: Vec<u32> = pending
+        self.misses += self.pending_idx.len() as u64 - hits;
+        let fresh: Vec<u32> = self
+            .pending_idx
             .iter()
             .zip(&cached)
             .filter(|(_, c)| c.is_none())
-            .map(|(q, _)| q.0)
+            .map(|(&j, _)| j)
             .collect();
         let u = fresh.len();
         self.evals += (n * u) as u64;
@@ -671,8 +658,8 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
                 self.columns.put(i as usize, col);
             }
         }
-        self.pending = pending;
-        self.pending.clear();
+        self.pending_idx.clear();
+        self.pending_coef.clear();
         Ok(())
     }
 
@@ -828,7 +815,9 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
         evals: 0,
         hits: 0,
         misses: 0,
-        pending: Vec::with_capacity(PENDING_COLUMNS),
+        pending_idx: Vec::with_capacity(PENDING_COLUMNS),
+        pending_coef: Vec::with_capacity(PENDING_COLUMNS),
+        pending_values: vec![0.0; PENDING_COLUMNS],
         block: gram.block(),
     };
     let k = params.batch_size;
