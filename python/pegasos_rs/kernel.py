@@ -13,6 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pegasos_rs import _core
+from pegasos_rs._base import PegasosModelMixin
 from pegasos_rs._validation import (
     as_rust_matrix,
     class_weight_vector,
@@ -39,7 +40,7 @@ _DATA_CHECKS = {
 _PRECOMPUTED_CHECKS = {"dtype": np.float64, "order": "C"}
 
 
-class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
+class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     """Kernel SVM trained by kernelized Pegasos, predicting through its support vectors.
 
     Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w, phi(x_i)> + b))``
@@ -299,14 +300,6 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
             return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         return float(self.gamma)
 
-    def save(self, path) -> None:
-        """Write the fitted model to ``path`` in pegasos-rs' portable format (not
-        pickle; see :mod:`pegasos_rs.model_io`); read it back with
-        :func:`pegasos_rs.load`."""
-        from pegasos_rs.model_io import save
-
-        save(self, path)
-
     def decision_function(self, X):
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``; shape
         (n_samples,) for two classes, else (n_samples, n_classes)."""
@@ -334,13 +327,6 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
                 n_threads=n_threads(self.n_jobs),
             )
         return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Class labels: the sign for two classes, else the largest score."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
 
 def _kernel_view(X):

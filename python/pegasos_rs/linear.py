@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pegasos_rs import _core
+from pegasos_rs._base import PegasosModelMixin
 from pegasos_rs._validation import (
     as_rust_matrix,
     class_weight_vector,
@@ -34,7 +35,7 @@ _INPUT_CHECKS = {
 }
 
 
-class PegasosClassifier(ClassifierMixin, BaseEstimator):
+class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     """Linear SVM trained by Pegasos (primal estimated sub-gradient solver).
 
     Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w, x_i> + b))`` with
@@ -262,14 +263,6 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
         self._solver = solver
         return self
 
-    def save(self, path) -> None:
-        """Write the fitted model to ``path`` in pegasos-rs' portable format (not
-        pickle; see :mod:`pegasos_rs.model_io`); read it back with
-        :func:`pegasos_rs.load`."""
-        from pegasos_rs.model_io import save
-
-        save(self, path)
-
     def decision_function(self, X):
         """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two
         classes, else (n_samples, n_classes)."""
@@ -279,13 +272,6 @@ class PegasosClassifier(ClassifierMixin, BaseEstimator):
             as_rust_matrix(X), self.coef_, self.intercept_, n_threads(self.n_jobs)
         )
         return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Class labels: the sign for two classes, else the largest score."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
 
 def _averaging(average, batch_size) -> tuple[str, int]:
