@@ -344,22 +344,18 @@ fn objective_falls_and_bad_setups_are_errors() {
         &rows,
         KernelRows::new(Kernel::Rbf { gamma: 1.0 }, &rows).unwrap(),
     );
-    let cancel = AtomicBool::new(false);
+    let run = |p: &ValidParams, strategy: Strategy, state: &mut KernelState, stop: bool| {
+        let cancel = AtomicBool::new(stop);
+        let s = solver(strategy, 1 << 20, false);
+        fit_kernel_binary::<_, f64>(&gram, &task, p, s, state, &cancel, "")
+    };
     let objective = |passes: usize| {
         let p = params(0.01, 1, passes, Sampling::Uniform);
         let mut state = KernelState::new(n, p.seed, 0).unwrap();
-        fit_kernel_binary::<_, f64>(
-            &gram,
-            &task,
-            &p,
-            solver(Strategy::Margins, 1 << 20, false),
-            &mut state,
-            &cancel,
-            "",
-        )
-        .unwrap()
-        .objective
-        .unwrap()
+        run(&p, Strategy::Margins, &mut state, false)
+            .unwrap()
+            .objective
+            .unwrap()
     };
     assert!(objective(20) < objective(1));
 
@@ -382,42 +378,17 @@ fn objective_falls_and_bad_setups_are_errors() {
     ] {
         let p = p.validate().unwrap();
         let mut state = KernelState::new(n, 0, 0).unwrap();
-        let r = fit_kernel_binary::<_, f64>(
-            &gram,
-            &task,
-            &p,
-            solver(Strategy::Auto, 0, false),
-            &mut state,
-            &cancel,
-            "",
-        );
+        let r = run(&p, Strategy::Auto, &mut state, false);
         assert!(matches!(r, Err(Error::InvalidParameter(_))));
     }
     // Interrupted.
     let p = params(0.01, 1, 2, Sampling::Uniform);
     let mut state = KernelState::new(n, 0, 0).unwrap();
-    let r = fit_kernel_binary::<_, f64>(
-        &gram,
-        &task,
-        &p,
-        solver(Strategy::Auto, 0, false),
-        &mut state,
-        &AtomicBool::new(true),
-        "",
-    );
+    let r = run(&p, Strategy::Auto, &mut state, true);
     assert_eq!(r, Err(Error::Interrupted));
     // Wrong state size, non-square precomputed kernels.
     let mut small = KernelState::new(n - 1, 0, 0).unwrap();
-    assert!(fit_kernel_binary::<_, f64>(
-        &gram,
-        &task,
-        &p,
-        solver(Strategy::Auto, 0, false),
-        &mut small,
-        &cancel,
-        ""
-    )
-    .is_err());
+    assert!(run(&p, Strategy::Auto, &mut small, false).is_err());
     assert!(PrecomputedGram::new(&[1.0; 6], 2, 3).is_err());
     assert!(PrecomputedGram::new(&[1.0, f64::NAN, 0.0, 1.0], 2, 2).is_err());
 }
