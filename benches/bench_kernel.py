@@ -6,12 +6,13 @@ then fitted from scratch for 1, 2, 4, 8, ... passes until its test accuracy is w
 1 percentage point of SVC's (and, on the paper's datasets, reaches the paper's
 Pegasos test error) or the time budget runs out.
 
-    python benches/bench_kernel.py [--quick] [--datasets a9a,usps,...] [--threads N]
+    python benches/bench_kernel.py [--quick | --smoke] [--datasets a9a,usps,...] [--threads N]
                                    [--budget SECONDS] [--rerun-svc]
 
 Writes ``benches/results/kernel.md``, ``kernel.json`` and one ``kernel_<dataset>.png``
-per dataset (``kernel_quick*`` with ``--quick``, ``--max-train`` or ``--max-test``)
-and prints the tables. See benches/README.md for what every number means.
+per dataset (``kernel_quick*`` with ``--quick``, ``--max-train`` or ``--max-test``;
+``kernel_smoke*`` with ``--smoke``: small generated sets, no dataset files needed, for
+the test suite) and prints the tables. See benches/README.md for what every number means.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-import common  # noqa: F401 (sets the one-thread environment before numpy is imported)
+import common  # sets the one-thread environment before numpy is imported
 import numpy as np
 import scipy.sparse as sp
 from common import (
@@ -74,6 +75,12 @@ EXPERIMENTS: dict[str, dict] = {
     "usps": {"data": "usps", "gamma": "scale", "C": 10.0, "dense": True, "svc_min_acc": 0.935},
 }
 QUICK_DATASETS = ["a9a", "ijcnn1", "usps"]
+#: ``--smoke``: two moons (binary, non-linear, dense) and scikit-learn's digits as
+#: CSR (10 classes); both generated or shipped, so the mode runs anywhere.
+SMOKE_EXPERIMENTS: dict[str, dict] = {
+    "moons-smoke": {"data": "moons-smoke", "gamma": 2.0, "C": 10.0, "svc_min_acc": 0.95},
+    "digits-smoke": {"data": "digits-smoke", "gamma": "scale", "C": 10.0, "svc_min_acc": 0.95},
+}
 QUICK_ROWS = 2000  # training and test rows of each dataset with --quick
 
 #: Passes tried, each a fit from scratch.
@@ -102,6 +109,8 @@ def load_raw(data: str):
     None when the files are absent."""
     from pegasos_rs import _datasets
 
+    if data not in _RAW and data in SMOKE_EXPERIMENTS:
+        _RAW[data] = _smoke_data(data)
     if data not in _RAW:
         if data != "mnist" and data not in _datasets.FILES:
             return None
@@ -109,6 +118,19 @@ def load_raw(data: str):
             return None
         _RAW[data] = _datasets.load(data)
     return _RAW[data]
+
+
+def _smoke_data(data: str):
+    if data == "moons-smoke":
+        from sklearn.datasets import make_moons
+
+        X, y = make_moons(1600, noise=0.15, random_state=SEED)
+        return X[:1000], y[:1000], X[1000:], y[1000:]
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X = sp.csr_matrix(X / 16.0)
+    return X[:1200], y[:1200], X[1200:], y[1200:]
 
 
 def subset(n: int, size: int | None, seed: int) -> np.ndarray | None:
@@ -141,7 +163,7 @@ def resolve_gamma(gamma, X) -> float:
 
 def prepare(name: str, args) -> dict | None:
     """The experiment's train/test data and parameters, or None when absent."""
-    cfg = EXPERIMENTS[name]
+    cfg = {**EXPERIMENTS, **SMOKE_EXPERIMENTS}[name]
     raw = load_raw(cfg["data"])
     if raw is None:
         return None
@@ -616,6 +638,8 @@ def run_experiment(name: str, args) -> dict | None:
 
     if args.budget is not None:
         budget = args.budget
+    elif args.smoke:
+        budget = 3.0
     elif args.quick:
         budget = 10.0
     else:
@@ -647,7 +671,7 @@ def run_experiment(name: str, args) -> dict | None:
     ds["_points_by_passes"] = {p["passes"]: p for p in points}
     res["strategies"] = compare_strategies(ds, args, kept, svc)
     kept.clear()
-    res["plot"] = plot_experiment(res, args.prefix)
+    res["plot"] = plot_experiment(res, args.prefix) if common.have_matplotlib() else None
     return res
 
 
@@ -939,7 +963,9 @@ def report(results: list[dict], args) -> str:
         for r in results
     ]
     notes.append(
-        "Plots: " + ", ".join(f"`{r['plot']}`" for r in results) + " (accuracy, support "
+        "Plots: "
+        + (", ".join(f"`{r['plot']}`" for r in results if r["plot"]) or "none")
+        + " (accuracy, support "
         "vectors and primal objective against fit time; dotted line: "
         f"{TIME_TARGET:g} x SVC's fit time)."
     )
@@ -973,6 +999,9 @@ def main(argv=None) -> int:
         "--quick",
         action="store_true",
         help=f"{', '.join(QUICK_DATASETS)} on {QUICK_ROWS} train / test rows, 10 s budget",
+    )
+    ap.add_argument(
+        "--smoke", action="store_true", help="small generated sets, 3 s budget (for tests)"
     )
     ap.add_argument("--datasets", help="comma-separated subset of " + ",".join(EXPERIMENTS))
     ap.add_argument(
@@ -1008,11 +1037,20 @@ def main(argv=None) -> int:
 
     if args.datasets:
         names = [n.strip() for n in args.datasets.split(",") if n.strip()]
-        unknown = [n for n in names if n not in EXPERIMENTS]
+        known = {**EXPERIMENTS, **SMOKE_EXPERIMENTS}
+        unknown = [n for n in names if n not in known]
         if unknown:
-            ap.error(f"unknown datasets {unknown}; known: {', '.join(EXPERIMENTS)}")
+            ap.error(f"unknown datasets {unknown}; known: {', '.join(known)}")
     else:
-        names = QUICK_DATASETS if args.quick else list(EXPERIMENTS)
+        names = (
+            list(SMOKE_EXPERIMENTS)
+            if args.smoke
+            else QUICK_DATASETS
+            if args.quick
+            else list(EXPERIMENTS)
+        )
+    if args.smoke:
+        args.rerun_svc = True  # never trust a cached SVC result in the suite's check
     if args.quick:
         args.max_train = args.max_train or QUICK_ROWS
         args.max_test = args.max_test or QUICK_ROWS
@@ -1021,7 +1059,7 @@ def main(argv=None) -> int:
     args.n_jobs = None if args.threads == 1 else args.threads
     # A run on subsets never overwrites the full run's files.
     subsets = args.quick or args.max_train is not None or args.max_test is not None
-    args.svc_prefix = "kernel_quick" if subsets else "kernel"
+    args.svc_prefix = "kernel_smoke" if args.smoke else "kernel_quick" if subsets else "kernel"
     args.prefix = args.svc_prefix + {None: "", True: "_avg", False: "_last"}[args.average]
     from pegasos_rs import KernelPegasosClassifier
 

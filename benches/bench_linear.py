@@ -4,11 +4,18 @@ One thread everywhere, no bias (the objective of all solvers is
 ``alpha/2 ||w||^2 + 1/m sum_i max(0, 1 - y_i <w, x_i>)``, LIBLINEAR's
 ``-s 3 -c C`` problem with ``C = 1/(alpha m)``), one alpha per dataset.
 
-    python benches/bench_linear.py [--quick] [--datasets a9a,w8a,...] [--repeats N]
+    python benches/bench_linear.py [--quick | --smoke] [--datasets a9a,w8a,...] [--repeats N]
 
 Writes ``benches/results/linear.md`` and ``benches/results/linear_<dataset>.png``
-(``linear_quick*`` with ``--quick``) and prints the tables. See benches/README.md
-for what every number means.
+(``linear_quick*`` with ``--quick``; ``linear_smoke*`` with ``--smoke``, which runs
+on small generated data and needs no dataset files) and prints the tables. See
+benches/README.md for what every number means.
+
+Competitors: LIBLINEAR ``-s 3`` (the same problem; ``-e 1e-4`` is the reference
+optimum) and ``-s 1`` (squared hinge, for reference: its time and accuracy, and how
+far its solution is from the hinge optimum), liblinear-multicore ``-s 3 -m 2`` (two
+threads, in a child process: it installs a module of the same name), LinearSVC,
+SGDClassifier plain and averaged.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from pathlib import Path
 
 import common  # sets the one-thread environment before numpy is imported
 import numpy as np
+import scipy.sparse as sp
 from common import (
     RESULTS_DIR,
     BenchmarkError,
@@ -46,8 +54,13 @@ DATASETS: dict[str, dict[str, float]] = {
     "reuters-lasvm": {"C": 1.0},
     "imdb": {"C": 1.0},
     "20news": {"C": 1.0},
+    "sector": {"C": 1.0},
+    "mnist-evenodd": {"alpha": 1e-4},
+    "mnist": {"alpha": 1e-4},
 }
 QUICK_DATASETS = ["a9a", "reuters-lasvm"]
+#: Generated sets of ``--smoke``: binary sparse (RCV1-shaped) and dense 3-class.
+SMOKE_DATASETS = {"rcv1-like-smoke": {"alpha": 1e-4}, "dense-smoke": {"alpha": 1e-2}}
 #: Datasets on which target (3) (averaged objective within 1%) is set.
 OBJECTIVE_TARGET_SETS = {"a9a", "imdb"}
 
@@ -73,18 +86,45 @@ DUALITY_GAP_TOL = 1e-2  # LIBLINEAR's reference: (primal - dual) / dual, at most
 
 
 def load_dataset(name: str):
-    """Train/test split as CSR float64 with int32 indices, or None when absent."""
+    """Train/test split, or None when absent: CSR float64 with int32 indices, except
+    MNIST (dense float64, as users hold it; ``mnist-evenodd`` labels the digit's
+    parity) and the dense smoke set."""
     from pegasos_rs import _datasets
 
+    if name in SMOKE_DATASETS:
+        return _smoke_dataset(name)
+    if name.startswith("mnist"):
+        if not _datasets.available("mnist"):
+            return None
+        X, y, Xt, yt = _datasets.load("mnist")
+        if name == "mnist-evenodd":
+            y, yt = y % 2, yt % 2
+        return np.ascontiguousarray(X), y, np.ascontiguousarray(Xt), yt
     if name not in _datasets.FILES or not _datasets.available(name):
         return None
     X, y, Xt, yt = _datasets.load(name)
     return as_int32_csr(X), np.asarray(y), as_int32_csr(Xt), np.asarray(yt)
 
 
+def _smoke_dataset(name: str):
+    if name == "rcv1-like-smoke":
+        from rcv1_like import make_rcv1_like
+
+        shape = {"n_features": 2000, "nnz_per_row": 20}
+        X, y = make_rcv1_like(4000, **shape)
+        Xt, yt = make_rcv1_like(2000, test=True, **shape)
+        return as_int32_csr(X), y, as_int32_csr(Xt), yt
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        3000, 40, n_informative=10, n_classes=3, class_sep=1.5, random_state=SEED
+    )
+    return X[:2000], y[:2000], X[2000:], y[2000:]
+
+
 def regularisation(name: str, m: int) -> tuple[float, float]:
     """(alpha, C) of dataset ``name`` with ``m`` training samples."""
-    cfg = DATASETS[name]
+    cfg = {**DATASETS, **SMOKE_DATASETS}[name]
     if "alpha" in cfg:
         alpha = cfg["alpha"]
         return alpha, 1.0 / (alpha * m)
@@ -98,15 +138,20 @@ def regularisation(name: str, m: int) -> tuple[float, float]:
 def liblinear_problem(X, y):
     from liblinear import liblinear as ll
 
-    return ll.problem(np.ascontiguousarray(y, dtype=np.float64), X)
+    # Dense rows go in as CSR: LIBLINEAR's own dense path loops in Python and sizes
+    # the model by the last non-zero column.
+    return ll.problem(np.ascontiguousarray(y, dtype=np.float64), sp.csr_matrix(X))
 
 
-def liblinear_train(prob, C: float, eps: float | None, capture: list[str] | None = None):
-    """Train LIBLINEAR ``-s 3`` (dual CD, L1-loss SVC, no bias) on a built problem."""
+def liblinear_train(
+    prob, C: float, eps: float | None, capture: list[str] | None = None, solver: int = 3
+):
+    """Train LIBLINEAR ``-s 3`` (dual CD, L1-loss SVC, no bias; or ``solver``) on a
+    built problem."""
     from liblinear import liblinear as ll
     from liblinear import liblinearutil as llu
 
-    opts = f"-s 3 -c {C!r}" + ("" if eps is None else f" -e {eps!r}")
+    opts = f"-s {solver} -c {C!r}" + ("" if eps is None else f" -e {eps!r}")
     if capture is None:
         param = ll.parameter(opts + " -q")
     else:
@@ -153,10 +198,11 @@ def pegasos(alpha: float, passes: int, average: bool):
     )
 
 
-def sgd(alpha: float, passes: int):
+def sgd(alpha: float, passes: int, average: bool = False):
     from sklearn.linear_model import SGDClassifier
 
     return SGDClassifier(
+        average=average,
         loss="hinge",
         penalty="l2",
         alpha=alpha,
@@ -268,6 +314,7 @@ def run_dataset(name: str, args) -> dict | None:
         return None
     X, y, Xt, yt = data
     m, d = X.shape
+    nnz = common.stored_values(X)
     alpha, C = regularisation(name, m)
     ev = Evaluator(name, X, y, Xt, yt, alpha, C)
     K = ev.Y.shape[0]
@@ -275,7 +322,8 @@ def run_dataset(name: str, args) -> dict | None:
         "name": name,
         "m": m,
         "d": d,
-        "nnz": X.nnz,
+        "nnz": nnz,
+        "dense": not sp.issparse(X),
         "m_test": Xt.shape[0],
         "classes": ev.classes.size,
         "K": K,
@@ -285,7 +333,7 @@ def run_dataset(name: str, args) -> dict | None:
         "majority": ev.majority,
     }
     print(
-        f"== {name}: m={m} d={d} nnz={X.nnz} classes={ev.classes.size} alpha={alpha:.3g} C={C:.3g}",
+        f"== {name}: m={m} d={d} nnz={nnz} classes={ev.classes.size} alpha={alpha:.3g} C={C:.3g}",
         flush=True,
     )
     R = args.repeats
@@ -331,7 +379,18 @@ def run_dataset(name: str, args) -> dict | None:
     r = ev.evaluate("liblinear", liblinear_weights(model, ev.classes))
     solvers["LIBLINEAR -e 0.1"] = {"time": t, **r}
     t_ll = t
+
+    t, model, _ = timeit(lambda: liblinear_train(prob, C, None, solver=1), R)
+    r = ev.evaluate("liblinear-s1", liblinear_weights(model, ev.classes))
+    solvers["LIBLINEAR -s 1 (squared hinge)"] = {"time": t, **r}
     prob = None  # free LIBLINEAR's copy of the data
+
+    if args.multicore:
+        r = multicore_run(X, y, C, R, ev.classes)
+        if r is not None:
+            t, W = r
+            label = f"liblinear-multicore -s 3 -m {MULTICORE_THREADS}"
+            solvers[label] = {"time": t, **ev.evaluate(label, W)}
 
     t, model, _ = timeit(lambda: fit_quietly(linear_svc(C), X, y), R)
     r = ev.evaluate("LinearSVC", model.coef_)
@@ -343,10 +402,16 @@ def run_dataset(name: str, args) -> dict | None:
     short = {}
     for key, make in [
         ("sgd", lambda p: sgd(alpha, p)),
+        ("sgd_avg", lambda p: sgd(alpha, p, True)),
         ("pegasos", lambda p: pegasos(alpha, p, False)),
         ("pegasos_avg", lambda p: pegasos(alpha, p, True)),
     ]:
-        label = {"sgd": "SGDClassifier", "pegasos": "Pegasos", "pegasos_avg": "Pegasos avg"}[key]
+        label = {
+            "sgd": "SGDClassifier",
+            "sgd_avg": "SGDClassifier avg",
+            "pegasos": "Pegasos",
+            "pegasos_avg": "Pegasos avg",
+        }[key]
         label = f"{label} ({P} passes)"
         t, model, _ = timeit(lambda make=make: fit_quietly(make(P), X, y), R)
         solvers[label] = {"time": t, **ev.evaluate(label, model.coef_)}
@@ -355,27 +420,29 @@ def run_dataset(name: str, args) -> dict | None:
     for label, s in solvers.items():
         ev.check_accuracy(label, s["acc"])
     check(min(short.values()) > 0, f"{name}: non-positive timing {short}")
-    work = X.nnz * K * 1e-9  # giga-nonzeros per pass (all binary problems)
+    work = nnz * K * 1e-9  # giga-nonzeros per pass (all binary problems)
+    # Streaming lower bound: reading every stored value once, per binary problem.
+    t_stream = common.stream_time(X)
+    check(t_stream > 0, f"{name}: non-positive streaming time")
+    kinds = ("pegasos", "pegasos_avg", "sgd", "sgd_avg")
     res["throughput"] = {
         "passes": P,
         "passes0": P0,
         "ratio": short["sgd"] / short["pegasos"],
         **{f"t_{k}": v for k, v in short.items()},
-        **{f"ns_{k}": short[k] / (P * work) for k in ("pegasos", "pegasos_avg", "sgd")},
-        **{
-            f"marginal_{k}": (short[k] - short[k + "_p0"]) / ((P - P0) * work)
-            for k in ("pegasos", "pegasos_avg", "sgd")
-        },
+        "ns_stream": t_stream / (nnz * 1e-9),
+        **{f"ns_{k}": short[k] / (P * work) for k in kinds},
+        **{f"marginal_{k}": (short[k] - short[k + "_p0"]) / ((P - P0) * work) for k in kinds},
         **{
             f"fixed_{k}": short[k + "_p0"] - P0 * (short[k] - short[k + "_p0"]) / (P - P0)
-            for k in ("pegasos", "pegasos_avg", "sgd")
+            for k in kinds
         },
     }
     res["solvers"] = solvers
     res["t_ll"], res["t_ll_conv"], res["acc_star"] = t_ll, t_ll_conv, acc_star
 
     # (2), (3): curves over increasing passes.
-    lo, hi = (0.5, 5.0) if args.quick else (1.5, 30.0)
+    lo, hi = (0.2, 1.0) if args.smoke else (0.5, 5.0) if args.quick else (1.5, 30.0)
     cap = min(hi, max(lo, 10 * t_ll))
     res["cap"], res["cap_range"] = cap, (lo, hi)
     curves = {
@@ -386,6 +453,9 @@ def run_dataset(name: str, args) -> dict | None:
             ev, lambda p: pegasos(alpha, p, True), lambda mdl: mdl.coef_, R, cap, "pegasos-avg"
         ),
         "SGDClassifier": sweep(ev, lambda p: sgd(alpha, p), lambda mdl: mdl.coef_, R, cap, "sgd"),
+        "SGDClassifier (averaged)": sweep(
+            ev, lambda p: sgd(alpha, p, True), lambda mdl: mdl.coef_, R, cap, "sgd-avg"
+        ),
     }
     for label, pts in curves.items():
         ev.check_accuracy(f"{label}@{pts[-1]['passes']}", pts[-1]["acc"])
@@ -413,8 +483,50 @@ def run_dataset(name: str, args) -> dict | None:
                 f"{name}/{solver}: child loaded another input ({r['csr_mb']} MB)",
             )
             res["memory"][solver] = r
-    res["plot"] = plot_dataset(res, args.prefix)
+    res["plot"] = plot_dataset(res, args.prefix) if common.have_matplotlib() else None
     return res
+
+
+# ------------------------------------------------------------ liblinear-multicore
+
+MULTICORE_THREADS = 2
+
+
+def multicore_run(X, y, C: float, repeats: int, classes: np.ndarray):
+    """liblinear-multicore ``-s 3 -m 2`` in a child process (its module is also named
+    ``liblinear``): ``(median train time, weights)``, or None when it does not install."""
+    import tempfile
+
+    site = common.liblinear_multicore_site()
+    if site is None:
+        return None
+    Xc = sp.csr_matrix(X)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp)
+        np.savez(
+            path / "problem.npz", data=Xc.data, indices=Xc.indices, indptr=Xc.indptr,
+            shape=np.asarray(Xc.shape), y=np.asarray(y, dtype=np.float64),
+            classes=np.asarray(classes, dtype=np.float64),
+        )  # fmt: skip
+        args = [str(Path(__file__).resolve()), "--multicore-child", str(site), tmp]
+        r = common.run_child([*args, repr(C), str(repeats)])
+        W = np.load(path / "weights.npy")
+    return r["time"], W
+
+
+def multicore_child(site: str, tmp: str, C: str, repeats: str) -> None:
+    sys.path.insert(0, site)
+    from liblinear import liblinear as ll
+    from liblinear import liblinearutil as llu
+
+    check(ll.__file__.startswith(site), f"imported {ll.__file__}, not the multicore fork")
+    f = np.load(Path(tmp) / "problem.npz")
+    X = sp.csr_matrix((f["data"], f["indices"], f["indptr"]), shape=tuple(f["shape"]))
+    prob = ll.problem(f["y"], X)
+    param = ll.parameter(f"-s 3 -c {float(C)!r} -m {MULTICORE_THREADS} -q")
+    t, model, _ = timeit(lambda: llu.train(prob, param), int(repeats))
+    np.save(Path(tmp) / "weights.npy", liblinear_weights(model, f["classes"]))
+    print(json.dumps({"time": t}))
 
 
 # -------------------------------------------------------------------------- memory
@@ -474,6 +586,7 @@ def plot_dataset(res: dict, prefix: str) -> str:
         "Pegasos (averaged)": dict(color="C0", marker="o"),
         "Pegasos (last iterate)": dict(color="C1", marker="s"),
         "SGDClassifier": dict(color="C2", marker="^"),
+        "SGDClassifier (averaged)": dict(color="C4", marker="v"),
     }
     floor = 1e-5  # gaps below (LIBLINEAR converged: ~0, even < 0) are drawn here
     for label, pts in res["curves"].items():
@@ -489,14 +602,18 @@ def plot_dataset(res: dict, prefix: str) -> str:
     for key, mk, col in [
         ("LIBLINEAR -e 0.1", "*", "k"),
         ("LIBLINEAR -e 1e-4", "P", "0.4"),
+        ("LIBLINEAR -s 1 (squared hinge)", "X", "C5"),
+        (f"liblinear-multicore -s 3 -m {MULTICORE_THREADS}", "h", "C6"),
         ("LinearSVC", "D", "C3"),
     ]:
+        if key not in s:
+            continue
         ax1.plot(s[key]["time"], max(s[key]["gap"], floor), mk, color=col, ms=9, label=key)
         ax2.plot(s[key]["time"], 100 * s[key]["acc"], mk, color=col, ms=9, label=key)
     for ax in (ax1, ax2):
         ax.axvline(res["t_ll"], color="k", ls=":", lw=1)
         ax.set_xscale("log")
-        ax.set_xlabel("training time [s] (one thread)")
+        ax.set_xlabel("training time [s] (one thread; multicore: two)")
         ax.grid(True, which="both", alpha=0.3)
     ax1.axhline(OBJ_GAP_TARGET, color="C0", ls="--", lw=1, label="1% gap")
     ax1.set_yscale("log")
@@ -597,27 +714,32 @@ def report(results: list[dict], args) -> str:
     rows = []
     for r in results:
         tp = r["throughput"]
+        kinds = ("pegasos", "pegasos_avg", "sgd", "sgd_avg")
         rows.append([
             r["name"], tp["passes"],
-            " / ".join(fmt_time(tp[f"t_{k}"]) for k in ("pegasos", "pegasos_avg", "sgd")),
+            " / ".join(fmt_time(tp[f"t_{k}"]) for k in kinds),
             f"{tp['ratio']:.2f}",
-            " / ".join(f"{tp[f'ns_{k}']:.2f}" for k in ("pegasos", "pegasos_avg", "sgd")),
-            " / ".join(f"{tp[f'marginal_{k}']:.2f}" for k in ("pegasos", "pegasos_avg", "sgd")),
-            " / ".join(fmt_time(tp[f"fixed_{k}"]) for k in ("pegasos", "pegasos_avg", "sgd")),
+            " / ".join(f"{tp[f'ns_{k}']:.2f}" for k in kinds),
+            " / ".join(f"{tp[f'marginal_{k}']:.2f}" for k in kinds),
+            f"{tp['ns_stream']:.2f}",
+            f"{tp['marginal_pegasos'] / tp['ns_stream']:.1f}",
+            " / ".join(fmt_time(tp[f"fixed_{k}"]) for k in kinds),
         ])  # fmt: skip
     lines.append(
         markdown_table(
             [
                 "dataset",
                 "passes",
-                "fit time Pegasos / avg / SGD",
+                "fit time Pegasos / avg / SGD / SGD avg",
                 "SGD / Pegasos",
                 "ns per nnz per pass (whole fit)",
                 f"ns per nnz per pass (marginal, {P0}→{P} passes)",
+                "stream bound, ns per nnz",
+                "Pegasos marginal / stream bound",
                 "fixed cost per fit (extrapolated)",
             ],
             rows,
-            "lrrrrrr",
+            "lrrrrrrrr",
         )
     )
     lines += ["", "## Targets (ratios measured in the same run)", ""]
@@ -684,12 +806,14 @@ def report(results: list[dict], args) -> str:
     )
     lines += [
         "",
-        "ns per nnz per pass = fit time / (passes x nnz x binary problems). (2) passes "
+        "ns per nnz per pass = fit time / (passes x nnz x binary problems); dense sets "
+        "count every entry as a non-zero. Stream bound = the time to read every stored "
+        "value (and CSR index) once, per value: a pass at memory bandwidth. (2) passes "
         "when either Pegasos variant (last iterate or averaged) gets there; p = passes. "
         "(3) is a target on "
         + ", ".join(sorted(OBJECTIVE_TARGET_SETS))
         + " only; in parentheses elsewhere. Plots: "
-        + ", ".join(f"`{r['plot']}`" for r in results)
+        + (", ".join(f"`{r['plot']}`" for r in results if r["plot"]) or "none")
         + ".",
         "",
         "## Curves (each point a fit from scratch)",
@@ -737,14 +861,27 @@ def _jsonable(x):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a9a and reuters-lasvm, 1 repeat")
+    ap.add_argument(
+        "--smoke", action="store_true", help="small generated sets, 1 repeat (for tests)"
+    )
+    ap.add_argument(
+        "--multicore",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also run liblinear-multicore (default: yes, except with --smoke)",
+    )
     ap.add_argument("--datasets", help="comma-separated subset of " + ",".join(DATASETS))
     ap.add_argument("--repeats", type=int, help="timing repeats (median); default 3, quick 1")
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-memory runs")
     ap.add_argument(
         "--memory-child", nargs=2, metavar=("DATASET", "SOLVER"), help=argparse.SUPPRESS
     )
+    ap.add_argument("--multicore-child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
+    if args.multicore_child:
+        multicore_child(*args.multicore_child)
+        return 0
     if args.memory_child:
         with single_thread():
             memory_child(*args.memory_child)
@@ -752,14 +889,19 @@ def main(argv=None) -> int:
 
     if args.datasets:
         names = [n.strip() for n in args.datasets.split(",") if n.strip()]
-        unknown = [n for n in names if n not in DATASETS]
+        known = {**DATASETS, **SMOKE_DATASETS}
+        unknown = [n for n in names if n not in known]
         if unknown:
-            ap.error(f"unknown datasets {unknown}; known: {', '.join(DATASETS)}")
+            ap.error(f"unknown datasets {unknown}; known: {', '.join(known)}")
     else:
-        names = QUICK_DATASETS if args.quick else list(DATASETS)
+        names = (
+            list(SMOKE_DATASETS) if args.smoke else QUICK_DATASETS if args.quick else list(DATASETS)
+        )
     if args.repeats is None:
-        args.repeats = 1 if args.quick else 3
-    args.prefix = "linear_quick" if args.quick else "linear"
+        args.repeats = 1 if args.quick or args.smoke else 3
+    if args.multicore is None:
+        args.multicore = not args.smoke
+    args.prefix = "linear_smoke" if args.smoke else "linear_quick" if args.quick else "linear"
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
 
     results = []

@@ -92,8 +92,30 @@ def as_int32_csr(X) -> sp.csr_matrix:
 
 
 def csr_nbytes(X) -> int:
-    """Bytes of a CSR matrix's three arrays (data, indices, indptr)."""
+    """Bytes of a CSR matrix's three arrays (data, indices, indptr), or of a dense
+    array."""
+    if not sp.issparse(X):
+        return int(np.asarray(X).nbytes)
     return int(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes)
+
+
+def stored_values(X) -> int:
+    """Values a pass over ``X`` reads: the non-zeros of a CSR matrix, every entry of a
+    dense one."""
+    return int(X.nnz) if sp.issparse(X) else int(np.asarray(X).size)
+
+
+def stream_time(X, repeats: int = 5) -> float:
+    """The streaming lower bound of one pass: the median time to read every stored
+    value of ``X`` once (a sum over the values and, for CSR, the column indices),
+    which is what one pass costs at the memory bandwidth of this machine."""
+    if sp.issparse(X):
+        parts = [X.data, X.indices]
+    else:
+        parts = [np.ascontiguousarray(X).ravel()]
+    sink = []
+    t, _, _ = timeit(lambda: sink.append(sum(float(np.add.reduce(a)) for a in parts)), repeats)
+    return t
 
 
 def one_vs_rest_targets(y: np.ndarray, classes: np.ndarray) -> np.ndarray:
@@ -136,6 +158,33 @@ def accuracy(W, b, X, y, classes) -> float:
     else:
         pred = classes[np.argmax(scores, axis=1)]
     return float(np.mean(pred == y))
+
+
+# ------------------------------------------------------------ liblinear-multicore
+
+#: LIBLINEAR's multi-core fork installs a module named ``liblinear`` too, so it lives
+#: in its own directory (``pip install --target``) and runs in a child process.
+MULTICORE_VERSION = "2.50.0"
+
+
+def liblinear_multicore_site() -> Path | None:
+    """Directory holding ``liblinear-multicore`` (installed there on first use; it
+    compiles C++), or None when it does not install on this machine."""
+    site = BENCH_DIR / ".cache" / f"liblinear-multicore-{MULTICORE_VERSION}"
+    if (site / "liblinear" / "liblinear.py").exists():
+        return site
+    print(f"installing liblinear-multicore {MULTICORE_VERSION} into {site} ...", flush=True)
+    proc = subprocess.run(
+        [
+            sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+            "--target", str(site), f"liblinear-multicore=={MULTICORE_VERSION}",
+        ],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        print(f"liblinear-multicore did not install:\n{proc.stderr[-2000:]}", flush=True)
+        return None
+    return site
 
 
 # --------------------------------------------------------------------------- memory
@@ -208,6 +257,15 @@ def run_child(args: list[str], timeout: float = 1800.0) -> dict:
 
 
 # -------------------------------------------------------------------------- output
+
+
+def have_matplotlib() -> bool:
+    """Whether plots can be drawn (the test environment may lack matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def markdown_table(header: list[str], rows: list[list[object]], align: str | None = None) -> str:

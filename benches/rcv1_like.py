@@ -63,25 +63,55 @@ def _rows(rng, n: int, d: int, nnz: int, perm, cdf, idf) -> sp.csr_matrix:
     return X
 
 
-def _generate(first_chunk: int, n_rows: int, seed: int, d: int, nnz: int, noise: float):
+class _CsrBuilder:
+    """Appends CSR chunks into preallocated arrays (grown by half when full), so that
+    10^7 rows need one copy of the data, not the parts plus their stacked copy."""
+
+    def __init__(self, n_rows: int, d: int, nnz_guess: int, dtype) -> None:
+        self.d, self.n_rows, self.rows, self.nnz = d, n_rows, 0, 0
+        self.data = np.empty(nnz_guess, dtype=dtype)
+        self.indices = np.empty(nnz_guess, dtype=np.int32)
+        self.indptr = np.zeros(n_rows + 1, dtype=np.int64)
+
+    def append(self, X: sp.csr_matrix) -> None:
+        n, k = X.shape[0], X.nnz
+        if self.nnz + k > self.data.size:
+            size = max(self.nnz + k, self.data.size + self.data.size // 2)
+            self.data = np.resize(self.data, size)
+            self.indices = np.resize(self.indices, size)
+        self.data[self.nnz : self.nnz + k] = X.data
+        self.indices[self.nnz : self.nnz + k] = X.indices
+        self.indptr[self.rows + 1 : self.rows + n + 1] = self.nnz + X.indptr[1:]
+        self.rows += n
+        self.nnz += k
+
+    def finish(self) -> sp.csr_matrix:
+        indptr = self.indptr
+        if self.nnz <= np.iinfo(np.int32).max:
+            indptr = indptr.astype(np.int32)
+        shape = (self.n_rows, self.d)
+        args = (self.data[: self.nnz], self.indices[: self.nnz], indptr)
+        return sp.csr_matrix(args, shape=shape, copy=False)
+
+
+def _generate(first_chunk: int, n_rows: int, seed: int, d: int, nnz: int, noise: float, dtype):
     perm, cdf, idf, w = _model(seed, d)
     pilot = _rows(np.random.RandomState([seed, _PILOT_CHUNK]), 5000, d, nnz, perm, cdf, idf)
     threshold = float(np.median(pilot @ w))
-    parts, labels = [], []
+    out = _CsrBuilder(n_rows, d, int(n_rows * (nnz + 2)), dtype)
+    labels = np.empty(n_rows, dtype=np.int64)
     k = first_chunk
-    left = n_rows
-    while left > 0:
+    while out.rows < n_rows:
         rng = np.random.RandomState([seed, k])
         X = _rows(rng, CHUNK, d, nnz, perm, cdf, idf)
         y = np.where(X @ w > threshold, 1, -1)
         flip = rng.random_sample(CHUNK) < noise
         y[flip] = -y[flip]
-        take = min(left, CHUNK)
-        parts.append(X[:take])
-        labels.append(y[:take])
-        left -= take
+        take = min(n_rows - out.rows, CHUNK)
+        labels[out.rows : out.rows + take] = y[:take]
+        out.append(X[:take])
         k += 1
-    return sp.vstack(parts, format="csr"), np.concatenate(labels)
+    return out.finish(), labels
 
 
 def make_rcv1_like(
@@ -92,8 +122,10 @@ def make_rcv1_like(
     nnz_per_row: int = NNZ_PER_ROW,
     noise: float = 0.05,
     test: bool = False,
+    dtype=np.float64,
 ):
-    """``(X, y)``: ``n_rows`` training rows (or test rows with ``test=True``), CSR
-    float64, labels in {-1, +1}."""
+    """``(X, y)``: ``n_rows`` training rows (or test rows with ``test=True``), CSR of
+    ``dtype`` (values computed in float64, then rounded) with int32 indices, labels in
+    {-1, +1}."""
     first = TEST_CHUNK0 if test else 0
-    return _generate(first, n_rows, seed, n_features, nnz_per_row, noise)
+    return _generate(first, n_rows, seed, n_features, nnz_per_row, noise, dtype)

@@ -17,6 +17,8 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_scaling.py", "Pegasos (averaged) to target"),
         ("bench_paper.py", "## 4. Rate: gap to the optimum against T"),
         ("bench_threads.py", "identical results at both thread counts checked"),
+        ("bench_linear.py", "## Throughput (k = 1, same number of passes)"),
+        ("bench_kernel.py", "## Margin strategies"),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
@@ -51,3 +53,30 @@ def test_rcv1_like_generator_has_the_documented_shape():
     assert df[0] > 50 * max(1, np.median(df))  # heavy-tailed feature frequencies
     Xt, _ = make_rcv1_like(500, n_features=5000, nnz_per_row=30, test=True)
     assert (Xt != X[:500]).nnz > 0  # test rows are other rows
+
+
+def test_rcv1_like_chunks_stack_into_one_preallocated_csr(monkeypatch):
+    sys.path.insert(0, str(BENCHES))
+    try:
+        import rcv1_like
+    finally:
+        sys.path.remove(str(BENCHES))
+    import numpy as np
+    import scipy.sparse as sp
+
+    shape = {"n_features": 3000, "nnz_per_row": 20}
+    monkeypatch.setattr(rcv1_like, "CHUNK", 700)  # 3000 rows: five chunks, a partial last
+    X, y = rcv1_like.make_rcv1_like(3000, **shape)
+    X2, y2 = rcv1_like.make_rcv1_like(1000, **shape)
+    assert X.shape == (3000, 3000) and X.has_sorted_indices
+    assert (X[:1000] != X2).nnz == 0 and np.array_equal(y[:1000], y2)
+    X32, y32 = rcv1_like.make_rcv1_like(3000, dtype=np.float32, **shape)
+    assert X32.dtype == np.float32 and np.array_equal(y32, y)
+    assert np.array_equal(X32.data, X.data.astype(np.float32))
+    assert np.array_equal(X32.indices, X.indices) and np.array_equal(X32.indptr, X.indptr)
+    # Growth past a too-small first allocation keeps every chunk.
+    parts = [sp.random(50, 40, density=0.2, format="csr", random_state=k) for k in range(4)]
+    b = rcv1_like._CsrBuilder(200, 40, 1, np.float64)
+    for p in parts:
+        b.append(p)
+    assert (b.finish() != sp.vstack(parts, format="csr")).nnz == 0
