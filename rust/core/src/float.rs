@@ -17,8 +17,20 @@ mod sealed {
 
 /// Element type of the data: `f32` or `f64`. Sealed: no other implementations.
 pub trait Float:
-    sealed::Sealed + Copy + Send + Sync + PartialOrd + std::fmt::Debug + 'static
+    sealed::Sealed
+    + Copy
+    + Send
+    + Sync
+    + PartialOrd
+    + std::fmt::Debug
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::AddAssign
+    + 'static
 {
+    /// Zero.
+    const ZERO: Self;
     /// Widen to `f64` (exact for both implementations).
     fn to_f64(self) -> f64;
     /// Narrow from `f64` (rounds to nearest for `f32`).
@@ -28,6 +40,7 @@ pub trait Float:
 }
 
 impl Float for f32 {
+    const ZERO: Self = 0.0;
     #[inline]
     fn to_f64(self) -> f64 {
         f64::from(self)
@@ -43,6 +56,7 @@ impl Float for f32 {
 }
 
 impl Float for f64 {
+    const ZERO: Self = 0.0;
     #[inline]
     fn to_f64(self) -> f64 {
         self

@@ -203,14 +203,15 @@ pub fn kernel_matrix<R: Rows, Q: Rows>(
 }
 
 /// Run `f(first_row, rows)` on blocks of [`PREDICT_BLOCK`] rows of the row-major
-/// `out` (`width` values per row): in order when `n_threads == 1` or there is only
-/// one block, else in parallel on `n_threads` threads (0 = all cores).
-fn row_blocks<F>(out: &mut [f64], width: usize, n_threads: usize, f: F) -> Result<()>
+/// `out` (`width > 0` values per row): in order when `n_threads == 1` or there is
+/// only one block, else in parallel on `n_threads` threads (0 = all cores).
+pub(crate) fn row_blocks<T, F>(out: &mut [T], width: usize, n_threads: usize, f: F) -> Result<()>
 where
-    F: Fn(usize, &mut [f64]) -> Result<()> + Sync,
+    T: Send,
+    F: Fn(usize, &mut [T]) -> Result<()> + Sync,
 {
     let size = PREDICT_BLOCK * width;
-    let block = |(b, chunk): (usize, &mut [f64])| f(b * PREDICT_BLOCK, chunk);
+    let block = |(b, chunk): (usize, &mut [T])| f(b * PREDICT_BLOCK, chunk);
     if n_threads == 1 || out.len() <= size {
         out.chunks_mut(size).enumerate().try_for_each(block)
     } else {

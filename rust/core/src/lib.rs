@@ -9,10 +9,12 @@
 //! reproducibility guarantee of the generator in [`rng`]. This crate knows nothing
 //! of Python: the binding crate converts arrays and maps [`Error`] to exceptions.
 
+pub mod additive_map;
 pub mod codec;
 pub mod data;
 pub mod error;
 pub mod float;
+pub mod fourier;
 pub mod kernel;
 pub mod kernel_cache;
 pub mod kernel_model;
@@ -20,6 +22,7 @@ pub mod kernel_pegasos;
 pub mod linear;
 pub mod math;
 pub mod multiclass;
+pub mod nystroem;
 pub mod params;
 mod prefetch;
 pub mod rng;

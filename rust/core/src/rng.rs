@@ -20,6 +20,8 @@
 //!   bound, keep the high word, and reject the few low words below `2^64 mod n`,
 //!   which makes every value in `[0, n)` exactly equally likely.
 //! * Permutations: Fisher–Yates from the last position down, `j = below(i + 1)`.
+//! * Uniform floats: the top 53 bits of a draw scaled by `2^-53`, an exact
+//!   conversion (the one use of floating point here).
 
 /// SplitMix64 (Steele, Lea, Flood 2014): used only to expand a seed into state.
 #[derive(Clone, Copy, Debug)]
@@ -134,6 +136,15 @@ impl Rng {
             }
         }
         (m >> 64) as u64
+    }
+
+    /// Uniform `f64` in `[0, 1)`: the top 53 bits of a draw times `2^-53` (exact, so
+    /// the same on every platform).
+    #[inline]
+    pub fn next_f64(&mut self) -> f64 {
+        #[allow(clippy::cast_precision_loss)] // 53 bits: exact
+        let top = (self.next_u64() >> 11) as f64;
+        top * (1.0 / 9_007_199_254_740_992.0)
     }
 
     /// Fisher–Yates shuffle in place.

@@ -1,0 +1,226 @@
+//! Random Fourier features for the rbf kernel (Rahimi and Recht, "Random Features
+//! for Large-Scale Kernel Machines", NIPS 2007).
+//!
+//! `z(x) = sqrt(2 / D) cos(Wᵀx + b)` with `W` of shape `(d, D)`, entries drawn from
+//! `N(0, 2γ)`, and offsets `b_c` uniform on `[0, 2π)`. Then
+//! `E[z(x)·z(y)] = exp(-γ ||x - y||²)` and the error of one kernel value falls as
+//! `O(1/sqrt(D))`. A linear model on `z(x)` approximates the rbf kernel machine at
+//! linear cost, which is how Pegasos reaches non-linear models on large data.
+//!
+//! The draws come from the crate's portable generator: normals by Marsaglia's polar
+//! method with the portable [`crate::math::ln`], so a seed gives the same `W` and
+//! `b` on every platform. The transform is computed in the output's precision
+//! (`f32` for `f32` input), row blocks in parallel, each row's projection built by
+//! one `axpy` per stored entry over tiles of the output (so a sparse row costs its
+//! non-zeros times `D`), then `cos` by [`crate::math::cos`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::data::Rows;
+use crate::error::{try_filled_vec, Error, Result};
+use crate::float::Float;
+use crate::kernel_model::row_blocks;
+use crate::math;
+use crate::rng::Rng;
+
+/// Output columns per tile: the tile of a row (2 or 4 KiB) stays in L1 while the
+/// row's entries add their rows of `W` to it.
+const TILE: usize = 512;
+
+/// The random parameters of the map: `weights` row-major `(n_features, n_components)`
+/// and `offsets` of length `n_components`, both in `f64`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FourierParams {
+    /// `W`, row-major `(n_features, n_components)`.
+    pub weights: Vec<f64>,
+    /// `b`, length `n_components`.
+    pub offsets: Vec<f64>,
+}
+
+/// A standard normal pair by Marsaglia's polar method.
+fn normal_pair(rng: &mut Rng) -> (f64, f64) {
+    loop {
+        let u = 2.0 * rng.next_f64() - 1.0;
+        let v = 2.0 * rng.next_f64() - 1.0;
+        let s = u * u + v * v;
+        if s > 0.0 && s < 1.0 {
+            let f = (-2.0 * math::ln(s) / s).sqrt();
+            return (u * f, v * f);
+        }
+    }
+}
+
+/// Draw `W` (`N(0, 2 gamma)` entries, row by row) then `b` (uniform on `[0, 2π)`)
+/// from the generator seeded with `seed`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] unless `gamma` is finite and positive and both sizes
+/// are positive; [`Error::OutOfMemory`] when `W` cannot be allocated.
+pub fn sample_fourier(
+    n_features: usize,
+    n_components: usize,
+    gamma: f64,
+    seed: u64,
+) -> Result<FourierParams> {
+    if !(gamma.is_finite() && gamma > 0.0) {
+        return Err(Error::InvalidParameter(format!(
+            "gamma must be a positive finite number, got {gamma}"
+        )));
+    }
+    if n_features == 0 || n_components == 0 {
+        return Err(Error::InvalidParameter(format!(
+            "n_features and n_components must be positive, got {n_features} and {n_components}"
+        )));
+    }
+    let len = n_features
+        .checked_mul(n_components)
+        .ok_or_else(|| Error::OutOfMemory(format!("{n_features} x {n_components} weights")))?;
+    let mut weights = try_filled_vec(len, 0.0, "the random weights")?;
+    let mut rng = Rng::seed_from_u64(seed);
+    let sd = (2.0 * gamma).sqrt();
+    let mut pairs = weights.chunks_exact_mut(2);
+    for pair in &mut pairs {
+        let (a, b) = normal_pair(&mut rng);
+        pair[0] = sd * a;
+        pair[1] = sd * b;
+    }
+    for last in pairs.into_remainder() {
+        *last = sd * normal_pair(&mut rng).0;
+    }
+    let offsets = (0..n_components)
+        .map(|_| std::f64::consts::TAU * rng.next_f64())
+        .collect();
+    Ok(FourierParams { weights, offsets })
+}
+
+/// `z(x_i)` for every row of `x`, row-major `(n_rows, n_components)`, computed in
+/// `O`: `weights` and `offsets` as in [`FourierParams`], already in `O`.
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] when the parameters do not fit `x`;
+/// [`Error::Interrupted`] when `stop` is set; [`Error::OutOfMemory`].
+pub fn fourier_transform<R: Rows, O: Float>(
+    x: &R,
+    weights: &[O],
+    offsets: &[O],
+    n_threads: usize,
+    stop: &AtomicBool,
+) -> Result<Vec<O>> {
+    let d = x.n_features();
+    let dc = offsets.len();
+    if dc == 0 || weights.len() != d.saturating_mul(dc) {
+        return Err(Error::ShapeMismatch(format!(
+            "random weights of {} values do not fit {d} features x {dc} components",
+            weights.len()
+        )));
+    }
+    let n = x.n_rows();
+    let len = n
+        .checked_mul(dc)
+        .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {dc} feature matrix")))?;
+    let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
+    if n == 0 {
+        return Ok(out);
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let scale = (2.0 / dc as f64).sqrt();
+    row_blocks(&mut out, dc, n_threads, |first, block| {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        for (r, row) in block.chunks_mut(dc).enumerate() {
+            let i = first + r;
+            for (t, tile) in row.chunks_mut(TILE).enumerate() {
+                let lo = t * TILE;
+                tile.copy_from_slice(&offsets[lo..lo + tile.len()]);
+                x.for_each_entry(i, |j, v| {
+                    if v != 0.0 {
+                        let a = O::from_f64(v);
+                        let w = &weights[j * dc + lo..j * dc + lo + tile.len()];
+                        for (o, &wj) in tile.iter_mut().zip(w) {
+                            *o += a * wj;
+                        }
+                    }
+                });
+            }
+            for o in row.iter_mut() {
+                *o = O::from_f64(scale * math::cos(o.to_f64()));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{CsrRows, DenseRows};
+
+    #[test]
+    fn draws_are_seeded_and_normal() {
+        let p = sample_fourier(50, 400, 0.5, 7).unwrap();
+        assert_eq!(p, sample_fourier(50, 400, 0.5, 7).unwrap());
+        assert_ne!(p.weights, sample_fourier(50, 400, 0.5, 8).unwrap().weights);
+        #[allow(clippy::cast_precision_loss)]
+        let n = p.weights.len() as f64;
+        let mean = p.weights.iter().sum::<f64>() / n;
+        let var = p.weights.iter().map(|w| (w - mean) * (w - mean)).sum::<f64>() / n;
+        assert!(mean.abs() < 0.02, "mean {mean}");
+        assert!((var - 1.0).abs() < 0.03, "variance {var}, expected 2 gamma = 1");
+        assert!(p.offsets.iter().all(|&b| (0.0..std::f64::consts::TAU).contains(&b)));
+        assert!(sample_fourier(3, 3, 0.0, 0).is_err());
+        assert!(sample_fourier(3, 0, 1.0, 0).is_err());
+    }
+
+    #[test]
+    fn features_approximate_the_rbf_kernel_and_agree_dense_and_sparse() {
+        let (n, d, dc, gamma) = (30, 6, 4000, 0.3);
+        let mut rng = Rng::seed_from_u64(1);
+        let x: Vec<f64> = (0..n * d)
+            .map(|_| if rng.below(3) == 0 { 0.0 } else { rng.next_f64() })
+            .collect();
+        let p = sample_fourier(d, dc, gamma, 3).unwrap();
+        let stop = AtomicBool::new(false);
+        let dense = DenseRows::new(&x, n, d).unwrap();
+        let z = fourier_transform(&dense, &p.weights, &p.offsets, 2, &stop).unwrap();
+        let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
+        for i in 0..n {
+            for j in 0..d {
+                if x[i * d + j] != 0.0 {
+                    data.push(x[i * d + j]);
+                    indices.push(i64::try_from(j).unwrap());
+                }
+            }
+            indptr.push(i64::try_from(data.len()).unwrap());
+        }
+        let csr = CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
+        let zs = fourier_transform(&csr, &p.weights, &p.offsets, 1, &stop).unwrap();
+        assert_eq!(z, zs, "zeros skipped alike, so dense and CSR agree exactly");
+        let mut worst: f64 = 0.0;
+        for a in 0..n {
+            for b in 0..n {
+                let dist: f64 = (0..d).map(|j| (x[a * d + j] - x[b * d + j]).powi(2)).sum();
+                let k = (-gamma * dist).exp();
+                let approx: f64 = (0..dc).map(|c| z[a * dc + c] * z[b * dc + c]).sum();
+                worst = worst.max((k - approx).abs());
+            }
+        }
+        assert!(worst < 0.08, "worst kernel error {worst}");
+        let w32: Vec<f32> = p.weights.iter().map(|&w| w as f32).collect();
+        let b32: Vec<f32> = p.offsets.iter().map(|&w| w as f32).collect();
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let dense32 = DenseRows::new(&x32, n, d).unwrap();
+        let z32 = fourier_transform(&dense32, &w32, &b32, 1, &stop).unwrap();
+        let diff = z32
+            .iter()
+            .zip(&z)
+            .map(|(a, b)| (f64::from(*a) - b).abs())
+            .fold(0.0, f64::max);
+        assert!(diff < 1e-5, "float32 features differ by {diff}");
+        stop.store(true, Ordering::Relaxed);
+        let r = fourier_transform(&dense, &p.weights, &p.offsets, 1, &stop);
+        assert_eq!(r, Err(Error::Interrupted));
+        assert!(fourier_transform(&dense, &p.weights[1..], &p.offsets, 1, &stop).is_err());
+    }
+}

@@ -1,0 +1,521 @@
+//! The Nyström feature map (Williams and Seeger, "Using the Nyström Method to Speed
+//! Up Kernel Machines", NIPS 2001), for any kernel of the kernel solver.
+//!
+//! With `m` landmark rows `c_1..c_m` of the training data and `K_mm` their kernel
+//! matrix, the map is `ψ(x) = L⁻¹ Pᵀ k_m(x)` where `k_m(x) = (K(x, c_j))_j` and
+//! `P K_mm Pᵀ = L Lᵀ` is a Cholesky factorisation with diagonal pivoting, stopped at
+//! the numerical rank `r` (pivots below `1e-10` times the largest diagonal entry
+//! are dropped). Then `ψ(x)·ψ(y) = k_m(x)ᵀ K_mm⁺ k_m(y)`, the Nyström approximation
+//! of `K(x, y)` (exact on the landmarks' span); the features are a rotation of the
+//! `K_mm^{-1/2}` features of scikit-learn's `Nystroem`, which a linear SVM with an
+//! L2 penalty cannot tell apart. Output columns `r..m` are zero.
+//!
+//! Landmarks are drawn uniformly without replacement, or by k-means++ seeding
+//! (Arthur and Vassilvitskii 2007) in the kernel's feature space: each next
+//! landmark is row `i` with probability proportional to its squared feature-space
+//! distance to the nearest landmark so far, `K(x_i,x_i) + K(c,c) - 2K(x_i,c)`, which
+//! spreads them over the data (Zhang, Tsang and Kwok, ICML 2008, show the Nyström
+//! error is bounded by such a quantisation error). It costs `n m` kernel values,
+//! computed in parallel blocks; the draws come from the crate's portable generator.
+//!
+//! The transform evaluates `k_m(x)` for a block of rows, then adds column `j` of
+//! `L⁻¹` (restricted to its non-zero part, in the output's precision) times each
+//! `K(x, c_j)`: `m r / 2` multiply-adds per row on average.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
+
+use crate::error::{try_filled_vec, Error, Result};
+use crate::float::Float;
+use crate::kernel::Targets;
+use crate::kernel_model::row_blocks;
+use crate::kernel_pegasos::Gram;
+use crate::multiclass::thread_pool;
+use crate::rng::Rng;
+
+/// Pivots below this fraction of the largest diagonal entry end the factorisation.
+const RANK_TOL: f64 = 1e-10;
+/// Rows per parallel task when computing one landmark's kernel column.
+const COLUMN_BLOCK: usize = 4096;
+
+/// How the landmarks are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Landmarks {
+    /// `m` distinct rows, uniformly (a partial Fisher–Yates shuffle).
+    Uniform,
+    /// k-means++ seeding in the kernel's feature space.
+    KMeansPlusPlus,
+}
+
+/// A fitted normalisation: `psi(x)_r = sum_j columns[j][r] K(x, c_j)` for `r` in
+/// `starts[j]..rank`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Normalization {
+    /// Number of landmarks `m` (the output width).
+    pub m: usize,
+    /// Numerical rank `r` of `K_mm`.
+    pub rank: usize,
+    /// Row-major `(m, m)`: row `j` holds landmark `j`'s coefficients on the outputs
+    /// (zero before `starts[j]`, and everywhere for landmarks beyond the rank).
+    pub columns: Vec<f64>,
+}
+
+impl Normalization {
+    /// First output each landmark contributes to (`m` for a dropped landmark).
+    #[must_use]
+    pub fn starts(&self) -> Vec<usize> {
+        (0..self.m)
+            .map(|j| {
+                let row = &self.columns[j * self.m..(j + 1) * self.m];
+                row.iter().position(|&v| v != 0.0).unwrap_or(self.m)
+            })
+            .collect()
+    }
+}
+
+/// Choose `m` landmark rows of the training Gram matrix `gram`, returned sorted.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when `m` is 0 or exceeds the number of rows;
+/// [`Error::Interrupted`] when `stop` is set; [`Error::OutOfMemory`].
+pub fn select_landmarks<G: Gram>(
+    gram: &G,
+    m: usize,
+    how: Landmarks,
+    seed: u64,
+    n_threads: usize,
+    stop: &AtomicBool,
+) -> Result<Vec<u32>> {
+    let n = gram.n();
+    if m == 0 || m > n {
+        return Err(Error::InvalidParameter(format!(
+            "n_components must be between 1 and the number of training rows ({n}), got {m}"
+        )));
+    }
+    if u32::try_from(n).is_err() {
+        return Err(Error::InvalidInput(format!("{n} rows: at most 2^32 - 1 supported")));
+    }
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut chosen = match how {
+        Landmarks::Uniform => uniform(&mut rng, n, m)?,
+        Landmarks::KMeansPlusPlus => kmeans_pp(gram, &mut rng, m, n_threads, stop)?,
+    };
+    chosen.sort_unstable();
+    Ok(chosen)
+}
+
+/// `m` distinct indices of `0..n` by the first `m` steps of a Fisher–Yates shuffle.
+#[allow(clippy::cast_possible_truncation)] // n < 2^32 checked by the caller
+fn uniform(rng: &mut Rng, n: usize, m: usize) -> Result<Vec<u32>> {
+    let mut all = try_filled_vec(n, 0_u32, "the row indices")?;
+    for (i, v) in all.iter_mut().enumerate() {
+        *v = i as u32;
+    }
+    for i in 0..m {
+        let j = i + rng.below((n - i) as u64) as usize;
+        all.swap(i, j);
+    }
+    all.truncate(m);
+    Ok(all)
+}
+
+/// `out[i] = K(x_i, x_c)` for all rows, in parallel blocks.
+fn kernel_column<G: Gram>(gram: &G, c: usize, out: &mut [f64]) -> Result<()> {
+    out.par_chunks_mut(COLUMN_BLOCK)
+        .enumerate()
+        .try_for_each(|(b, chunk)| {
+            let mut q = gram.query();
+            gram.load(&mut q, c)?;
+            gram.eval_into(&q, c, Targets::Range(b * COLUMN_BLOCK), chunk);
+            Ok(())
+        })
+}
+
+fn self_kernel<G: Gram>(gram: &G, i: usize) -> Result<f64> {
+    let mut q = gram.query();
+    gram.load(&mut q, i)?;
+    let mut v = [0.0];
+    #[allow(clippy::cast_possible_truncation)]
+    gram.eval_into(&q, i, Targets::List(&[i as u32]), &mut v);
+    Ok(v[0])
+}
+
+#[allow(clippy::cast_possible_truncation)] // n < 2^32 checked by the caller
+fn kmeans_pp<G: Gram>(
+    gram: &G,
+    rng: &mut Rng,
+    m: usize,
+    n_threads: usize,
+    stop: &AtomicBool,
+) -> Result<Vec<u32>> {
+    let n = gram.n();
+    let mut diag = try_filled_vec(n, 0.0, "the kernel diagonal")?;
+    let mut dist = try_filled_vec(n, f64::INFINITY, "the landmark distances")?;
+    let mut column = try_filled_vec(n, 0.0, "a kernel column")?;
+    let mut taken = try_filled_vec(n, false, "the landmark flags")?;
+    let mut chosen = Vec::with_capacity(m);
+    thread_pool(n_threads)?.install(|| -> Result<()> {
+        diag.par_chunks_mut(COLUMN_BLOCK)
+            .enumerate()
+            .try_for_each(|(b, chunk)| {
+                for (r, v) in chunk.iter_mut().enumerate() {
+                    *v = self_kernel(gram, b * COLUMN_BLOCK + r)?;
+                }
+                Ok(())
+            })?;
+        let mut next = rng.below(n as u64) as usize;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Err(Error::Interrupted);
+            }
+            chosen.push(next as u32);
+            taken[next] = true;
+            if chosen.len() == m {
+                return Ok(());
+            }
+            kernel_column(gram, next, &mut column)?;
+            let kcc = diag[next];
+            for i in 0..n {
+                let d2 = (diag[i] + kcc - 2.0 * column[i]).max(0.0);
+                if d2 < dist[i] {
+                    dist[i] = d2;
+                }
+            }
+            // D² sampling over the rows not yet chosen (their distance is 0 anyway);
+            // if every remaining row coincides with a landmark, uniformly among them.
+            let total: f64 = (0..n).filter(|&i| !taken[i]).map(|i| dist[i]).sum();
+            next = if total > 0.0 {
+                let u = rng.next_f64() * total;
+                let mut acc = 0.0;
+                let mut pick = None;
+                for i in (0..n).filter(|&i| !taken[i]) {
+                    acc += dist[i];
+                    if acc > u && dist[i] > 0.0 {
+                        pick = Some(i);
+                        break;
+                    }
+                }
+                // Rounding can leave u at the very end: the last positive row.
+                pick.unwrap_or_else(|| {
+                    (0..n)
+                        .rev()
+                        .find(|&i| !taken[i] && dist[i] > 0.0)
+                        .unwrap_or(0)
+                })
+            } else {
+                let free: Vec<usize> = (0..n).filter(|&i| !taken[i]).collect();
+                free[rng.below(free.len() as u64) as usize]
+            };
+        }
+    })?;
+    Ok(chosen)
+}
+
+/// `K_mm` of the landmarks (row-major), from the Gram matrix of the training rows.
+///
+/// # Errors
+/// [`Error::OutOfMemory`]; errors of the Gram matrix.
+pub fn landmark_kernel<G: Gram>(gram: &G, landmarks: &[u32]) -> Result<Vec<f64>> {
+    let m = landmarks.len();
+    let mut kmm = try_filled_vec(m * m, 0.0, "the landmark kernel matrix")?;
+    kmm.par_chunks_mut(m.max(1))
+        .zip(landmarks.par_iter())
+        .try_for_each(|(row, &a)| {
+            let mut q = gram.query();
+            gram.load(&mut q, a as usize)?;
+            gram.eval_into(&q, a as usize, Targets::List(landmarks), row);
+            Ok(())
+        })?;
+    Ok(kmm)
+}
+
+/// The normalisation of the module documentation from `K_mm` (row-major `m x m`;
+/// only the lower triangle is read).
+///
+/// # Errors
+/// [`Error::InvalidInput`] when `K_mm` has a non-finite value or no positive
+/// diagonal entry (then every landmark maps to zero).
+pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
+    if kmm.len() != m * m || m == 0 {
+        return Err(Error::ShapeMismatch(format!(
+            "a {m} x {m} landmark kernel needs {} values, got {}",
+            m * m,
+            kmm.len()
+        )));
+    }
+    if kmm.iter().any(|v| !v.is_finite()) {
+        return Err(Error::InvalidInput(
+            "the kernel between the landmarks has NaN or infinite values".into(),
+        ));
+    }
+    // a: the Schur complement, lower triangle, in pivoted order; perm[k] = landmark.
+    let mut a = kmm.to_vec();
+    let mut perm: Vec<usize> = (0..m).collect();
+    let max_diag = (0..m).map(|i| kmm[i * m + i]).fold(0.0, f64::max);
+    if max_diag <= 0.0 {
+        return Err(Error::InvalidInput(
+            "the kernel between the landmarks has no positive diagonal entry".into(),
+        ));
+    }
+    let tol = RANK_TOL * max_diag;
+    let mut rank = 0;
+    for k in 0..m {
+        let (p, best) = (k..m)
+            .map(|i| (i, a[i * m + i]))
+            .fold((k, f64::NEG_INFINITY), |acc, x| if x.1 > acc.1 { x } else { acc });
+        if best <= tol {
+            break;
+        }
+        if p != k {
+            swap_sym(&mut a, m, k, p);
+            perm.swap(k, p);
+        }
+        let lkk = a[k * m + k].sqrt();
+        a[k * m + k] = lkk;
+        let mut col = vec![0.0; m]; // column k of L below the diagonal, contiguous
+        for i in k + 1..m {
+            a[i * m + k] /= lkk;
+            col[i] = a[i * m + k];
+        }
+        // Rank-one update of the trailing lower triangle, rows in parallel when long
+        // (each entry is updated in the same order either way).
+        let update = |(r, row): (usize, &mut [f64])| {
+            let i = k + 1 + r;
+            let lik = col[i];
+            if lik != 0.0 {
+                for (v, &l) in row[k + 1..=i].iter_mut().zip(&col[k + 1..=i]) {
+                    *v -= lik * l;
+                }
+            }
+        };
+        let trailing = &mut a[(k + 1) * m..];
+        if m - k > 256 {
+            trailing.par_chunks_mut(m).enumerate().for_each(update);
+        } else {
+            trailing.chunks_mut(m).enumerate().for_each(update);
+        }
+        rank = k + 1;
+    }
+    // inv = L⁻¹ (rank x rank, lower triangular), row by row: row i is
+    // (e_i - sum_{k<i} L_ik inv_k) / L_ii, each inv_k non-zero up to column k.
+    let mut inv = vec![0.0; rank * rank];
+    for i in 0..rank {
+        let (done, rest) = inv.split_at_mut(i * rank);
+        let row = &mut rest[..rank];
+        row[i] = 1.0;
+        for k in 0..i {
+            let l = a[i * m + k];
+            if l != 0.0 {
+                for (v, &w) in row[..=k].iter_mut().zip(&done[k * rank..=k * rank + k]) {
+                    *v -= l * w;
+                }
+            }
+        }
+        let lii = a[i * m + i];
+        for v in &mut row[..=i] {
+            *v /= lii;
+        }
+    }
+    // columns[landmark perm[c]][r] = inv[r][c].
+    let mut columns = vec![0.0; m * m];
+    for c in 0..rank {
+        let row = &mut columns[perm[c] * m..(perm[c] + 1) * m];
+        for r in c..rank {
+            row[r] = inv[r * rank + c];
+        }
+    }
+    Ok(Normalization {
+        m,
+        rank,
+        columns,
+    })
+}
+
+/// Swap rows/columns `k < p` of the symmetric matrix held in the lower triangle of
+/// `a` (only the entries of rows and columns `>= k` matter: the earlier columns of
+/// rows `k` and `p` hold factor entries, swapped too).
+fn swap_sym(a: &mut [f64], m: usize, k: usize, p: usize) {
+    for j in 0..k {
+        a.swap(k * m + j, p * m + j);
+    }
+    a.swap(k * m + k, p * m + p);
+    for i in k + 1..p {
+        a.swap(i * m + k, p * m + i);
+    }
+    for i in p + 1..m {
+        a.swap(i * m + k, i * m + p);
+    }
+}
+
+/// `psi(x_i)` for `n` rows, row-major `(n, m)` in `O`: `kernels(i, out)` writes
+/// `K(x_i, c_j)` for all landmarks; `columns` is [`Normalization::columns`] in `O`
+/// and `starts` its [`Normalization::starts`].
+///
+/// # Errors
+/// [`Error::ShapeMismatch`] when the parts disagree; [`Error::Interrupted`] when
+/// `stop` is set; errors of `kernels`; [`Error::OutOfMemory`].
+pub fn nystroem_transform<O, F>(
+    n: usize,
+    columns: &[O],
+    starts: &[usize],
+    kernels: F,
+    n_threads: usize,
+    stop: &AtomicBool,
+) -> Result<Vec<O>>
+where
+    O: Float,
+    F: Fn(usize, &mut [f64]) -> Result<()> + Sync,
+{
+    let m = starts.len();
+    if m == 0 || columns.len() != m * m || starts.iter().any(|&s| s > m) {
+        return Err(Error::ShapeMismatch(format!(
+            "a normalisation for {m} landmarks needs {} coefficients, got {}",
+            m * m,
+            columns.len()
+        )));
+    }
+    let len = n
+        .checked_mul(m)
+        .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {m} feature matrix")))?;
+    let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
+    row_blocks(&mut out, m, n_threads, |first, block| {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        let rows = block.len() / m;
+        let mut k = vec![0.0; rows * m];
+        for (r, kr) in k.chunks_mut(m).enumerate() {
+            kernels(first + r, kr)?;
+        }
+        // Landmark by landmark, so that its coefficients stay in cache for the block.
+        for (j, &s) in starts.iter().enumerate() {
+            if s >= m {
+                continue;
+            }
+            let col = &columns[j * m + s..(j + 1) * m];
+            for (orow, kr) in block.chunks_mut(m).zip(k.chunks(m)) {
+                let kv = O::from_f64(kr[j]);
+                for (o, &c) in orow[s..].iter_mut().zip(col) {
+                    *o += kv * c;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::DenseRows;
+    use crate::kernel::{Kernel, KernelRows};
+    use crate::kernel_pegasos::{DataGram, PrecomputedGram};
+
+    fn data(n: usize, d: usize, seed: u64) -> Vec<f64> {
+        let mut rng = Rng::seed_from_u64(seed);
+        (0..n * d).map(|_| rng.next_f64() * 2.0 - 1.0).collect()
+    }
+
+    fn rbf(x: &[f64], d: usize, a: usize, b: usize, gamma: f64) -> f64 {
+        let s: f64 = (0..d).map(|j| (x[a * d + j] - x[b * d + j]).powi(2)).sum();
+        (-gamma * s).exp()
+    }
+
+    #[test]
+    fn full_rank_landmarks_reproduce_the_kernel_on_the_training_rows() {
+        let (n, d, gamma) = (40, 3, 0.7);
+        let x = data(n, d, 2);
+        let rows = DenseRows::new(&x, n, d).unwrap();
+        let gram = DataGram::new(&rows, KernelRows::new(Kernel::Rbf { gamma }, &rows).unwrap());
+        let stop = AtomicBool::new(false);
+        for how in [Landmarks::Uniform, Landmarks::KMeansPlusPlus] {
+            let lm = select_landmarks(&gram, n, how, 5, 2, &stop).unwrap();
+            assert_eq!(lm, (0..40).collect::<Vec<u32>>(), "all rows, sorted");
+            let kmm = landmark_kernel(&gram, &lm).unwrap();
+            let norm = normalization(&kmm, n).unwrap();
+            assert_eq!(norm.rank, n);
+            let starts = norm.starts();
+            let f = |i: usize, out: &mut [f64]| {
+                out.copy_from_slice(&kmm[i * n..(i + 1) * n]);
+                Ok(())
+            };
+            let z = nystroem_transform(n, &norm.columns, &starts, f, 1, &stop).unwrap();
+            for a in 0..n {
+                for b in 0..n {
+                    let approx: f64 = (0..n).map(|r| z[a * n + r] * z[b * n + r]).sum();
+                    let exact = rbf(&x, d, a, b, gamma);
+                    assert!((approx - exact).abs() < 1e-7, "{a},{b}: {approx} vs {exact}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rank_deficient_landmarks_keep_the_projection() {
+        // The linear kernel in 2 dimensions: K_mm has rank 2 whatever m is.
+        let (n, d, m) = (30, 2, 6);
+        let x = data(n, d, 4);
+        let rows = DenseRows::new(&x, n, d).unwrap();
+        let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
+        let stop = AtomicBool::new(false);
+        let lm = select_landmarks(&gram, m, Landmarks::Uniform, 1, 1, &stop).unwrap();
+        let kmm = landmark_kernel(&gram, &lm).unwrap();
+        let norm = normalization(&kmm, m).unwrap();
+        assert_eq!(norm.rank, 2);
+        let starts = norm.starts();
+        let kernels = |i: usize, out: &mut [f64]| {
+            for (o, &c) in out.iter_mut().zip(&lm) {
+                let c = c as usize;
+                *o = (0..d).map(|j| x[i * d + j] * x[c * d + j]).sum();
+            }
+            Ok(())
+        };
+        let z = nystroem_transform(n, &norm.columns, &starts, kernels, 2, &stop).unwrap();
+        for a in 0..n {
+            assert!(z[a * m + 2..(a + 1) * m].iter().all(|&v| v == 0.0));
+            for b in 0..n {
+                let approx: f64 = (0..m).map(|r| z[a * m + r] * z[b * m + r]).sum();
+                let exact: f64 = (0..d).map(|j| x[a * d + j] * x[b * d + j]).sum();
+                assert!((approx - exact).abs() < 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn kmeans_pp_is_seeded_spreads_out_and_works_on_precomputed_kernels() {
+        // Two tight clusters far apart: k-means++ with 2 landmarks takes one of each.
+        let (n, d) = (200, 2);
+        let mut x = data(n, d, 8);
+        for i in 0..n {
+            let shift = if i < 190 { 0.0 } else { 50.0 };
+            x[i * d] = x[i * d] * 0.01 + shift;
+            x[i * d + 1] *= 0.01;
+        }
+        let rows = DenseRows::new(&x, n, d).unwrap();
+        let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
+        let stop = AtomicBool::new(false);
+        for seed in 0..5 {
+            let lm = select_landmarks(&gram, 2, Landmarks::KMeansPlusPlus, seed, 2, &stop).unwrap();
+            assert!(lm[0] < 190 && lm[1] >= 190, "seed {seed}: {lm:?}");
+            let again =
+                select_landmarks(&gram, 2, Landmarks::KMeansPlusPlus, seed, 1, &stop).unwrap();
+            assert_eq!(lm, again, "thread-count independent");
+        }
+        let k: Vec<f64> = (0..n * n)
+            .map(|t| (0..d).map(|j| x[(t / n) * d + j] * x[(t % n) * d + j]).sum())
+            .collect();
+        let pre = PrecomputedGram::new(&k, n, n).unwrap();
+        let a = select_landmarks(&pre, 7, Landmarks::KMeansPlusPlus, 3, 1, &stop).unwrap();
+        let b = select_landmarks(&gram, 7, Landmarks::KMeansPlusPlus, 3, 1, &stop).unwrap();
+        assert_eq!(a, b, "the same draws from the same kernel values");
+        assert!(select_landmarks(&gram, 0, Landmarks::Uniform, 0, 1, &stop).is_err());
+        assert!(select_landmarks(&gram, n + 1, Landmarks::Uniform, 0, 1, &stop).is_err());
+        stop.store(true, Ordering::Relaxed);
+        let r = select_landmarks(&gram, 5, Landmarks::KMeansPlusPlus, 0, 1, &stop);
+        assert_eq!(r, Err(Error::Interrupted));
+        assert!(normalization(&[0.0; 4], 2).is_err());
+        assert!(normalization(&[1.0, f64::NAN, 0.0, 1.0], 2).is_err());
+    }
+}
