@@ -7,13 +7,17 @@ by stochastic sub-gradient steps of size ``1/(alpha t)``.
 
 from pegasos_rs._core import __version__
 from pegasos_rs.kernel import KernelPegasosClassifier, pairwise_kernel
+from pegasos_rs.kernel_approximation import AdditiveKernelMap, Nystroem, RandomFourierFeatures
 from pegasos_rs.linear import PegasosClassifier
 from pegasos_rs.model_io import load
 from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
 __all__ = [
+    "AdditiveKernelMap",
     "KernelPegasosClassifier",
+    "Nystroem",
     "PegasosClassifier",
+    "RandomFourierFeatures",
     "__version__",
     "dump_svmlight_file",
     "load",

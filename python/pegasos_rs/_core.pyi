@@ -9,11 +9,17 @@ __all__ = [
     "STATE_VERSION",
     "LinearSolverState",
     "__version__",
+    "additive_features",
+    "additive_map_info",
     "decision_function",
     "fit_kernel",
     "fit_linear",
     "format_svmlight",
+    "fourier_features",
+    "fourier_sample",
     "kernel_decision",
+    "nystroem_features",
+    "nystroem_fit",
     "pairwise_kernel",
     "parse_svmlight",
 ]
@@ -145,3 +151,39 @@ def format_svmlight(
     one_based: bool,
     n_threads: int,
 ) -> bytes: ...
+def fourier_sample(
+    n_features: int, n_components: int, gamma: float, seed: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+def fourier_features(
+    x: _Dense | _Csr, weights: _Dense, offsets: _Dense, n_threads: int
+) -> _Dense: ...
+def nystroem_fit(
+    x: _Dense | _Csr,
+    *,
+    kernel_name: str,
+    gamma: float,
+    degree: int,
+    coef0: float,
+    n_components: int,
+    landmarks: str,
+    seed: int,
+    n_threads: int,
+) -> tuple[NDArray[np.int64], NDArray[np.float64], int]: ...
+def nystroem_features(
+    x: _Dense | _Csr,
+    components: _Dense | _Csr | None,
+    columns: _Dense,
+    landmarks: NDArray[np.int64],
+    *,
+    kernel_name: str,
+    gamma: float,
+    degree: int,
+    coef0: float,
+    n_threads: int,
+) -> _Dense: ...
+def additive_map_info(
+    kernel_name: str, order: int, period: float | None
+) -> tuple[float, float]: ...
+def additive_features(
+    x: _Dense | _Csr, kernel_name: str, order: int, period: float | None, n_threads: int
+) -> _Dense | tuple[_Dense, NDArray[np.int64], NDArray[np.int64]]: ...

@@ -109,3 +109,30 @@ def sampling_args(sampling):
     if order.ndim != 1 or order.size == 0 or not np.issubdtype(order.dtype, np.integer):
         raise ValueError("sampling as a visiting order must be a non-empty 1-D int array")
     return "order", order.astype(np.int64)
+
+
+def resolve_gamma(kernel: str, gamma, X) -> float:
+    """The numeric gamma of ``kernel`` on training data ``X``: scikit-learn's rules
+    for ``"scale"`` (``1 / (n_features X.var())``) and ``"auto"`` (``1 /
+    n_features``); 1.0 for kernels without one."""
+    if kernel in ("linear", "intersection", "precomputed"):
+        return 1.0  # unused
+    if gamma == "auto":
+        return 1.0 / X.shape[1]
+    if gamma == "scale":
+        # In float64 whatever the input (SVC converts to float64 too); a
+        # non-finite variance means non-finite data, reported as such.
+        with np.errstate(invalid="ignore", over="ignore"):
+            if sp.issparse(X):
+                if not X.has_canonical_format:  # repeated entries add up
+                    X = X.copy()
+                    X.sum_duplicates()
+                data = X.data.astype(np.float64)
+                size = X.shape[0] * X.shape[1]
+                var = float(data @ data) / size - (float(data.sum()) / size) ** 2
+            else:
+                var = float(X.var(dtype=np.float64))
+        if not np.isfinite(var):
+            raise ValueError("Input X contains NaN or infinity.")
+        return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+    return float(gamma)

@@ -19,6 +19,7 @@ from pegasos_rs._validation import (
     class_weight_vector,
     encode_targets,
     n_threads,
+    resolve_gamma,
     sample_weight_vector,
     sampling_args,
     seed_from,
@@ -222,7 +223,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         sample_weight = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, classes, present, y)
         sampling_name, order = sampling_args(self.sampling)
-        gamma = self._resolve_gamma(X)
+        gamma = resolve_gamma(self.kernel, self.gamma, X)
 
         Xk = X if precomputed else _kernel_view(X)
         support, dual_coef, intercept, reports = _core.fit_kernel(
@@ -275,30 +276,6 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             for r in reports
         ]
         return self
-
-    def _resolve_gamma(self, X) -> float:
-        """The numeric gamma (scikit-learn's rules for "scale" and "auto")."""
-        if self.kernel in ("linear", "intersection", "precomputed"):
-            return 1.0  # unused
-        if self.gamma == "auto":
-            return 1.0 / X.shape[1]
-        if self.gamma == "scale":
-            # In float64 whatever the input (SVC converts to float64 too); a
-            # non-finite variance means non-finite data, reported as such.
-            with np.errstate(invalid="ignore", over="ignore"):
-                if sp.issparse(X):
-                    if not X.has_canonical_format:  # repeated entries add up
-                        X = X.copy()
-                        X.sum_duplicates()
-                    data = X.data.astype(np.float64)
-                    size = X.shape[0] * X.shape[1]
-                    var = float(data @ data) / size - (float(data.sum()) / size) ** 2
-                else:
-                    var = float(X.var(dtype=np.float64))
-            if not np.isfinite(var):
-                raise ValueError("Input X contains NaN or infinity.")
-            return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
-        return float(self.gamma)
 
     def decision_function(self, X):
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``; shape

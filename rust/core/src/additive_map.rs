@@ -27,7 +27,7 @@ use rayon::prelude::*;
 
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
-use crate::float::{Float, Index};
+use crate::float::Float;
 use crate::kernel_model::row_blocks;
 use crate::math;
 use crate::multiclass::thread_pool;
@@ -53,7 +53,8 @@ impl AdditiveKernel {
             Self::Chi2 => sech(pi * omega),
             Self::Intersection => 2.0 / (pi * (1.0 + 4.0 * omega * omega)),
             Self::JensenShannon => {
-                2.0 * sech(pi * omega) / (std::f64::consts::LN_2 * 2.0 * (1.0 + 4.0 * omega * omega))
+                2.0 * sech(pi * omega)
+                    / (std::f64::consts::LN_2 * 2.0 * (1.0 + 4.0 * omega * omega))
             }
         }
     }
@@ -199,52 +200,59 @@ impl AdditiveMap {
         Ok(out)
     }
 
-    /// CSR output of CSR input with sorted, distinct column indices per row (the
-    /// caller makes them canonical): `(data, indices, indptr)` with `width()`
-    /// entries per strictly positive input value, columns sorted.
+    /// CSR output `(data, indices, indptr)` of the rows of `x` (CSR rows must have
+    /// sorted, distinct column indices: the caller makes them canonical): `width()`
+    /// entries per strictly positive value, columns sorted; zeros stay implicit.
     ///
     /// # Errors
     /// [`Error::InvalidInput`] for a negative or non-finite value or unsorted
     /// indices; [`Error::Interrupted`]; [`Error::OutOfMemory`].
     #[allow(clippy::type_complexity)]
-    pub fn transform_csr<V: Float, I: Index, O: Float>(
+    pub fn transform_csr<R: Rows, O: Float>(
         &self,
-        data: &[V],
-        indices: &[I],
-        indptr: &[I],
-        n_features: usize,
+        x: &R,
         n_threads: usize,
         stop: &AtomicBool,
     ) -> Result<(Vec<O>, Vec<i64>, Vec<i64>)> {
         let w = self.width();
-        let n = indptr.len().saturating_sub(1);
-        let span = |i: usize| (indptr[i].to_usize(), indptr[i + 1].to_usize());
+        let n = x.n_rows();
         // Row counts of positive values, checking the values and the order.
-        let mut counts = vec![0_usize; n];
-        for (i, c) in counts.iter_mut().enumerate() {
-            let (lo, hi) = span(i);
-            let mut prev = None;
-            for t in lo..hi {
-                let j = indices[t].to_usize();
-                if prev.is_some_and(|p| j <= p) || j >= n_features {
-                    return Err(Error::InvalidInput(format!(
-                        "row {i}: column indices must be sorted, distinct and below \
-                         {n_features}"
+        let count = |i: usize| -> Result<usize> {
+            let mut prev: Option<usize> = None;
+            let mut c = 0;
+            let mut bad = Ok(());
+            x.for_each_entry(i, |j, v| {
+                if bad.is_err() {
+                    return;
+                }
+                if prev.is_some_and(|p| j <= p) {
+                    bad = Err(Error::InvalidInput(format!(
+                        "row {i}: column indices must be sorted and distinct"
                     )));
+                    return;
                 }
                 prev = Some(j);
-                if Self::check_value(i, j, data[t].to_f64())? > 0.0 {
-                    *c += w;
+                match Self::check_value(i, j, v) {
+                    Ok(v) if v > 0.0 => c += w,
+                    Ok(_) => {}
+                    Err(e) => bad = Err(e),
                 }
-            }
+            });
+            bad.map(|()| c)
+        };
+        let pool = thread_pool(n_threads)?;
+        let counts: Vec<usize> =
+            pool.install(|| (0..n).into_par_iter().map(count).collect::<Result<_>>())?;
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
         }
         let total: usize = counts.iter().sum();
-        let mut indptr_out = Vec::with_capacity(n + 1);
+        let mut indptr = Vec::with_capacity(n + 1);
         let mut acc = 0_i64;
-        indptr_out.push(0);
+        indptr.push(0);
         for &c in &counts {
             acc += i64::try_from(c).map_err(|_| Error::OutOfMemory("output indptr".into()))?;
-            indptr_out.push(acc);
+            indptr.push(acc);
         }
         let mut values = try_filled_vec(total, O::ZERO, "the transformed features")?;
         let mut cols = try_filled_vec(total, 0_i64, "the transformed column indices")?;
@@ -262,12 +270,9 @@ impl AdditiveMap {
             if *i % 4096 == 0 && stop.load(Ordering::Relaxed) {
                 return Err(Error::Interrupted);
             }
-            let (lo, hi) = span(*i);
             let mut at = 0;
-            for t in lo..hi {
-                let x = data[t].to_f64();
+            x.for_each_entry(*i, |j, x| {
                 if x > 0.0 {
-                    let j = indices[t].to_usize();
                     self.map_value(x, &mut v[at..at + w]);
                     for (q, col) in k[at..at + w].iter_mut().enumerate() {
                         // j * w + q < n_features * w, which fits in i64 as total does
@@ -277,15 +282,11 @@ impl AdditiveMap {
                     }
                     at += w;
                 }
-            }
+            });
             Ok(())
         };
-        if n_threads == 1 {
-            parts.iter_mut().try_for_each(fill)?;
-        } else {
-            thread_pool(n_threads)?.install(|| parts.par_iter_mut().try_for_each(fill))?;
-        }
-        Ok((values, cols, indptr_out))
+        pool.install(|| parts.par_iter_mut().try_for_each(fill))?;
+        Ok((values, cols, indptr))
     }
 }
 
@@ -332,8 +333,14 @@ mod tests {
             AdditiveKernel::Intersection,
             AdditiveKernel::JensenShannon,
         ] {
-            let errors: Vec<f64> = [0, 1, 2, 3, 5].iter().map(|&n| worst_error(kernel, n)).collect();
-            assert!(errors[1] < errors[0] && errors[4] < errors[1], "{kernel:?}: {errors:?}");
+            let errors: Vec<f64> = [0, 1, 2, 3, 5]
+                .iter()
+                .map(|&n| worst_error(kernel, n))
+                .collect();
+            assert!(
+                errors[1] < errors[0] && errors[4] < errors[1],
+                "{kernel:?}: {errors:?}"
+            );
             // Documented bounds at the default period, for |ln(y/x)| <= 3.
             let (b3, b5) = match kernel {
                 AdditiveKernel::Chi2 => (0.015, 0.003),
@@ -358,7 +365,13 @@ mod tests {
         let (n, d) = (20, 5);
         let mut rng = Rng::seed_from_u64(3);
         let x: Vec<f64> = (0..n * d)
-            .map(|_| if rng.below(2) == 0 { 0.0 } else { rng.next_f64() * 3.0 })
+            .map(|_| {
+                if rng.below(2) == 0 {
+                    0.0
+                } else {
+                    rng.next_f64() * 3.0
+                }
+            })
             .collect();
         let map = AdditiveMap::new(AdditiveKernel::JensenShannon, 2, None).unwrap();
         let stop = AtomicBool::new(false);
@@ -374,8 +387,8 @@ mod tests {
             }
             indptr.push(i64::try_from(data.len()).unwrap());
         }
-        let (v, c, p): (Vec<f64>, _, _) =
-            map.transform_csr(&data, &indices, &indptr, d, 2, &stop).unwrap();
+        let csr = crate::data::CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
+        let (v, c, p): (Vec<f64>, _, _) = map.transform_csr(&csr, 2, &stop).unwrap();
         let width = d * map.width();
         let mut back = vec![0.0; n * width];
         for i in 0..n {
@@ -390,7 +403,9 @@ mod tests {
         let err = map.transform_dense::<_, f64>(&rows, 1, &stop).unwrap_err();
         assert!(err.to_string().contains("row 1, column 2"), "{err}");
         let data = [1.0, 2.0];
-        let r = map.transform_csr::<f64, i64, f64>(&data, &[1, 0], &[0, 2], 3, 1, &stop);
+        let unsorted =
+            crate::data::CsrRows::new(&data[..], &[1_i64, 0][..], &[0_i64, 2][..], 1, 3).unwrap();
+        let r = map.transform_csr::<_, f64>(&unsorted, 1, &stop);
         assert!(r.is_err(), "unsorted indices are refused");
     }
 }

@@ -165,10 +165,21 @@ mod tests {
         #[allow(clippy::cast_precision_loss)]
         let n = p.weights.len() as f64;
         let mean = p.weights.iter().sum::<f64>() / n;
-        let var = p.weights.iter().map(|w| (w - mean) * (w - mean)).sum::<f64>() / n;
+        let var = p
+            .weights
+            .iter()
+            .map(|w| (w - mean) * (w - mean))
+            .sum::<f64>()
+            / n;
         assert!(mean.abs() < 0.02, "mean {mean}");
-        assert!((var - 1.0).abs() < 0.03, "variance {var}, expected 2 gamma = 1");
-        assert!(p.offsets.iter().all(|&b| (0.0..std::f64::consts::TAU).contains(&b)));
+        assert!(
+            (var - 1.0).abs() < 0.03,
+            "variance {var}, expected 2 gamma = 1"
+        );
+        assert!(p
+            .offsets
+            .iter()
+            .all(|&b| (0.0..std::f64::consts::TAU).contains(&b)));
         assert!(sample_fourier(3, 3, 0.0, 0).is_err());
         assert!(sample_fourier(3, 0, 1.0, 0).is_err());
     }
@@ -178,7 +189,13 @@ mod tests {
         let (n, d, dc, gamma) = (30, 6, 4000, 0.3);
         let mut rng = Rng::seed_from_u64(1);
         let x: Vec<f64> = (0..n * d)
-            .map(|_| if rng.below(3) == 0 { 0.0 } else { rng.next_f64() })
+            .map(|_| {
+                if rng.below(3) == 0 {
+                    0.0
+                } else {
+                    rng.next_f64()
+                }
+            })
             .collect();
         let p = sample_fourier(d, dc, gamma, 3).unwrap();
         let stop = AtomicBool::new(false);

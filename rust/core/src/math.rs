@@ -146,7 +146,7 @@ pub fn sin_cos(x: f64) -> (f64, f64) {
     const S4: f64 = 2.755_731_370_707_006_8e-6;
     const S5: f64 = -2.505_076_025_340_686_3e-8;
     const S6: f64 = 1.589_690_995_211_55e-10;
-    const C1: f64 = 4.166_666_666_666_660_2e-2;
+    const C1: f64 = 4.166_666_666_666_66e-2;
     const C2: f64 = -1.388_888_888_887_411e-3;
     const C3: f64 = 2.480_158_728_947_673e-5;
     const C4: f64 = -2.755_731_435_139_066_3e-7;
@@ -255,7 +255,15 @@ mod tests {
             worst = worst.max((s - x.sin()).abs()).max((c - x.cos()).abs());
             x += 0.000_977;
         }
-        for x in [1e5, -3e5, 1.6e6, 0.0, -0.0, 1e-300, std::f64::consts::FRAC_PI_4] {
+        for x in [
+            1e5,
+            -3e5,
+            1.6e6,
+            0.0,
+            -0.0,
+            1e-300,
+            std::f64::consts::FRAC_PI_4,
+        ] {
             let (s, c) = sin_cos(x);
             worst = worst.max((s - x.sin()).abs()).max((c - x.cos()).abs());
         }

@@ -90,7 +90,7 @@ impl Labels<'_> {
 }
 
 /// Build a rayon pool of `n_threads` threads (0 = one per core).
-pub(crate) fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
+pub fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(n_threads)
         .build()

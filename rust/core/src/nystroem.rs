@@ -94,7 +94,9 @@ pub fn select_landmarks<G: Gram>(
         )));
     }
     if u32::try_from(n).is_err() {
-        return Err(Error::InvalidInput(format!("{n} rows: at most 2^32 - 1 supported")));
+        return Err(Error::InvalidInput(format!(
+            "{n} rows: at most 2^32 - 1 supported"
+        )));
     }
     let mut rng = Rng::seed_from_u64(seed);
     let mut chosen = match how {
@@ -263,7 +265,10 @@ pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
     for k in 0..m {
         let (p, best) = (k..m)
             .map(|i| (i, a[i * m + i]))
-            .fold((k, f64::NEG_INFINITY), |acc, x| if x.1 > acc.1 { x } else { acc });
+            .fold(
+                (k, f64::NEG_INFINITY),
+                |acc, x| if x.1 > acc.1 { x } else { acc },
+            );
         if best <= tol {
             break;
         }
@@ -325,11 +330,7 @@ pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
             row[r] = inv[r * rank + c];
         }
     }
-    Ok(Normalization {
-        m,
-        rank,
-        columns,
-    })
+    Ok(Normalization { m, rank, columns })
 }
 
 /// Swap rows/columns `k < p` of the symmetric matrix held in the lower triangle of
@@ -348,9 +349,10 @@ fn swap_sym(a: &mut [f64], m: usize, k: usize, p: usize) {
     }
 }
 
-/// `psi(x_i)` for `n` rows, row-major `(n, m)` in `O`: `kernels(i, out)` writes
-/// `K(x_i, c_j)` for all landmarks; `columns` is [`Normalization::columns`] in `O`
-/// and `starts` its [`Normalization::starts`].
+/// `psi(x_i)` for `n` rows, row-major `(n, m)` in `O`: `kernels(first, out)` writes
+/// `K(x_i, c_j)` for the rows `i = first, first + 1, ...` of a block, row-major
+/// (`out.len() / m` rows); `columns` is [`Normalization::columns`] in `O` and
+/// `starts` its [`Normalization::starts`].
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] when the parts disagree; [`Error::Interrupted`] when
@@ -385,9 +387,7 @@ where
         }
         let rows = block.len() / m;
         let mut k = vec![0.0; rows * m];
-        for (r, kr) in k.chunks_mut(m).enumerate() {
-            kernels(first + r, kr)?;
-        }
+        kernels(first, &mut k)?;
         // Landmark by landmark, so that its coefficients stay in cache for the block.
         for (j, &s) in starts.iter().enumerate() {
             if s >= m {
@@ -428,7 +428,10 @@ mod tests {
         let (n, d, gamma) = (40, 3, 0.7);
         let x = data(n, d, 2);
         let rows = DenseRows::new(&x, n, d).unwrap();
-        let gram = DataGram::new(&rows, KernelRows::new(Kernel::Rbf { gamma }, &rows).unwrap());
+        let gram = DataGram::new(
+            &rows,
+            KernelRows::new(Kernel::Rbf { gamma }, &rows).unwrap(),
+        );
         let stop = AtomicBool::new(false);
         for how in [Landmarks::Uniform, Landmarks::KMeansPlusPlus] {
             let lm = select_landmarks(&gram, n, how, 5, 2, &stop).unwrap();
@@ -437,8 +440,8 @@ mod tests {
             let norm = normalization(&kmm, n).unwrap();
             assert_eq!(norm.rank, n);
             let starts = norm.starts();
-            let f = |i: usize, out: &mut [f64]| {
-                out.copy_from_slice(&kmm[i * n..(i + 1) * n]);
+            let f = |first: usize, out: &mut [f64]| {
+                out.copy_from_slice(&kmm[first * n..first * n + out.len()]);
                 Ok(())
             };
             let z = nystroem_transform(n, &norm.columns, &starts, f, 1, &stop).unwrap();
@@ -446,7 +449,10 @@ mod tests {
                 for b in 0..n {
                     let approx: f64 = (0..n).map(|r| z[a * n + r] * z[b * n + r]).sum();
                     let exact = rbf(&x, d, a, b, gamma);
-                    assert!((approx - exact).abs() < 1e-7, "{a},{b}: {approx} vs {exact}");
+                    assert!(
+                        (approx - exact).abs() < 1e-7,
+                        "{a},{b}: {approx} vs {exact}"
+                    );
                 }
             }
         }
@@ -465,10 +471,13 @@ mod tests {
         let norm = normalization(&kmm, m).unwrap();
         assert_eq!(norm.rank, 2);
         let starts = norm.starts();
-        let kernels = |i: usize, out: &mut [f64]| {
-            for (o, &c) in out.iter_mut().zip(&lm) {
-                let c = c as usize;
-                *o = (0..d).map(|j| x[i * d + j] * x[c * d + j]).sum();
+        let kernels = |first: usize, out: &mut [f64]| {
+            for (r, row) in out.chunks_mut(m).enumerate() {
+                let i = first + r;
+                for (o, &c) in row.iter_mut().zip(&lm) {
+                    let c = c as usize;
+                    *o = (0..d).map(|j| x[i * d + j] * x[c * d + j]).sum();
+                }
             }
             Ok(())
         };
@@ -504,7 +513,11 @@ mod tests {
             assert_eq!(lm, again, "thread-count independent");
         }
         let k: Vec<f64> = (0..n * n)
-            .map(|t| (0..d).map(|j| x[(t / n) * d + j] * x[(t % n) * d + j]).sum())
+            .map(|t| {
+                (0..d)
+                    .map(|j| x[(t / n) * d + j] * x[(t % n) * d + j])
+                    .sum()
+            })
             .collect();
         let pre = PrecomputedGram::new(&k, n, n).unwrap();
         let a = select_landmarks(&pre, 7, Landmarks::KMeansPlusPlus, 3, 1, &stop).unwrap();

@@ -22,7 +22,7 @@ use crate::error::CoreError;
 use crate::linear::sampling;
 
 /// The kernel named `name` (`None` for "precomputed").
-fn kernel(name: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Option<Kernel>> {
+pub(crate) fn kernel(name: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Option<Kernel>> {
     let k = match name {
         "linear" => Kernel::Linear,
         "rbf" => Kernel::Rbf { gamma },

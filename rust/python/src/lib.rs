@@ -12,6 +12,7 @@
 mod arrays;
 mod detach;
 mod error;
+mod feature_maps;
 mod kernel;
 mod linear;
 mod svmlight;
@@ -29,6 +30,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_decision, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::pairwise_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_maps::fourier_sample, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_maps::fourier_features, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_maps::nystroem_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_maps::nystroem_features, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_maps::additive_map_info, m)?)?;
+    m.add_function(wrap_pyfunction!(feature_maps::additive_features, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::parse_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::format_svmlight, m)?)?;
     Ok(())

@@ -1,0 +1,393 @@
+//! Python entry points of the explicit feature maps: random Fourier features,
+//! Nyström and the homogeneous additive kernel maps.
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use pegasos_core::additive_map::{AdditiveKernel, AdditiveMap};
+use pegasos_core::fourier::{fourier_transform, sample_fourier};
+use pegasos_core::kernel::{KernelRows, Targets};
+use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram};
+use pegasos_core::multiclass::thread_pool;
+use pegasos_core::nystroem::{
+    landmark_kernel, normalization, nystroem_transform, select_landmarks, Landmarks,
+};
+use pegasos_core::{Float, Rows};
+
+use crate::arrays::{shape2, slice, DenseArray, Matrix};
+use crate::detach::detach_interruptible;
+use crate::dispatch_rows;
+use crate::kernel::kernel;
+
+/// A row-major `(n, width)` numpy array from a vector of either float type.
+fn to_array<O: Float + numpy::Element>(
+    py: Python<'_>,
+    v: Vec<O>,
+    n: usize,
+    width: usize,
+) -> PyResult<Bound<'_, PyAny>> {
+    Ok(PyArray1::from_vec(py, v).reshape([n, width])?.into_any())
+}
+
+/// Whether a transform of `cost` scalar operations is small enough to run inline.
+#[allow(clippy::cast_precision_loss)]
+fn is_small(cost: usize) -> bool {
+    (cost as f64) < 2e6
+}
+
+/// Random weights `(n_features, n_components)` and offsets.
+type FourierArrays<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>);
+
+/// Landmark indices, normalisation `(m, m)` and rank.
+type NystroemArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<f64>>, usize);
+
+/// Random weights `(n_features, n_components)` and offsets of the rbf map.
+#[pyfunction]
+#[pyo3(signature = (n_features, n_components, gamma, seed))]
+pub fn fourier_sample(
+    py: Python<'_>,
+    n_features: usize,
+    n_components: usize,
+    gamma: f64,
+    seed: u64,
+) -> PyResult<FourierArrays<'_>> {
+    let small = is_small(n_features.saturating_mul(n_components));
+    let p = detach_interruptible(py, small, |_| {
+        sample_fourier(n_features, n_components, gamma, seed)
+    })?;
+    let w = PyArray1::from_vec(py, p.weights).reshape([n_features, n_components])?;
+    Ok((w, PyArray1::from_vec(py, p.offsets)))
+}
+
+/// `sqrt(2/D) cos(XW + b)` in the dtype of `weights` (which the caller matches to
+/// `x`'s).
+#[pyfunction]
+#[pyo3(signature = (x, weights, offsets, n_threads))]
+pub fn fourier_features<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    weights: DenseArray<'py>,
+    offsets: Bound<'py, PyAny>,
+    n_threads: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let small = is_small(x.stored_entries().saturating_mul(64));
+    match weights {
+        DenseArray::F64(w) => {
+            let (_, dc) = shape2(&w);
+            let b: PyReadonlyArray1<'py, f64> = offsets.extract()?;
+            let (w, b) = (slice(&w)?, slice(&b)?);
+            dispatch_rows!(x, make => {
+                let (v, n) = detach_interruptible(py, small, |stop| {
+                    let rows = make()?;
+                    Ok((fourier_transform(&rows, w, b, n_threads, stop)?, rows.n_rows()))
+                })?;
+                to_array(py, v, n, dc)
+            })
+        }
+        DenseArray::F32(w) => {
+            let (_, dc) = shape2(&w);
+            let b: PyReadonlyArray1<'py, f32> = offsets.extract()?;
+            let (w, b) = (slice(&w)?, slice(&b)?);
+            dispatch_rows!(x, make => {
+                let (v, n) = detach_interruptible(py, small, |stop| {
+                    let rows = make()?;
+                    Ok((fourier_transform(&rows, w, b, n_threads, stop)?, rows.n_rows()))
+                })?;
+                to_array(py, v, n, dc)
+            })
+        }
+    }
+}
+
+fn landmark_rule(name: &str) -> PyResult<Landmarks> {
+    match name {
+        "uniform" => Ok(Landmarks::Uniform),
+        "k-means++" => Ok(Landmarks::KMeansPlusPlus),
+        other => Err(PyValueError::new_err(format!(
+            "landmarks must be 'uniform' or 'k-means++', got {other:?}"
+        ))),
+    }
+}
+
+/// Landmarks, normalisation and rank of a Nyström map fitted on `x`.
+fn fit_gram<G: Gram>(
+    gram: &G,
+    m: usize,
+    how: Landmarks,
+    seed: u64,
+    n_threads: usize,
+    stop: &std::sync::atomic::AtomicBool,
+) -> pegasos_core::Result<(Vec<u32>, Vec<f64>, usize)> {
+    let landmarks = select_landmarks(gram, m, how, seed, n_threads, stop)?;
+    thread_pool(n_threads)?.install(|| {
+        let kmm = landmark_kernel(gram, &landmarks)?;
+        let norm = normalization(&kmm, m)?;
+        Ok((landmarks, norm.columns, norm.rank))
+    })
+}
+
+/// Fit a Nyström map: `(landmark row indices, normalisation (m, m), rank)`.
+#[pyfunction]
+#[pyo3(signature = (
+    x, *, kernel_name, gamma, degree, coef0, n_components, landmarks, seed, n_threads
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn nystroem_fit<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    kernel_name: &str,
+    gamma: f64,
+    degree: u32,
+    coef0: f64,
+    n_components: usize,
+    landmarks: &str,
+    seed: u64,
+    n_threads: usize,
+) -> PyResult<NystroemArrays<'py>> {
+    let how = landmark_rule(landmarks)?;
+    let small = is_small(x.stored_entries().saturating_mul(n_components));
+    let (idx, columns, rank) = match kernel(kernel_name, gamma, degree, coef0)? {
+        None => {
+            let Matrix::Dense(DenseArray::F64(a)) = x else {
+                return Err(PyTypeError::new_err(
+                    "a precomputed kernel must be a dense float64 array",
+                ));
+            };
+            let (rows, cols) = shape2(&a);
+            let values = slice(&a)?;
+            detach_interruptible(py, small, |stop| {
+                let gram = PrecomputedGram::new(values, rows, cols)?;
+                fit_gram(&gram, n_components, how, seed, n_threads, stop)
+            })?
+        }
+        Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |stop| {
+            let rows = make()?;
+            let gram = DataGram::new(&rows, KernelRows::new(kern, &rows)?);
+            fit_gram(&gram, n_components, how, seed, n_threads, stop)
+        }))?,
+    };
+    let m = idx.len();
+    let idx = PyArray1::from_vec(py, idx.into_iter().map(i64::from).collect());
+    let columns = PyArray1::from_vec(py, columns).reshape([m, m])?;
+    Ok((idx, columns, rank))
+}
+
+/// First non-zero output of each landmark's row of the normalisation.
+fn starts<O: Float>(columns: &[O], m: usize) -> Vec<usize> {
+    (0..m)
+        .map(|j| {
+            columns[j * m..(j + 1) * m]
+                .iter()
+                .position(|&v| v != O::ZERO)
+                .unwrap_or(m)
+        })
+        .collect()
+}
+
+/// Nyström features of `x` against the landmark rows `components` (or, for a
+/// precomputed kernel, `x` holds the kernel against the training rows and
+/// `landmarks` says which columns are the landmarks). Output in `columns`' dtype.
+#[pyfunction]
+#[pyo3(signature = (
+    x, components, columns, landmarks, *, kernel_name, gamma, degree, coef0, n_threads
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn nystroem_features<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    components: Option<Matrix<'py>>,
+    columns: DenseArray<'py>,
+    landmarks: PyReadonlyArray1<'py, i64>,
+    kernel_name: &str,
+    gamma: f64,
+    degree: u32,
+    coef0: f64,
+    n_threads: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let kern = kernel(kernel_name, gamma, degree, coef0)?;
+    let lm = slice(&landmarks)?;
+    let m = lm.len();
+    let small = is_small(x.stored_entries().saturating_mul(m.max(1)));
+    match columns {
+        DenseArray::F64(c) => {
+            let c = slice(&c)?;
+            nystroem_dispatch(py, x, components, c, lm, kern, n_threads, small)
+        }
+        DenseArray::F32(c) => {
+            let c = slice(&c)?;
+            nystroem_dispatch(py, x, components, c, lm, kern, n_threads, small)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn nystroem_dispatch<'py, O: Float + numpy::Element>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    components: Option<Matrix<'py>>,
+    columns: &[O],
+    landmarks: &[i64],
+    kern: Option<pegasos_core::kernel::Kernel>,
+    n_threads: usize,
+    small: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let m = landmarks.len();
+    if columns.len() != m * m || m == 0 {
+        return Err(PyValueError::new_err(format!(
+            "the normalisation must be {m} x {m} for {m} landmarks"
+        )));
+    }
+    let st = starts(columns, m);
+    let Some(kern) = kern else {
+        let Matrix::Dense(DenseArray::F64(a)) = x else {
+            return Err(PyTypeError::new_err(
+                "a precomputed kernel must be a dense float64 array",
+            ));
+        };
+        let (n, n_train) = shape2(&a);
+        let cols: Vec<usize> = landmarks
+            .iter()
+            .map(|&j| usize::try_from(j).ok().filter(|&j| j < n_train))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "the precomputed kernel has {n_train} columns (training rows), fewer \
+                     than the landmarks need"
+                ))
+            })?;
+        let values = slice(&a)?;
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(PyValueError::new_err(
+                "the precomputed kernel contains NaN or infinity",
+            ));
+        }
+        let v = detach_interruptible(py, small, |stop| {
+            let kernels = |first: usize, out: &mut [f64]| {
+                for (r, row) in out.chunks_mut(m).enumerate() {
+                    let src = &values[(first + r) * n_train..(first + r + 1) * n_train];
+                    for (o, &j) in row.iter_mut().zip(&cols) {
+                        *o = src[j];
+                    }
+                }
+                Ok(())
+            };
+            nystroem_transform(n, columns, &st, kernels, n_threads, stop)
+        })?;
+        return to_array(py, v, n, m);
+    };
+    let Some(components) = components else {
+        return Err(PyValueError::new_err("the landmark rows are missing"));
+    };
+    dispatch_rows!(components, make_c => dispatch_rows!(x, make_x => {
+        let (v, n) = detach_interruptible(py, small, |stop| {
+            let comp = make_c()?;
+            let rows = make_x()?;
+            if comp.n_rows() != m {
+                return Err(pegasos_core::Error::ShapeMismatch(format!(
+                    "{} landmark rows for {m} landmarks", comp.n_rows()
+                )));
+            }
+            let prep = KernelRows::new(kern, &comp)?;
+            let kernels = |first: usize, out: &mut [f64]| {
+                let mut q = prep.query();
+                for (r, row) in out.chunks_mut(m).enumerate() {
+                    prep.load(&mut q, &rows, first + r)?;
+                    prep.eval_into(&q, Targets::Range(0), row);
+                }
+                Ok(())
+            };
+            let n = rows.n_rows();
+            Ok((nystroem_transform(n, columns, &st, kernels, n_threads, stop)?, n))
+        })?;
+        to_array(py, v, n, m)
+    }))
+}
+
+fn additive_kernel(name: &str) -> PyResult<AdditiveKernel> {
+    match name {
+        "chi2" => Ok(AdditiveKernel::Chi2),
+        "intersection" => Ok(AdditiveKernel::Intersection),
+        "js" => Ok(AdditiveKernel::JensenShannon),
+        other => Err(PyValueError::new_err(format!(
+            "kernel must be 'chi2', 'intersection' or 'js', got {other:?}"
+        ))),
+    }
+}
+
+/// `(sampling step, default period)` of an additive map.
+#[pyfunction]
+#[pyo3(signature = (kernel_name, order, period))]
+pub fn additive_map_info(
+    kernel_name: &str,
+    order: usize,
+    period: Option<f64>,
+) -> PyResult<(f64, f64)> {
+    let k = additive_kernel(kernel_name)?;
+    let map = AdditiveMap::new(k, order, period).map_err(crate::error::CoreError)?;
+    Ok((
+        map.step(),
+        period.unwrap_or_else(|| k.default_period(order)),
+    ))
+}
+
+/// Additive kernel map of `x`: a dense array for dense input, `(data, indices,
+/// indptr)` (int64 indices) for CSR input; the input's dtype.
+#[pyfunction]
+#[pyo3(signature = (x, kernel_name, order, period, n_threads))]
+pub fn additive_features<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    kernel_name: &str,
+    order: usize,
+    period: Option<f64>,
+    n_threads: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let map = AdditiveMap::new(additive_kernel(kernel_name)?, order, period)
+        .map_err(crate::error::CoreError)?;
+    let small = is_small(x.stored_entries().saturating_mul(map.width() * 8));
+    let sparse = matches!(x, Matrix::Csr(..));
+    let w = map.width();
+    dispatch_rows!(x, make => {
+        if sparse {
+            let (v, c, p) = detach_interruptible(py, small, |stop| {
+                let rows = make()?;
+                same_dtype_csr(&map, &rows, n_threads, stop)
+            })?;
+            let out = (
+                PyArray1::from_vec(py, v),
+                PyArray1::from_vec(py, c),
+                PyArray1::from_vec(py, p),
+            );
+            Ok(out.into_pyobject(py)?.into_any())
+        } else {
+            let (v, n, d) = detach_interruptible(py, small, |stop| {
+                let rows = make()?;
+                let v = same_dtype_dense(&map, &rows, n_threads, stop)?;
+                Ok((v, rows.n_rows(), rows.n_features()))
+            })?;
+            to_array(py, v, n, d * w)
+        }
+    })
+}
+
+/// The additive map's CSR output in the input's dtype.
+#[allow(clippy::type_complexity)]
+fn same_dtype_csr<R: Rows>(
+    map: &AdditiveMap,
+    rows: &R,
+    n_threads: usize,
+    stop: &std::sync::atomic::AtomicBool,
+) -> pegasos_core::Result<(Vec<R::Value>, Vec<i64>, Vec<i64>)> {
+    map.transform_csr(rows, n_threads, stop)
+}
+
+/// The additive map's dense output in the input's dtype.
+fn same_dtype_dense<R: Rows>(
+    map: &AdditiveMap,
+    rows: &R,
+    n_threads: usize,
+    stop: &std::sync::atomic::AtomicBool,
+) -> pegasos_core::Result<Vec<R::Value>> {
+    map.transform_dense(rows, n_threads, stop)
+}

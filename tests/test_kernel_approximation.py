@@ -1,0 +1,326 @@
+"""The explicit feature maps: scikit-learn's checks, approximation error against the
+exact kernels (falling as components grow, within documented bounds), agreement with
+scikit-learn's transformers, seeds, dtypes, threads, bad inputs, pipelines."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from pegasos_rs import (
+    AdditiveKernelMap,
+    KernelPegasosClassifier,
+    Nystroem,
+    PegasosClassifier,
+    RandomFourierFeatures,
+    pairwise_kernel,
+)
+from sklearn.datasets import make_moons
+from sklearn.kernel_approximation import AdditiveChi2Sampler
+from sklearn.kernel_approximation import Nystroem as SkNystroem
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+ESTIMATORS = [
+    RandomFourierFeatures(n_components=20, random_state=0),
+    Nystroem(n_components=5, random_state=0),
+    Nystroem(kernel="poly", n_components=5, landmarks="k-means++", random_state=0),
+    Nystroem(kernel="precomputed", n_components=5, random_state=0),
+    AdditiveKernelMap(),
+    AdditiveKernelMap(kernel="js", order=1),
+]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def _rel_error(K, Z):
+    Z = Z.toarray() if sp.issparse(Z) else Z
+    return np.linalg.norm(K - Z @ Z.T) / np.linalg.norm(K)
+
+
+def _data(n=200, d=10, seed=0):
+    return np.random.RandomState(seed).rand(n, d)
+
+
+# ------------------------------------------------------------------------- errors
+
+
+def test_fourier_error_falls_like_one_over_sqrt_components():
+    X = _data()
+    K = rbf_kernel(X, gamma=0.2)
+    errors = []
+    for D in (100, 1000, 10000):
+        e = np.mean(
+            [
+                _rel_error(K, RandomFourierFeatures(gamma=0.2, n_components=D, random_state=s)
+                           .fit_transform(X))
+                for s in range(3)
+            ]
+        )  # fmt: skip
+        errors.append(e)
+        # Documented bound: relative Frobenius error below 2 / sqrt(n_components).
+        assert e < 2 / math.sqrt(D), (D, e)
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[0] / errors[2] > 5  # ten-fold sqrt: about 10x
+
+
+@pytest.mark.parametrize("landmarks", ["uniform", "k-means++"])
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "chi2", "intersection", "linear"])
+def test_nystroem_error_falls_and_is_exact_with_every_row(kernel, landmarks):
+    X = _data(120, 6)
+    kw = {"gamma": 0.5} if kernel in ("rbf", "chi2") else {}
+    K = pairwise_kernel(X, kernel=kernel, **(kw or {"gamma": 1 / 6}), coef0=1.0)
+    errors = [
+        _rel_error(
+            K,
+            Nystroem(
+                kernel, n_components=m, landmarks=landmarks, random_state=0, **kw
+            ).fit_transform(X),
+        )
+        for m in (5, 20, 60)
+    ]
+    assert errors[0] >= errors[1] >= errors[2] - 1e-12, errors
+    full = Nystroem(kernel, n_components=120, landmarks=landmarks, random_state=0, **kw)
+    assert _rel_error(K, full.fit_transform(X)) < 1e-7
+
+
+def test_kmeans_plus_plus_landmarks_beat_uniform_on_clustered_data():
+    # Many small clusters of unequal size: uniform draws miss the small ones.
+    rng = np.random.RandomState(0)
+    centers = rng.rand(30, 5) * 20
+    sizes = np.r_[np.full(5, 300), np.full(25, 8)]
+    X = np.vstack([c + 0.05 * rng.randn(s, 5) for c, s in zip(centers, sizes, strict=True)])
+    K = rbf_kernel(X, gamma=0.5)
+    err = {
+        lm: np.mean(
+            [
+                _rel_error(
+                    K,
+                    Nystroem(
+                        gamma=0.5, n_components=30, landmarks=lm, random_state=s
+                    ).fit_transform(X),
+                )
+                for s in range(3)
+            ]
+        )
+        for lm in ("uniform", "k-means++")
+    }
+    assert err["k-means++"] < 0.5 * err["uniform"], err
+
+
+def _additive_exact(kernel, A, B):
+    A, B = A[:, None, :], B[None, :, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if kernel == "chi2":
+            k = np.where(A + B > 0, 2 * A * B / (A + B), 0.0)
+        elif kernel == "intersection":
+            k = np.minimum(A, B)
+        else:
+            s = A + B
+            k = np.where(A > 0, A / 2 * np.log2(s / A), 0.0) + np.where(
+                B > 0, B / 2 * np.log2(s / B), 0.0
+            )
+            k = np.where((A > 0) & (B > 0), k, 0.0)
+    return k.sum(axis=2)
+
+
+#: Documented relative Frobenius errors on random sparse histograms (orders 1, 3, 5).
+ADDITIVE_BOUNDS = {"chi2": (0.05, 0.01, 0.003), "js": (0.05, 0.01, 0.003),
+                   "intersection": (0.1, 0.06, 0.05)}  # fmt: skip
+
+
+@pytest.mark.parametrize("kernel", ["chi2", "intersection", "js"])
+def test_additive_map_error_falls_with_the_order(kernel):
+    rng = np.random.RandomState(1)
+    H = rng.rand(150, 20) * (rng.rand(150, 20) < 0.6)
+    H /= H.sum(axis=1, keepdims=True)  # histograms
+    K = _additive_exact(kernel, H, H)
+    errors = [
+        _rel_error(K, AdditiveKernelMap(kernel, order=n).fit_transform(sp.csr_matrix(H)))
+        for n in (1, 3, 5)
+    ]
+    assert errors[0] > errors[1] > errors[2], errors
+    for e, bound in zip(errors, ADDITIVE_BOUNDS[kernel], strict=True):
+        assert e < bound, (kernel, errors)
+
+
+# ---------------------------------------------------------- agreement with sklearn
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_chi2_map_equals_scikit_learns_sampler_up_to_column_order(steps):
+    rng = np.random.RandomState(2)
+    H = rng.rand(40, 7) * (rng.rand(40, 7) < 0.5)
+    interval = {1: 0.8, 2: 0.5, 3: 0.4}[steps]  # scikit-learn's defaults
+    sk = AdditiveChi2Sampler(sample_steps=steps, sample_interval=interval).fit(H)
+    ours = AdditiveKernelMap(order=steps - 1, period=2 * np.pi / interval).fit(H)
+    Z, S = ours.transform(H), sk.transform(H)
+    assert Z.shape == S.shape
+    np.testing.assert_allclose(np.sort(Z, axis=1), np.sort(S, axis=1), atol=1e-12)
+    np.testing.assert_allclose(Z @ Z.T, S @ S.T, rtol=1e-12, atol=1e-14)
+    assert ours.sample_interval_ == pytest.approx(interval)
+
+
+def test_nystroem_spans_what_scikit_learns_does():
+    X = _data(80, 5)
+    ours = Nystroem(gamma=0.3, n_components=80, random_state=0).fit_transform(X)
+    sk = SkNystroem(gamma=0.3, n_components=80, random_state=0).fit_transform(X)
+    np.testing.assert_allclose(ours @ ours.T, sk @ sk.T, atol=1e-7)
+
+
+def test_fourier_transform_is_the_documented_formula():
+    X = _data(50, 8)
+    f = RandomFourierFeatures(gamma=0.7, n_components=300, random_state=4).fit(X)
+    W, b = f.random_weights_, f.random_offset_
+    assert W.shape == (8, 300) and b.shape == (300,)
+    assert abs(W.var() - 2 * 0.7) < 0.1 and 0 <= b.min() and b.max() < 2 * np.pi
+    np.testing.assert_allclose(f.transform(X), np.sqrt(2 / 300) * np.cos(X @ W + b), atol=1e-13)
+    assert f.gamma_ == 0.7
+    scale = RandomFourierFeatures(gamma="scale").fit(X)
+    assert scale.gamma_ == pytest.approx(1 / (8 * X.var()))
+
+
+# ------------------------------------------------- seeds, dtypes, sparse, threads
+
+
+def test_seeds_reproduce_and_are_pinned():
+    X = _data(30, 4)
+    a = RandomFourierFeatures(n_components=16, random_state=7).fit(X)
+    b = RandomFourierFeatures(n_components=16, random_state=7).fit(X)
+    c = RandomFourierFeatures(n_components=16, random_state=8).fit(X)
+    assert np.array_equal(a.random_weights_, b.random_weights_)
+    assert not np.array_equal(a.random_weights_, c.random_weights_)
+    # The draws are the library's portable generator: pinned bit for bit.
+    digest = hashlib.sha256(
+        np.concatenate([a.random_weights_.ravel(), a.random_offset_]).astype("<f8").tobytes()
+    ).hexdigest()
+    assert digest == FOURIER_DIGEST
+    for lm in ("uniform", "k-means++"):
+        n1 = Nystroem(n_components=10, landmarks=lm, random_state=3).fit(_data())
+        n2 = Nystroem(n_components=10, landmarks=lm, random_state=3).fit(_data())
+        assert np.array_equal(n1.component_indices_, n2.component_indices_)
+        assert np.array_equal(n1.normalization_, n2.normalization_)
+
+
+FOURIER_DIGEST = "2ef668b48b653a88384ee47cfc019150a89e9e14abdb4f70bcb4f212995a2748"
+
+
+def _all_maps():
+    return [
+        RandomFourierFeatures(gamma=0.5, n_components=64, random_state=0),
+        Nystroem(gamma=0.5, n_components=20, random_state=0),
+        Nystroem("chi2", gamma=0.5, n_components=20, landmarks="k-means++", random_state=0),
+        AdditiveKernelMap("js", order=2),
+    ]
+
+
+@pytest.mark.parametrize("est", _all_maps(), ids=lambda e: type(e).__name__)
+def test_float32_in_float32_out_and_sparse_equals_dense(est):
+    X = _data(120, 9)
+    X[X < 0.4] = 0.0
+    Z = est.fit(X).transform(X)
+    Zs = est.transform(sp.csr_matrix(X))
+    Zs = Zs.toarray() if sp.issparse(Zs) else Zs
+    np.testing.assert_allclose(Zs, Z, atol=1e-12)
+    Z32 = est.transform(X.astype(np.float32))
+    Z32 = Z32.toarray() if sp.issparse(Z32) else Z32
+    assert Z32.dtype == np.float32
+    np.testing.assert_allclose(Z32, Z, atol=2e-5)
+    one = est.set_params(n_jobs=1).transform(np.tile(X, (30, 1)))
+    two = est.set_params(n_jobs=2).transform(np.tile(X, (30, 1)))
+    one, two = (z.toarray() if sp.issparse(z) else z for z in (one, two))
+    assert np.array_equal(one, two), "results do not depend on the thread count"
+
+
+def test_nystroem_precomputed_matches_the_kernel_route():
+    X = _data(100, 5)
+    Xt = _data(20, 5, seed=9)
+    est = Nystroem(gamma=0.4, n_components=30, random_state=1).fit(X)
+    pre = Nystroem("precomputed", n_components=30, random_state=1).fit(rbf_kernel(X, gamma=0.4))
+    assert np.array_equal(est.component_indices_, pre.component_indices_)
+    np.testing.assert_allclose(
+        pre.transform(rbf_kernel(Xt, X, gamma=0.4)), est.transform(Xt), atol=1e-10
+    )
+
+
+def test_rank_deficient_landmarks_give_zero_columns():
+    X = _data(50, 3)
+    est = Nystroem("linear", n_components=10, random_state=0).fit(X)
+    assert est.rank_ == 3
+    Z = est.transform(X)
+    assert np.all(Z[:, 3:] == 0)
+    np.testing.assert_allclose(Z @ Z.T, X @ X.T, atol=1e-10)
+
+
+# -------------------------------------------------------------------- bad input
+
+
+def test_bad_parameters_and_inputs_raise_clear_errors():
+    X = _data(20, 3)
+    with pytest.raises(ValueError, match="n_components"):
+        RandomFourierFeatures(n_components=0).fit(X)
+    with pytest.raises(ValueError, match="gamma"):
+        RandomFourierFeatures(gamma=-1.0).fit(X)
+    with pytest.raises(ValueError, match="landmarks"):
+        Nystroem(landmarks="random").fit(X)
+    with pytest.raises(ValueError, match="kernel"):
+        AdditiveKernelMap("rbf").fit(X)
+    with pytest.raises(ValueError, match="order"):
+        AdditiveKernelMap(order=-1).fit(X)
+    with pytest.raises(ValueError, match="period"):
+        AdditiveKernelMap(period=0.0).fit(X)
+    with pytest.raises(ValueError, match=r"[Nn]egative"):
+        AdditiveKernelMap().fit(-X)
+    fitted = AdditiveKernelMap().fit(X)
+    with pytest.raises(ValueError, match=r"[Nn]egative"):
+        fitted.transform(sp.csr_matrix(-X))
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(X[:, :2])
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    for est in _all_maps()[:3]:
+        est.fit(X)
+        with pytest.raises(ValueError, match=r"NaN|infinity"):
+            est.transform(bad)
+        with pytest.raises(ValueError, match="features"):
+            est.transform(X[:, :2])
+    with pytest.raises(ValueError, match="square"):
+        Nystroem("precomputed").fit(X)
+    with pytest.warns(UserWarning, match="n_components"):
+        est = Nystroem(n_components=50).fit(X)
+    assert est.n_components_ == 20 and est.transform(X).shape == (20, 20)
+
+
+# -------------------------------------------------------------------- pipelines
+
+
+def test_map_plus_pegasos_learns_a_non_linear_boundary():
+    X, y = make_moons(2000, noise=0.15, random_state=0)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, random_state=0)
+    linear = PegasosClassifier(alpha=1e-4, max_iter=10, random_state=0).fit(Xtr, ytr)
+    exact = KernelPegasosClassifier(alpha=1e-4, gamma=2.0, max_iter=10, random_state=0)
+    exact_acc = exact.fit(Xtr, ytr).score(Xte, yte)
+    for fmap in (
+        RandomFourierFeatures(gamma=2.0, n_components=300, random_state=0),
+        Nystroem(gamma=2.0, n_components=100, random_state=0),
+        Nystroem(gamma=2.0, n_components=100, landmarks="k-means++", random_state=0),
+    ):
+        pipe = make_pipeline(fmap, PegasosClassifier(alpha=1e-4, max_iter=10, random_state=0))
+        acc = pipe.fit(Xtr, ytr).score(Xte, yte)
+        assert acc > linear.score(Xte, yte) + 0.08
+        assert acc > exact_acc - 0.02, (type(fmap).__name__, acc, exact_acc)
+
+
+def test_feature_names_out():
+    X = _data(10, 3)
+    names = AdditiveKernelMap(order=1).fit(X).get_feature_names_out()
+    assert len(names) == 9 and names[0] == "additivekernelmap0"
+    assert len(Nystroem(n_components=4).fit(X).get_feature_names_out()) == 4
