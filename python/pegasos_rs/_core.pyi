@@ -20,6 +20,7 @@ __all__ = [
     "kernel_decision",
     "nystroem_features",
     "nystroem_fit",
+    "nystroem_uniform_landmarks",
     "pairwise_kernel",
     "parse_svmlight",
 ]
@@ -187,3 +188,4 @@ def additive_map_info(
 def additive_features(
     x: _Dense | _Csr, kernel_name: str, order: int, period: float | None, n_threads: int
 ) -> _Dense | tuple[_Dense, NDArray[np.int64], NDArray[np.int64]]: ...
+def nystroem_uniform_landmarks(n: int, m: int, seed: int) -> NDArray[np.int64]: ...

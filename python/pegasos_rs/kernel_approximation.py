@@ -270,20 +270,31 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             self.gamma_ = 1.0 if self.kernel == "chi2" else 1.0 / X.shape[1]
         else:
             self.gamma_ = resolve_gamma(self.kernel, self.gamma, X)
-        Xk = X if precomputed else _kernel_view(X)
-        idx, columns, rank = _core.nystroem_fit(
+        seed = seed_from(self.random_state)
+        if self.landmarks == "uniform":
+            # Drawn without the data: only the landmark rows are read (and converted).
+            idx = _core.nystroem_uniform_landmarks(X.shape[0], m, seed)
+            rows = X[idx][:, idx] if precomputed else X[idx]
+            how = "all"
+        else:
+            idx, rows, how = None, X, self.landmarks
+        Xk = rows if precomputed else _kernel_view(rows)
+        found, columns, rank = _core.nystroem_fit(
             as_rust_matrix(Xk),
             **self._kernel_args(),
             n_components=m,
-            landmarks=self.landmarks,
-            seed=seed_from(self.random_state),
+            landmarks=how,
+            seed=seed,
             n_threads=n_threads(self.n_jobs),
         )
+        if idx is None:
+            idx = found
         self.component_indices_ = idx
         if not precomputed:
-            self.components_ = X[idx]
+            self.components_ = rows if how == "all" else X[idx]
             # The landmark rows the kernel reads (CSR when the data is mostly zeros).
-            self._components_view = Xk[idx] if Xk is not X else None
+            view = Xk if how == "all" else Xk[idx]
+            self._components_view = None if view is self.components_ else view
         self.normalization_ = columns
         self.rank_ = int(rank)
         self.n_components_ = m
@@ -312,7 +323,10 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         else:
             view = getattr(self, "_components_view", None)
             components = as_rust_matrix(self.components_ if view is None else view)
-            X = _kernel_view(X)
+            if self.kernel in ("chi2", "intersection"):
+                # The inner-product kernels read dense rows through a matrix product;
+                # the others gather non-zeros, faster from CSR.
+                X = _kernel_view(X)
         return _core.nystroem_features(
             as_rust_matrix(X),
             components,

@@ -106,6 +106,15 @@ impl Kernel {
         }
     }
 
+    /// `true` for the kernels that are a function of `<x, y>` and the squared norms
+    /// (linear, rbf, poly, sigmoid): their values follow from a matrix product.
+    pub fn is_dot_product(&self) -> bool {
+        matches!(
+            self,
+            Kernel::Linear | Kernel::Rbf { .. } | Kernel::Poly { .. } | Kernel::Sigmoid { .. }
+        )
+    }
+
     /// `true` for the additive kernels (chi2, intersection).
     pub fn is_additive(&self) -> bool {
         matches!(self, Kernel::Chi2 { .. } | Kernel::Intersection)
@@ -534,6 +543,35 @@ impl<R: Rows> KernelRows<'_, R> {
                     *o = -gamma * (x_sum + self.other_sum[p as usize] - *o).max(0.0);
                 }
                 math::exp_in_place(out);
+            }
+        }
+    }
+
+    /// Turn `out[j] = <x, y_j>` for the prepared rows `j = 0, 1, ...` into kernel
+    /// values, given `||x||²`. Only for [`Kernel::is_dot_product`] kernels (others
+    /// are left unchanged).
+    pub fn finish_dot_products(&self, out: &mut [f64], x_sq_norm: f64) {
+        match self.kernel {
+            Kernel::Linear | Kernel::Chi2 { .. } | Kernel::Intersection => {}
+            Kernel::Rbf { gamma } => {
+                for (o, &sq) in out.iter_mut().zip(&self.other_sq_norm) {
+                    *o = -gamma * (x_sq_norm + sq - 2.0 * *o).max(0.0);
+                }
+                math::exp_in_place(out);
+            }
+            Kernel::Poly {
+                gamma,
+                coef0,
+                degree,
+            } => {
+                for o in out.iter_mut() {
+                    *o = math::powi(gamma * *o + coef0, degree);
+                }
+            }
+            Kernel::Sigmoid { gamma, coef0 } => {
+                for o in out.iter_mut() {
+                    *o = math::tanh(gamma * *o + coef0);
+                }
             }
         }
     }

@@ -23,6 +23,7 @@ pub mod linear;
 pub mod math;
 pub mod multiclass;
 pub mod nystroem;
+mod panel_product;
 pub mod params;
 mod prefetch;
 pub mod rng;

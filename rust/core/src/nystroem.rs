@@ -18,20 +18,22 @@
 //! error is bounded by such a quantisation error). It costs `n m` kernel values,
 //! computed in parallel blocks; the draws come from the crate's portable generator.
 //!
-//! The transform evaluates `k_m(x)` for a block of rows, then adds column `j` of
-//! `L⁻¹` (restricted to its non-zero part, in the output's precision) times each
-//! `K(x, c_j)`: `m r / 2` multiply-adds per row on average.
+//! The transform evaluates `k_m(x)` for a block of rows, then multiplies by the
+//! triangular `L⁻ᵀ` in the output's precision (`panel_product`): about
+//! `r² / 2` multiply-adds per row.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel::Targets;
+use crate::kernel::{InvertedBlock, Kernel, KernelRows, Targets};
 use crate::kernel_model::row_blocks;
 use crate::kernel_pegasos::Gram;
 use crate::multiclass::thread_pool;
+use crate::panel_product::{full_product, upper_product, Panel};
 use crate::rng::Rng;
 
 /// Pivots below this fraction of the largest diagonal entry end the factorisation.
@@ -46,6 +48,34 @@ pub enum Landmarks {
     Uniform,
     /// k-means++ seeding in the kernel's feature space.
     KMeansPlusPlus,
+    /// Every row (`m` must be the number of rows): the caller chose them.
+    All,
+}
+
+/// The landmarks [`Landmarks::Uniform`] picks among `n` rows, sorted; they need no
+/// kernel values, so a caller can draw them before touching the data.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] unless `1 <= m <= n < 2^32`.
+pub fn uniform_landmarks(n: usize, m: usize, seed: u64) -> Result<Vec<u32>> {
+    check_sizes(n, m)?;
+    let mut chosen = uniform(&mut Rng::seed_from_u64(seed), n, m)?;
+    chosen.sort_unstable();
+    Ok(chosen)
+}
+
+fn check_sizes(n: usize, m: usize) -> Result<()> {
+    if m == 0 || m > n {
+        return Err(Error::InvalidParameter(format!(
+            "n_components must be between 1 and the number of training rows ({n}), got {m}"
+        )));
+    }
+    if u32::try_from(n).is_err() {
+        return Err(Error::InvalidInput(format!(
+            "{n} rows: at most 2^32 - 1 supported"
+        )));
+    }
+    Ok(())
 }
 
 /// A fitted normalisation: `psi(x)_r = sum_j columns[j][r] K(x, c_j)` for `r` in
@@ -74,6 +104,101 @@ impl Normalization {
     }
 }
 
+/// Kernel values between rows and the landmark rows, by the fastest route for the
+/// data: a blocked matrix product for the inner-product kernels on dense-ish data
+/// (at least 10 % non-zeros, `d m <= 2^24`), an inverted index over the landmarks
+/// for very sparse data, pairwise evaluation otherwise.
+pub struct LandmarkKernel<'a, R: Rows> {
+    prep: KernelRows<'a, R>,
+    route: Route,
+}
+
+enum Route {
+    /// The landmarks transposed, `d x m`.
+    Product(Panel<f64>),
+    Inverted(InvertedBlock),
+    Pairs,
+}
+
+impl<'a, R: Rows> LandmarkKernel<'a, R> {
+    /// Prepare `kernel` against the landmark rows.
+    ///
+    /// # Errors
+    /// Errors of [`KernelRows::new`].
+    pub fn new(kernel: Kernel, landmarks: &'a R) -> Result<Self> {
+        let prep = KernelRows::new(kernel, landmarks)?;
+        let (m, d) = (landmarks.n_rows(), landmarks.n_features());
+        #[allow(clippy::cast_precision_loss)]
+        let dense = prep.mean_row_nonzeros() >= 0.1 * d as f64;
+        let route = if kernel.is_dot_product() && dense && d.saturating_mul(m) <= 1 << 24 {
+            let mut ct = Panel::zeros(d, m);
+            for c in 0..m {
+                landmarks.for_each_entry(c, |j, v| ct.u[j * ct.width + c] += v);
+            }
+            Route::Product(ct)
+        } else if prep.prefers_inverted() {
+            let mut block = prep.block();
+            #[allow(clippy::cast_possible_truncation)]
+            let all: Vec<u32> = (0..m as u32).collect();
+            prep.set_block(&mut block, &all);
+            Route::Inverted(block)
+        } else {
+            Route::Pairs
+        };
+        Ok(Self { prep, route })
+    }
+
+    /// `out[r][j] = K(x_{first + r}, c_j)`, row-major (`out.len() / m` rows of `x`
+    /// from `first`).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when `x` has another number of features.
+    pub fn eval_rows<Q: Rows>(&self, x: &Q, first: usize, out: &mut [f64]) -> Result<()> {
+        let m = self.prep.len();
+        if m == 0 {
+            return Ok(());
+        }
+        let rows = out.len() / m;
+        match &self.route {
+            Route::Product(ct) => {
+                let d = ct.rank;
+                if x.n_features() != d {
+                    return Err(Error::ShapeMismatch(format!(
+                        "X has {} features, the landmarks {d}",
+                        x.n_features()
+                    )));
+                }
+                let mut a = vec![0.0; rows * d];
+                let mut sq = vec![0.0; rows];
+                for (r, (row, s)) in a.chunks_mut(d.max(1)).zip(&mut sq).enumerate() {
+                    x.for_each_entry(first + r, |j, v| row[j] += v);
+                    *s = row.iter().map(|v| v * v).sum();
+                }
+                out.fill(0.0);
+                full_product(&a, rows, d, ct, out, m);
+                for (o, &s) in out.chunks_mut(m).zip(&sq) {
+                    self.prep.finish_dot_products(o, s);
+                }
+            }
+            Route::Inverted(block) => {
+                let mut q = self.prep.query();
+                for (r, o) in out.chunks_mut(m).enumerate() {
+                    self.prep.load(&mut q, x, first + r)?;
+                    self.prep.eval_block_loaded(block, &q, o);
+                }
+            }
+            Route::Pairs => {
+                let mut q = self.prep.query();
+                for (r, o) in out.chunks_mut(m).enumerate() {
+                    self.prep.load(&mut q, x, first + r)?;
+                    self.prep.eval_into(&q, Targets::Range(0), o);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Choose `m` landmark rows of the training Gram matrix `gram`, returned sorted.
 ///
 /// # Errors
@@ -88,20 +213,17 @@ pub fn select_landmarks<G: Gram>(
     stop: &AtomicBool,
 ) -> Result<Vec<u32>> {
     let n = gram.n();
-    if m == 0 || m > n {
-        return Err(Error::InvalidParameter(format!(
-            "n_components must be between 1 and the number of training rows ({n}), got {m}"
-        )));
-    }
-    if u32::try_from(n).is_err() {
-        return Err(Error::InvalidInput(format!(
-            "{n} rows: at most 2^32 - 1 supported"
-        )));
-    }
+    check_sizes(n, m)?;
     let mut rng = Rng::seed_from_u64(seed);
     let mut chosen = match how {
         Landmarks::Uniform => uniform(&mut rng, n, m)?,
         Landmarks::KMeansPlusPlus => kmeans_pp(gram, &mut rng, m, n_threads, stop)?,
+        Landmarks::All if m == n => (0..n as u32).collect(),
+        Landmarks::All => {
+            return Err(Error::InvalidParameter(format!(
+                "all {n} rows are landmarks, but n_components is {m}"
+            )))
+        }
     };
     chosen.sort_unstable();
     Ok(chosen)
@@ -381,6 +503,24 @@ where
         .checked_mul(m)
         .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {m} feature matrix")))?;
     let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
+    // U = L⁻ᵀ in pivot order: row p is the landmark whose outputs start at p.
+    let mut perm = vec![usize::MAX; m];
+    for (j, &s) in starts.iter().enumerate() {
+        if s < m {
+            if perm[s] != usize::MAX {
+                return Err(Error::ShapeMismatch(
+                    "the normalisation is not triangular in a landmark order".into(),
+                ));
+            }
+            perm[s] = j;
+        }
+    }
+    let rank = perm.iter().take_while(|&&j| j != usize::MAX).count();
+    let mut u = Panel::<O>::zeros(rank, rank);
+    for (p, &j) in perm[..rank].iter().enumerate() {
+        let row = &mut u.u[p * u.width..p * u.width + rank];
+        row[p..].copy_from_slice(&columns[j * m + p..j * m + rank]);
+    }
     row_blocks(&mut out, m, n_threads, |first, block| {
         if stop.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
@@ -388,19 +528,13 @@ where
         let rows = block.len() / m;
         let mut k = vec![0.0; rows * m];
         kernels(first, &mut k)?;
-        // Landmark by landmark, so that its coefficients stay in cache for the block.
-        for (j, &s) in starts.iter().enumerate() {
-            if s >= m {
-                continue;
-            }
-            let col = &columns[j * m + s..(j + 1) * m];
-            for (orow, kr) in block.chunks_mut(m).zip(k.chunks(m)) {
-                let kv = O::from_f64(kr[j]);
-                for (o, &c) in orow[s..].iter_mut().zip(col) {
-                    *o += kv * c;
-                }
+        let mut a = vec![O::ZERO; rows * rank];
+        for (ar, kr) in a.chunks_mut(rank.max(1)).zip(k.chunks(m)) {
+            for (v, &j) in ar.iter_mut().zip(&perm[..rank]) {
+                *v = O::from_f64(kr[j]);
             }
         }
+        upper_product(&a, rows, rank, &u, block, m);
         Ok(())
     })?;
     Ok(out)
@@ -436,6 +570,8 @@ mod tests {
         for how in [Landmarks::Uniform, Landmarks::KMeansPlusPlus] {
             let lm = select_landmarks(&gram, n, how, 5, 2, &stop).unwrap();
             assert_eq!(lm, (0..40).collect::<Vec<u32>>(), "all rows, sorted");
+            let all = select_landmarks(&gram, n, Landmarks::All, 5, 1, &stop).unwrap();
+            assert_eq!(all, lm);
             let kmm = landmark_kernel(&gram, &lm).unwrap();
             let norm = normalization(&kmm, n).unwrap();
             assert_eq!(norm.rank, n);
@@ -455,6 +591,78 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn every_landmark_kernel_route_gives_the_pairwise_values() {
+        use crate::data::CsrRows;
+        let mut rng = Rng::seed_from_u64(11);
+        // (rows, features, density): dense-ish (product route), very sparse
+        // (inverted route), in between (pairs route).
+        for (n, d, density) in [(70, 12, 0.6), (70, 400, 0.01), (70, 40, 0.05)] {
+            let x: Vec<f64> = (0..n * d)
+                .map(|_| {
+                    if rng.next_f64() < density {
+                        rng.next_f64()
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let (mut data, mut idx, mut ptr) = (vec![], vec![], vec![0_i64]);
+            for i in 0..n {
+                for j in 0..d {
+                    if x[i * d + j] != 0.0 {
+                        data.push(x[i * d + j]);
+                        idx.push(j as i64);
+                    }
+                }
+                ptr.push(data.len() as i64);
+            }
+            let csr = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
+            let dense = DenseRows::new(&x, n, d).unwrap();
+            let m = 9;
+            let comp = DenseRows::new(&x[..m * d], m, d).unwrap();
+            for kernel in [
+                Kernel::Linear,
+                Kernel::Rbf { gamma: 0.3 },
+                Kernel::Poly {
+                    gamma: 0.5,
+                    coef0: 1.0,
+                    degree: 3,
+                },
+                Kernel::Chi2 { gamma: 0.7 },
+            ] {
+                let lk = LandmarkKernel::new(kernel, &comp).unwrap();
+                let prep = KernelRows::new(kernel, &comp).unwrap();
+                let mut q = prep.query();
+                let mut got = vec![0.0; 5 * m];
+                for first in [0, 40] {
+                    lk.eval_rows(&dense, first, &mut got).unwrap();
+                    let mut from_csr = vec![0.0; 5 * m];
+                    lk.eval_rows(&csr, first, &mut from_csr).unwrap();
+                    for r in 0..5 {
+                        let mut want = vec![0.0; m];
+                        prep.load(&mut q, &dense, first + r).unwrap();
+                        prep.eval_into(&q, Targets::Range(0), &mut want);
+                        for j in 0..m {
+                            let (a, b, c) = (got[r * m + j], from_csr[r * m + j], want[j]);
+                            assert!(
+                                (a - c).abs() <= 1e-12 * c.abs().max(1.0),
+                                "{kernel:?} {a} {c}"
+                            );
+                            assert!(
+                                (b - c).abs() <= 1e-12 * c.abs().max(1.0),
+                                "{kernel:?} {b} {c}"
+                            );
+                        }
+                    }
+                }
+            }
+            let wrong = DenseRows::new(&x[..d - 1], 1, d - 1).unwrap();
+            let lk = LandmarkKernel::new(Kernel::Linear, &comp).unwrap();
+            assert!(lk.eval_rows(&wrong, 0, &mut vec![0.0; m]).is_err());
         }
     }
 
@@ -524,6 +732,13 @@ mod tests {
         let b = select_landmarks(&gram, 7, Landmarks::KMeansPlusPlus, 3, 1, &stop).unwrap();
         assert_eq!(a, b, "the same draws from the same kernel values");
         assert!(select_landmarks(&gram, 0, Landmarks::Uniform, 0, 1, &stop).is_err());
+        assert!(select_landmarks(&gram, 3, Landmarks::All, 0, 1, &stop).is_err());
+        let u = select_landmarks(&gram, 9, Landmarks::Uniform, 4, 1, &stop).unwrap();
+        assert_eq!(
+            u,
+            uniform_landmarks(n, 9, 4).unwrap(),
+            "drawn without the data"
+        );
         assert!(select_landmarks(&gram, n + 1, Landmarks::Uniform, 0, 1, &stop).is_err());
         stop.store(true, Ordering::Relaxed);
         let r = select_landmarks(&gram, 5, Landmarks::KMeansPlusPlus, 0, 1, &stop);

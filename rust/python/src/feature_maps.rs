@@ -7,11 +7,12 @@ use pyo3::prelude::*;
 
 use pegasos_core::additive_map::{AdditiveKernel, AdditiveMap};
 use pegasos_core::fourier::{fourier_transform, sample_fourier};
-use pegasos_core::kernel::{KernelRows, Targets};
+use pegasos_core::kernel::KernelRows;
 use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::multiclass::thread_pool;
 use pegasos_core::nystroem::{
-    landmark_kernel, normalization, nystroem_transform, select_landmarks, Landmarks,
+    landmark_kernel, normalization, nystroem_transform, select_landmarks, uniform_landmarks,
+    LandmarkKernel, Landmarks,
 };
 use pegasos_core::{Float, Rows};
 
@@ -104,10 +105,27 @@ fn landmark_rule(name: &str) -> PyResult<Landmarks> {
     match name {
         "uniform" => Ok(Landmarks::Uniform),
         "k-means++" => Ok(Landmarks::KMeansPlusPlus),
+        "all" => Ok(Landmarks::All),
         other => Err(PyValueError::new_err(format!(
             "landmarks must be 'uniform' or 'k-means++', got {other:?}"
         ))),
     }
+}
+
+/// The `m` of `n` rows that uniform landmark selection draws with `seed`, sorted.
+#[pyfunction]
+#[pyo3(signature = (n, m, seed))]
+pub fn nystroem_uniform_landmarks(
+    py: Python<'_>,
+    n: usize,
+    m: usize,
+    seed: u64,
+) -> PyResult<Bound<'_, PyArray1<i64>>> {
+    let idx = uniform_landmarks(n, m, seed).map_err(crate::error::CoreError)?;
+    Ok(PyArray1::from_vec(
+        py,
+        idx.into_iter().map(i64::from).collect(),
+    ))
 }
 
 /// Landmarks, normalisation and rank of a Nyström map fitted on `x`.
@@ -288,15 +306,8 @@ fn nystroem_dispatch<'py, O: Float + numpy::Element>(
                     "{} landmark rows for {m} landmarks", comp.n_rows()
                 )));
             }
-            let prep = KernelRows::new(kern, &comp)?;
-            let kernels = |first: usize, out: &mut [f64]| {
-                let mut q = prep.query();
-                for (r, row) in out.chunks_mut(m).enumerate() {
-                    prep.load(&mut q, &rows, first + r)?;
-                    prep.eval_into(&q, Targets::Range(0), row);
-                }
-                Ok(())
-            };
+            let lk = LandmarkKernel::new(kern, &comp)?;
+            let kernels = |first: usize, out: &mut [f64]| lk.eval_rows(&rows, first, out);
             let n = rows.n_rows();
             Ok((nystroem_transform(n, columns, &st, kernels, n_threads, stop)?, n))
         })?;

@@ -34,6 +34,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(feature_maps::fourier_features, m)?)?;
     m.add_function(wrap_pyfunction!(feature_maps::nystroem_fit, m)?)?;
     m.add_function(wrap_pyfunction!(feature_maps::nystroem_features, m)?)?;
+    m.add_function(wrap_pyfunction!(
+        feature_maps::nystroem_uniform_landmarks,
+        m
+    )?)?;
     m.add_function(wrap_pyfunction!(feature_maps::additive_map_info, m)?)?;
     m.add_function(wrap_pyfunction!(feature_maps::additive_features, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::parse_svmlight, m)?)?;
