@@ -442,7 +442,7 @@ def run_dataset(name: str, args) -> dict | None:
     res["t_ll"], res["t_ll_conv"], res["acc_star"] = t_ll, t_ll_conv, acc_star
 
     # (2), (3): curves over increasing passes.
-    lo, hi = (0.2, 1.0) if args.smoke else (0.5, 5.0) if args.quick else (1.5, 30.0)
+    lo, hi = (0.05, 0.2) if args.smoke else (0.5, 5.0) if args.quick else (1.5, 30.0)
     cap = min(hi, max(lo, 10 * t_ll))
     res["cap"], res["cap_range"] = cap, (lo, hi)
     curves = {
@@ -475,7 +475,8 @@ def run_dataset(name: str, args) -> dict | None:
     # (4) Peak memory during fit, each solver in a fresh process.
     if not args.no_memory:
         res["memory"] = {}
-        for solver in MEMORY_SOLVERS:
+        # The smoke mode exercises the child process with two solvers only.
+        for solver in ["LIBLINEAR", "Pegasos"] if args.smoke else MEMORY_SOLVERS:
             r = common.run_child([str(Path(__file__).resolve()), "--memory-child", name, solver])
             check(r["extra_mb"] >= -1.0, f"{name}/{solver}: negative memory increase {r}")
             check(

@@ -1,6 +1,6 @@
 """Regenerate the project's benchmark results on this machine.
 
-    python benches/run.py            # everything (about an hour on 2 cores)
+    python benches/run.py            # everything (about two hours on 2 cores)
     python benches/run.py --quick    # a few minutes: small subsets of each benchmark
     python benches/run.py --only kernel,scaling
 
@@ -14,6 +14,7 @@ result it measures is implausible):
 * ``bench_scaling.py``  training time against the number of examples m
 * ``bench_paper.py``    the paper's experiments: mini-batches, projection, averaging, rate
 * ``bench_threads.py``  one against two threads for training and prediction (about 10 min)
+* ``bench_feature_maps.py`` feature maps against scikit-learn's, map + Pegasos against SVC
 
 Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
 """
@@ -35,11 +36,12 @@ SUITE = {
     "svmlight": ("bench_svmlight.py", [], ["--quick"]),
     "scaling": (
         "bench_scaling.py",
-        ["--sizes", "10000,100000,1000000,3000000"],
+        ["--sizes", "10000,100000,1000000,10000000"],
         ["--quick"],
     ),
     "paper": ("bench_paper.py", [], ["--quick"]),
     "threads": ("bench_threads.py", [], ["--smoke"]),
+    "feature_maps": ("bench_feature_maps.py", [], ["--quick"]),
 }
 
 
