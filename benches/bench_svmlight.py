@@ -1,6 +1,9 @@
 """svmlight reader benchmark: pegasos_rs.load_svmlight_file against scikit-learn's.
 
-    python benches/bench_svmlight.py [--quick] [--repeats N]
+    python benches/bench_svmlight.py [--quick | --smoke] [--repeats N]
+
+``--smoke`` writes a generated RCV1-shaped file with scikit-learn's writer and reads
+that (no dataset files needed; the test suite's mode, ``svmlight_smoke.md``).
 
 Each benchmark file is decompressed once to a temporary plain-text file (scikit-learn
 cannot read .xz); both readers then parse that file (median of repeats), and the
@@ -37,20 +40,27 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="two small files")
+    ap.add_argument("--smoke", action="store_true", help="a small generated file")
     ap.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
     args = ap.parse_args()
     d = _datasets.data_dir()
-    if d is None:
+    if d is None and not args.smoke:
         raise SystemExit("benchmark data not found: set PEGASOS_DATA")
     rows = []
-    for name in QUICK_FILES if args.quick else FILES:
-        if not (d / name).exists():
+    for name in ["rcv1-like-smoke.xz"] if args.smoke else QUICK_FILES if args.quick else FILES:
+        if not args.smoke and not (d / name).exists():
             print(f"{name}: absent, skipped")
             continue
         with tempfile.TemporaryDirectory() as tmp:
             plain = Path(tmp) / name.removesuffix(".xz")
-            with lzma.open(d / name) as src:
-                plain.write_bytes(src.read())
+            if args.smoke:
+                from rcv1_like import make_rcv1_like
+                from sklearn.datasets import dump_svmlight_file
+
+                dump_svmlight_file(*make_rcv1_like(3000, n_features=2000), str(plain))
+            else:
+                with lzma.open(d / name) as src:
+                    plain.write_bytes(src.read())
             size_mb = plain.stat().st_size / 2**20
             t_sk, (Xs, ys), _ = timeit(lambda p=plain: sk_load(str(p)), args.repeats)
             t_1, (X1, y1), _ = timeit(lambda p=plain: load_svmlight_file(p), args.repeats)
@@ -77,6 +87,8 @@ def main() -> None:
             ]
         )
         print(rows[-1], flush=True)
+    check(bool(rows), "no file measured")
+    suffix = "_smoke" if args.smoke else "_quick" if args.quick else ""
     table = markdown_table(
         [
             "file",
@@ -90,11 +102,11 @@ def main() -> None:
     )
     text = (
         "# svmlight reader: pegasos_rs against scikit-learn\n\n"
-        f"`python benches/bench_svmlight.py{' --quick' if args.quick else ''}`; plain-text "
+        f"`python benches/bench_svmlight.py{' --' + suffix[1:] if suffix else ''}`; plain-text "
         f"files (decompressed beforehand), median of {args.repeats}; identical arrays "
         "checked.\n\n" + table + "\n"
     )
-    out = RESULTS_DIR / ("svmlight_quick.md" if args.quick else "svmlight.md")
+    out = RESULTS_DIR / f"svmlight{suffix}.md"
     out.write_text(text)
     print(text)
 

@@ -19,6 +19,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_threads.py", "identical results at both thread counts checked"),
         ("bench_linear.py", "## Throughput (k = 1, same number of passes)"),
         ("bench_kernel.py", "## Margin strategies"),
+        ("bench_svmlight.py", "identical arrays checked"),
         ("bench_feature_maps.py", "## 2. Map + PegasosClassifier against exact kernel"),
     ],
 )

@@ -142,3 +142,35 @@ def test_ctrl_c_interrupts_a_long_fit(estimator, labels, n_jobs):
     assert "KeyboardInterrupt" in err, err[-2000:]
     assert "finished" not in out
     assert proc.returncode != 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX-only")
+def test_ctrl_c_interrupts_a_long_feature_map_fit():
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        from pegasos_rs import Nystroem
+        X = np.random.RandomState(0).rand(100000, 100)
+        print("ready", flush=True)
+        Nystroem(n_components=5000, landmarks="k-means++", n_jobs=2).fit(X)
+        print("finished", flush=True)
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(1.0)  # inside the landmark selection (about a minute)
+        assert proc.poll() is None
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+        waited = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert waited < 5.0, waited
+    assert "KeyboardInterrupt" in err, err[-2000:]
+    assert "finished" not in out

@@ -52,9 +52,11 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     ``z(x) = sqrt(2 / n_components) cos(x W + b)`` with ``W`` of shape
     ``(n_features, n_components)`` drawn from ``N(0, 2 gamma)`` and ``b`` uniform on
     ``[0, 2 pi)`` (Rahimi and Recht, 2007), so ``z(x) . z(y)`` is an unbiased
-    estimate of the kernel whose error falls as ``1 / sqrt(n_components)``. The
-    same as scikit-learn's ``RBFSampler``, computed in Rust: sparse rows cost their
-    non-zeros times ``n_components``.
+    estimate of the kernel whose error falls as ``1 / sqrt(n_components)``: the
+    relative error ``||K - Z Z^T||_F / ||K||_F`` stays below
+    ``2 / sqrt(n_components)`` in the tests. The same as scikit-learn's
+    ``RBFSampler``, computed in Rust: sparse rows cost their non-zeros times
+    ``n_components``.
 
     Parameters
     ----------
@@ -141,7 +143,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     rank, ``rank_``; later outputs are zero). Then ``psi(x) . psi(y) =
     k(x)^T K_mm^+ k(y)``, the Nyström approximation of ``K(x, y)``: the same as
     scikit-learn's ``Nystroem`` up to a rotation of the features, to which a linear
-    SVM with an L2 penalty is blind.
+    SVM with an L2 penalty is blind. The error falls as ``n_components`` grows and
+    vanishes (below 1e-7 relative) when every training row is a landmark (tested for
+    every kernel).
 
     Parameters
     ----------
@@ -355,7 +359,10 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     ``K(x, y)``. Zeros stay zeros (CSR in, CSR out); feature ``j``'s outputs are
     columns ``j (2 order + 1)`` to ``(j + 1)(2 order + 1) - 1``. With ``kernel="chi2"``
     it is scikit-learn's ``AdditiveChi2Sampler`` (``sample_steps = order + 1``,
-    ``sample_interval = L``), with the columns in another order.
+    ``sample_interval = L``), with the columns in another order. On random sparse
+    histograms the relative error ``||K - Z Z^T||_F / ||K||_F`` is below 0.05 / 0.01
+    / 0.003 at orders 1 / 3 / 5 for chi2 and js, and 0.1 / 0.06 / 0.05 for
+    intersection (tested).
 
     Parameters
     ----------
