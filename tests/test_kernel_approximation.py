@@ -294,6 +294,8 @@ def test_bad_parameters_and_inputs_raise_clear_errors():
             est.transform(X[:, :2])
     with pytest.raises(ValueError, match="square"):
         Nystroem("precomputed").fit(X)
+    with pytest.raises(ValueError, match="non-negative"):
+        Nystroem("chi2", n_components=5).fit(-X)
     with pytest.warns(UserWarning, match="n_components"):
         est = Nystroem(n_components=50).fit(X)
     assert est.n_components_ == 20 and est.transform(X).shape == (20, 20)
