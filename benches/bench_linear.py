@@ -266,12 +266,15 @@ class Evaluator:
                 f"optimum {self.dual[bad]} (weak duality violated): the objective "
                 "definition or the weights extraction is wrong",
             )
-            below = np.flatnonzero(F < self.f_star * (1 - BELOW_OPTIMUM_TOL))
+            # The optimum lies between LIBLINEAR's dual and primal values: a solver
+            # may be below the reference by its certified gap (LIBLINEAR stops at
+            # its iteration limit on MNIST, with a gap above 0.1 %), not more.
+            slack = np.maximum(BELOW_OPTIMUM_TOL, (self.f_star - self.dual) / self.f_star)
+            below = np.flatnonzero(F < self.f_star * (1 - slack) - 1e-12)
             check(
                 below.size == 0,
                 f"{self.name}/{label}: objective {F[below]} more than "
-                f"{BELOW_OPTIMUM_TOL:.1%} below LIBLINEAR's -e 1e-4 optimum "
-                f"{self.f_star[below]}",
+                f"{slack[below]} below LIBLINEAR's -e 1e-4 optimum {self.f_star[below]}",
             )
             out["gap"] = float((F.sum() - self.f_star.sum()) / self.f_star.sum())
         return out
@@ -912,6 +915,9 @@ def main(argv=None) -> int:
             r = run_dataset(name, args)
             if r is not None:
                 results.append(r)
+                # Partial results survive a later failure.
+                partial = RESULTS_DIR / f"{args.prefix}.json"
+                partial.write_text(json.dumps(results, indent=1, default=_jsonable) + "\n")
     if not results:
         print("no dataset available: nothing measured", file=sys.stderr)
         return 1
