@@ -881,6 +881,7 @@ def main(argv=None) -> int:
         "--memory-child", nargs=2, metavar=("DATASET", "SOLVER"), help=argparse.SUPPRESS
     )
     ap.add_argument("--multicore-child", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--prefix", help="output file prefix (default linear, linear_quick, ...)")
     args = ap.parse_args(argv)
 
     if args.multicore_child:
@@ -905,7 +906,8 @@ def main(argv=None) -> int:
         args.repeats = 1 if args.quick or args.smoke else 3
     if args.multicore is None:
         args.multicore = not args.smoke
-    args.prefix = "linear_smoke" if args.smoke else "linear_quick" if args.quick else "linear"
+    if args.prefix is None:
+        args.prefix = "linear_smoke" if args.smoke else "linear_quick" if args.quick else "linear"
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
 
     results = []
