@@ -516,11 +516,27 @@ impl<R: Rows> KernelRows<'_, R> {
             }
         });
         let targets = &block.targets;
+        self.finish(out, x_sq_norm, x_sum, |t| targets[t] as usize);
+    }
+
+    /// Turn `out[j] = <x, y_j>` for the prepared rows `j = 0, 1, ...` into kernel
+    /// values, given `||x||²`. Only for [`Kernel::is_dot_product`] kernels (others
+    /// are left unchanged).
+    pub fn finish_dot_products(&self, out: &mut [f64], x_sq_norm: f64) {
+        if self.kernel.is_dot_product() {
+            self.finish(out, x_sq_norm, 0.0, |t| t);
+        }
+    }
+
+    /// Turn the accumulated inner products (or, for the additive kernels, the
+    /// accumulated shared terms) `out[t]` against prepared row `row(t)` into kernel
+    /// values, given the query's squared norm and sum.
+    fn finish(&self, out: &mut [f64], x_sq_norm: f64, x_sum: f64, row: impl Fn(usize) -> usize) {
         match self.kernel {
             Kernel::Linear | Kernel::Intersection => {}
             Kernel::Rbf { gamma } => {
-                for (o, &p) in out.iter_mut().zip(targets) {
-                    *o = -gamma * (x_sq_norm + self.other_sq_norm[p as usize] - 2.0 * *o).max(0.0);
+                for (t, o) in out.iter_mut().enumerate() {
+                    *o = -gamma * (x_sq_norm + self.other_sq_norm[row(t)] - 2.0 * *o).max(0.0);
                 }
                 math::exp_in_place(out);
             }
@@ -539,39 +555,10 @@ impl<R: Rows> KernelRows<'_, R> {
                 }
             }
             Kernel::Chi2 { gamma } => {
-                for (o, &p) in out.iter_mut().zip(targets) {
-                    *o = -gamma * (x_sum + self.other_sum[p as usize] - *o).max(0.0);
+                for (t, o) in out.iter_mut().enumerate() {
+                    *o = -gamma * (x_sum + self.other_sum[row(t)] - *o).max(0.0);
                 }
                 math::exp_in_place(out);
-            }
-        }
-    }
-
-    /// Turn `out[j] = <x, y_j>` for the prepared rows `j = 0, 1, ...` into kernel
-    /// values, given `||x||²`. Only for [`Kernel::is_dot_product`] kernels (others
-    /// are left unchanged).
-    pub fn finish_dot_products(&self, out: &mut [f64], x_sq_norm: f64) {
-        match self.kernel {
-            Kernel::Linear | Kernel::Chi2 { .. } | Kernel::Intersection => {}
-            Kernel::Rbf { gamma } => {
-                for (o, &sq) in out.iter_mut().zip(&self.other_sq_norm) {
-                    *o = -gamma * (x_sq_norm + sq - 2.0 * *o).max(0.0);
-                }
-                math::exp_in_place(out);
-            }
-            Kernel::Poly {
-                gamma,
-                coef0,
-                degree,
-            } => {
-                for o in out.iter_mut() {
-                    *o = math::powi(gamma * *o + coef0, degree);
-                }
-            }
-            Kernel::Sigmoid { gamma, coef0 } => {
-                for o in out.iter_mut() {
-                    *o = math::tanh(gamma * *o + coef0);
-                }
             }
         }
     }
