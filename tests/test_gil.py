@@ -127,8 +127,11 @@ def _assert_ctrl_c_interrupts(code: str) -> None:
     """Run ``code`` (which prints "ready" before a long job and "finished" after it)
     in a child, send SIGINT one second into the job, and check it stops promptly with
     KeyboardInterrupt."""
+    # A shell starts background jobs with SIGINT ignored, and Python then keeps it
+    # ignored: restore Python's handler so the test does not depend on its launcher.
+    prologue = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
     proc = subprocess.Popen(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", prologue + code],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
