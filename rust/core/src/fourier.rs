@@ -10,9 +10,10 @@
 //! The draws come from the crate's portable generator: normals by Marsaglia's polar
 //! method with the portable [`crate::math::ln`], so a seed gives the same `W` and
 //! `b` on every platform. The transform is computed in the output's precision
-//! (`f32` for `f32` input), row blocks in parallel, each row's projection built by
-//! one `axpy` per stored entry over tiles of the output (so a sparse row costs its
-//! non-zeros times `D`), then `cos` by [`crate::math::cos`].
+//! (`f32` for `f32` input), row blocks in parallel, the block's projections by
+//! [`crate::panel_product`]'s sparse product (each output the offset plus the row's
+//! stored entries times `W` in order, so a sparse row costs its non-zeros times `D`
+//! and dense and CSR rows give the same bits), then `cos` by [`crate::math::cos`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -21,11 +22,8 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel_model::row_blocks;
 use crate::math;
+use crate::panel_product::{sparse_product, SparseBlock, TiledPanel};
 use crate::rng::Rng;
-
-/// Output columns per tile: the tile of a row (2 or 4 KiB) stays in L1 while the
-/// row's entries add their rows of `W` to it.
-const TILE: usize = 512;
 
 /// The random parameters of the map: `weights` row-major `(n_features, n_components)`
 /// and `offsets` of length `n_components`, both in `f64`.
@@ -124,28 +122,18 @@ pub fn fourier_transform<R: Rows, O: Float>(
     }
     #[allow(clippy::cast_precision_loss)]
     let scale = (2.0 / dc as f64).sqrt();
+    let w = TiledPanel::from_row_major(weights, d, dc, "the random weights")?;
     row_blocks(&mut out, dc, n_threads, |first, block| {
         if stop.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
-        for (r, row) in block.chunks_mut(dc).enumerate() {
-            let i = first + r;
-            for (t, tile) in row.chunks_mut(TILE).enumerate() {
-                let lo = t * TILE;
-                tile.copy_from_slice(&offsets[lo..lo + tile.len()]);
-                x.for_each_entry(i, |j, v| {
-                    if v != 0.0 {
-                        let a = O::from_f64(v);
-                        let w = &weights[j * dc + lo..j * dc + lo + tile.len()];
-                        for (o, &wj) in tile.iter_mut().zip(w) {
-                            *o += a * wj;
-                        }
-                    }
-                });
-            }
-            for o in row.iter_mut() {
-                *o = O::from_f64(scale * math::cos(o.to_f64()));
-            }
+        let a = SparseBlock::<O>::gather(x, first, block.len() / dc);
+        for row in block.chunks_mut(dc) {
+            row.copy_from_slice(offsets);
+        }
+        sparse_product(&a, &w, block, dc);
+        for o in block.iter_mut() {
+            *o = O::from_f64(scale * math::cos(o.to_f64()));
         }
         Ok(())
     })?;

@@ -33,7 +33,7 @@ use crate::kernel::{InvertedBlock, Kernel, KernelRows, Targets};
 use crate::kernel_model::row_blocks;
 use crate::kernel_pegasos::Gram;
 use crate::multiclass::thread_pool;
-use crate::panel_product::{full_product, upper_product, Panel};
+use crate::panel_product::{sparse_product, upper_product, Panel, SparseBlock, TiledPanel};
 use crate::rng::Rng;
 
 /// Pivots below this fraction of the largest diagonal entry end the factorisation.
@@ -105,9 +105,10 @@ impl Normalization {
 }
 
 /// Kernel values between rows and the landmark rows, by the fastest route for the
-/// data: a blocked matrix product for the inner-product kernels on dense-ish data
-/// (at least 10 % non-zeros, `d m <= 2^24`), an inverted index over the landmarks
-/// for very sparse data, pairwise evaluation otherwise.
+/// data: for the inner-product kernels on dense-ish data (at least 10 % non-zeros,
+/// `d m <= 2^24`), the product of each block of rows' stored entries with the
+/// landmarks transposed; an inverted index over the landmarks for very sparse data;
+/// pairwise evaluation otherwise.
 pub struct LandmarkKernel<'a, R: Rows> {
     prep: KernelRows<'a, R>,
     route: Route,
@@ -115,7 +116,7 @@ pub struct LandmarkKernel<'a, R: Rows> {
 
 enum Route {
     /// The landmarks transposed, `d x m`.
-    Product(Panel<f64>),
+    Product(TiledPanel<f64>),
     Inverted(InvertedBlock),
     Pairs,
 }
@@ -131,9 +132,9 @@ impl<'a, R: Rows> LandmarkKernel<'a, R> {
         #[allow(clippy::cast_precision_loss)]
         let dense = prep.mean_row_nonzeros() >= 0.1 * d as f64;
         let route = if kernel.is_dot_product() && dense && d.saturating_mul(m) <= 1 << 24 {
-            let mut ct = Panel::zeros(d, m);
+            let mut ct = TiledPanel::zeros(d, m, "the landmarks")?;
             for c in 0..m {
-                landmarks.for_each_entry(c, |j, v| ct.u[j * ct.width + c] += v);
+                landmarks.for_each_entry(c, |j, v| ct.add(j, c, v));
             }
             Route::Product(ct)
         } else if prep.prefers_inverted() {
@@ -161,23 +162,19 @@ impl<'a, R: Rows> LandmarkKernel<'a, R> {
         let rows = out.len() / m;
         match &self.route {
             Route::Product(ct) => {
-                let d = ct.rank;
+                let d = ct.rows();
                 if x.n_features() != d {
                     return Err(Error::ShapeMismatch(format!(
                         "X has {} features, the landmarks {d}",
                         x.n_features()
                     )));
                 }
-                let mut a = vec![0.0; rows * d];
-                let mut sq = vec![0.0; rows];
-                for (r, (row, s)) in a.chunks_mut(d.max(1)).zip(&mut sq).enumerate() {
-                    x.for_each_entry(first + r, |j, v| row[j] += v);
-                    *s = row.iter().map(|v| v * v).sum();
-                }
+                let a = SparseBlock::<f64>::gather(x, first, rows);
                 out.fill(0.0);
-                full_product(&a, rows, d, ct, out, m);
-                for (o, &s) in out.chunks_mut(m).zip(&sq) {
-                    self.prep.finish_dot_products(o, s);
+                sparse_product(&a, ct, out, m);
+                for (r, o) in out.chunks_mut(m).enumerate() {
+                    let sq = a.row(r).1.iter().map(|v| v * v).sum();
+                    self.prep.finish_dot_products(o, sq);
                 }
             }
             Route::Inverted(block) => {
@@ -518,8 +515,9 @@ where
     let rank = perm.iter().take_while(|&&j| j != usize::MAX).count();
     let mut u = Panel::<O>::zeros(rank, rank);
     for (p, &j) in perm[..rank].iter().enumerate() {
-        let row = &mut u.u[p * u.width..p * u.width + rank];
-        row[p..].copy_from_slice(&columns[j * m + p..j * m + rank]);
+        for (c, &v) in columns[j * m..j * m + rank].iter().enumerate().skip(p) {
+            u.set(p, c, v);
+        }
     }
     row_blocks(&mut out, m, n_threads, |first, block| {
         if stop.load(Ordering::Relaxed) {

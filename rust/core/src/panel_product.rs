@@ -1,18 +1,27 @@
-//! `out += A B` for a general `B` or an upper-triangular one (`B[p][c] = 0` for
-//! `c < p`): the products of the Nyström transform. The general one gives a block of
-//! rows' inner products with the landmarks (`B` = the landmarks, transposed); the
-//! triangular one maps their kernel values (in pivot order) through `B = L⁻ᵀ`.
+//! `out += A B`, the products of the explicit feature maps:
+//! - [`sparse_product`]: the stored entries of a block of rows times a dense `B`
+//!   (random Fourier projections `xᵀW`; inner products with Nyström landmarks),
+//!   costing the rows' non-zeros times the output width;
+//! - [`upper_product`]: dense rows times an upper-triangular `B` (`B[p][c] = 0` for
+//!   `c < p`), which maps the Nyström kernel values (in pivot order) through `L⁻ᵀ`.
 //!
-//! A register-blocked kernel in the manner of BLAS: tiles of `MR` rows by `NR`
-//! output columns accumulate in registers over chunks of `KC` landmarks, so each
-//! output is loaded and stored once per chunk and each coefficient of `U` once per
-//! `MR` rows. Every output is the sum over `p` in increasing order, written with
-//! separate multiplies and adds (never fused): vector width changes which outputs
-//! are computed together, not their value, so the result is bit-identical on every
-//! CPU. On x86-64 the same code is also compiled for AVX2 and chosen at run time
-//! (the crate's second and last `unsafe`: calling it after checking the CPU).
-//! Measured: 7.6 G multiply-adds per second in `f64` on one core here.
+//! Both are register-blocked in the manner of BLAS. The triangular one keeps tiles of
+//! `MR` rows by `NR` output columns in registers over chunks of `KC` inner indices,
+//! so each output is loaded and stored once per chunk and each coefficient of `B`
+//! once per `MR` rows. The sparse one keeps `NS` outputs of one row in registers over
+//! all the row's entries, and walks the output in column tiles small enough that the
+//! tile of `B` the block of rows reads stays in L2.
+//!
+//! Every output is the sum over the inner index in increasing order (the row's
+//! stored order for the sparse product), written with separate multiplies and adds
+//! (never fused): vector width changes which outputs are computed together, not
+//! their value, so the result is bit-identical on every CPU. On x86-64 the same code
+//! is also compiled for AVX2 and chosen at run time (the crate's second and last
+//! `unsafe`: calling it after checking the CPU). Measured: the triangular product
+//! runs 7.6 G multiply-adds per second in `f64` on one core here.
 
+use crate::data::Rows;
+use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 
 /// Rows per register tile.
@@ -21,30 +30,45 @@ const MR: usize = 4;
 pub(crate) const NR: usize = 8;
 /// Landmarks per chunk (the chunk of `A`'s rows stays in L2).
 const KC: usize = 256;
+/// Output columns one row of the sparse product keeps in registers.
+const NS: usize = 32;
+/// Bytes of `B` one column tile of the sparse product may read (L2 is 512 KiB).
+const TILE_BYTES: usize = 256 << 10;
+/// Fewest columns per tile: each entry then reads at least this many consecutive
+/// coefficients of `B`, which the hardware prefetcher streams.
+const MIN_TILE: usize = 32;
 
-/// `B` stored row-major with `width = n_out` rounded up to [`NR`] (zero padding).
+/// `B` stored in panels of [`NR`] columns, each panel's rows contiguous
+/// (`rank x NR`, the last panel padded with zeros), as the register tiles read it.
 #[derive(Clone, Debug)]
 pub(crate) struct Panel<O> {
     /// Rows of `B` (the inner dimension of the product).
     pub rank: usize,
     /// Output columns.
     pub n_out: usize,
-    /// Row stride of `u`.
-    pub width: usize,
-    /// `rank x width` coefficients.
-    pub u: Vec<O>,
+    /// `n_out / NR` (rounded up) panels of `rank x NR` coefficients.
+    u: Vec<O>,
 }
 
 impl<O: Float> Panel<O> {
-    /// An all-zero `rank x n_out` matrix, padded.
+    /// An all-zero `rank x n_out` matrix.
     pub fn zeros(rank: usize, n_out: usize) -> Self {
-        let width = n_out.div_ceil(NR) * NR;
         Self {
             rank,
             n_out,
-            width,
-            u: vec![O::ZERO; rank * width],
+            u: vec![O::ZERO; n_out.div_ceil(NR) * rank * NR],
         }
+    }
+
+    /// `B[p][c] = v`.
+    pub fn set(&mut self, p: usize, c: usize, v: O) {
+        self.u[((c / NR) * self.rank + p) * NR + c % NR] = v;
+    }
+
+    /// `B[p][c]`.
+    #[cfg(test)]
+    fn get(&self, p: usize, c: usize) -> O {
+        self.u[((c / NR) * self.rank + p) * NR + c % NR]
     }
 }
 
@@ -59,29 +83,179 @@ pub(crate) fn upper_product<O: Float>(
     out: &mut [O],
     ldo: usize,
 ) {
-    dispatch::<O, true>(a, rows, lda, u, out, ldo);
+    with_avx2(UpperJob {
+        a,
+        rows,
+        lda,
+        u,
+        out,
+        ldo,
+    });
 }
 
-/// `out[r][c] += sum_p a[r][p] b[p][c]`, strides as in [`upper_product`].
-pub(crate) fn full_product<O: Float>(
-    a: &[O],
+/// The stored entries of a block of rows, gathered once: row `r` is
+/// `cols[starts[r]..starts[r + 1]]` with the same slice of `vals`, in stored order,
+/// zeros dropped and adjacent repeats of a column added up.
+#[derive(Clone, Debug)]
+pub(crate) struct SparseBlock<O> {
+    starts: Vec<usize>,
+    cols: Vec<usize>,
+    vals: Vec<O>,
+}
+
+impl<O: Float> SparseBlock<O> {
+    /// Rows `first..first + rows` of `x`, values converted to `O`.
+    pub fn gather<R: Rows>(x: &R, first: usize, rows: usize) -> Self {
+        let mut block = Self {
+            starts: Vec::with_capacity(rows + 1),
+            cols: Vec::new(),
+            vals: Vec::new(),
+        };
+        block.starts.push(0);
+        for i in first..first + rows {
+            let start = block.cols.len();
+            x.for_each_entry(i, |j, v| {
+                if v != 0.0 {
+                    if block.cols.len() > start && block.cols.last() == Some(&j) {
+                        if let Some(last) = block.vals.last_mut() {
+                            *last += O::from_f64(v);
+                        }
+                    } else {
+                        block.cols.push(j);
+                        block.vals.push(O::from_f64(v));
+                    }
+                }
+            });
+            block.starts.push(block.cols.len());
+        }
+        block
+    }
+
+    /// Number of rows.
+    pub fn n_rows(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// The columns and values of row `r`.
+    pub fn row(&self, r: usize) -> (&[usize], &[O]) {
+        let span = self.starts[r]..self.starts[r + 1];
+        (&self.cols[span.clone()], &self.vals[span])
+    }
+}
+
+/// A dense `rows x n_out` matrix `B` stored in column tiles for [`sparse_product`]:
+/// tile `t` holds columns `t * tile..(t + 1) * tile` of every row, contiguously
+/// (`rows x tile`, the last tile padded with zeros), so the part of `B` one pass over
+/// a block of rows reads is one compact span (in L2, few pages).
+#[derive(Clone, Debug)]
+pub(crate) struct TiledPanel<O> {
     rows: usize,
-    lda: usize,
-    b: &Panel<O>,
+    n_out: usize,
+    tile: usize,
+    data: Vec<O>,
+}
+
+impl<O: Float> TiledPanel<O> {
+    /// An all-zero `rows x n_out` matrix.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when it cannot be allocated.
+    pub fn zeros(rows: usize, n_out: usize, what: &str) -> Result<Self> {
+        let fit = TILE_BYTES / (rows.max(1) * std::mem::size_of::<O>()) / NS * NS;
+        let tile = fit.max(MIN_TILE).min(n_out.div_ceil(NS) * NS).max(NS);
+        let len = n_out
+            .div_ceil(tile)
+            .checked_mul(rows * tile)
+            .ok_or_else(|| Error::OutOfMemory(format!("{what}: {rows} x {n_out}")))?;
+        Ok(Self {
+            rows,
+            n_out,
+            tile,
+            data: try_filled_vec(len, O::ZERO, what)?,
+        })
+    }
+
+    /// `B` from row-major `b` (`rows x n_out`).
+    ///
+    /// # Errors
+    /// As [`TiledPanel::zeros`].
+    pub fn from_row_major(b: &[O], rows: usize, n_out: usize, what: &str) -> Result<Self> {
+        let mut panel = Self::zeros(rows, n_out, what)?;
+        for (j, row) in b.chunks_exact(n_out.max(1)).take(rows).enumerate() {
+            for (t, part) in row.chunks(panel.tile).enumerate() {
+                let start = (t * rows + j) * panel.tile;
+                panel.data[start..start + part.len()].copy_from_slice(part);
+            }
+        }
+        Ok(panel)
+    }
+
+    /// Number of rows (the inner dimension of the product).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// `B[j][c] += v`.
+    pub fn add(&mut self, j: usize, c: usize, v: O) {
+        let (t, q) = (c / self.tile, c % self.tile);
+        self.data[(t * self.rows + j) * self.tile + q] += v;
+    }
+}
+
+/// `out[r][c] += sum over the entries (j, v) of row r of a, in order, of v b[j][c]`
+/// for every output column `c` of `b`; `out` has row stride `ldo >= b.n_out`, and
+/// every column the entries name must be a row of `b`.
+pub(crate) fn sparse_product<O: Float>(
+    a: &SparseBlock<O>,
+    b: &TiledPanel<O>,
     out: &mut [O],
     ldo: usize,
 ) {
-    dispatch::<O, false>(a, rows, lda, b, out, ldo);
+    with_avx2(SparseJob { a, b, out, ldo });
 }
 
-fn dispatch<O: Float, const UPPER: bool>(
-    a: &[O],
+/// A product to run, compiled twice: [`Job::run`] is `inline(always)`, so it is
+/// inlined into [`avx2`] as well as into the portable call.
+trait Job {
+    fn run(self);
+}
+
+/// [`sparse_product`]'s arguments.
+struct SparseJob<'a, O> {
+    a: &'a SparseBlock<O>,
+    b: &'a TiledPanel<O>,
+    out: &'a mut [O],
+    ldo: usize,
+}
+
+impl<O: Float> Job for SparseJob<'_, O> {
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn run(self) {
+        sparse_rows(self.a, self.b, self.out, self.ldo);
+    }
+}
+
+/// [`upper_product`]'s arguments.
+struct UpperJob<'a, O> {
+    a: &'a [O],
     rows: usize,
     lda: usize,
-    u: &Panel<O>,
-    out: &mut [O],
+    u: &'a Panel<O>,
+    out: &'a mut [O],
     ldo: usize,
-) {
+}
+
+impl<O: Float> Job for UpperJob<'_, O> {
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn run(self) {
+        product(self.a, self.rows, self.lda, self.u, self.out, self.ldo);
+    }
+}
+
+/// Run `job`, compiled for AVX2 when the CPU has it.
+fn with_avx2<J: Job>(job: J) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -89,54 +263,94 @@ fn dispatch<O: Float, const UPPER: bool>(
             // SAFETY: the CPU supports AVX2 (checked just above), the only
             // requirement of calling a function compiled with that feature enabled.
             unsafe {
-                return product_avx2::<O, UPPER>(a, rows, lda, u, out, ldo);
+                avx2(job);
+            }
+            return;
+        }
+    }
+    job.run();
+}
+
+/// `job.run()` compiled with AVX2 enabled (but not FMA, to keep the rounding).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2<J: Job>(job: J) {
+    job.run();
+}
+
+#[allow(clippy::inline_always)]
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn sparse_rows<O: Float>(a: &SparseBlock<O>, b: &TiledPanel<O>, out: &mut [O], ldo: usize) {
+    let span = b.rows * b.tile;
+    for (t, tb) in b.data.chunks_exact(span.max(1)).enumerate() {
+        let c0 = t * b.tile;
+        let width = b.tile.min(b.n_out - c0);
+        for r in 0..a.n_rows() {
+            let (cols, vals) = a.row(r);
+            let o = &mut out[r * ldo + c0..r * ldo + c0 + width];
+            let mut q0 = 0;
+            while q0 + NS <= width {
+                let mut acc = [O::ZERO; NS];
+                acc.copy_from_slice(&o[q0..q0 + NS]);
+                for (&j, &v) in cols.iter().zip(vals) {
+                    let mut w = [O::ZERO; NS];
+                    w.copy_from_slice(&tb[j * b.tile + q0..j * b.tile + q0 + NS]);
+                    for q in 0..NS {
+                        acc[q] += v * w[q];
+                    }
+                }
+                o[q0..q0 + NS].copy_from_slice(&acc);
+                q0 += NS;
+            }
+            if q0 < width {
+                // The last columns, fewer than NS.
+                for (&j, &v) in cols.iter().zip(vals) {
+                    let w = &tb[j * b.tile + q0..j * b.tile + width];
+                    for (s, &wq) in o[q0..].iter_mut().zip(w) {
+                        *s += v * wq;
+                    }
+                }
             }
         }
     }
-    product::<O, UPPER>(a, rows, lda, u, out, ldo);
-}
-
-/// [`product`] compiled with AVX2 enabled (but not FMA, to keep the rounding).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn product_avx2<O: Float, const UPPER: bool>(
-    a: &[O],
-    rows: usize,
-    lda: usize,
-    u: &Panel<O>,
-    out: &mut [O],
-    ldo: usize,
-) {
-    product::<O, UPPER>(a, rows, lda, u, out, ldo);
 }
 
 // Inlined into the AVX2 build, which is the point of `inline(always)` here.
 #[allow(clippy::inline_always)]
 #[inline(always)]
-fn product<O: Float, const UPPER: bool>(
-    a: &[O],
-    rows: usize,
-    lda: usize,
-    u: &Panel<O>,
-    out: &mut [O],
-    ldo: usize,
-) {
+fn product<O: Float>(a: &[O], rows: usize, lda: usize, u: &Panel<O>, out: &mut [O], ldo: usize) {
+    let tiles = rows.div_ceil(MR);
+    // The chunk of A, packed tile by tile: `packed[t * KC + k][rr]` is row
+    // `t * MR + rr` at inner index `p0 + k` (zero past the last row).
+    let mut packed = vec![[O::ZERO; MR]; tiles * KC];
     let mut p0 = 0;
     while p0 < u.rank {
         let p1 = (p0 + KC).min(u.rank);
-        let mut c0 = if UPPER { (p0 / NR) * NR } else { 0 };
+        for (t, dst) in packed.chunks_mut(KC).enumerate() {
+            for rr in 0..MR {
+                let r = t * MR + rr;
+                if r < rows {
+                    for (d, &v) in dst.iter_mut().zip(&a[r * lda + p0..r * lda + p1]) {
+                        d[rr] = v;
+                    }
+                } else {
+                    for d in dst.iter_mut() {
+                        d[rr] = O::ZERO;
+                    }
+                }
+            }
+        }
+        let mut c0 = (p0 / NR) * NR;
         while c0 < u.n_out {
             let cw = NR.min(u.n_out - c0);
             // Upper triangular: only p <= c contributes, so p < c0 + NR here.
-            let pend = if UPPER { p1.min(c0 + NR) } else { p1 };
-            let mut r0 = 0;
-            while r0 + MR <= rows {
-                tile::<O, MR>(a, r0, lda, u, (p0, pend), (c0, cw), out, ldo);
-                r0 += MR;
-            }
-            while r0 < rows {
-                tile::<O, 1>(a, r0, lda, u, (p0, pend), (c0, cw), out, ldo);
-                r0 += 1;
+            let pend = p1.min(c0 + NR);
+            let b = &u.u[((c0 / NR) * u.rank + p0) * NR..((c0 / NR) * u.rank + u.rank) * NR];
+            for (t, ap) in packed.chunks(KC).enumerate() {
+                let valid = MR.min(rows - t * MR);
+                let o = &mut out[t * MR * ldo + c0..];
+                tile(&ap[..pend - p0], b, o, ldo, cw, valid);
             }
             c0 += NR;
         }
@@ -144,43 +358,56 @@ fn product<O: Float, const UPPER: bool>(
     }
 }
 
+/// `out[rr][q] += sum_k ap[k][rr] b[k][q]` for the `valid` rows and `cw` columns,
+/// in registers; `b` holds rows of `NR` columns, contiguously.
 #[allow(clippy::inline_always)]
 #[inline(always)]
-#[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
-fn tile<O: Float, const R: usize>(
-    a: &[O],
-    r0: usize,
-    lda: usize,
-    u: &Panel<O>,
-    (p0, pend): (usize, usize),
-    (c0, cw): (usize, usize),
-    out: &mut [O],
-    ldo: usize,
-) {
-    let mut acc = [[O::ZERO; NR]; R];
-    for (rr, acc_r) in acc.iter_mut().enumerate() {
-        let start = (r0 + rr) * ldo + c0;
-        acc_r[..cw].copy_from_slice(&out[start..start + cw]);
+#[allow(clippy::needless_range_loop)]
+fn tile<O: Float>(ap: &[[O; MR]], b: &[O], out: &mut [O], ldo: usize, cw: usize, valid: usize) {
+    if cw == NR && valid == MR {
+        // The common case, with sizes known at compile time so that `acc` lives in
+        // registers.
+        let mut acc = [[O::ZERO; NR]; MR];
+        for (rr, acc_r) in acc.iter_mut().enumerate() {
+            acc_r.copy_from_slice(&out[rr * ldo..rr * ldo + NR]);
+        }
+        tile_sum(ap, b, &mut acc);
+        for (rr, acc_r) in acc.iter().enumerate() {
+            out[rr * ldo..rr * ldo + NR].copy_from_slice(acc_r);
+        }
+    } else {
+        let mut acc = [[O::ZERO; NR]; MR];
+        for (rr, acc_r) in acc.iter_mut().enumerate().take(valid) {
+            acc_r[..cw].copy_from_slice(&out[rr * ldo..rr * ldo + cw]);
+        }
+        tile_sum(ap, b, &mut acc);
+        for (rr, acc_r) in acc.iter().enumerate().take(valid) {
+            out[rr * ldo..rr * ldo + cw].copy_from_slice(&acc_r[..cw]);
+        }
     }
-    for p in p0..pend {
-        let mut b = [O::ZERO; NR];
-        b.copy_from_slice(&u.u[p * u.width + c0..p * u.width + c0 + NR]);
-        for rr in 0..R {
-            let x = a[(r0 + rr) * lda + p];
+}
+
+#[allow(clippy::inline_always)]
+#[inline(always)]
+#[allow(clippy::needless_range_loop)]
+fn tile_sum<O: Float>(ap: &[[O; MR]], b: &[O], acc: &mut [[O; NR]; MR]) {
+    let mut sum = *acc;
+    for (x, brow) in ap.iter().zip(b.chunks_exact(NR)) {
+        let mut w = [O::ZERO; NR];
+        w.copy_from_slice(brow);
+        for rr in 0..MR {
             for q in 0..NR {
-                acc[rr][q] += x * b[q];
+                sum[rr][q] += x[rr] * w[q];
             }
         }
     }
-    for (rr, acc_r) in acc.iter().enumerate() {
-        let start = (r0 + rr) * ldo + c0;
-        out[start..start + cw].copy_from_slice(&acc_r[..cw]);
-    }
+    *acc = sum;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::{CsrRows, DenseRows};
     use crate::rng::Rng;
 
     #[test]
@@ -192,26 +419,88 @@ mod tests {
             let mut u = Panel::<f64>::zeros(rank, n_out);
             for p in 0..rank {
                 for c in p..n_out {
-                    u.u[p * u.width + c] = rng.next_f64() - 0.5;
+                    u.set(p, c, rng.next_f64() - 0.5);
                 }
             }
             let mut out = vec![0.25; rows * n_out];
             upper_product(&a, rows, lda, &u, &mut out, n_out);
             let mut naive = vec![0.25; rows * n_out];
-            product::<f64, true>(&a, rows, lda, &u, &mut naive, n_out); // no AVX2
+            product::<f64>(&a, rows, lda, &u, &mut naive, n_out); // no AVX2
             assert_eq!(out, naive, "bit-identical with and without AVX2");
+            // The sparse product of the same rows adds the skipped terms, all zero.
+            let dense: Vec<f64> = a
+                .chunks(lda)
+                .flat_map(|row| row[..rank].iter().copied())
+                .collect();
+            let block = SparseBlock::gather(&DenseRows::new(&dense, rows, rank).unwrap(), 0, rows);
+            let rm: Vec<f64> = (0..rank * n_out)
+                .map(|k| u.get(k / n_out, k % n_out))
+                .collect();
+            let tiled = TiledPanel::from_row_major(&rm, rank, n_out, "B").unwrap();
             let mut full = vec![0.25; rows * n_out];
-            full_product(&a, rows, lda, &u, &mut full, n_out);
+            sparse_product(&block, &tiled, &mut full, n_out);
             assert_eq!(full, out, "the skipped terms are the zeros");
             for r in 0..rows {
                 for c in 0..n_out {
                     let mut s = 0.25;
                     for p in 0..rank.min(c + 1) {
-                        s += a[r * lda + p] * u.u[p * u.width + c];
+                        s += a[r * lda + p] * u.get(p, c);
                     }
                     assert_eq!(out[r * n_out + c], s, "same sum, same order ({r}, {c})");
                 }
             }
         }
+    }
+
+    #[test]
+    fn sparse_product_sums_the_stored_entries_in_order_across_tiles() {
+        let mut rng = Rng::seed_from_u64(8);
+        // Widths below, at and across the register chunk and the column tile; a
+        // wide B forces tiles of MIN_TILE columns.
+        for (rows, d, n_out) in [(3, 4, 5), (9, 40, 16), (6, 30, 333), (4, 9000, 150)] {
+            let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
+            for _ in 0..rows {
+                for j in 0..d {
+                    if rng.below(3) == 0 {
+                        data.push(rng.next_f64() - 0.5);
+                        indices.push(i64::try_from(j).unwrap());
+                    }
+                }
+                data.push(0.0); // a stored zero is skipped
+                indices.push(i64::try_from(d - 1).unwrap());
+                indptr.push(i64::try_from(data.len()).unwrap());
+            }
+            let x = CsrRows::new(&data, &indices, &indptr, rows, d).unwrap();
+            let b: Vec<f64> = (0..d * n_out).map(|_| rng.next_f64() - 0.5).collect();
+            let tiled = TiledPanel::from_row_major(&b, d, n_out, "B").unwrap();
+            let mut by_entry = TiledPanel::zeros(d, n_out, "B").unwrap();
+            for (k, &v) in b.iter().enumerate() {
+                by_entry.add(k / n_out, k % n_out, v);
+            }
+            assert_eq!(tiled.data, by_entry.data);
+            let block = SparseBlock::gather(&x, 0, rows);
+            let mut out = vec![1.5; rows * n_out];
+            sparse_product(&block, &tiled, &mut out, n_out);
+            let mut portable = vec![1.5; rows * n_out];
+            sparse_rows(&block, &tiled, &mut portable, n_out);
+            assert_eq!(out, portable, "bit-identical with and without AVX2");
+            for r in 0..rows {
+                let span =
+                    usize::try_from(indptr[r]).unwrap()..usize::try_from(indptr[r + 1]).unwrap();
+                for c in 0..n_out {
+                    let mut s = 1.5;
+                    for k in span.clone() {
+                        if data[k] != 0.0 {
+                            s += data[k] * b[usize::try_from(indices[k]).unwrap() * n_out + c];
+                        }
+                    }
+                    assert_eq!(out[r * n_out + c], s, "same sum, same order ({r}, {c})");
+                }
+            }
+        }
+        // Adjacent repeats of a column add up before the product.
+        let x = CsrRows::new(&[1.0, 2.0, 4.0], &[1_i64, 1, 0], &[0, 3], 1, 2).unwrap();
+        let block = SparseBlock::<f64>::gather(&x, 0, 1);
+        assert_eq!(block.row(0), (&[1_usize, 0][..], &[3.0, 4.0][..]));
     }
 }
