@@ -24,14 +24,17 @@ of its time. SVC runs single-threaded (libsvm); pegasos_rs uses ``--threads``.
 
     python benches/bench_feature_maps.py [--quick | --smoke] [--threads N] [--part 1|2]
 
-Writes ``benches/results/feature_maps.md`` and ``feature_maps_<dataset>.png``
-(``feature_maps_quick*`` / ``feature_maps_smoke*``).
+Writes ``benches/results/feature_maps.md``, ``feature_maps.json`` and
+``feature_maps_<dataset>.png`` (``feature_maps_quick*`` / ``feature_maps_smoke*``).
+A run of one part (``--part``) keeps the other part's last results from the JSON
+file, each part reported with the date and command of its own run.
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import sys
 import time
 
@@ -359,32 +362,41 @@ def run_end_to_end(name: str, data, args) -> dict:
 # -------------------------------------------------------------------------- report
 
 
-def report(maps: list[dict], ends: list[dict], args) -> str:
-    lines = [
-        "# Explicit feature maps",
-        "",
-        "`" + " ".join(["python benches/bench_feature_maps.py", *sys.argv[1:]]) + "`"
-        f" — {time.strftime('%Y-%m-%d %H:%M')}, seed {SEED}, repeats {args.repeats}.",
-        "",
-        "## 1. Transformers against scikit-learn (one thread each)",
-        "",
-        "Error = ||K - Z Z^T||_F / ||K||_F on 1,500 held-out test rows, mean over seeds 0-2 "
-        "(rbf: exact kernel by "
-        "scikit-learn; chi2: the additive kernel sum 2xy/(x+y)). Time = fit + transform of "
-        f"the training rows; pegasos_rs also with {args.threads} threads.",
-        "",
-    ]
+def report(parts: dict) -> str:
+    """The markdown report of ``parts`` (``maps`` and ``ends``: each None or the
+    results of one run of that part, with its date, command, repeats and threads)."""
+    lines = ["# Explicit feature maps", ""]
+    maps_part, ends_part = parts.get("maps"), parts.get("ends")
+    maps = maps_part["results"] if maps_part else []
+    ends = ends_part["results"] if ends_part else []
+    if maps_part:
+        threads = maps_part["threads"]
+        lines += [
+            "## 1. Transformers against scikit-learn (one thread each)",
+            "",
+            f"`{maps_part['command']}` — {maps_part['date']}, seed {SEED}, "
+            f"repeats {maps_part['repeats']}.",
+            "",
+            "Error = ||K - Z Z^T||_F / ||K||_F on 1,500 held-out test rows, mean over seeds "
+            "0-2 (rbf: exact kernel by scikit-learn; chi2: the additive kernel sum "
+            "2xy/(x+y)). Time = fit + transform of the training rows; pegasos_rs also with "
+            f"{threads} threads.",
+            "",
+        ]
     rows = []
     for res in maps:
         for p in res["points"]:
             tt = fmt_time(p.get("time_threads")) if "time_threads" in p else "—"
             rows.append([res["name"], f"{res['rows']:,} x {res['features']:,}", p["label"],
                          p["size"], fmt_time(p["time"]), tt, f"{p['error']:.4f}"])  # fmt: skip
-    lines.append(markdown_table(
-        ["dataset", "rows x features", "transformer", "components / order",
-         "time (1 thread)", f"time ({args.threads} threads)", "kernel error"],
-        rows, "lllrrrr"))  # fmt: skip
-    lines += ["", "### At equal error (time of pegasos_rs / time of scikit-learn, one thread)", ""]
+    if maps_part:
+        lines.append(markdown_table(
+            ["dataset", "rows x features", "transformer", "components / order",
+             "time (1 thread)", f"time ({threads} threads)", "kernel error"],
+            rows, "lllrrrr"))  # fmt: skip
+    if maps_part:
+        lines += ["", "### At equal error (time of pegasos_rs / time of scikit-learn, one "
+                  "thread)", ""]  # fmt: skip
     rows = []
     for res in maps:
         for ours, theirs in COMPARISONS:
@@ -393,21 +405,25 @@ def report(maps: list[dict], ends: list[dict], args) -> str:
                 rows.append([res["name"], ours.replace("pegasos_rs ", ""), theirs, c["size"],
                              f"{c['error']:.4f}", fmt_time(c["time"]), fmt_time(c["ours"]),
                              ratio])  # fmt: skip
-    lines.append(markdown_table(
-        ["dataset", "pegasos_rs", "scikit-learn", "its size", "its error", "its time",
-         "pegasos_rs time at that error", "ratio"], rows, "llllrrrr"))  # fmt: skip
+    if maps_part:
+        lines.append(markdown_table(
+            ["dataset", "pegasos_rs", "scikit-learn", "its size", "its error", "its time",
+             "pegasos_rs time at that error", "ratio"], rows, "llllrrrr"))  # fmt: skip
     plots = [r["plot"] for r in maps if r.get("plot")]
     if plots:
         lines += ["", "Plots (error against time): " + ", ".join(f"`{p}`" for p in plots) + "."]
-    if ends:
+    if ends_part:
         lines += [
             "",
             "## 2. Map + PegasosClassifier against exact kernel machines",
             "",
-            f"SVC: libsvm, one thread, the rbf gamma and C of `bench_kernel.py`. pegasos_rs: "
-            f"{args.threads} threads; maps fed float32 (float32 features); time = map fit + "
-            "transforms + training + prediction of the test set. Goal: accuracy within 1 pp "
-            "of SVC's, at a fraction of its time.",
+            f"`{ends_part['command']}` — {ends_part['date']}, seed {SEED}, "
+            f"repeats {ends_part['repeats']}.",
+            "",
+            "SVC: libsvm, one thread, the rbf gamma and C of `bench_kernel.py`. pegasos_rs: "
+            f"{ends_part['threads']} threads; maps fed float32 (float32 features); time = map "
+            "fit + transforms + training + prediction of the test set. Goal: accuracy within "
+            "1 pp of SVC's, at a fraction of its time.",
             "",
         ]
         rows = []
@@ -470,13 +486,34 @@ def main(argv=None) -> int:
     if not maps and not ends:
         print("no dataset available: nothing measured", file=sys.stderr)
         return 1
-    text = report(maps, ends, args)
+    # A run of one part keeps the other part's last results (with their own date).
+    store = RESULTS_DIR / f"{prefix}.json"
+    parts = json.loads(store.read_text()) if store.exists() else {}
+    stamp = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "command": " ".join(["python benches/bench_feature_maps.py", *sys.argv[1:]]),
+        "repeats": args.repeats,
+        "threads": args.threads,
+    }
+    if maps:
+        parts["maps"] = {**stamp, "results": maps}
+    if ends:
+        parts["ends"] = {**stamp, "results": ends}
+    store.write_text(json.dumps(parts, indent=1, default=_plain) + "\n")
+    text = report(parts)
     out = RESULTS_DIR / f"{prefix}.md"
     out.write_text(text)
     print()
     print(text)
     print(f"wrote {out} in {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+def _plain(value):
+    """numpy scalars as Python ones, for JSON."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 if __name__ == "__main__":
