@@ -21,6 +21,8 @@ pub trait Rows: Sync {
     fn n_rows(&self) -> usize;
     /// Number of columns (features).
     fn n_features(&self) -> usize;
+    /// Number of stored values (dense: every entry, zeros included).
+    fn n_stored(&self) -> usize;
     /// `<x_i, w>`, with `w.len() >= n_features()`.
     fn dot(&self, i: usize, w: &[f64]) -> f64;
     /// `w += alpha * x_i`.
@@ -84,6 +86,9 @@ impl<T: Float> Rows for DenseRows<'_, T> {
     }
     fn n_features(&self) -> usize {
         self.n_features
+    }
+    fn n_stored(&self) -> usize {
+        self.n_rows * self.n_features
     }
     #[inline]
     fn dot(&self, i: usize, w: &[f64]) -> f64 {
@@ -227,6 +232,9 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
     }
     fn n_features(&self) -> usize {
         self.n_features
+    }
+    fn n_stored(&self) -> usize {
+        self.indptr.last().map_or(0, |p| p.to_usize())
     }
     #[inline]
     fn dot(&self, i: usize, w: &[f64]) -> f64 {

@@ -122,7 +122,9 @@ pub fn fourier_transform<R: Rows, O: Float>(
     }
     #[allow(clippy::cast_precision_loss)]
     let scale = (2.0 / dc as f64).sqrt();
-    let w = TiledPanel::from_row_major(weights, d, dc, "the random weights")?;
+    #[allow(clippy::cast_precision_loss)]
+    let row_nonzeros = x.n_stored() as f64 / n as f64;
+    let w = TiledPanel::from_row_major(weights, d, dc, row_nonzeros, "the random weights")?;
     row_blocks(&mut out, dc, n_threads, |first, block| {
         if stop.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);

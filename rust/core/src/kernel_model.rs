@@ -23,7 +23,7 @@ use crate::multiclass::{for_each_problem, problem_label, thread_pool, Labels};
 use crate::params::ValidParams;
 
 /// Test rows per parallel prediction task.
-const PREDICT_BLOCK: usize = 64;
+pub(crate) const PREDICT_BLOCK: usize = 64;
 
 /// A trained kernel model:
 /// `f_p(x) = sum_s dual_coef[p][s] K(x_{support[s]}, x) + intercept[p]`.

@@ -116,7 +116,7 @@ pub struct LandmarkKernel<'a, R: Rows> {
 
 enum Route {
     /// The landmarks transposed, `d x m`.
-    Product(TiledPanel<f64>),
+    Product(TiledPanel<'static, f64>),
     Inverted(InvertedBlock),
     Pairs,
 }
@@ -132,7 +132,7 @@ impl<'a, R: Rows> LandmarkKernel<'a, R> {
         #[allow(clippy::cast_precision_loss)]
         let dense = prep.mean_row_nonzeros() >= 0.1 * d as f64;
         let route = if kernel.is_dot_product() && dense && d.saturating_mul(m) <= 1 << 24 {
-            let mut ct = TiledPanel::zeros(d, m, "the landmarks")?;
+            let mut ct = TiledPanel::zeros(d, m, prep.mean_row_nonzeros(), "the landmarks")?;
             for c in 0..m {
                 landmarks.for_each_entry(c, |j, v| ct.add(j, c, v));
             }

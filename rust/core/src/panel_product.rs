@@ -20,9 +20,12 @@
 //! `unsafe`: calling it after checking the CPU). Measured: the triangular product
 //! runs 7.6 G multiply-adds per second in `f64` on one core here.
 
+use std::borrow::Cow;
+
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
+use crate::kernel_model::PREDICT_BLOCK;
 
 /// Rows per register tile.
 const MR: usize = 4;
@@ -34,9 +37,13 @@ const KC: usize = 256;
 const NS: usize = 32;
 /// Bytes of `B` one column tile of the sparse product may read (L2 is 512 KiB).
 const TILE_BYTES: usize = 256 << 10;
-/// Fewest columns per tile: each entry then reads at least this many consecutive
-/// coefficients of `B`, which the hardware prefetcher streams.
+/// Fewest columns per tile kept in L2. When even that would not fit (many rows of
+/// `B` touched per block: high-dimensional sparse data), the product streams
+/// instead: each entry adds a run of [`STREAM_TILE`] coefficients of its row of `B`
+/// to the row's output, which the hardware prefetcher follows.
 const MIN_TILE: usize = 32;
+/// Columns of an output run when streaming (4 KiB of `f64`, in L1).
+const STREAM_TILE: usize = 512;
 
 /// `B` stored in panels of [`NR`] columns, each panel's rows contiguous
 /// (`rank x NR`, the last panel padded with zeros), as the register tiles read it.
@@ -148,21 +155,24 @@ impl<O: Float> SparseBlock<O> {
 /// (`rows x tile`, the last tile padded with zeros), so the part of `B` one pass over
 /// a block of rows reads is one compact span (in L2, few pages).
 #[derive(Clone, Debug)]
-pub(crate) struct TiledPanel<O> {
+pub(crate) struct TiledPanel<'a, O: Clone> {
     rows: usize,
     n_out: usize,
     tile: usize,
-    data: Vec<O>,
+    /// Stream (entry by entry over runs of a row) rather than keep outputs in
+    /// registers; `B` is then row-major (one tile) and may be borrowed.
+    stream: bool,
+    data: Cow<'a, [O]>,
 }
 
-impl<O: Float> TiledPanel<O> {
-    /// An all-zero `rows x n_out` matrix.
+impl<'a, O: Float> TiledPanel<'a, O> {
+    /// An all-zero `rows x n_out` matrix, tiled for products with row blocks of
+    /// [`PREDICT_BLOCK`] rows of `row_nonzeros` stored entries on average.
     ///
     /// # Errors
     /// [`Error::OutOfMemory`] when it cannot be allocated.
-    pub fn zeros(rows: usize, n_out: usize, what: &str) -> Result<Self> {
-        let fit = TILE_BYTES / (rows.max(1) * std::mem::size_of::<O>()) / NS * NS;
-        let tile = fit.max(MIN_TILE).min(n_out.div_ceil(NS) * NS).max(NS);
+    pub fn zeros(rows: usize, n_out: usize, row_nonzeros: f64, what: &str) -> Result<Self> {
+        let (tile, stream) = Self::layout(rows, n_out, row_nonzeros);
         let len = n_out
             .div_ceil(tile)
             .checked_mul(rows * tile)
@@ -171,20 +181,59 @@ impl<O: Float> TiledPanel<O> {
             rows,
             n_out,
             tile,
-            data: try_filled_vec(len, O::ZERO, what)?,
+            stream,
+            data: Cow::Owned(try_filled_vec(len, O::ZERO, what)?),
         })
     }
 
-    /// `B` from row-major `b` (`rows x n_out`).
+    /// The tile width, and whether to stream.
+    fn layout(rows: usize, n_out: usize, row_nonzeros: f64) -> (usize, bool) {
+        // The rows of B one block reads, at most.
+        #[allow(clippy::cast_precision_loss)]
+        let touched = ((PREDICT_BLOCK as f64 * row_nonzeros).ceil() as usize).clamp(1, rows.max(1));
+        let fit = TILE_BYTES / (touched * std::mem::size_of::<O>()) / NS * NS;
+        if fit < MIN_TILE {
+            (n_out.max(1), true)
+        } else {
+            (fit.min(n_out.div_ceil(NS).max(1) * NS), false)
+        }
+    }
+
+    /// `B` from row-major `b` (`rows x n_out`), tiled as by [`TiledPanel::zeros`]
+    /// (borrowed, not copied, when streaming).
     ///
     /// # Errors
-    /// As [`TiledPanel::zeros`].
-    pub fn from_row_major(b: &[O], rows: usize, n_out: usize, what: &str) -> Result<Self> {
-        let mut panel = Self::zeros(rows, n_out, what)?;
-        for (j, row) in b.chunks_exact(n_out.max(1)).take(rows).enumerate() {
-            for (t, part) in row.chunks(panel.tile).enumerate() {
-                let start = (t * rows + j) * panel.tile;
-                panel.data[start..start + part.len()].copy_from_slice(part);
+    /// As [`TiledPanel::zeros`]; [`Error::ShapeMismatch`] when `b` is too short.
+    pub fn from_row_major(
+        b: &'a [O],
+        rows: usize,
+        n_out: usize,
+        row_nonzeros: f64,
+        what: &str,
+    ) -> Result<Self> {
+        let Some(b) = b.get(..rows.saturating_mul(n_out)) else {
+            return Err(Error::ShapeMismatch(format!(
+                "{what}: {} values for {rows} x {n_out}",
+                b.len()
+            )));
+        };
+        let (tile, stream) = Self::layout(rows, n_out, row_nonzeros);
+        if stream {
+            return Ok(Self {
+                rows,
+                n_out,
+                tile,
+                stream,
+                data: Cow::Borrowed(b),
+            });
+        }
+        let mut panel = Self::zeros(rows, n_out, row_nonzeros, what)?;
+        let tile = panel.tile;
+        let data = panel.data.to_mut();
+        for (j, row) in b.chunks_exact(n_out.max(1)).enumerate() {
+            for (t, part) in row.chunks(tile).enumerate() {
+                let start = (t * rows + j) * tile;
+                data[start..start + part.len()].copy_from_slice(part);
             }
         }
         Ok(panel)
@@ -198,7 +247,7 @@ impl<O: Float> TiledPanel<O> {
     /// `B[j][c] += v`.
     pub fn add(&mut self, j: usize, c: usize, v: O) {
         let (t, q) = (c / self.tile, c % self.tile);
-        self.data[(t * self.rows + j) * self.tile + q] += v;
+        self.data.to_mut()[(t * self.rows + j) * self.tile + q] += v;
     }
 }
 
@@ -207,7 +256,7 @@ impl<O: Float> TiledPanel<O> {
 /// every column the entries name must be a row of `b`.
 pub(crate) fn sparse_product<O: Float>(
     a: &SparseBlock<O>,
-    b: &TiledPanel<O>,
+    b: &TiledPanel<'_, O>,
     out: &mut [O],
     ldo: usize,
 ) {
@@ -221,9 +270,9 @@ trait Job {
 }
 
 /// [`sparse_product`]'s arguments.
-struct SparseJob<'a, O> {
+struct SparseJob<'a, O: Clone> {
     a: &'a SparseBlock<O>,
-    b: &'a TiledPanel<O>,
+    b: &'a TiledPanel<'a, O>,
     out: &'a mut [O],
     ldo: usize,
 }
@@ -281,9 +330,26 @@ fn avx2<J: Job>(job: J) {
 #[allow(clippy::inline_always)]
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-fn sparse_rows<O: Float>(a: &SparseBlock<O>, b: &TiledPanel<O>, out: &mut [O], ldo: usize) {
-    let span = b.rows * b.tile;
-    for (t, tb) in b.data.chunks_exact(span.max(1)).enumerate() {
+fn sparse_rows<O: Float>(a: &SparseBlock<O>, b: &TiledPanel<'_, O>, out: &mut [O], ldo: usize) {
+    let span = (b.rows * b.tile).max(1);
+    if b.stream {
+        // Row-major B: each entry adds runs of its row to the output row's run.
+        for r in 0..a.n_rows() {
+            let (cols, vals) = a.row(r);
+            let o_row = &mut out[r * ldo..r * ldo + b.n_out];
+            for (k, o) in o_row.chunks_mut(STREAM_TILE).enumerate() {
+                let c0 = k * STREAM_TILE;
+                for (&j, &v) in cols.iter().zip(vals) {
+                    let w = &b.data[j * b.n_out + c0..j * b.n_out + c0 + o.len()];
+                    for (s, &wq) in o.iter_mut().zip(w) {
+                        *s += v * wq;
+                    }
+                }
+            }
+        }
+        return;
+    }
+    for (t, tb) in b.data.chunks_exact(span).enumerate() {
         let c0 = t * b.tile;
         let width = b.tile.min(b.n_out - c0);
         for r in 0..a.n_rows() {
@@ -436,7 +502,7 @@ mod tests {
             let rm: Vec<f64> = (0..rank * n_out)
                 .map(|k| u.get(k / n_out, k % n_out))
                 .collect();
-            let tiled = TiledPanel::from_row_major(&rm, rank, n_out, "B").unwrap();
+            let tiled = TiledPanel::from_row_major(&rm, rank, n_out, 1.0, "B").unwrap();
             let mut full = vec![0.25; rows * n_out];
             sparse_product(&block, &tiled, &mut full, n_out);
             assert_eq!(full, out, "the skipped terms are the zeros");
@@ -455,8 +521,7 @@ mod tests {
     #[test]
     fn sparse_product_sums_the_stored_entries_in_order_across_tiles() {
         let mut rng = Rng::seed_from_u64(8);
-        // Widths below, at and across the register chunk and the column tile; a
-        // wide B forces tiles of MIN_TILE columns.
+        // Widths below, at and across the register chunk and the column tile.
         for (rows, d, n_out) in [(3, 4, 5), (9, 40, 16), (6, 30, 333), (4, 9000, 150)] {
             let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
             for _ in 0..rows {
@@ -472,18 +537,29 @@ mod tests {
             }
             let x = CsrRows::new(&data, &indices, &indptr, rows, d).unwrap();
             let b: Vec<f64> = (0..d * n_out).map(|_| rng.next_f64() - 0.5).collect();
-            let tiled = TiledPanel::from_row_major(&b, d, n_out, "B").unwrap();
-            let mut by_entry = TiledPanel::zeros(d, n_out, "B").unwrap();
-            for (k, &v) in b.iter().enumerate() {
-                by_entry.add(k / n_out, k % n_out, v);
-            }
-            assert_eq!(tiled.data, by_entry.data);
             let block = SparseBlock::gather(&x, 0, rows);
             let mut out = vec![1.5; rows * n_out];
-            sparse_product(&block, &tiled, &mut out, n_out);
-            let mut portable = vec![1.5; rows * n_out];
-            sparse_rows(&block, &tiled, &mut portable, n_out);
-            assert_eq!(out, portable, "bit-identical with and without AVX2");
+            // Few entries per row: outputs in registers over L2 tiles; many (on the
+            // wide B): streaming. Both give the same sums.
+            for (k, row_nonzeros) in [1.0, 1e6].into_iter().enumerate() {
+                let tiled = TiledPanel::from_row_major(&b, d, n_out, row_nonzeros, "B").unwrap();
+                assert_eq!(tiled.stream, k == 1 && d == 9000);
+                let mut by_entry = TiledPanel::zeros(d, n_out, row_nonzeros, "B").unwrap();
+                for (e, &v) in b.iter().enumerate() {
+                    by_entry.add(e / n_out, e % n_out, v);
+                }
+                assert_eq!(*tiled.data, *by_entry.data);
+                let mut got = vec![1.5; rows * n_out];
+                sparse_product(&block, &tiled, &mut got, n_out);
+                let mut portable = vec![1.5; rows * n_out];
+                sparse_rows(&block, &tiled, &mut portable, n_out);
+                assert_eq!(got, portable, "bit-identical with and without AVX2");
+                if k == 0 {
+                    out = got;
+                } else {
+                    assert_eq!(got, out, "streaming and register tiles agree");
+                }
+            }
             for r in 0..rows {
                 let span =
                     usize::try_from(indptr[r]).unwrap()..usize::try_from(indptr[r + 1]).unwrap();
