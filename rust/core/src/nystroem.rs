@@ -33,11 +33,16 @@ use crate::kernel::{InvertedBlock, Kernel, KernelRows, Targets};
 use crate::kernel_model::row_blocks;
 use crate::kernel_pegasos::Gram;
 use crate::multiclass::thread_pool;
-use crate::panel_product::{sparse_product, upper_product, Panel, SparseBlock, TiledPanel};
+use crate::panel_product::{
+    lower_rank_update, sparse_product, subtract_lower_product, upper_product, Panel, SparseBlock,
+    TiledPanel,
+};
 use crate::rng::Rng;
 
 /// Pivots below this fraction of the largest diagonal entry end the factorisation.
 const RANK_TOL: f64 = 1e-10;
+/// Columns per panel of the blocked Cholesky factorisation.
+const CHOLESKY_PANEL: usize = 64;
 /// Rows per parallel task when computing one landmark's kernel column.
 const COLUMN_BLOCK: usize = 4096;
 
@@ -370,76 +375,51 @@ pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
             "the kernel between the landmarks has NaN or infinite values".into(),
         ));
     }
-    // a: the Schur complement, lower triangle, in pivoted order; perm[k] = landmark.
-    let mut a = kmm.to_vec();
-    let mut perm: Vec<usize> = (0..m).collect();
     let max_diag = (0..m).map(|i| kmm[i * m + i]).fold(0.0, f64::max);
     if max_diag <= 0.0 {
         return Err(Error::InvalidInput(
             "the kernel between the landmarks has no positive diagonal entry".into(),
         ));
     }
-    let tol = RANK_TOL * max_diag;
-    let mut rank = 0;
-    for k in 0..m {
-        let (p, best) = (k..m)
-            .map(|i| (i, a[i * m + i]))
-            .fold(
-                (k, f64::NEG_INFINITY),
-                |acc, x| if x.1 > acc.1 { x } else { acc },
-            );
-        if best <= tol {
-            break;
-        }
-        if p != k {
-            swap_sym(&mut a, m, k, p);
-            perm.swap(k, p);
-        }
-        let lkk = a[k * m + k].sqrt();
-        a[k * m + k] = lkk;
-        let mut col = vec![0.0; m]; // column k of L below the diagonal, contiguous
-        for i in k + 1..m {
-            a[i * m + k] /= lkk;
-            col[i] = a[i * m + k];
-        }
-        // Rank-one update of the trailing lower triangle, rows in parallel when long
-        // (each entry is updated in the same order either way).
-        let update = |(r, row): (usize, &mut [f64])| {
-            let i = k + 1 + r;
-            let lik = col[i];
-            if lik != 0.0 {
-                for (v, &l) in row[k + 1..=i].iter_mut().zip(&col[k + 1..=i]) {
-                    *v -= lik * l;
-                }
-            }
-        };
-        let trailing = &mut a[(k + 1) * m..];
-        if m - k > 256 {
-            trailing.par_chunks_mut(m).enumerate().for_each(update);
-        } else {
-            trailing.chunks_mut(m).enumerate().for_each(update);
-        }
-        rank = k + 1;
-    }
+    let (a, perm, rank) = pivoted_cholesky(kmm, m, RANK_TOL * max_diag);
     // inv = L⁻¹ (rank x rank, lower triangular), row by row: row i is
-    // (e_i - sum_{k<i} L_ik inv_k) / L_ii, each inv_k non-zero up to column k.
+    // (e_i - sum_{k<i} L_ik inv_k) / L_ii, each inv_k non-zero up to column k. In
+    // blocks of rows: the terms of the earlier blocks by one product (against their
+    // rows, also kept in panels as the product reads them), then the block's own
+    // terms row by row; each entry sees its terms in order of k either way.
     let mut inv = vec![0.0; rank * rank];
-    for i in 0..rank {
-        let (done, rest) = inv.split_at_mut(i * rank);
-        let row = &mut rest[..rank];
-        row[i] = 1.0;
-        for k in 0..i {
-            let l = a[i * m + k];
-            if l != 0.0 {
-                for (v, &w) in row[..=k].iter_mut().zip(&done[k * rank..=k * rank + k]) {
-                    *v -= l * w;
+    let mut panels = Panel::<f64>::zeros(rank, rank);
+    let mut i0 = 0;
+    while i0 < rank {
+        let i1 = (i0 + CHOLESKY_PANEL).min(rank);
+        for i in i0..i1 {
+            inv[i * rank + i] = 1.0;
+        }
+        let block = &mut inv[i0 * rank..i1 * rank];
+        subtract_lower_product(&a[i0 * m..], m, i0, &panels, block, rank);
+        for i in i0..i1 {
+            let (before, rest) = block.split_at_mut((i - i0) * rank);
+            let row = &mut rest[..rank];
+            for k in i0..i {
+                let l = a[i * m + k];
+                if l != 0.0 {
+                    let inv_k = &before[(k - i0) * rank..=(k - i0) * rank + k];
+                    for (v, &w) in row[..=k].iter_mut().zip(inv_k) {
+                        *v -= l * w;
+                    }
                 }
             }
+            let lii = a[i * m + i];
+            for v in &mut row[..=i] {
+                *v /= lii;
+            }
         }
-        let lii = a[i * m + i];
-        for v in &mut row[..=i] {
-            *v /= lii;
+        for i in i0..i1 {
+            for c in 0..=i {
+                panels.set(i, c, inv[i * rank + c]);
+            }
         }
+        i0 = i1;
     }
     // columns[landmark perm[c]][r] = inv[r][c].
     let mut columns = vec![0.0; m * m];
@@ -450,6 +430,78 @@ pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
         }
     }
     Ok(Normalization { m, rank, columns })
+}
+
+/// The kernel between every pair of the rows of `x` (the landmarks themselves) by
+/// the route [`LandmarkKernel`] picks for them, so that for inner-product kernels
+/// on dense-ish rows it is one product; row blocks in parallel.
+///
+/// # Errors
+/// Errors of [`LandmarkKernel::new`]; [`Error::OutOfMemory`].
+pub fn landmark_kernel_rows<R: Rows>(kernel: Kernel, x: &R, n_threads: usize) -> Result<Vec<f64>> {
+    let m = x.n_rows();
+    let route = LandmarkKernel::new(kernel, x)?;
+    let mut kmm = try_filled_vec(m * m, 0.0, "the landmark kernel matrix")?;
+    row_blocks(&mut kmm, m.max(1), n_threads, |first, block| {
+        route.eval_rows(x, first, block)
+    })?;
+    Ok(kmm)
+}
+
+/// The pivoted Cholesky factorisation `P K Pᵀ = L Lᵀ` of the symmetric `m x m`
+/// matrix `kmm`, stopped when the largest remaining diagonal is at most `tol`:
+/// `(a, perm, rank)` with `L` in the lower triangle of row-major `a` (its first
+/// `rank` columns) and `perm[k]` the row of `kmm` pivoted to position `k`.
+fn pivoted_cholesky(kmm: &[f64], m: usize, tol: f64) -> (Vec<f64>, Vec<usize>, usize) {
+    let mut a = kmm.to_vec();
+    let mut perm: Vec<usize> = (0..m).collect();
+    let mut rank = 0;
+    // Blocked in panels of CHOLESKY_PANEL columns: within a panel each column is
+    // finished left-looking from the panel's earlier columns, and the diagonal `d`
+    // is kept up to date for the pivot choice; after the panel one product updates
+    // the trailing matrix. Every entry sees the same subtractions in the same order
+    // as the unblocked right-looking algorithm, so the factor is the same.
+    let mut d: Vec<f64> = (0..m).map(|i| a[i * m + i]).collect();
+    let mut k0 = 0;
+    'panels: while k0 < m {
+        let k1 = (k0 + CHOLESKY_PANEL).min(m);
+        for i in k0..m {
+            d[i] = a[i * m + i];
+        }
+        for k in k0..k1 {
+            let (p, best) = (k..m)
+                .map(|i| (i, d[i]))
+                .fold(
+                    (k, f64::NEG_INFINITY),
+                    |acc, x| if x.1 > acc.1 { x } else { acc },
+                );
+            if best <= tol {
+                break 'panels;
+            }
+            if p != k {
+                swap_sym(&mut a, m, k, p);
+                d.swap(k, p);
+                perm.swap(k, p);
+            }
+            let lkk = d[k].sqrt();
+            a[k * m + k] = lkk;
+            let (head, tail) = a.split_at_mut((k + 1) * m);
+            let row_k = &head[k * m + k0..k * m + k];
+            for (row, di) in tail.chunks_mut(m).zip(&mut d[k + 1..]) {
+                let mut v = row[k];
+                for (&l, &lk) in row[k0..k].iter().zip(row_k) {
+                    v -= l * lk;
+                }
+                let lik = v / lkk;
+                row[k] = lik;
+                *di -= lik * lik;
+            }
+            rank = k + 1;
+        }
+        lower_rank_update(&mut a, m, k0, k1);
+        k0 = k1;
+    }
+    (a, perm, rank)
 }
 
 /// Swap rows/columns `k < p` of the symmetric matrix held in the lower triangle of
@@ -661,6 +713,80 @@ mod tests {
             let wrong = DenseRows::new(&x[..d - 1], 1, d - 1).unwrap();
             let lk = LandmarkKernel::new(Kernel::Linear, &comp).unwrap();
             assert!(lk.eval_rows(&wrong, 0, &mut vec![0.0; m]).is_err());
+        }
+    }
+
+    #[test]
+    fn blocked_cholesky_is_the_unblocked_right_looking_factor() {
+        // Rank 100 of 150 (past two panels), from random features.
+        let (m, r) = (150, 100);
+        let f = data(m, r, 21);
+        let mut k = vec![0.0; m * m];
+        for i in 0..m {
+            for j in 0..m {
+                k[i * m + j] = (0..r).map(|t| f[i * r + t] * f[j * r + t]).sum();
+            }
+        }
+        let tol = 1e-10 * (0..m).map(|i| k[i * m + i]).fold(0.0, f64::max);
+        let (a, perm, rank) = pivoted_cholesky(&k, m, tol);
+        // The textbook algorithm: a rank-one update of the trailing matrix per column.
+        let mut b = k.clone();
+        let mut bperm: Vec<usize> = (0..m).collect();
+        let mut brank = 0;
+        for c in 0..m {
+            let p = (c..m).fold(c, |p, i| if b[i * m + i] > b[p * m + p] { i } else { p });
+            if b[p * m + p] <= tol {
+                break;
+            }
+            if p != c {
+                swap_sym(&mut b, m, c, p);
+                bperm.swap(c, p);
+            }
+            let lcc = b[c * m + c].sqrt();
+            b[c * m + c] = lcc;
+            for i in c + 1..m {
+                b[i * m + c] /= lcc;
+            }
+            for i in c + 1..m {
+                for j in c + 1..=i {
+                    b[i * m + j] -= b[i * m + c] * b[j * m + c];
+                }
+            }
+            brank = c + 1;
+        }
+        assert_eq!((rank, &perm), (brank, &bperm));
+        assert!((95..=100).contains(&rank), "rank {rank}");
+        for i in 0..m {
+            for c in 0..rank.min(i + 1) {
+                assert_eq!(
+                    a[i * m + c].to_bits(),
+                    b[i * m + c].to_bits(),
+                    "L[{i}][{c}]"
+                );
+            }
+        }
+        // The blocked inverse equals the row-by-row one (up to the sign of zeros).
+        let mut inv = vec![0.0; rank * rank];
+        for i in 0..rank {
+            let (done, rest) = inv.split_at_mut(i * rank);
+            let row = &mut rest[..rank];
+            row[i] = 1.0;
+            for c in 0..i {
+                for t in 0..=c {
+                    row[t] -= b[i * m + c] * done[c * rank + t];
+                }
+            }
+            for v in &mut row[..=i] {
+                *v /= b[i * m + i];
+            }
+        }
+        let norm = normalization(&k, m).unwrap();
+        assert_eq!(norm.rank, rank);
+        for c in 0..rank {
+            for r in c..rank {
+                let got = norm.columns[perm[c] * m + r];
+                assert_eq!(got, inv[r * rank + c], "inv[{r}][{c}]");
+            }
         }
     }
 

@@ -22,6 +22,8 @@
 
 use std::borrow::Cow;
 
+use rayon::prelude::*;
+
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
@@ -378,6 +380,162 @@ fn sparse_rows<O: Float>(a: &SparseBlock<O>, b: &TiledPanel<'_, O>, out: &mut [O
                     }
                 }
             }
+        }
+    }
+}
+
+/// `a[i][j] -= sum_{k0 <= k < k1} a[i][k] a[j][k]` for `k1 <= j <= i < m`, `a`
+/// row-major `m x m`: the trailing update of a blocked Cholesky factorisation after
+/// the panel of columns `k0..k1` (each entry's terms subtracted in order of `k`, as
+/// the unblocked rank-one updates would). Entries above the diagonal of the
+/// diagonal blocks are overwritten with meaningless values. Row tiles run in
+/// parallel on the current thread pool.
+pub(crate) fn lower_rank_update(a: &mut [f64], m: usize, k0: usize, k1: usize) {
+    let nb = k1 - k0;
+    if k1 >= m || nb == 0 {
+        return;
+    }
+    // The panel's rows j >= k1, NR at a time: bp[block][k][q] = a[j0 + q][k0 + k].
+    let blocks = (m - k1).div_ceil(NR);
+    let mut bp = vec![0.0; blocks * nb * NR];
+    for (bi, panel) in bp.chunks_mut(nb * NR).enumerate() {
+        for q in 0..NR {
+            let j = k1 + bi * NR + q;
+            if j < m {
+                for (k, &v) in a[j * m + k0..j * m + k1].iter().enumerate() {
+                    panel[k * NR + q] = v;
+                }
+            }
+        }
+    }
+    let trailing = &mut a[k1 * m..];
+    trailing
+        .par_chunks_mut(MR * m)
+        .enumerate()
+        .for_each(|(t, rows)| {
+            with_avx2(RankJob {
+                rows,
+                m,
+                k0,
+                k1,
+                i0: k1 + t * MR,
+                bp: &bp,
+            });
+        });
+}
+
+/// One row tile of [`lower_rank_update`].
+struct RankJob<'a> {
+    /// Rows `i0..` of `a` (at most `MR`).
+    rows: &'a mut [f64],
+    m: usize,
+    k0: usize,
+    k1: usize,
+    i0: usize,
+    bp: &'a [f64],
+}
+
+impl Job for RankJob<'_> {
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn run(self) {
+        let Self {
+            rows,
+            m,
+            k0,
+            k1,
+            i0,
+            bp,
+        } = self;
+        let nb = k1 - k0;
+        let valid = rows.len() / m;
+        // Negated, so that the tile's additions are the subtractions.
+        let mut ap = vec![[0.0; MR]; nb];
+        for rr in 0..valid {
+            for (k, &v) in rows[rr * m + k0..rr * m + k1].iter().enumerate() {
+                ap[k][rr] = -v;
+            }
+        }
+        let last = i0 + valid - 1;
+        for (bi, panel) in bp.chunks(nb * NR).enumerate() {
+            let j0 = k1 + bi * NR;
+            if j0 > last {
+                break;
+            }
+            let cw = NR.min(m - j0);
+            tile(&ap, panel, &mut rows[j0..], m, cw, valid);
+        }
+    }
+}
+
+/// `out[r][c] -= sum_{p < k} l[r][p] b[p][c]` for the `out.len() / ldo` rows of
+/// `out` and the columns `c < k`, where `b` is lower triangular (`b[p][c] = 0` for
+/// `c > p`, those terms skipped by blocks of [`NR`] columns) and `l` has row stride
+/// `ldl`: the earlier rows' part of a blocked triangular inversion. Each entry's
+/// terms are subtracted in order of `p`. Row tiles run in parallel on the current
+/// thread pool.
+pub(crate) fn subtract_lower_product(
+    l: &[f64],
+    ldl: usize,
+    k: usize,
+    b: &Panel<f64>,
+    out: &mut [f64],
+    ldo: usize,
+) {
+    if k == 0 {
+        return;
+    }
+    out.par_chunks_mut(MR * ldo)
+        .zip(l.par_chunks(MR * ldl))
+        .for_each(|(out, l)| {
+            with_avx2(LowerJob {
+                l,
+                ldl,
+                k,
+                b,
+                out,
+                ldo,
+            });
+        });
+}
+
+/// One row tile of [`subtract_lower_product`].
+struct LowerJob<'a> {
+    l: &'a [f64],
+    ldl: usize,
+    k: usize,
+    b: &'a Panel<f64>,
+    out: &'a mut [f64],
+    ldo: usize,
+}
+
+impl Job for LowerJob<'_> {
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn run(self) {
+        let Self {
+            l,
+            ldl,
+            k,
+            b,
+            out,
+            ldo,
+        } = self;
+        let valid = out.len().div_ceil(ldo);
+        // Negated, so that the tile's additions are the subtractions.
+        let mut ap = vec![[0.0; MR]; k];
+        for rr in 0..valid {
+            for (p, &v) in l[rr * ldl..rr * ldl + k].iter().enumerate() {
+                ap[p][rr] = -v;
+            }
+        }
+        let mut c0 = 0;
+        while c0 < k {
+            let cw = NR.min(k - c0);
+            let start = ((c0 / NR) * b.rank + c0) * NR;
+            let end = ((c0 / NR) * b.rank + k) * NR;
+            tile(&ap[c0..], &b.u[start..end], &mut out[c0..], ldo, cw, valid);
+            c0 += NR;
         }
     }
 }

@@ -11,8 +11,8 @@ use pegasos_core::kernel::KernelRows;
 use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::multiclass::thread_pool;
 use pegasos_core::nystroem::{
-    landmark_kernel, normalization, nystroem_transform, select_landmarks, uniform_landmarks,
-    LandmarkKernel, Landmarks,
+    landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform, select_landmarks,
+    uniform_landmarks, LandmarkKernel, Landmarks,
 };
 use pegasos_core::{Float, Rows};
 
@@ -129,6 +129,7 @@ pub fn nystroem_uniform_landmarks(
 }
 
 /// Landmarks, normalisation and rank of a Nyström map fitted on `x`.
+/// `all_rows` computes the kernel between the landmarks when every row is one.
 fn fit_gram<G: Gram>(
     gram: &G,
     m: usize,
@@ -136,10 +137,14 @@ fn fit_gram<G: Gram>(
     seed: u64,
     n_threads: usize,
     stop: &std::sync::atomic::AtomicBool,
+    all_rows: Option<&(dyn Fn() -> pegasos_core::Result<Vec<f64>> + Sync)>,
 ) -> pegasos_core::Result<(Vec<u32>, Vec<f64>, usize)> {
     let landmarks = select_landmarks(gram, m, how, seed, n_threads, stop)?;
     thread_pool(n_threads)?.install(|| {
-        let kmm = landmark_kernel(gram, &landmarks)?;
+        let kmm = match all_rows {
+            Some(kmm) if matches!(how, Landmarks::All) => kmm()?,
+            _ => landmark_kernel(gram, &landmarks)?,
+        };
         let norm = normalization(&kmm, m)?;
         Ok((landmarks, norm.columns, norm.rank))
     })
@@ -176,13 +181,14 @@ pub fn nystroem_fit<'py>(
             let values = slice(&a)?;
             detach_interruptible(py, small, |stop| {
                 let gram = PrecomputedGram::new(values, rows, cols)?;
-                fit_gram(&gram, n_components, how, seed, n_threads, stop)
+                fit_gram(&gram, n_components, how, seed, n_threads, stop, None)
             })?
         }
         Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |stop| {
             let rows = make()?;
             let gram = DataGram::new(&rows, KernelRows::new(kern, &rows)?);
-            fit_gram(&gram, n_components, how, seed, n_threads, stop)
+            let all_rows = || landmark_kernel_rows(kern, &rows, n_threads);
+            fit_gram(&gram, n_components, how, seed, n_threads, stop, Some(&all_rows))
         }))?,
     };
     let m = idx.len();
