@@ -31,7 +31,7 @@ use crate::kernel_model::PREDICT_BLOCK;
 
 /// Rows per register tile.
 const MR: usize = 4;
-/// Output columns per register tile.
+/// Output columns per register tile in `f64` (`f32` tiles have twice as many).
 pub(crate) const NR: usize = 8;
 /// Landmarks per chunk (the chunk of `A`'s rows stays in L2).
 const KC: usize = 256;
@@ -47,37 +47,46 @@ const MIN_TILE: usize = 32;
 /// Columns of an output run when streaming (4 KiB of `f64`, in L1).
 const STREAM_TILE: usize = 512;
 
-/// `B` stored in panels of [`NR`] columns, each panel's rows contiguous
-/// (`rank x NR`, the last panel padded with zeros), as the register tiles read it.
+/// `B` stored in panels of `nr` columns (two AVX2 registers: 8 in `f64`, 16 in
+/// `f32`), each panel's rows contiguous (`rank x nr`, the last panel padded with
+/// zeros), as the register tiles read it.
 #[derive(Clone, Debug)]
 pub(crate) struct Panel<O> {
     /// Rows of `B` (the inner dimension of the product).
     pub rank: usize,
     /// Output columns.
     pub n_out: usize,
-    /// `n_out / NR` (rounded up) panels of `rank x NR` coefficients.
+    /// Columns per panel.
+    nr: usize,
+    /// `n_out / nr` (rounded up) panels of `rank x nr` coefficients.
     u: Vec<O>,
 }
 
 impl<O: Float> Panel<O> {
     /// An all-zero `rank x n_out` matrix.
     pub fn zeros(rank: usize, n_out: usize) -> Self {
+        let nr = if std::mem::size_of::<O>() == 4 {
+            2 * NR
+        } else {
+            NR
+        };
         Self {
             rank,
             n_out,
-            u: vec![O::ZERO; n_out.div_ceil(NR) * rank * NR],
+            nr,
+            u: vec![O::ZERO; n_out.div_ceil(nr) * rank * nr],
         }
     }
 
     /// `B[p][c] = v`.
     pub fn set(&mut self, p: usize, c: usize, v: O) {
-        self.u[((c / NR) * self.rank + p) * NR + c % NR] = v;
+        self.u[((c / self.nr) * self.rank + p) * self.nr + c % self.nr] = v;
     }
 
     /// `B[p][c]`.
     #[cfg(test)]
     fn get(&self, p: usize, c: usize) -> O {
-        self.u[((c / NR) * self.rank + p) * NR + c % NR]
+        self.u[((c / self.nr) * self.rank + p) * self.nr + c % self.nr]
     }
 }
 
@@ -301,7 +310,11 @@ impl<O: Float> Job for UpperJob<'_, O> {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     fn run(self) {
-        product(self.a, self.rows, self.lda, self.u, self.out, self.ldo);
+        if self.u.nr == 2 * NR {
+            product::<O, { 2 * NR }>(self.a, self.rows, self.lda, self.u, self.out, self.ldo);
+        } else {
+            product::<O, NR>(self.a, self.rows, self.lda, self.u, self.out, self.ldo);
+        }
     }
 }
 
@@ -463,7 +476,7 @@ impl Job for RankJob<'_> {
                 break;
             }
             let cw = NR.min(m - j0);
-            tile(&ap, panel, &mut rows[j0..], m, cw, valid);
+            tile::<f64, NR>(&ap, panel, &mut rows[j0..], m, cw, valid);
         }
     }
 }
@@ -534,7 +547,7 @@ impl Job for LowerJob<'_> {
             let cw = NR.min(k - c0);
             let start = ((c0 / NR) * b.rank + c0) * NR;
             let end = ((c0 / NR) * b.rank + k) * NR;
-            tile(&ap[c0..], &b.u[start..end], &mut out[c0..], ldo, cw, valid);
+            tile::<f64, NR>(&ap[c0..], &b.u[start..end], &mut out[c0..], ldo, cw, valid);
             c0 += NR;
         }
     }
@@ -543,7 +556,14 @@ impl Job for LowerJob<'_> {
 // Inlined into the AVX2 build, which is the point of `inline(always)` here.
 #[allow(clippy::inline_always)]
 #[inline(always)]
-fn product<O: Float>(a: &[O], rows: usize, lda: usize, u: &Panel<O>, out: &mut [O], ldo: usize) {
+fn product<O: Float, const C: usize>(
+    a: &[O],
+    rows: usize,
+    lda: usize,
+    u: &Panel<O>,
+    out: &mut [O],
+    ldo: usize,
+) {
     let tiles = rows.div_ceil(MR);
     // The chunk of A, packed tile by tile: `packed[t * KC + k][rr]` is row
     // `t * MR + rr` at inner index `p0 + k` (zero past the last row).
@@ -565,42 +585,49 @@ fn product<O: Float>(a: &[O], rows: usize, lda: usize, u: &Panel<O>, out: &mut [
                 }
             }
         }
-        let mut c0 = (p0 / NR) * NR;
+        let mut c0 = (p0 / C) * C;
         while c0 < u.n_out {
-            let cw = NR.min(u.n_out - c0);
-            // Upper triangular: only p <= c contributes, so p < c0 + NR here.
-            let pend = p1.min(c0 + NR);
-            let b = &u.u[((c0 / NR) * u.rank + p0) * NR..((c0 / NR) * u.rank + u.rank) * NR];
+            let cw = C.min(u.n_out - c0);
+            // Upper triangular: only p <= c contributes, so p < c0 + C here.
+            let pend = p1.min(c0 + C);
+            let b = &u.u[((c0 / C) * u.rank + p0) * C..((c0 / C) * u.rank + u.rank) * C];
             for (t, ap) in packed.chunks(KC).enumerate() {
                 let valid = MR.min(rows - t * MR);
                 let o = &mut out[t * MR * ldo + c0..];
-                tile(&ap[..pend - p0], b, o, ldo, cw, valid);
+                tile::<O, C>(&ap[..pend - p0], b, o, ldo, cw, valid);
             }
-            c0 += NR;
+            c0 += C;
         }
         p0 = p1;
     }
 }
 
 /// `out[rr][q] += sum_k ap[k][rr] b[k][q]` for the `valid` rows and `cw` columns,
-/// in registers; `b` holds rows of `NR` columns, contiguously.
+/// in registers; `b` holds rows of `C` columns, contiguously.
 #[allow(clippy::inline_always)]
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-fn tile<O: Float>(ap: &[[O; MR]], b: &[O], out: &mut [O], ldo: usize, cw: usize, valid: usize) {
-    if cw == NR && valid == MR {
+fn tile<O: Float, const C: usize>(
+    ap: &[[O; MR]],
+    b: &[O],
+    out: &mut [O],
+    ldo: usize,
+    cw: usize,
+    valid: usize,
+) {
+    if cw == C && valid == MR {
         // The common case, with sizes known at compile time so that `acc` lives in
         // registers.
-        let mut acc = [[O::ZERO; NR]; MR];
+        let mut acc = [[O::ZERO; C]; MR];
         for (rr, acc_r) in acc.iter_mut().enumerate() {
-            acc_r.copy_from_slice(&out[rr * ldo..rr * ldo + NR]);
+            acc_r.copy_from_slice(&out[rr * ldo..rr * ldo + C]);
         }
         tile_sum(ap, b, &mut acc);
         for (rr, acc_r) in acc.iter().enumerate() {
-            out[rr * ldo..rr * ldo + NR].copy_from_slice(acc_r);
+            out[rr * ldo..rr * ldo + C].copy_from_slice(acc_r);
         }
     } else {
-        let mut acc = [[O::ZERO; NR]; MR];
+        let mut acc = [[O::ZERO; C]; MR];
         for (rr, acc_r) in acc.iter_mut().enumerate().take(valid) {
             acc_r[..cw].copy_from_slice(&out[rr * ldo..rr * ldo + cw]);
         }
@@ -614,13 +641,13 @@ fn tile<O: Float>(ap: &[[O; MR]], b: &[O], out: &mut [O], ldo: usize, cw: usize,
 #[allow(clippy::inline_always)]
 #[inline(always)]
 #[allow(clippy::needless_range_loop)]
-fn tile_sum<O: Float>(ap: &[[O; MR]], b: &[O], acc: &mut [[O; NR]; MR]) {
+fn tile_sum<O: Float, const C: usize>(ap: &[[O; MR]], b: &[O], acc: &mut [[O; C]; MR]) {
     let mut sum = *acc;
-    for (x, brow) in ap.iter().zip(b.chunks_exact(NR)) {
-        let mut w = [O::ZERO; NR];
+    for (x, brow) in ap.iter().zip(b.chunks_exact(C)) {
+        let mut w = [O::ZERO; C];
         w.copy_from_slice(brow);
         for rr in 0..MR {
-            for q in 0..NR {
+            for q in 0..C {
                 sum[rr][q] += x[rr] * w[q];
             }
         }
@@ -649,7 +676,7 @@ mod tests {
             let mut out = vec![0.25; rows * n_out];
             upper_product(&a, rows, lda, &u, &mut out, n_out);
             let mut naive = vec![0.25; rows * n_out];
-            product::<f64>(&a, rows, lda, &u, &mut naive, n_out); // no AVX2
+            product::<f64, NR>(&a, rows, lda, &u, &mut naive, n_out); // no AVX2
             assert_eq!(out, naive, "bit-identical with and without AVX2");
             // The sparse product of the same rows adds the skipped terms, all zero.
             let dense: Vec<f64> = a
@@ -672,6 +699,33 @@ mod tests {
                     }
                     assert_eq!(out[r * n_out + c], s, "same sum, same order ({r}, {c})");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn f32_tiles_are_twice_as_wide_and_sum_in_order() {
+        let mut rng = Rng::seed_from_u64(6);
+        let (rows, rank, n_out) = (9, 70, 41);
+        let a: Vec<f32> = (0..rows * rank)
+            .map(|_| rng.next_f64() as f32 - 0.5)
+            .collect();
+        let mut u = Panel::<f32>::zeros(rank, n_out);
+        assert_eq!(u.nr, 2 * NR);
+        for p in 0..rank {
+            for c in p..n_out {
+                u.set(p, c, rng.next_f64() as f32 - 0.5);
+            }
+        }
+        let mut out = vec![0.0_f32; rows * n_out];
+        upper_product(&a, rows, rank, &u, &mut out, n_out);
+        for r in 0..rows {
+            for c in 0..n_out {
+                let mut s = 0.0_f32;
+                for p in 0..rank.min(c + 1) {
+                    s += a[r * rank + p] * u.get(p, c);
+                }
+                assert_eq!(out[r * n_out + c], s, "({r}, {c})");
             }
         }
     }
