@@ -11,7 +11,7 @@
 //! method with the portable [`crate::math::ln`], so a seed gives the same `W` and
 //! `b` on every platform. The transform is computed in the output's precision
 //! (`f32` for `f32` input), row blocks in parallel, the block's projections by
-//! [`crate::panel_product`]'s sparse product (each output the offset plus the row's
+//! `panel_product`'s sparse product (each output the offset plus the row's
 //! stored entries times `W` in order, so a sparse row costs its non-zeros times `D`
 //! and dense and CSR rows give the same bits), then `cos` by [`crate::math::cos`].
 

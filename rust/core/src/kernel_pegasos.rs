@@ -113,7 +113,7 @@ const SHORT_ROWS: f64 = 32.0;
 pub trait Gram: Sync {
     /// Number of training examples.
     fn n(&self) -> usize;
-    /// Prepare `q` for [`Gram::eval`] with row `i`.
+    /// Prepare `q` for [`Gram::eval_into`] with row `i`.
     fn load(&self, q: &mut Query, i: usize) -> Result<()>;
     /// `out[t] = K(x_i, x_j)` for the `t`-th `j` of `targets`, with `x_i` loaded in `q`.
     fn eval_into(&self, q: &Query, i: usize, targets: Targets<'_>, out: &mut [f64]);

@@ -327,7 +327,7 @@ pub fn steps_per_pass(n_samples: usize, batch_size: usize) -> u64 {
 
 /// Run `n_steps` Pegasos steps from `state`.
 ///
-/// The examples of up to [`BLOCK_STEPS`] steps are drawn at once (the draws do not
+/// The examples of up to `BLOCK_STEPS` steps are drawn at once (the draws do not
 /// depend on `w`, so this changes nothing but the memory access pattern) and their
 /// rows are prefetched a few examples ahead. Checks `cancel` between blocks and
 /// returns [`Error::Interrupted`] when set (the state is then left at a consistent

@@ -18,9 +18,12 @@
 //! error is bounded by such a quantisation error). It costs `n m` kernel values,
 //! computed in parallel blocks; the draws come from the crate's portable generator.
 //!
-//! The transform evaluates `k_m(x)` for a block of rows, then multiplies by the
-//! triangular `L⁻ᵀ` in the output's precision (`panel_product`): about
-//! `r² / 2` multiply-adds per row.
+//! The factorisation and the inverse `L⁻¹` are blocked in panels of 64 columns,
+//! their trailing updates done by register-tiled products (`panel_product`), with
+//! every entry's terms in the same order as the textbook algorithm's. The transform
+//! evaluates `k_m(x)` for a block of rows (for inner-product kernels on dense-ish
+//! data: the block's stored entries times the landmarks), then multiplies by the
+//! triangular `L⁻ᵀ` in the output's precision: about `r² / 2` multiply-adds per row.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

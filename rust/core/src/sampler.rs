@@ -2,7 +2,7 @@
 //!
 //! [`Sampler`] is the part that changes (generator, position in a permutation or an
 //! order) and is saved with a solver's state, so that a run continued from a saved
-//! state draws exactly what an uninterrupted run would. [`Draws`] is what a fit
+//! state draws exactly what an uninterrupted run would. `Draws` is what a fit
 //! computes once from the parameters and the labels (class members for balanced
 //! sampling, the checked visiting order).
 
