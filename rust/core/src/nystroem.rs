@@ -464,7 +464,7 @@ fn pivoted_cholesky(kmm: &[f64], m: usize, tol: f64) -> (Vec<f64>, Vec<usize>, u
     // is kept up to date for the pivot choice; after the panel one product updates
     // the trailing matrix. Every entry sees the same subtractions in the same order
     // as the unblocked right-looking algorithm, so the factor is the same.
-    let mut d: Vec<f64> = (0..m).map(|i| a[i * m + i]).collect();
+    let mut d = vec![0.0; m]; // set from the diagonal at each panel's start
     let mut k0 = 0;
     'panels: while k0 < m {
         let k1 = (k0 + CHOLESKY_PANEL).min(m);

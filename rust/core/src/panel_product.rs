@@ -697,14 +697,19 @@ mod tests {
             let mut full = vec![0.25; rows * n_out];
             sparse_product(&block, &tiled, &mut full, n_out);
             assert_eq!(full, out, "the skipped terms are the zeros");
-            for r in 0..rows {
-                for c in 0..n_out {
-                    let mut s = 0.25;
-                    for p in 0..rank.min(c + 1) {
-                        s += a[r * lda + p] * u.get(p, c);
-                    }
-                    assert_eq!(out[r * n_out + c], s, "same sum, same order ({r}, {c})");
+            assert_sums_in_order(&a, lda, &u, &out, 0.25);
+        }
+    }
+
+    /// Each output is `init` plus its terms `a[r][p] u[p][c]`, `p <= c`, in order.
+    fn assert_sums_in_order<O: Float>(a: &[O], lda: usize, u: &Panel<O>, out: &[O], init: O) {
+        for (r, row) in out.chunks(u.n_out).enumerate() {
+            for (c, &got) in row.iter().enumerate() {
+                let mut s = init;
+                for p in 0..u.rank.min(c + 1) {
+                    s += a[r * lda + p] * u.get(p, c);
                 }
+                assert_eq!(got, s, "same sum, same order ({r}, {c})");
             }
         }
     }
@@ -725,15 +730,7 @@ mod tests {
         }
         let mut out = vec![0.0_f32; rows * n_out];
         upper_product(&a, rows, rank, &u, &mut out, n_out);
-        for r in 0..rows {
-            for c in 0..n_out {
-                let mut s = 0.0_f32;
-                for p in 0..rank.min(c + 1) {
-                    s += a[r * rank + p] * u.get(p, c);
-                }
-                assert_eq!(out[r * n_out + c], s, "({r}, {c})");
-            }
-        }
+        assert_sums_in_order(&a, rank, &u, &out, 0.0);
     }
 
     #[test]
