@@ -153,10 +153,15 @@ def format_svmlight(
     n_threads: int,
 ) -> bytes: ...
 def fourier_sample(
-    n_features: int, n_components: int, gamma: float, seed: int
+    n_features: int, n_components: int, gamma: float, form: str, seed: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
 def fourier_features(
-    x: _Dense | _Csr, weights: _Dense, offsets: _Dense, n_threads: int
+    x: _Dense | _Csr,
+    weights: _Dense,
+    offsets: _Dense,
+    n_components: int,
+    form: str,
+    n_threads: int,
 ) -> _Dense: ...
 def nystroem_fit(
     x: _Dense | _Csr,

@@ -49,14 +49,22 @@ def _sparse_tags(tags):
 class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features approximating the rbf kernel ``exp(-gamma ||x-y||^2)``.
 
-    ``z(x) = sqrt(2 / n_components) cos(x W + b)`` with ``W`` of shape
-    ``(n_features, n_components)`` drawn from ``N(0, 2 gamma)`` and ``b`` uniform on
-    ``[0, 2 pi)`` (Rahimi and Recht, 2007), so ``z(x) . z(y)`` is an unbiased
-    estimate of the kernel whose error falls as ``1 / sqrt(n_components)``: the
-    relative error ``||K - Z Z^T||_F / ||K||_F`` stays below
-    ``2 / sqrt(n_components)`` in the tests. The same as scikit-learn's
-    ``RBFSampler``, computed in Rust: sparse rows cost their non-zeros times
-    ``n_components``.
+    Frequencies ``w``, the columns of ``random_weights_``, are drawn from
+    ``N(0, 2 gamma)`` (Rahimi and Recht, 2007). With ``form="sincos"`` (the default)
+    each gives two features, ``sqrt(2 / n_components) (cos(x w), sin(x w))``, so
+    ``z(x) . z(y)`` is an average of ``cos(w (x - y))``: an unbiased estimate of the
+    kernel that depends on ``x - y`` only, with a lower variance than the offset form
+    at the same ``n_components`` (Sutherland and Schneider, 2015) and half as many
+    projections to compute. For an odd ``n_components`` the last frequency gives the
+    single feature ``sqrt(2 / n_components) cos(x w + b)``. With ``form="offset"``
+    every feature is ``sqrt(2 / n_components) cos(x w + b)`` with ``b`` uniform on
+    ``[0, 2 pi)``, scikit-learn's ``RBFSampler``.
+
+    The relative error ``||K - Z Z^T||_F / ||K||_F`` stays below
+    ``2 / sqrt(n_components)`` in the tests for both forms; on RCV1-shaped text rows,
+    where most kernel values are far from zero, the sin/cos form's error is half the
+    offset form's. Computed in Rust: sparse rows cost their non-zeros times the
+    number of frequencies.
 
     Parameters
     ----------
@@ -64,6 +72,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         Kernel width; ``"scale"`` is ``1 / (n_features X.var())`` as in SVC.
     n_components : int, default=100
         Number of features.
+    form : {"sincos", "offset"}, default="sincos"
+        Features ``2c`` and ``2c + 1`` are the cosine and sine of frequency ``c``
+        (``"sincos"``), or feature ``c`` is ``cos(x w_c + b_c)`` (``"offset"``).
     random_state : int, RandomState instance or None, default=None
         Seed of the draws (the library's portable generator: an int gives the same
         ``W`` and ``b`` on every platform).
@@ -72,8 +83,11 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     Attributes
     ----------
-    random_weights_ : ndarray of shape (n_features, n_components)
-    random_offset_ : ndarray of shape (n_components,)
+    random_weights_ : ndarray of shape (n_features, n_frequencies)
+        ``n_frequencies`` is ``ceil(n_components / 2)`` for ``"sincos"``,
+        ``n_components`` for ``"offset"``.
+    random_offset_ : ndarray of shape (n_frequencies,)
+        Zero for the sin/cos pairs.
     gamma_ : float
         The numeric gamma used.
     n_features_in_ : int
@@ -82,13 +96,17 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither")],
         "n_components": [Interval(Integral, 1, None, closed="left")],
+        "form": [StrOptions({"sincos", "offset"})],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
     }
 
-    def __init__(self, *, gamma=1.0, n_components=100, random_state=None, n_jobs=None):
+    def __init__(
+        self, *, gamma=1.0, n_components=100, form="sincos", random_state=None, n_jobs=None
+    ):
         self.gamma = gamma
         self.n_components = n_components
+        self.form = form
         self.random_state = random_state
         self.n_jobs = n_jobs
 
@@ -111,13 +129,18 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
         self.gamma_ = resolve_gamma("rbf", self.gamma, X)
         self.random_weights_, self.random_offset_ = _core.fourier_sample(
-            X.shape[1], int(self.n_components), self.gamma_, seed_from(self.random_state)
+            X.shape[1],
+            int(self.n_components),
+            self.gamma_,
+            self.form,
+            seed_from(self.random_state),
         )
         self._n_features_out = int(self.n_components)
+        self._form = self.form
         return self
 
     def transform(self, X):
-        """``sqrt(2 / n_components) cos(X W + b)``, in the dtype of ``X``.
+        """The features of ``X`` (see the class docs), in the dtype of ``X``.
 
         Parameters
         ----------
@@ -131,7 +154,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         X = validate_data(self, X, reset=False, **_DATA_CHECKS)
         W = np.ascontiguousarray(self.random_weights_, dtype=X.dtype)
         b = np.ascontiguousarray(self.random_offset_, dtype=X.dtype)
-        return _core.fourier_features(as_rust_matrix(X), W, b, n_threads(self.n_jobs))
+        return _core.fourier_features(
+            as_rust_matrix(X), W, b, self._n_features_out, self._form, n_threads(self.n_jobs)
+        )
 
 
 class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

@@ -138,12 +138,15 @@ pub fn ln(x: f64) -> f64 {
 #[inline]
 pub fn sin_cos(x: f64) -> (f64, f64) {
     let (q, sin_r, cos_r) = quadrant(x);
-    let (s, c) = match q {
-        0 => (sin_r, cos_r),
-        1 => (cos_r, -sin_r),
-        2 => (-sin_r, -cos_r),
-        _ => (-cos_r, sin_r),
+    // Selected without branches on the quadrant, as in [`cos`]: odd quadrants swap
+    // the two; sin is negative in quadrants 2 and 3, cos in 1 and 2.
+    let (s, c) = if q & 1 == 0 {
+        (sin_r, cos_r)
+    } else {
+        (cos_r, sin_r)
     };
+    let s = if q & 2 == 0 { s } else { -s };
+    let c = if (q + 1) & 2 == 0 { c } else { -c };
     if x.is_finite() {
         (s, c)
     } else {

@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use pegasos_core::additive_map::{AdditiveKernel, AdditiveMap};
-use pegasos_core::fourier::{fourier_transform, sample_fourier};
+use pegasos_core::fourier::{fourier_transform, sample_fourier, FourierForm};
 use pegasos_core::kernel::KernelRows;
 use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::multiclass::thread_pool;
@@ -37,63 +37,80 @@ fn is_small(cost: usize) -> bool {
     (cost as f64) < 2e6
 }
 
-/// Random weights `(n_features, n_components)` and offsets.
+/// Random weights `(n_features, n_frequencies)` and offsets.
 type FourierArrays<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>);
 
 /// Landmark indices, normalisation `(m, m)` and rank.
 type NystroemArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<f64>>, usize);
 
-/// Random weights `(n_features, n_components)` and offsets of the rbf map.
+/// The form named by `name`: `"sincos"` or `"offset"`.
+fn fourier_form(name: &str) -> PyResult<FourierForm> {
+    match name {
+        "sincos" => Ok(FourierForm::SinCos),
+        "offset" => Ok(FourierForm::Offset),
+        other => Err(PyValueError::new_err(format!(
+            "form must be 'sincos' or 'offset', got {other:?}"
+        ))),
+    }
+}
+
+/// Random weights `(n_features, n_frequencies)` and offsets of the rbf map in
+/// `form`.
 #[pyfunction]
-#[pyo3(signature = (n_features, n_components, gamma, seed))]
-pub fn fourier_sample(
-    py: Python<'_>,
+#[pyo3(signature = (n_features, n_components, gamma, form, seed))]
+pub fn fourier_sample<'py>(
+    py: Python<'py>,
     n_features: usize,
     n_components: usize,
     gamma: f64,
+    form: &str,
     seed: u64,
-) -> PyResult<FourierArrays<'_>> {
-    let small = is_small(n_features.saturating_mul(n_components));
+) -> PyResult<FourierArrays<'py>> {
+    let form = fourier_form(form)?;
+    let nf = form.n_frequencies(n_components);
+    let small = is_small(n_features.saturating_mul(nf));
     let p = detach_interruptible(py, small, |_| {
-        sample_fourier(n_features, n_components, gamma, seed)
+        sample_fourier(n_features, n_components, gamma, form, seed)
     })?;
-    let w = PyArray1::from_vec(py, p.weights).reshape([n_features, n_components])?;
+    let w = PyArray1::from_vec(py, p.weights).reshape([n_features, nf])?;
     Ok((w, PyArray1::from_vec(py, p.offsets)))
 }
 
-/// `sqrt(2/D) cos(XW + b)` in the dtype of `weights` (which the caller matches to
-/// `x`'s).
+/// The `n_components` features of `form` (`sqrt(2/D) cos(XW + b)`, or cos and sin
+/// pairs) in the dtype of `weights` (which the caller matches to `x`'s).
 #[pyfunction]
-#[pyo3(signature = (x, weights, offsets, n_threads))]
+#[pyo3(signature = (x, weights, offsets, n_components, form, n_threads))]
 pub fn fourier_features<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
     weights: DenseArray<'py>,
     offsets: Bound<'py, PyAny>,
+    n_components: usize,
+    form: &str,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let form = fourier_form(form)?;
+    let dc = n_components;
     let small = is_small(x.stored_entries().saturating_mul(64));
     match weights {
         DenseArray::F64(w) => {
-            let (_, dc) = shape2(&w);
             let b: PyReadonlyArray1<'py, f64> = offsets.extract()?;
             let (w, b) = (slice(&w)?, slice(&b)?);
             dispatch_rows!(x, make => {
                 let (v, n) = detach_interruptible(py, small, |stop| {
                     let rows = make()?;
-                    Ok((fourier_transform(&rows, w, b, n_threads, stop)?, rows.n_rows()))
+                    Ok((fourier_transform(&rows, w, b, dc, form, n_threads, stop)?, rows.n_rows()))
                 })?;
                 to_array(py, v, n, dc)
             })
         }
         DenseArray::F32(w) => {
-            let (_, dc) = shape2(&w);
             let b: PyReadonlyArray1<'py, f32> = offsets.extract()?;
             let (w, b) = (slice(&w)?, slice(&b)?);
             dispatch_rows!(x, make => {
                 let (v, n) = detach_interruptible(py, small, |stop| {
                     let rows = make()?;
-                    Ok((fourier_transform(&rows, w, b, n_threads, stop)?, rows.n_rows()))
+                    Ok((fourier_transform(&rows, w, b, dc, form, n_threads, stop)?, rows.n_rows()))
                 })?;
                 to_array(py, v, n, dc)
             })
