@@ -225,6 +225,11 @@ impl<'a, R: Rows> KernelRows<'a, R> {
         self.other_sq_norm.len()
     }
 
+    /// Number of features of the prepared rows.
+    pub fn n_features(&self) -> usize {
+        self.others.n_features()
+    }
+
     /// `true` when there are no other rows.
     pub fn is_empty(&self) -> bool {
         self.other_sq_norm.is_empty()

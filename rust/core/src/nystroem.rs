@@ -22,7 +22,9 @@
 //! their trailing updates done by register-tiled products (`panel_product`), with
 //! every entry's terms in the same order as the textbook algorithm's. The transform
 //! evaluates `k_m(x)` for a block of rows (for inner-product kernels on dense-ish
-//! data: the block's stored entries times the landmarks), then multiplies by the
+//! data: the block's stored entries times the landmarks; on very sparse data the
+//! same product for the features most landmarks store, and lists of landmark
+//! entries for the rest), then multiplies by the
 //! triangular `L⁻ᵀ` in the output's precision: about `r² / 2` multiply-adds per row.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -115,8 +117,9 @@ impl Normalization {
 /// Kernel values between rows and the landmark rows, by the fastest route for the
 /// data: for the inner-product kernels on dense-ish data (at least 10 % non-zeros,
 /// `d m <= 2^24`), the product of each block of rows' stored entries with the
-/// landmarks transposed; an inverted index over the landmarks for very sparse data;
-/// pairwise evaluation otherwise.
+/// landmarks transposed; for very sparse data an inverted index over the landmarks
+/// (for the inner-product kernels split in two: see [`SplitIndex`]); pairwise
+/// evaluation otherwise.
 pub struct LandmarkKernel<'a, R: Rows> {
     prep: KernelRows<'a, R>,
     route: Route,
@@ -125,8 +128,109 @@ pub struct LandmarkKernel<'a, R: Rows> {
 enum Route {
     /// The landmarks transposed, `d x m`.
     Product(TiledPanel<'static, f64>),
+    Split(SplitIndex),
     Inverted(InvertedBlock),
     Pairs,
+}
+
+/// A feature stored by at least `1 / DENSE_SHARE` of the landmarks goes to the
+/// dense part of a [`SplitIndex`]: a dense row costs a fraction of a cycle per
+/// landmark in the register-tiled product, a list entry several cycles. Measured on
+/// RCV1-shaped rows (m = 128 and 512), 8 beat 4, 16, 32 and 64.
+const DENSE_SHARE: usize = 8;
+
+/// The landmarks of very sparse data indexed by feature in two parts: the features
+/// many landmarks store (text's frequent terms, where most of the matches between a
+/// row and the landmarks are) as dense rows of a `h x m` matrix, multiplied with a
+/// block of rows' entries by the register-tiled sparse product; the rest as lists
+/// of (landmark, value), scattered. Inner products only.
+struct SplitIndex {
+    /// Feature `j`'s row of `dense`, or `u32::MAX` when it is listed.
+    dense_row: Vec<u32>,
+    dense: TiledPanel<'static, f64>,
+    /// Feature `j`'s entries are `lists[starts[j]..starts[j + 1]]`.
+    starts: Vec<usize>,
+    lists: Vec<(u32, f64)>,
+}
+
+impl SplitIndex {
+    fn new<R: Rows>(landmarks: &R) -> Result<Self> {
+        let (m, d) = (landmarks.n_rows(), landmarks.n_features());
+        let mut count = vec![0_usize; d];
+        let mut stored = 0_usize;
+        for c in 0..m {
+            landmarks.for_each_entry(c, |j, v| {
+                if v != 0.0 {
+                    count[j] += 1;
+                    stored += 1;
+                }
+            });
+        }
+        let min_dense = (m / DENSE_SHARE).max(2);
+        let mut dense_row = vec![u32::MAX; d];
+        let mut h = 0_u32;
+        let mut dense_stored = 0;
+        for (j, &k) in count.iter().enumerate() {
+            if k >= min_dense {
+                dense_row[j] = h;
+                h += 1;
+                dense_stored += k;
+            }
+        }
+        // The dense rows a block of rows touches, for the product's tiling.
+        #[allow(clippy::cast_precision_loss)]
+        let row_nonzeros = dense_stored as f64 / m.max(1) as f64;
+        let mut dense = TiledPanel::zeros(h as usize, m, row_nonzeros, "the landmarks")?;
+        let mut starts = vec![0_usize; d + 1];
+        for j in 0..d {
+            let listed = if dense_row[j] == u32::MAX {
+                count[j]
+            } else {
+                0
+            };
+            starts[j + 1] = starts[j] + listed;
+        }
+        let mut lists = try_filled_vec(stored - dense_stored, (0_u32, 0.0), "the landmarks")?;
+        let mut next = starts.clone();
+        for c in 0..m {
+            landmarks.for_each_entry(c, |j, v| {
+                if v != 0.0 {
+                    if dense_row[j] == u32::MAX {
+                        #[allow(clippy::cast_possible_truncation)] // m < 2^32 rows
+                        let entry = (c as u32, v);
+                        lists[next[j]] = entry;
+                        next[j] += 1;
+                    } else {
+                        dense.add(dense_row[j] as usize, c, v);
+                    }
+                }
+            });
+        }
+        Ok(Self {
+            dense_row,
+            dense,
+            starts,
+            lists,
+        })
+    }
+
+    /// `out[r][c] = <x_r, c_c>` for the rows of `a` (`out` row-major, `m` wide).
+    fn inner_products(&self, a: &SparseBlock<f64>, out: &mut [f64], m: usize) {
+        out.fill(0.0);
+        let dense_part = a.map_columns(|j| {
+            let h = self.dense_row[j];
+            (h != u32::MAX).then_some(h as usize)
+        });
+        sparse_product(&dense_part, &self.dense, out, m);
+        for (r, o) in out.chunks_mut(m).enumerate() {
+            let (cols, vals) = a.row(r);
+            for (&j, &v) in cols.iter().zip(vals) {
+                for &(c, w) in &self.lists[self.starts[j]..self.starts[j + 1]] {
+                    o[c as usize] += v * w;
+                }
+            }
+        }
+    }
 }
 
 impl<'a, R: Rows> LandmarkKernel<'a, R> {
@@ -145,6 +249,8 @@ impl<'a, R: Rows> LandmarkKernel<'a, R> {
                 landmarks.for_each_entry(c, |j, v| ct.add(j, c, v));
             }
             Route::Product(ct)
+        } else if kernel.is_dot_product() && prep.prefers_inverted() {
+            Route::Split(SplitIndex::new(landmarks)?)
         } else if prep.prefers_inverted() {
             let mut block = prep.block();
             #[allow(clippy::cast_possible_truncation)]
@@ -168,18 +274,22 @@ impl<'a, R: Rows> LandmarkKernel<'a, R> {
             return Ok(());
         }
         let rows = out.len() / m;
+        let d = self.prep.n_features();
+        if x.n_features() != d {
+            return Err(Error::ShapeMismatch(format!(
+                "X has {} features, the landmarks {d}",
+                x.n_features()
+            )));
+        }
         match &self.route {
-            Route::Product(ct) => {
-                let d = ct.rows();
-                if x.n_features() != d {
-                    return Err(Error::ShapeMismatch(format!(
-                        "X has {} features, the landmarks {d}",
-                        x.n_features()
-                    )));
-                }
+            Route::Product(_) | Route::Split(_) => {
                 let a = SparseBlock::<f64>::gather(x, first, rows);
-                out.fill(0.0);
-                sparse_product(&a, ct, out, m);
+                if let Route::Product(ct) = &self.route {
+                    out.fill(0.0);
+                    sparse_product(&a, ct, out, m);
+                } else if let Route::Split(index) = &self.route {
+                    index.inner_products(&a, out, m);
+                }
                 for (r, o) in out.chunks_mut(m).enumerate() {
                     let sq = a.row(r).1.iter().map(|v| v * v).sum();
                     self.prep.finish_dot_products(o, sq);
@@ -651,12 +761,20 @@ mod tests {
     fn every_landmark_kernel_route_gives_the_pairwise_values() {
         use crate::data::CsrRows;
         let mut rng = Rng::seed_from_u64(11);
-        // (rows, features, density): dense-ish (product route), very sparse
-        // (inverted route), in between (pairs route).
-        for (n, d, density) in [(70, 12, 0.6), (70, 400, 0.01), (70, 40, 0.05)] {
+        // (rows, features, density, landmarks): dense-ish (product route), very
+        // sparse (split route for the inner-product kernels, inverted for chi2), in
+        // between (pairs route); the last with its first 8 features stored by most
+        // rows (the split route's dense part) and the rest by 1 %.
+        for (n, d, density, m) in [
+            (70, 12, 0.6, 9),
+            (70, 400, 0.01, 9),
+            (70, 40, 0.05, 9),
+            (200, 1200, 0.01, 64),
+        ] {
             let x: Vec<f64> = (0..n * d)
-                .map(|_| {
-                    if rng.next_f64() < density {
+                .map(|k| {
+                    let p = if m == 64 && k % d < 8 { 0.7 } else { density };
+                    if rng.next_f64() < p {
                         rng.next_f64()
                     } else {
                         0.0
@@ -675,7 +793,6 @@ mod tests {
             }
             let csr = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
             let dense = DenseRows::new(&x, n, d).unwrap();
-            let m = 9;
             let comp = DenseRows::new(&x[..m * d], m, d).unwrap();
             for kernel in [
                 Kernel::Linear,
@@ -688,6 +805,11 @@ mod tests {
                 Kernel::Chi2 { gamma: 0.7 },
             ] {
                 let lk = LandmarkKernel::new(kernel, &comp).unwrap();
+                if let (Route::Split(index), 64) = (&lk.route, m) {
+                    // Both parts in use: the frequent features dense, the rest listed.
+                    assert!(index.dense_row[..8].iter().all(|&h| h != u32::MAX));
+                    assert!(index.lists.len() > 100, "{}", index.lists.len());
+                }
                 let prep = KernelRows::new(kernel, &comp).unwrap();
                 let mut q = prep.query();
                 let mut got = vec![0.0; 5 * m];

@@ -155,6 +155,28 @@ impl<O: Float> SparseBlock<O> {
         block
     }
 
+    /// The entries whose column `map` sends to `Some(new column)`, renamed, in the
+    /// same rows and order.
+    pub fn map_columns(&self, map: impl Fn(usize) -> Option<usize>) -> Self {
+        let mut block = Self {
+            starts: Vec::with_capacity(self.starts.len()),
+            cols: Vec::new(),
+            vals: Vec::new(),
+        };
+        block.starts.push(0);
+        for r in 0..self.n_rows() {
+            let (cols, vals) = self.row(r);
+            for (&j, &v) in cols.iter().zip(vals) {
+                if let Some(k) = map(j) {
+                    block.cols.push(k);
+                    block.vals.push(v);
+                }
+            }
+            block.starts.push(block.cols.len());
+        }
+        block
+    }
+
     /// Number of rows.
     pub fn n_rows(&self) -> usize {
         self.starts.len().saturating_sub(1)
@@ -254,11 +276,6 @@ impl<'a, O: Float> TiledPanel<'a, O> {
             }
         }
         Ok(panel)
-    }
-
-    /// Number of rows (the inner dimension of the product).
-    pub fn rows(&self) -> usize {
-        self.rows
     }
 
     /// `B[j][c] += v`.
