@@ -32,9 +32,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::data::Rows;
+use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel_model::row_blocks;
+use crate::kernel_model::{row_blocks_with, PREDICT_BLOCK};
 use crate::math;
 use crate::panel_product::{sparse_product, SparseBlock, TiledPanel};
 use crate::rng::Rng;
@@ -151,30 +152,71 @@ pub fn fourier_transform<R: Rows, O: Float>(
     n_threads: usize,
     stop: &AtomicBool,
 ) -> Result<Vec<O>> {
-    let d = x.n_features();
-    let nf = offsets.len();
-    if nf == 0 || nf != form.n_frequencies(n_components) || weights.len() != d.saturating_mul(nf) {
-        return Err(Error::ShapeMismatch(format!(
-            "random weights of {} values and {nf} offsets do not fit {d} features and \
-             {n_components} components",
-            weights.len()
-        )));
-    }
-    let dc = n_components;
     let n = x.n_rows();
     let len = n
-        .checked_mul(dc)
-        .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {dc} feature matrix")))?;
+        .checked_mul(n_components)
+        .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {n_components} feature matrix")))?;
     let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
+    fourier_transform_into(
+        x,
+        weights,
+        offsets,
+        n_components,
+        form,
+        n_threads,
+        stop,
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// [`fourier_transform`] into `out` (`n_rows x n_components`, whatever it holds
+/// before): for a caller that owns the output's memory.
+///
+/// # Errors
+/// As [`fourier_transform`], and [`Error::ShapeMismatch`] when `out` has another
+/// size.
+#[allow(clippy::too_many_arguments)]
+pub fn fourier_transform_into<R: Rows, O: Float>(
+    x: &R,
+    weights: &[O],
+    offsets: &[O],
+    n_components: usize,
+    form: FourierForm,
+    n_threads: usize,
+    stop: &AtomicBool,
+    out: &mut [O],
+) -> Result<()> {
+    let d = x.n_features();
+    let n = x.n_rows();
+    let nf = offsets.len();
+    let dc = n_components;
+    if nf == 0
+        || nf != form.n_frequencies(dc)
+        || weights.len() != d.saturating_mul(nf)
+        || Some(out.len()) != n.checked_mul(dc)
+    {
+        return Err(Error::ShapeMismatch(format!(
+            "random weights of {} values and {nf} offsets do not fit {d} features and an \
+             output of {} values for {n} rows",
+            weights.len(),
+            out.len()
+        )));
+    }
     if n == 0 {
-        return Ok(out);
+        return Ok(());
     }
     #[allow(clippy::cast_precision_loss)]
     let scale = (2.0 / dc as f64).sqrt();
     #[allow(clippy::cast_precision_loss)]
     let row_nonzeros = x.n_stored() as f64 / n as f64;
     let w = TiledPanel::from_row_major(weights, d, nf, row_nonzeros, "the random weights")?;
-    row_blocks(&mut out, dc, n_threads, |first, block| {
+    // The sin/cos form's projections, reused by a thread's blocks.
+    let scratch = || match form {
+        FourierForm::SinCos => vec![O::ZERO; PREDICT_BLOCK * nf],
+        FourierForm::Offset => Vec::new(),
+    };
+    row_blocks_with(out, dc, n_threads, scratch, |proj, first, block| {
         if stop.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
@@ -186,35 +228,113 @@ pub fn fourier_transform<R: Rows, O: Float>(
                     row.copy_from_slice(offsets);
                 }
                 sparse_product(&a, &w, block, dc);
-                for o in block.iter_mut() {
-                    *o = O::from_f64(scale * math::cos(o.to_f64()));
-                }
+                with_avx2(CosJob {
+                    values: block,
+                    scale,
+                });
             }
             FourierForm::SinCos => {
-                let mut proj = offsets.repeat(rows);
-                sparse_product(&a, &w, &mut proj, nf);
-                for (row, p) in block.chunks_mut(dc).zip(proj.chunks(nf)) {
-                    let mut pairs = row.chunks_exact_mut(2);
-                    for (pair, &t) in (&mut pairs).zip(p) {
-                        let (s, c) = math::sin_cos(t.to_f64());
-                        pair[0] = O::from_f64(scale * c);
-                        pair[1] = O::from_f64(scale * s);
-                    }
-                    if let [last] = pairs.into_remainder() {
-                        *last = O::from_f64(scale * math::cos(p[nf - 1].to_f64()));
-                    }
+                let proj = &mut proj[..rows * nf];
+                for p in proj.chunks_mut(nf) {
+                    p.copy_from_slice(offsets);
                 }
+                sparse_product(&a, &w, proj, nf);
+                with_avx2(SinCosJob {
+                    proj,
+                    out: block,
+                    dc,
+                    scale,
+                });
             }
         }
         Ok(())
-    })?;
-    Ok(out)
+    })
+}
+
+/// `v = scale cos(v)` for every projection of a block (the offset form).
+struct CosJob<'a, O> {
+    values: &'a mut [O],
+    scale: f64,
+}
+
+impl<O: Float> Job for CosJob<'_, O> {
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn run(self) {
+        for o in self.values.iter_mut() {
+            *o = O::from_f64(self.scale * math::cos(o.to_f64()));
+        }
+    }
+}
+
+/// The cos/sin pairs of a block's projections (`proj`, `ceil(dc / 2)` per row) into
+/// `out` (`dc` per row; an odd `dc`'s last feature the cosine alone).
+struct SinCosJob<'a, O> {
+    proj: &'a [O],
+    out: &'a mut [O],
+    dc: usize,
+    scale: f64,
+}
+
+impl<O: Float> Job for SinCosJob<'_, O> {
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn run(self) {
+        let (dc, scale) = (self.dc, self.scale);
+        let nf = dc.div_ceil(2);
+        for (row, p) in self.out.chunks_mut(dc).zip(self.proj.chunks(nf)) {
+            let mut pairs = row.chunks_exact_mut(2);
+            for (pair, &t) in (&mut pairs).zip(p) {
+                let (s, c) = math::sin_cos(t.to_f64());
+                pair[0] = O::from_f64(scale * c);
+                pair[1] = O::from_f64(scale * s);
+            }
+            if let [last] = pairs.into_remainder() {
+                *last = O::from_f64(scale * math::cos(p[nf - 1].to_f64()));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::data::{CsrRows, DenseRows};
+
+    #[test]
+    fn trig_loops_are_bit_identical_with_and_without_avx2() {
+        let proj: Vec<f64> = (0..701).map(|i| f64::from(i) * 1.37 - 480.0).collect();
+        for dc in [1402_usize, 1401] {
+            let proj = &proj[..dc.div_ceil(2)];
+            let (mut fast, mut portable) = (vec![0.0; dc], vec![0.0; dc]);
+            with_avx2(SinCosJob {
+                proj,
+                out: &mut fast,
+                dc,
+                scale: 0.3,
+            });
+            // Called directly: the baseline build.
+            SinCosJob {
+                proj,
+                out: &mut portable,
+                dc,
+                scale: 0.3,
+            }
+            .run();
+            assert_eq!(fast, portable);
+        }
+        let (mut fast, mut portable) = (proj.clone(), proj.clone());
+        with_avx2(CosJob {
+            values: &mut fast,
+            scale: 0.3,
+        });
+        CosJob {
+            values: &mut portable,
+            scale: 0.3,
+        }
+        .run();
+        assert_eq!(fast, portable);
+    }
 
     #[test]
     fn draws_are_seeded_and_normal() {

@@ -210,12 +210,42 @@ where
     T: Send,
     F: Fn(usize, &mut [T]) -> Result<()> + Sync,
 {
+    row_blocks_with(
+        out,
+        width,
+        n_threads,
+        || (),
+        |(), first, rows| f(first, rows),
+    )
+}
+
+/// [`row_blocks`] with scratch space: `f(scratch, first_row, rows)`, the scratch
+/// made by `init` once per thread (rather than once per block) and reused.
+pub(crate) fn row_blocks_with<T, S, I, F>(
+    out: &mut [T],
+    width: usize,
+    n_threads: usize,
+    init: I,
+    f: F,
+) -> Result<()>
+where
+    T: Send,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, usize, &mut [T]) -> Result<()> + Sync,
+{
     let size = PREDICT_BLOCK * width;
-    let block = |(b, chunk): (usize, &mut [T])| f(b * PREDICT_BLOCK, chunk);
+    let block = |s: &mut S, (b, chunk): (usize, &mut [T])| f(s, b * PREDICT_BLOCK, chunk);
     if n_threads == 1 || out.len() <= size {
-        out.chunks_mut(size).enumerate().try_for_each(block)
+        let mut s = init();
+        out.chunks_mut(size)
+            .enumerate()
+            .try_for_each(|item| block(&mut s, item))
     } else {
-        thread_pool(n_threads)?.install(|| out.par_chunks_mut(size).enumerate().try_for_each(block))
+        thread_pool(n_threads)?.install(|| {
+            out.par_chunks_mut(size)
+                .enumerate()
+                .try_for_each_init(init, block)
+        })
     }
 }
 

@@ -12,6 +12,7 @@
 pub mod additive_map;
 pub mod codec;
 pub mod data;
+mod dispatch;
 pub mod error;
 pub mod float;
 pub mod fourier;

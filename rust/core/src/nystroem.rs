@@ -35,7 +35,7 @@ use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel::{InvertedBlock, Kernel, KernelRows, Targets};
-use crate::kernel_model::row_blocks;
+use crate::kernel_model::{row_blocks, row_blocks_with, PREDICT_BLOCK};
 use crate::kernel_pegasos::Gram;
 use crate::multiclass::thread_pool;
 use crate::panel_product::{
@@ -653,18 +653,44 @@ where
     O: Float,
     F: Fn(usize, &mut [f64]) -> Result<()> + Sync,
 {
+    let len = n
+        .checked_mul(starts.len())
+        .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {} feature matrix", starts.len())))?;
+    let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
+    nystroem_transform_into(&mut out, columns, starts, kernels, n_threads, stop)?;
+    Ok(out)
+}
+
+/// [`nystroem_transform`] into `out` (`n x m` for `n = out.len() / m`, whatever it
+/// holds before): for a caller that owns the output's memory.
+///
+/// # Errors
+/// As [`nystroem_transform`].
+pub fn nystroem_transform_into<O, F>(
+    out: &mut [O],
+    columns: &[O],
+    starts: &[usize],
+    kernels: F,
+    n_threads: usize,
+    stop: &AtomicBool,
+) -> Result<()>
+where
+    O: Float,
+    F: Fn(usize, &mut [f64]) -> Result<()> + Sync,
+{
     let m = starts.len();
-    if m == 0 || columns.len() != m * m || starts.iter().any(|&s| s > m) {
+    if m == 0 || columns.len() != m * m || starts.iter().any(|&s| s > m) || out.len() % m != 0 {
         return Err(Error::ShapeMismatch(format!(
-            "a normalisation for {m} landmarks needs {} coefficients, got {}",
+            "a normalisation for {m} landmarks needs {} coefficients, got {}, and an \
+             output of whole rows, got {} values",
             m * m,
-            columns.len()
+            columns.len(),
+            out.len()
         )));
     }
-    let len = n
-        .checked_mul(m)
-        .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {m} feature matrix")))?;
-    let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
+    if out.is_empty() {
+        return Ok(());
+    }
     // U = L⁻ᵀ in pivot order: row p is the landmark whose outputs start at p.
     let mut perm = vec![usize::MAX; m];
     for (j, &s) in starts.iter().enumerate() {
@@ -684,23 +710,29 @@ where
             u.set(p, c, v);
         }
     }
-    row_blocks(&mut out, m, n_threads, |first, block| {
+    // Scratch reused by a thread's blocks: the kernel values, then in pivot order.
+    let scratch = || {
+        (
+            vec![0.0; PREDICT_BLOCK * m],
+            vec![O::ZERO; PREDICT_BLOCK * rank],
+        )
+    };
+    row_blocks_with(out, m, n_threads, scratch, |(k, a), first, block| {
         if stop.load(Ordering::Relaxed) {
             return Err(Error::Interrupted);
         }
         let rows = block.len() / m;
-        let mut k = vec![0.0; rows * m];
-        kernels(first, &mut k)?;
-        let mut a = vec![O::ZERO; rows * rank];
+        let (k, a) = (&mut k[..rows * m], &mut a[..rows * rank]);
+        kernels(first, k)?;
         for (ar, kr) in a.chunks_mut(rank.max(1)).zip(k.chunks(m)) {
             for (v, &j) in ar.iter_mut().zip(&perm[..rank]) {
                 *v = O::from_f64(kr[j]);
             }
         }
-        upper_product(&a, rows, rank, &u, block, m);
+        block.fill(O::ZERO);
+        upper_product(a, rows, rank, &u, block, m);
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
 #[cfg(test)]

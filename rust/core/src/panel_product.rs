@@ -21,8 +21,7 @@
 //! stored order for the sparse product), written with separate multiplies and adds
 //! (never fused): vector width changes which outputs are computed together, not
 //! their value, so the result is bit-identical on every CPU. On x86-64 the same code
-//! is also compiled for AVX2 and chosen at run time (the crate's second and last
-//! `unsafe`: calling it after checking the CPU). Measured on one core here (AMD
+//! is also compiled for AVX2 and chosen at run time ([`crate::dispatch`]). Measured on one core here (AMD
 //! EPYC, 64 rows x 2048 outputs): the triangular product 8.9 G multiply-adds per
 //! second in `f64`, the sparse product 4.7 G (on 20 % dense rows of 784 features).
 
@@ -31,6 +30,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use crate::data::Rows;
+use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel_model::PREDICT_BLOCK;
@@ -297,12 +297,6 @@ pub(crate) fn sparse_product<O: Float>(
     with_avx2(SparseJob { a, b, out, ldo });
 }
 
-/// A product to run, compiled twice: [`Job::run`] is `inline(always)`, so it is
-/// inlined into [`avx2`] as well as into the portable call.
-trait Job {
-    fn run(self);
-}
-
 /// [`sparse_product`]'s arguments.
 struct SparseJob<'a, O: Clone> {
     a: &'a SparseBlock<O>,
@@ -339,30 +333,6 @@ impl<O: Float> Job for UpperJob<'_, O> {
             product::<O, NR>(self.a, self.rows, self.lda, self.u, self.out, self.ldo);
         }
     }
-}
-
-/// Run `job`, compiled for AVX2 when the CPU has it.
-fn with_avx2<J: Job>(job: J) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            #[allow(unsafe_code)]
-            // SAFETY: the CPU supports AVX2 (checked just above), the only
-            // requirement of calling a function compiled with that feature enabled.
-            unsafe {
-                avx2(job);
-            }
-            return;
-        }
-    }
-    job.run();
-}
-
-/// `job.run()` compiled with AVX2 enabled (but not FMA, to keep the rounding).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn avx2<J: Job>(job: J) {
-    job.run();
 }
 
 #[allow(clippy::inline_always)]

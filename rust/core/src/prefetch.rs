@@ -1,4 +1,5 @@
-//! Cache prefetch hints, the crate's only `unsafe`.
+//! Cache prefetch hints: one of the crate's two `unsafe` sites (the other is the
+//! AVX2 dispatch of `dispatch`).
 //!
 //! Pegasos visits rows in random order, so a step mostly waits for memory: the
 //! row's `indptr` entry, then its values and indices. The solver draws the indices

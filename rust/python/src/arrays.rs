@@ -47,6 +47,15 @@ pub enum Matrix<'py> {
 }
 
 impl Matrix<'_> {
+    /// Number of rows.
+    pub fn n_rows(&self) -> usize {
+        match self {
+            Matrix::Dense(DenseArray::F64(a)) => a.shape()[0],
+            Matrix::Dense(DenseArray::F32(a)) => a.shape()[0],
+            Matrix::Csr(.., n, _) => *n,
+        }
+    }
+
     /// Number of stored values (all entries when dense, non-zeros when CSR).
     pub fn stored_entries(&self) -> usize {
         match self {
