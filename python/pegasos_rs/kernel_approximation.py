@@ -474,8 +474,6 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         )
         if not sp.issparse(X):
             return out
+        # int32 indices when they fit (made so in Rust: no conversion here).
         data, indices, indptr = out
-        shape = (X.shape[0], self._n_features_out)
-        if indptr[-1] < np.iinfo(np.int32).max and shape[1] < np.iinfo(np.int32).max:
-            indices, indptr = indices.astype(np.int32), indptr.astype(np.int32)
-        return sp.csr_matrix((data, indices, indptr), shape=shape)
+        return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], self._n_features_out))

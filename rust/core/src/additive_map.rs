@@ -27,10 +27,13 @@ use rayon::prelude::*;
 
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
-use crate::float::Float;
+use crate::float::{Float, Index};
 use crate::kernel_model::row_blocks;
 use crate::math;
 use crate::multiclass::thread_pool;
+
+/// Rows per parallel task when filling a CSR output.
+const FILL_ROWS: usize = 256;
 
 /// An additive homogeneous kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,9 +217,32 @@ impl AdditiveMap {
         n_threads: usize,
         stop: &AtomicBool,
     ) -> Result<(Vec<O>, Vec<i64>, Vec<i64>)> {
+        let lengths = self.csr_row_lengths(x, n_threads)?;
+        let mut indptr = Vec::with_capacity(lengths.len() + 1);
+        let mut total = 0_usize;
+        indptr.push(0);
+        for &c in &lengths {
+            total += c;
+            indptr.push(
+                i64::try_from(total).map_err(|_| Error::OutOfMemory("output indptr".into()))?,
+            );
+        }
+        let mut values = try_filled_vec(total, O::ZERO, "the transformed features")?;
+        let mut cols = try_filled_vec(total, 0_i64, "the transformed column indices")?;
+        self.fill_csr(x, &lengths, &mut values, &mut cols, n_threads, stop)?;
+        Ok((values, cols, indptr))
+    }
+
+    /// The number of CSR output entries of each row of `x` ([`AdditiveMap::width`]
+    /// per strictly positive value), checking the values and that each CSR row's
+    /// column indices are sorted and distinct: the first pass of
+    /// [`AdditiveMap::transform_csr`], for a caller that allocates the output.
+    ///
+    /// # Errors
+    /// [`Error::InvalidInput`] for a negative or non-finite value or unsorted
+    /// indices; [`Error::OutOfMemory`].
+    pub fn csr_row_lengths<R: Rows>(&self, x: &R, n_threads: usize) -> Result<Vec<usize>> {
         let w = self.width();
-        let n = x.n_rows();
-        // Row counts of positive values, checking the values and the order.
         let count = |i: usize| -> Result<usize> {
             let mut prev: Option<usize> = None;
             let mut c = 0;
@@ -240,53 +266,91 @@ impl AdditiveMap {
             });
             bad.map(|()| c)
         };
-        let pool = thread_pool(n_threads)?;
-        let counts: Vec<usize> =
-            pool.install(|| (0..n).into_par_iter().map(count).collect::<Result<_>>())?;
-        if stop.load(Ordering::Relaxed) {
-            return Err(Error::Interrupted);
+        let mut lengths = try_filled_vec(x.n_rows(), 0_usize, "the output row lengths")?;
+        row_blocks(&mut lengths, 1, n_threads, |first, block| {
+            for (r, c) in block.iter_mut().enumerate() {
+                *c = count(first + r)?;
+            }
+            Ok(())
+        })?;
+        Ok(lengths)
+    }
+
+    /// The second pass of [`AdditiveMap::transform_csr`]: the values and column
+    /// indices of the rows of `x` into `values` and `cols`, row `i` taking the next
+    /// `lengths[i]` entries ([`AdditiveMap::csr_row_lengths`]).
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] when the lengths do not fit the rows or the outputs,
+    /// or a column index does not fit `I`; [`Error::Interrupted`].
+    pub fn fill_csr<R: Rows, O: Float, I: Index>(
+        &self,
+        x: &R,
+        lengths: &[usize],
+        values: &mut [O],
+        cols: &mut [I],
+        n_threads: usize,
+        stop: &AtomicBool,
+    ) -> Result<()> {
+        let w = self.width();
+        let total: usize = lengths.iter().sum();
+        let last_col = x.n_features().saturating_mul(w);
+        if lengths.len() != x.n_rows()
+            || values.len() != total
+            || cols.len() != total
+            || I::from_usize(last_col).is_none()
+        {
+            return Err(Error::ShapeMismatch(format!(
+                "a CSR output of {} values and {} indices for {} rows of {total} entries \
+                 and {last_col} columns",
+                values.len(),
+                cols.len(),
+                lengths.len()
+            )));
         }
-        let total: usize = counts.iter().sum();
-        let mut indptr = Vec::with_capacity(n + 1);
-        let mut acc = 0_i64;
-        indptr.push(0);
-        for &c in &counts {
-            acc += i64::try_from(c).map_err(|_| Error::OutOfMemory("output indptr".into()))?;
-            indptr.push(acc);
-        }
-        let mut values = try_filled_vec(total, O::ZERO, "the transformed features")?;
-        let mut cols = try_filled_vec(total, 0_i64, "the transformed column indices")?;
-        // Split the outputs at row boundaries and fill the rows in parallel.
-        let mut parts: Vec<(usize, &mut [O], &mut [i64])> = Vec::with_capacity(n);
-        let (mut vrest, mut crest) = (values.as_mut_slice(), cols.as_mut_slice());
-        for (i, &c) in counts.iter().enumerate() {
+        // Runs of FILL_ROWS rows, each with its parts of the outputs.
+        let mut parts: Vec<(usize, &mut [O], &mut [I])> = Vec::new();
+        let (mut vrest, mut crest) = (values, cols);
+        for (k, run) in lengths.chunks(FILL_ROWS).enumerate() {
+            let c: usize = run.iter().sum();
             let (v, vr) = vrest.split_at_mut(c);
-            let (k, kr) = crest.split_at_mut(c);
-            parts.push((i, v, k));
+            let (q, qr) = crest.split_at_mut(c);
+            parts.push((k * FILL_ROWS, v, q));
             vrest = vr;
-            crest = kr;
+            crest = qr;
         }
-        let fill = |(i, v, k): &mut (usize, &mut [O], &mut [i64])| -> Result<()> {
-            if *i % 4096 == 0 && stop.load(Ordering::Relaxed) {
+        let fill = |(first, v, k): &mut (usize, &mut [O], &mut [I])| -> Result<()> {
+            if stop.load(Ordering::Relaxed) {
                 return Err(Error::Interrupted);
             }
             let mut at = 0;
-            x.for_each_entry(*i, |j, x| {
-                if x > 0.0 {
-                    self.map_value(x, &mut v[at..at + w]);
-                    for (q, col) in k[at..at + w].iter_mut().enumerate() {
-                        // j * w + q < n_features * w, which fits in i64 as total does
-                        #[allow(clippy::cast_possible_wrap)]
-                        let c = (j * w + q) as i64;
-                        *col = c;
+            let end = (*first + FILL_ROWS).min(lengths.len());
+            for (i, &length) in lengths.iter().enumerate().take(end).skip(*first) {
+                let before = at;
+                x.for_each_entry(i, |j, x| {
+                    if x > 0.0 && at + w <= v.len() {
+                        self.map_value(x, &mut v[at..at + w]);
+                        for (q, col) in k[at..at + w].iter_mut().enumerate() {
+                            // j * w + q < n_features * w, which fits in I (checked)
+                            *col = I::from_usize(j * w + q).unwrap_or(*col);
+                        }
+                        at += w;
                     }
-                    at += w;
+                });
+                if at - before != length {
+                    return Err(Error::ShapeMismatch(format!(
+                        "row {i} has {} output entries, not {length}",
+                        at - before
+                    )));
                 }
-            });
+            }
             Ok(())
         };
-        pool.install(|| parts.par_iter_mut().try_for_each(fill))?;
-        Ok((values, cols, indptr))
+        if n_threads == 1 {
+            parts.iter_mut().try_for_each(fill)
+        } else {
+            thread_pool(n_threads)?.install(|| parts.par_iter_mut().try_for_each(fill))
+        }
     }
 }
 

@@ -77,6 +77,8 @@ pub trait Index: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug + 'static
     fn checked_usize(self) -> Option<usize>;
     /// Conversion for values already validated by [`Index::checked_usize`].
     fn to_usize(self) -> usize;
+    /// Checked conversion from `usize`: `None` when `v` does not fit.
+    fn from_usize(v: usize) -> Option<Self>;
 }
 
 macro_rules! impl_index {
@@ -89,6 +91,10 @@ macro_rules! impl_index {
             #[inline]
             fn to_usize(self) -> usize {
                 self as usize
+            }
+            #[inline]
+            fn from_usize(v: usize) -> Option<Self> {
+                Self::try_from(v).ok()
             }
         }
     )*};

@@ -404,16 +404,7 @@ pub fn additive_features<'py>(
     let w = map.width();
     dispatch_rows!(x, make => {
         if sparse {
-            let (v, c, p) = detach_interruptible(py, small, |stop| {
-                let rows = make()?;
-                same_dtype_csr(&map, &rows, n_threads, stop)
-            })?;
-            let out = (
-                PyArray1::from_vec(py, v),
-                PyArray1::from_vec(py, c),
-                PyArray1::from_vec(py, p),
-            );
-            Ok(out.into_pyobject(py)?.into_any())
+            additive_csr(py, &map, make, n_threads, small)
         } else {
             let (v, n, d) = detach_interruptible(py, small, |stop| {
                 let rows = make()?;
@@ -425,15 +416,76 @@ pub fn additive_features<'py>(
     })
 }
 
-/// The additive map's CSR output in the input's dtype.
-#[allow(clippy::type_complexity)]
-fn same_dtype_csr<R: Rows>(
+/// The additive map's CSR output `(data, indices, indptr)` in the input's dtype,
+/// in arrays numpy allocates (no copy, no page fault per 4 KiB), the indices `int32`
+/// when the output's columns and entries fit (as scipy would make them), else
+/// `int64`. `make` builds the rows for each of the two passes.
+fn additive_csr<'py, R, M>(
+    py: Python<'py>,
     map: &AdditiveMap,
-    rows: &R,
+    make: M,
     n_threads: usize,
-    stop: &std::sync::atomic::AtomicBool,
-) -> pegasos_core::Result<(Vec<R::Value>, Vec<i64>, Vec<i64>)> {
-    map.transform_csr(rows, n_threads, stop)
+    small: bool,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    R: Rows,
+    R::Value: numpy::Element,
+    M: Fn() -> pegasos_core::Result<R> + Sync,
+{
+    let (lengths, d) = detach_interruptible(py, small, |_| {
+        let rows = make()?;
+        Ok((map.csr_row_lengths(&rows, n_threads)?, rows.n_features()))
+    })?;
+    let total: usize = lengths.iter().sum();
+    let fits = |v: usize| i32::try_from(v).is_ok();
+    if fits(total) && fits(d.saturating_mul(map.width())) {
+        fill_additive_csr::<R, M, i32>(py, map, &make, &lengths, n_threads, small)
+    } else {
+        fill_additive_csr::<R, M, i64>(py, map, &make, &lengths, n_threads, small)
+    }
+}
+
+/// The second pass of [`additive_csr`], with indices of type `I`.
+fn fill_additive_csr<'py, R, M, I>(
+    py: Python<'py>,
+    map: &AdditiveMap,
+    make: &M,
+    lengths: &[usize],
+    n_threads: usize,
+    small: bool,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    R: Rows,
+    R::Value: numpy::Element,
+    M: Fn() -> pegasos_core::Result<R> + Sync,
+    I: pegasos_core::Index + numpy::Element,
+{
+    let total: usize = lengths.iter().sum();
+    let mut indptr = Vec::with_capacity(lengths.len() + 1);
+    let mut acc = 0_usize;
+    indptr.push(I::from_usize(0).ok_or_else(|| PyValueError::new_err("index type"))?);
+    for &c in lengths {
+        acc += c;
+        indptr.push(
+            I::from_usize(acc).ok_or_else(|| PyValueError::new_err("the output is too large"))?,
+        );
+    }
+    let data = PyArray1::<R::Value>::zeros(py, total, false);
+    let indices = PyArray1::<I>::zeros(py, total, false);
+    {
+        let (mut dv, mut iv) = (data.readwrite(), indices.readwrite());
+        let contiguous = |_| PyValueError::new_err("a new array is not contiguous");
+        let (values, cols) = (
+            dv.as_slice_mut().map_err(contiguous)?,
+            iv.as_slice_mut().map_err(contiguous)?,
+        );
+        detach_interruptible(py, small, |stop| {
+            let rows = make()?;
+            map.fill_csr(&rows, lengths, values, cols, n_threads, stop)
+        })?;
+    }
+    let out = (data, indices, PyArray1::from_vec(py, indptr));
+    Ok(out.into_pyobject(py)?.into_any())
 }
 
 /// The additive map's dense output in the input's dtype.
