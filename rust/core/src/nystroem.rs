@@ -118,8 +118,9 @@ impl Normalization {
 /// data: for the inner-product kernels on dense-ish data (at least 10 % non-zeros,
 /// `d m <= 2^24`), the product of each block of rows' stored entries with the
 /// landmarks transposed; for very sparse data an inverted index over the landmarks
-/// (for the inner-product kernels split in two: see [`SplitIndex`]); pairwise
-/// evaluation otherwise.
+/// (for the inner-product kernels split in two: the features many landmarks store
+/// as dense rows through the same product, the rest as lists); pairwise evaluation
+/// otherwise.
 pub struct LandmarkKernel<'a, R: Rows> {
     prep: KernelRows<'a, R>,
     route: Route,
