@@ -1,6 +1,6 @@
 """Type stubs of the compiled extension ``pegasos_rs._core``."""
 
-from typing import final
+from typing import Any, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -8,21 +8,26 @@ from numpy.typing import NDArray
 __all__ = [
     "STATE_VERSION",
     "LinearSolverState",
+    "StreamedLinearFit",
     "__version__",
     "additive_features",
     "additive_map_info",
+    "check_matrix",
     "decision_function",
     "fit_kernel",
     "fit_linear",
     "format_svmlight",
     "fourier_features",
     "fourier_sample",
+    "hinge_sums",
+    "index_svmlight",
     "kernel_decision",
     "nystroem_features",
     "nystroem_fit",
     "nystroem_uniform_landmarks",
     "pairwise_kernel",
     "parse_svmlight",
+    "weight_sums",
 ]
 __version__: str
 STATE_VERSION: int
@@ -45,6 +50,14 @@ class LinearSolverState:
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
 
+_FitReturn = tuple[
+    NDArray[np.float64],
+    NDArray[np.float64],
+    list[int],
+    list[int],
+    list[float | None],
+]
+
 def fit_linear(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],
@@ -52,30 +65,53 @@ def fit_linear(
     class_weight: NDArray[np.float64],
     sample_weight: NDArray[np.float64] | None,
     solver: LinearSolverState,
-    *,
-    alpha: float,
-    batch_size: int,
-    projection: bool,
-    fit_intercept: bool,
-    intercept_scaling: float | None,
-    average: str,
-    average_start: int,
-    sampling_name: str,
-    order: NDArray[np.int64] | None,
-    max_iter: int,
-    max_steps: int | None,
-    tol: float | None,
-    n_iter_no_change: int,
-    seed: int,
-    verbose: bool,
+    params: dict[str, Any],
     n_threads: int,
-) -> tuple[
-    NDArray[np.float64],
-    NDArray[np.float64],
-    list[int],
-    list[int],
-    list[float | None],
-]: ...
+) -> _FitReturn: ...
+@final
+class StreamedLinearFit:
+    """A linear fit whose rows live elsewhere: draws, steps on supplied rows, passes."""
+
+    def __init__(
+        self,
+        solver: LinearSolverState,
+        params: dict[str, Any],
+        n_rows: int,
+        n_features: int,
+        labels: dict[str, Any],
+        n_threads: int,
+    ) -> None: ...
+    @property
+    def n_problems(self) -> int: ...
+    @property
+    def wants_objective(self) -> bool: ...
+    def next_pass(self) -> list[int]: ...
+    def draw(self, counts: list[int]) -> list[NDArray[np.int64]]: ...
+    def run(
+        self,
+        x: _Dense | _Csr,
+        codes: NDArray[np.uint32],
+        sample_weight: NDArray[np.float64] | None,
+        drawn: list[NDArray[np.int64]],
+    ) -> None: ...
+    def models(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    def end_pass(self, loss_sums: list[float] | None) -> None: ...
+    def finish(self, solver: LinearSolverState) -> _FitReturn: ...
+
+def weight_sums(
+    codes: NDArray[np.uint32],
+    labels: dict[str, Any],
+    acc: list[float],
+) -> list[float]: ...
+def hinge_sums(
+    x: _Dense | _Csr,
+    codes: NDArray[np.uint32],
+    labels: dict[str, Any],
+    coef: NDArray[np.float64],
+    intercept: NDArray[np.float64],
+    acc: list[float],
+) -> list[float]: ...
+def check_matrix(x: _Dense | _Csr) -> None: ...
 def decision_function(
     x: _Dense | _Csr,
     coef: NDArray[np.float64],
@@ -198,3 +234,4 @@ def additive_features(
     | tuple[_Dense, NDArray[np.int64], NDArray[np.int64]]
 ): ...
 def nystroem_uniform_landmarks(n: int, m: int, seed: int) -> NDArray[np.int64]: ...
+def index_svmlight(text: bytes, base: int) -> tuple[NDArray[np.uint64], NDArray[np.float64]]: ...

@@ -224,9 +224,6 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         known, present, codes = encode_targets(type(self).__name__, y, known)
         sample_weight = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, known, present, y)
-        average_mode, average_start = _averaging(self.average, self.batch_size)
-        sampling_name, order = sampling_args(self.sampling)
-
         solver = self._solver if resume else _core.LinearSolverState()
         coef, intercept, n_iter, t, objective = _core.fit_linear(
             as_rust_matrix(X),
@@ -235,24 +232,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             class_weight,
             sample_weight,
             solver,
-            alpha=float(self.alpha),
-            batch_size=int(self.batch_size),
-            projection=bool(self.projection),
-            fit_intercept=bool(self.fit_intercept),
-            intercept_scaling=(
-                None if self.intercept_scaling is None else float(self.intercept_scaling)
-            ),
-            average=average_mode,
-            average_start=average_start,
-            sampling_name=sampling_name,
-            order=order,
-            max_iter=int(max_iter),
-            max_steps=None if max_steps is None else int(max_steps),
-            tol=None if self.tol is None else float(self.tol),
-            n_iter_no_change=int(self.n_iter_no_change),
-            seed=seed_from(self.random_state) if not resume else 0,
-            verbose=bool(self.verbose),
-            n_threads=n_threads(self.n_jobs),
+            self._solver_params(resume, max_iter, max_steps),
+            n_threads(self.n_jobs),
         )
         self.classes_ = known
         self.coef_ = coef
@@ -262,6 +243,30 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         self.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
         self._solver = solver
         return self
+
+    def _solver_params(self, resume: bool, max_iter: int, max_steps) -> dict:
+        """The hyper-parameters as the extension reads them (one named dict)."""
+        average_mode, average_start = _averaging(self.average, self.batch_size)
+        sampling_name, order = sampling_args(self.sampling)
+        return {
+            "alpha": float(self.alpha),
+            "batch_size": int(self.batch_size),
+            "projection": bool(self.projection),
+            "fit_intercept": bool(self.fit_intercept),
+            "intercept_scaling": (
+                None if self.intercept_scaling is None else float(self.intercept_scaling)
+            ),
+            "average": average_mode,
+            "average_start": average_start,
+            "sampling_name": sampling_name,
+            "order": order,
+            "max_iter": int(max_iter),
+            "max_steps": None if max_steps is None else int(max_steps),
+            "tol": None if self.tol is None else float(self.tol),
+            "n_iter_no_change": int(self.n_iter_no_change),
+            "seed": seed_from(self.random_state) if not resume else 0,
+            "verbose": bool(self.verbose),
+        }
 
     def decision_function(self, X):
         """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two

@@ -41,7 +41,7 @@ use std::time::Instant;
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::params::{Averaging, Intercept, ValidParams};
-use crate::sampler::{Draws, Sampler};
+use crate::sampler::{Draws, Drawn, KeyDraws, Sampler};
 use crate::task::BinaryTask;
 
 /// The scale `a` of `w = a v` below which `v` is multiplied out.
@@ -184,6 +184,12 @@ impl LinearState {
         Some(self.avg_bias_sum / n + bias_feature(intercept) * mean(d))
     }
 
+    /// Draw the next `count` examples through `draws`, advancing the generator as
+    /// the in-memory solver does when it draws them (see [`run_drawn`]).
+    pub fn draw(&mut self, draws: &KeyDraws<'_>, count: usize, out: &mut Vec<Drawn>) {
+        out.extend((0..count).map(|_| draws.draw(&mut self.sampler)));
+    }
+
     /// Write the model a fit returns into `w` (the average when one exists, else the
     /// last iterate) and return its intercept.
     pub fn write_model(&self, intercept: Intercept, w: &mut [f64]) -> f64 {
@@ -202,30 +208,54 @@ fn bias_feature(intercept: Intercept) -> f64 {
     }
 }
 
-/// Everything a step needs that does not change during a fit.
-struct Context<'a, R> {
-    rows: &'a R,
-    task: &'a BinaryTask<'a>,
-    params: &'a ValidParams,
+/// The constants of the update rule for one binary problem: everything a step
+/// needs besides the rows, the labels and the state.
+#[derive(Clone, Copy, Debug)]
+pub struct StepRule {
     bias_feature: f64,
     learn_bias: bool,
     /// Squared projection radius `mean(c) / lambda` (infinite without projection).
     sq_radius: f64,
     /// `1 / (lambda k)`.
     inv_alpha_k: f64,
-    draws: Draws<'a>,
+    batch_size: usize,
 }
 
-impl<R: Rows> Context<'_, R> {
-    /// `<w, x_i>` including the bias-multiplier feature, excluding `b`.
-    #[inline]
-    fn w_dot(&self, state: &LinearState, i: usize) -> f64 {
-        let d = state.v.len() - 1;
-        state.scale * (self.rows.dot(i, &state.v) + self.bias_feature * state.v[d])
+impl StepRule {
+    /// The rule of `params` for examples of mean weight `mean_weight` (the mean of
+    /// `c_i` over the whole training set, which sets the projection radius).
+    pub fn new(params: &ValidParams, mean_weight: f64) -> Self {
+        let sq_radius = if params.projection && mean_weight > 0.0 {
+            mean_weight / params.alpha
+        } else {
+            f64::INFINITY
+        };
+        Self {
+            bias_feature: bias_feature(params.intercept),
+            learn_bias: params.intercept == Intercept::Unregularized,
+            sq_radius,
+            inv_alpha_k: 1.0 / (params.alpha * params.batch_size as f64),
+            batch_size: params.batch_size,
+        }
     }
 
-    /// One Pegasos step on the examples `batch`; `violators` is scratch space.
-    fn step(&self, state: &mut LinearState, batch: &[usize], violators: &mut Vec<usize>) {
+    /// `<w, x_i>` including the bias-multiplier feature, excluding `b`.
+    #[inline]
+    fn w_dot<R: Rows>(&self, rows: &R, state: &LinearState, i: usize) -> f64 {
+        let d = state.v.len() - 1;
+        state.scale * (rows.dot(i, &state.v) + self.bias_feature * state.v[d])
+    }
+
+    /// One Pegasos step on the examples `batch` (rows of `rows`); `violators` is
+    /// scratch space.
+    fn step<R: Rows>(
+        &self,
+        rows: &R,
+        task: &BinaryTask<'_>,
+        state: &mut LinearState,
+        batch: &[usize],
+        violators: &mut Vec<usize>,
+    ) {
         state.t += 1;
         let inv_t = 1.0 / state.t as f64;
         // eta_t / k = 1 / (lambda t k), with 1 / (lambda k) computed once per fit.
@@ -233,11 +263,11 @@ impl<R: Rows> Context<'_, R> {
 
         violators.clear();
         for &i in batch {
-            let c = self.task.weight(i);
+            let c = task.weight(i);
             if c == 0.0 {
                 continue;
             }
-            if self.task.y(i) * (self.w_dot(state, i) + state.bias) < 1.0 {
+            if task.y(i) * (self.w_dot(rows, state, i) + state.bias) < 1.0 {
                 violators.push(i);
             }
         }
@@ -257,16 +287,16 @@ impl<R: Rows> Context<'_, R> {
         let d = state.v.len() - 1;
         let bf = self.bias_feature;
         for &i in violators.iter() {
-            let g = eta_over_k * self.task.weight(i) * self.task.y(i);
+            let g = eta_over_k * task.weight(i) * task.y(i);
             let dv = g / state.scale;
-            let mut delta = self.rows.axpy_sq_delta(i, dv, &mut state.v);
+            let mut delta = rows.axpy_sq_delta(i, dv, &mut state.v);
             let old = state.v[d];
             state.v[d] += dv * bf;
             delta += (state.v[d] - old) * (state.v[d] + old);
             state.sq_norm += state.scale * state.scale * delta;
             if state.avg_beta != 0.0 {
                 let du = -state.avg_beta * dv;
-                self.rows.axpy(i, du, &mut state.avg_u);
+                rows.axpy(i, du, &mut state.avg_u);
                 state.avg_u[d] += du * bf;
             }
             if self.learn_bias {
@@ -299,6 +329,64 @@ impl<R: Rows> Context<'_, R> {
             state.avg_count += 1;
         }
     }
+
+    /// The steps of the drawn examples `drawn` (rows of `rows`, `k` per step, as many
+    /// as `drawn` holds whole batches), prefetching rows a few examples ahead.
+    fn steps<R: Rows>(
+        &self,
+        rows: &R,
+        task: &BinaryTask<'_>,
+        state: &mut LinearState,
+        drawn: &[usize],
+        violators: &mut Vec<usize>,
+    ) {
+        let k = self.batch_size;
+        for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
+            rows.prefetch_locate(i);
+        }
+        for (s, batch) in drawn.chunks_exact(k).enumerate() {
+            for j in s * k..(s + 1) * k {
+                if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
+                    rows.prefetch_locate(i);
+                }
+                if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
+                    rows.prefetch_row(i);
+                }
+            }
+            self.step(rows, task, state, batch, violators);
+        }
+    }
+}
+
+/// Everything an in-memory fit needs that does not change during it.
+struct Context<'a, R> {
+    rows: &'a R,
+    task: &'a BinaryTask<'a>,
+    rule: StepRule,
+    draws: Draws<'a>,
+}
+
+/// `sum_i c_i` over the examples of `task`, added one by one to `acc` in row
+/// order. Start from `-0.0` (the neutral element of `+`); continuing the sum over
+/// the next rows of the training set, block after block, gives the same bits as
+/// one pass over all of them.
+pub fn weight_sum(task: &BinaryTask<'_>, acc: f64) -> f64 {
+    (0..task.len()).fold(acc, |a, i| a + task.weight(i))
+}
+
+/// `sum_i c_i max(0, 1 - y_i (<w, x_i> + b))` over the rows, added one by one to
+/// `acc` in row order (continued block after block like [`weight_sum`]).
+pub fn hinge_loss_sum<R: Rows>(rows: &R, task: &BinaryTask<'_>, w: &[f64], b: f64, acc: f64) -> f64 {
+    (0..rows.n_rows()).fold(acc, |a, i| {
+        a + task.weight(i) * (1.0 - task.y(i) * (rows.dot(i, w) + b)).max(0.0)
+    })
+}
+
+/// The primal objective from the summed weighted hinge loss of `m` examples:
+/// `alpha/2 (||w||^2 + reg_sq) + loss_sum / m`.
+pub fn objective_from_loss(loss_sum: f64, m: usize, w: &[f64], reg_sq: f64, alpha: f64) -> f64 {
+    let norm: f64 = w.iter().map(|x| x * x).sum::<f64>() + reg_sq;
+    0.5 * alpha * norm + loss_sum / m as f64
 }
 
 /// Primal objective `alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w,x_i> + b))`.
@@ -312,12 +400,8 @@ pub fn primal_objective<R: Rows>(
     reg_sq: f64,
     alpha: f64,
 ) -> f64 {
-    let m = rows.n_rows();
-    let loss: f64 = (0..m)
-        .map(|i| task.weight(i) * (1.0 - task.y(i) * (rows.dot(i, w) + b)).max(0.0))
-        .sum();
-    let norm: f64 = w.iter().map(|x| x * x).sum::<f64>() + reg_sq;
-    0.5 * alpha * norm + loss / m as f64
+    let loss = hinge_loss_sum(rows, task, w, b, -0.0);
+    objective_from_loss(loss, rows.n_rows(), w, reg_sq, alpha)
 }
 
 /// Steps in one pass: `ceil(n_samples / batch_size)`.
@@ -343,19 +427,24 @@ pub fn run_steps<R: Rows>(
     make_context(rows, task, params, state)?.run(state, n_steps, cancel)
 }
 
+/// Scratch buffers of a run: the violators of a step and a block of drawn examples.
+fn scratch(k: usize, block: usize) -> Result<(Vec<usize>, Vec<usize>)> {
+    let mut violators = Vec::new();
+    let mut drawn = Vec::new();
+    for (buf, len) in [(&mut violators, k), (&mut drawn, block)] {
+        buf.try_reserve_exact(len).map_err(|_| {
+            Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"))
+        })?;
+    }
+    Ok((violators, drawn))
+}
+
 impl<R: Rows> Context<'_, R> {
     /// The loop of [`run_steps`] on an already checked context.
     fn run(&self, state: &mut LinearState, n_steps: u64, cancel: &AtomicBool) -> Result<()> {
-        let rows = self.rows;
-        let k = self.params.batch_size;
+        let k = self.rule.batch_size;
         let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
-        let mut violators = Vec::new();
-        let mut drawn = Vec::new();
-        for (buf, len) in [(&mut violators, k), (&mut drawn, block_steps as usize * k)] {
-            buf.try_reserve_exact(len).map_err(|_| {
-                Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"))
-            })?;
-        }
+        let (mut violators, mut drawn) = scratch(k, block_steps as usize * k)?;
         let mut remaining = n_steps;
         while remaining > 0 {
             if cancel.load(Ordering::Relaxed) {
@@ -367,23 +456,63 @@ impl<R: Rows> Context<'_, R> {
             for _ in 0..steps * k {
                 drawn.push(self.draws.draw(&mut state.sampler));
             }
-            for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
-                rows.prefetch_locate(i);
-            }
-            for (s, batch) in drawn.chunks_exact(k).enumerate() {
-                for j in s * k..(s + 1) * k {
-                    if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
-                        rows.prefetch_locate(i);
-                    }
-                    if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
-                        rows.prefetch_row(i);
-                    }
-                }
-                self.step(state, batch, &mut violators);
-            }
+            self.rule
+                .steps(self.rows, self.task, state, &drawn, &mut violators);
         }
         Ok(())
     }
+}
+
+/// Run the steps of examples drawn elsewhere (see [`LinearState::draw`]): example
+/// `j` of the run is row `drawn[j]` of `rows`, `k` examples per step, so `drawn`
+/// must hold whole batches. `rows` and `task` hold the drawn examples only (a
+/// cluster's sample of its rows); `rule` is that of the whole training set. With
+/// the rows and weights of the examples the in-memory solver would draw, the
+/// result is the in-memory solver's, bit for bit.
+pub fn run_drawn<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    rule: &StepRule,
+    state: &mut LinearState,
+    drawn: &[usize],
+    cancel: &AtomicBool,
+) -> Result<()> {
+    let k = rule.batch_size;
+    if drawn.len() % k != 0 {
+        return Err(Error::InvalidInput(format!(
+            "{} drawn examples are not whole batches of {k}",
+            drawn.len()
+        )));
+    }
+    if task.len() != rows.n_rows() {
+        return Err(Error::ShapeMismatch(format!(
+            "{} rows but {} labels",
+            rows.n_rows(),
+            task.len()
+        )));
+    }
+    if state.n_features() != rows.n_features() {
+        return Err(Error::ShapeMismatch(format!(
+            "the solver state has {} features, the data {}",
+            state.n_features(),
+            rows.n_features()
+        )));
+    }
+    if let Some(&bad) = drawn.iter().find(|&&i| i >= rows.n_rows()) {
+        return Err(Error::InvalidInput(format!(
+            "drawn example {bad} is not one of the {} rows supplied",
+            rows.n_rows()
+        )));
+    }
+    let block = (BLOCK_EXAMPLES / k).max(1) * k;
+    let (mut violators, _) = scratch(k, 0)?;
+    for part in drawn.chunks(block) {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        rule.steps(rows, task, state, part, &mut violators);
+    }
+    Ok(())
 }
 
 fn make_context<'a, R: Rows>(
@@ -411,34 +540,162 @@ fn make_context<'a, R: Rows>(
         )));
     }
     let draws = Draws::new(&params.sampling, task)?;
-    let mean_weight = (0..n).map(|i| task.weight(i)).sum::<f64>() / n as f64;
-    let sq_radius = if params.projection && mean_weight > 0.0 {
-        mean_weight / params.alpha
-    } else {
-        f64::INFINITY
-    };
+    let mean_weight = weight_sum(task, -0.0) / n as f64;
     Ok(Context {
         rows,
         task,
-        params,
-        bias_feature: bias_feature(params.intercept),
-        learn_bias: params.intercept == Intercept::Unregularized,
-        sq_radius,
-        inv_alpha_k: 1.0 / (params.alpha * params.batch_size as f64),
+        rule: StepRule::new(params, mean_weight),
         draws,
     })
 }
 
-/// Fit one binary problem for up to `params.max_iter` passes, continuing `state`.
-///
-/// Sets the averaging start for this call (see [`Averaging`]), runs pass after pass,
-/// and, when `params.tol` is set (or `verbose`), evaluates the primal objective of
-/// the returned model once per pass. `label` prefixes the verbose lines.
+/// The pass structure of one binary fit, shared by the in-memory solver and by
+/// callers that supply the drawn examples themselves: how many steps each pass
+/// runs, where averaging starts, and the stopping rule of `tol`.
 ///
 /// With suffix averaging, a previous call's average is discarded. If `tol` would
 /// stop the run at pass `p` before averaging has begun, averaging begins there and
 /// the run goes on for up to `p` more passes (within `max_iter`), so the model
 /// returned is still the average of the last half of the passes run.
+#[derive(Clone, Debug)]
+pub struct PassPlan {
+    per_pass: u64,
+    max_passes: usize,
+    last_pass: usize,
+    pass: usize,
+    best: f64,
+    no_improvement: usize,
+    finishing_average: bool,
+    objective: Option<f64>,
+    started: Instant,
+}
+
+impl PassPlan {
+    /// Plan a fit of `params` on `n_rows` examples continuing `state`: sets the
+    /// averaging start for this call (see [`Averaging`]) and allocates the average.
+    pub fn start(params: &ValidParams, state: &mut LinearState, n_rows: usize) -> Result<Self> {
+        // With `max_steps`, one "pass" of exactly that many steps (the paper's T).
+        let (per_pass, max_passes) = match params.max_steps {
+            Some(t) => (t, 1),
+            None => (steps_per_pass(n_rows, params.batch_size), params.max_iter),
+        };
+        let planned = per_pass * max_passes as u64;
+        state.avg_start = match params.averaging {
+            Averaging::Off => {
+                state.discard_average();
+                u64::MAX
+            }
+            Averaging::Suffix => {
+                state.discard_average();
+                state.t + planned / 2 + 1
+            }
+            Averaging::FromStep(s) => s,
+        };
+        if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
+            state.avg_u = try_filled_vec(state.v.len(), 0.0, "an averaged weight vector")?;
+        }
+        Ok(Self {
+            per_pass,
+            max_passes,
+            last_pass: max_passes,
+            pass: 0,
+            best: f64::INFINITY,
+            no_improvement: 0,
+            finishing_average: false,
+            objective: None,
+            started: Instant::now(),
+        })
+    }
+
+    /// Begin the next pass: its number of steps, or `None` when the fit is over.
+    pub fn next_pass(&mut self) -> Option<u64> {
+        if self.pass >= self.last_pass {
+            return None;
+        }
+        self.pass += 1;
+        Some(self.per_pass)
+    }
+
+    /// Whether [`PassPlan::end_pass`] needs the objective (`tol` or `verbose`).
+    pub fn wants_objective(params: &ValidParams) -> bool {
+        params.tol.is_some() || params.verbose
+    }
+
+    /// Passes begun so far.
+    pub fn passes(&self) -> usize {
+        self.pass
+    }
+
+    /// End the current pass with the primal objective of the model it returns
+    /// (`None` unless [`PassPlan::wants_objective`]): print the verbose line and
+    /// apply the stopping rule of `tol`. `label` prefixes the verbose line.
+    pub fn end_pass(
+        &mut self,
+        params: &ValidParams,
+        state: &mut LinearState,
+        objective: Option<f64>,
+        label: &str,
+    ) {
+        let Some(obj) = objective else { return };
+        self.objective = Some(obj);
+        if params.verbose {
+            eprintln!(
+                "{label}pass {}/{}: objective {obj:.6e}, ||w||^2 {:.4e}, t {}, {:.2}s",
+                self.pass,
+                self.last_pass,
+                state.sq_norm,
+                state.t,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
+        let Some(tol) = params.tol else { return };
+        if self.finishing_average {
+            return; // converged; the suffix average runs to `last_pass`
+        }
+        if obj > self.best - tol * self.best.abs() {
+            self.no_improvement += 1;
+        } else {
+            self.no_improvement = 0;
+        }
+        self.best = self.best.min(obj);
+        if self.no_improvement >= params.n_iter_no_change {
+            if params.averaging == Averaging::Suffix && state.avg_count == 0 {
+                state.avg_start = state.t + 1;
+                self.last_pass = (2 * self.pass).min(self.max_passes);
+                self.finishing_average = true;
+            } else {
+                self.last_pass = self.pass;
+            }
+        }
+    }
+
+    /// Write the returned model to `coef` and report the fit.
+    pub fn finish(&self, params: &ValidParams, state: &LinearState, coef: &mut [f64]) -> FitOutput {
+        FitOutput {
+            intercept: state.write_model(params.intercept, coef),
+            n_iter: self.pass,
+            objective: self.objective,
+        }
+    }
+}
+
+/// The model a pass ends with, written to `coef`: its intercept and the squared
+/// regularised bias weight (see [`objective_from_loss`]).
+pub fn current_model(params: &ValidParams, state: &LinearState, coef: &mut [f64]) -> (f64, f64) {
+    let b = state.write_model(params.intercept, coef);
+    // With a bias multiplier B the intercept is B * w_B (there is no other bias
+    // term), so the regularised weight is recovered from it.
+    let reg_sq = match params.intercept {
+        Intercept::BiasMultiplier(bf) => (b / bf) * (b / bf),
+        _ => 0.0,
+    };
+    (b, reg_sq)
+}
+
+/// Fit one binary problem for up to `params.max_iter` passes, continuing `state`
+/// (the passes, averaging and stopping rule of [`PassPlan`]); when `params.tol`
+/// is set (or `verbose`), the primal objective of the returned model is evaluated
+/// once per pass. `label` prefixes the verbose lines.
 ///
 /// The model's weights are written to `coef` (`n_features` entries).
 pub fn fit_binary<R: Rows>(
@@ -457,89 +714,17 @@ pub fn fit_binary<R: Rows>(
             rows.n_features()
         )));
     }
-    // With `max_steps`, one "pass" of exactly that many steps (the paper's T).
-    let (per_pass, max_passes) = match params.max_steps {
-        Some(t) => (t, 1),
-        None => (
-            steps_per_pass(rows.n_rows(), params.batch_size),
-            params.max_iter,
-        ),
-    };
-    let planned = per_pass * max_passes as u64;
-    state.avg_start = match params.averaging {
-        Averaging::Off => {
-            state.discard_average();
-            u64::MAX
-        }
-        Averaging::Suffix => {
-            state.discard_average();
-            state.t + planned / 2 + 1
-        }
-        Averaging::FromStep(s) => s,
-    };
-    if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
-        state.avg_u = try_filled_vec(state.v.len(), 0.0, "an averaged weight vector")?;
-    }
-    let started = Instant::now();
-    let want_objective = params.tol.is_some() || params.verbose;
-    let mut best = f64::INFINITY;
-    let mut no_improvement = 0;
-    let mut objective = None;
-    let mut n_iter = 0;
-    let mut last_pass = max_passes;
-    let mut finishing_average = false;
+    let mut plan = PassPlan::start(params, state, rows.n_rows())?;
     let ctx = make_context(rows, task, params, state)?;
-    let mut pass = 0;
-    while pass < last_pass {
-        pass += 1;
-        ctx.run(state, per_pass, cancel)?;
-        n_iter = pass;
-        if !want_objective {
-            continue;
-        }
-        let b = state.write_model(params.intercept, coef);
-        // With a bias multiplier B the intercept is B * w_B (there is no other bias
-        // term), so the regularised weight is recovered from it.
-        let reg_sq = match params.intercept {
-            Intercept::BiasMultiplier(bf) => (b / bf) * (b / bf),
-            _ => 0.0,
-        };
-        let obj = primal_objective(rows, task, coef, b, reg_sq, params.alpha);
-        objective = Some(obj);
-        if params.verbose {
-            eprintln!(
-                "{label}pass {pass}/{last_pass}: objective {obj:.6e}, ||w||^2 {:.4e}, t {}, {:.2}s",
-                state.sq_norm,
-                state.t,
-                started.elapsed().as_secs_f64()
-            );
-        }
-        let Some(tol) = params.tol else { continue };
-        if finishing_average {
-            continue; // converged; the suffix average runs to `last_pass`
-        }
-        if obj > best - tol * best.abs() {
-            no_improvement += 1;
-        } else {
-            no_improvement = 0;
-        }
-        best = best.min(obj);
-        if no_improvement >= params.n_iter_no_change {
-            if params.averaging == Averaging::Suffix && state.avg_count == 0 {
-                state.avg_start = state.t + 1;
-                last_pass = (2 * pass).min(max_passes);
-                finishing_average = true;
-            } else {
-                break;
-            }
-        }
+    while let Some(steps) = plan.next_pass() {
+        ctx.run(state, steps, cancel)?;
+        let objective = PassPlan::wants_objective(params).then(|| {
+            let (b, reg_sq) = current_model(params, state, coef);
+            primal_objective(rows, task, coef, b, reg_sq, params.alpha)
+        });
+        plan.end_pass(params, state, objective, label);
     }
-    let intercept = state.write_model(params.intercept, coef);
-    Ok(FitOutput {
-        intercept,
-        n_iter,
-        objective,
-    })
+    Ok(plan.finish(params, state, coef))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::*;
 use crate::data::{CsrRows, DenseRows};
 use crate::params::{Params, Sampling};
 use crate::rng::Rng;
+use std::borrow::Cow;
 
 /// A small seeded data set: `n x d` dense values with about half zeros, labels from
 /// a planted separator with some noise.
@@ -441,4 +442,144 @@ fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
         ..Params::default()
     };
     assert!(bad.validate().is_err());
+}
+
+/// A fit driven from outside, as a cluster's client drives it: the passes of
+/// [`PassPlan`], draws through [`KeyDraws`] from counts only, the drawn rows
+/// gathered into a small block (duplicates included), [`run_drawn`] on the block,
+/// the objective from [`hinge_loss_sum`] continued over two halves of the data.
+fn fit_from_outside(
+    x: &[f64],
+    n: usize,
+    d: usize,
+    task: &BinaryTask<'_>,
+    codes: &[u32],
+    sw: Option<&[f64]>,
+    p: &ValidParams,
+    state: &mut LinearState,
+    coef: &mut [f64],
+) -> FitOutput {
+    let never = AtomicBool::new(false);
+    let (positives, negatives) = task.split_by_class();
+    let keys = KeyDraws::new(Cow::Borrowed(&p.sampling), n, positives.len()).unwrap();
+    let half = n / 2;
+    let weights = weight_sum(
+        &BinaryTask::new(&codes[half..], 1, sw.map(|w| &w[half..]), 2.0, 0.5).unwrap(),
+        weight_sum(
+            &BinaryTask::new(&codes[..half], 1, sw.map(|w| &w[..half]), 2.0, 0.5).unwrap(),
+            -0.0,
+        ),
+    );
+    let rule = StepRule::new(p, weights / n as f64);
+    let mut plan = PassPlan::start(p, state, n).unwrap();
+    let mut drawn = Vec::new();
+    while let Some(steps) = plan.next_pass() {
+        // Rounds of 7 steps, as a client fetches rows in rounds.
+        let mut left = steps;
+        while left > 0 {
+            let now = left.min(7);
+            left -= now;
+            drawn.clear();
+            state.draw(&keys, now as usize * p.batch_size, &mut drawn);
+            let rows_of: Vec<usize> = drawn
+                .iter()
+                .map(|k| match *k {
+                    Drawn::Row(i) => i,
+                    Drawn::Positive(r) => positives[r],
+                    Drawn::Negative(r) => negatives[r],
+                })
+                .collect();
+            let block: Vec<f64> = rows_of
+                .iter()
+                .flat_map(|&i| x[i * d..(i + 1) * d].iter().copied())
+                .collect();
+            let block_codes: Vec<u32> = rows_of.iter().map(|&i| codes[i]).collect();
+            let block_sw: Option<Vec<f64>> = sw.map(|w| rows_of.iter().map(|&i| w[i]).collect());
+            let block_rows = DenseRows::new(&block, rows_of.len(), d).unwrap();
+            let block_task =
+                BinaryTask::new(&block_codes, 1, block_sw.as_deref(), 2.0, 0.5).unwrap();
+            let local: Vec<usize> = (0..rows_of.len()).collect();
+            run_drawn(&block_rows, &block_task, &rule, state, &local, &never).unwrap();
+        }
+        let objective = PassPlan::wants_objective(p).then(|| {
+            let (b, reg_sq) = current_model(p, state, coef);
+            let first = DenseRows::new(&x[..half * d], half, d).unwrap();
+            let second = DenseRows::new(&x[half * d..], n - half, d).unwrap();
+            let t1 = BinaryTask::new(&codes[..half], 1, sw.map(|w| &w[..half]), 2.0, 0.5).unwrap();
+            let t2 = BinaryTask::new(&codes[half..], 1, sw.map(|w| &w[half..]), 2.0, 0.5).unwrap();
+            let loss = hinge_loss_sum(&first, &t1, coef, b, -0.0);
+            let loss = hinge_loss_sum(&second, &t2, coef, b, loss);
+            objective_from_loss(loss, n, coef, reg_sq, p.alpha)
+        });
+        plan.end_pass(p, state, objective, "");
+    }
+    plan.finish(p, state, coef)
+}
+
+#[test]
+fn examples_supplied_from_outside_give_the_in_memory_model() {
+    let (n, d) = (61, 7);
+    let (x, codes) = dataset(n, d, 33);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let sw: Vec<f64> = (0..n).map(|i| 0.25 + (i % 5) as f64 * 0.3).collect();
+    let never = AtomicBool::new(false);
+    for sampling in [
+        Sampling::Uniform,
+        Sampling::Shuffle,
+        Sampling::Balanced,
+        Sampling::Order((0..n).rev().step_by(2).collect()),
+    ] {
+        for (batch_size, averaging, tol, weighted) in [
+            (1, Averaging::Off, None, false),
+            (3, Averaging::Suffix, Some(1e-3), true),
+            (2, Averaging::FromStep(40), None, true),
+        ] {
+            let p = Params {
+                alpha: 1e-2,
+                batch_size,
+                sampling: sampling.clone(),
+                averaging,
+                tol,
+                n_iter_no_change: 2,
+                max_iter: 6,
+                ..Params::default()
+            }
+            .validate()
+            .unwrap();
+            let sw = weighted.then_some(sw.as_slice());
+            let task = BinaryTask::new(&codes, 1, sw, 2.0, 0.5).unwrap();
+            let mut a = LinearState::new(d, 5, 1).unwrap();
+            let mut b = a.clone();
+            let (mut ca, mut cb) = (vec![0.0; d], vec![0.0; d]);
+            let fa = fit_binary(&rows, &task, &p, &mut a, &mut ca, &never, "").unwrap();
+            let fb = fit_from_outside(&x, n, d, &task, &codes, sw, &p, &mut b, &mut cb);
+            assert_eq!(a, b, "{sampling:?} k={batch_size}");
+            assert_eq!(ca, cb);
+            assert_eq!(fa, fb);
+        }
+    }
+}
+
+#[test]
+fn supplied_draws_are_checked() {
+    let (n, d) = (10, 3);
+    let (x, codes) = dataset(n, d, 2);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let p = Params {
+        batch_size: 2,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let rule = StepRule::new(&p, 1.0);
+    let never = AtomicBool::new(false);
+    let mut s = LinearState::new(d, 0, 0).unwrap();
+    assert!(run_drawn(&rows, &task, &rule, &mut s, &[0, 1, 2], &never).is_err());
+    assert!(run_drawn(&rows, &task, &rule, &mut s, &[0, 10], &never).is_err());
+    let mut wrong = LinearState::new(d + 1, 0, 0).unwrap();
+    assert!(run_drawn(&rows, &task, &rule, &mut wrong, &[0, 1], &never).is_err());
+    assert!(KeyDraws::new(Cow::Owned(Sampling::Balanced), 5, 0).is_err());
+    assert!(KeyDraws::new(Cow::Owned(Sampling::Order(vec![5])), 5, 1).is_err());
+    assert!(KeyDraws::new(Cow::Owned(Sampling::Uniform), 0, 0).is_err());
 }

@@ -36,7 +36,9 @@ impl Labels<'_> {
         }
     }
 
-    pub(crate) fn check(&self, n_rows: usize) -> Result<()> {
+    /// Check the labels against `n_rows` examples: at least two classes, one code
+    /// per row, each in range, one class weight per class.
+    pub fn check(&self, n_rows: usize) -> Result<()> {
         if self.n_classes < 2 {
             return Err(Error::InvalidInput(format!(
                 "the data must contain at least 2 classes, got {}",
@@ -68,7 +70,7 @@ impl Labels<'_> {
     /// Binary task `p`: for two classes, class 1 against class 0 (weights
     /// `class_weight[1]`, `class_weight[0]`); otherwise class `p` against the rest
     /// (weights `class_weight[p]` and 1, as LIBLINEAR and scikit-learn do).
-    pub(crate) fn task(&self, p: usize) -> Result<BinaryTask<'_>> {
+    pub fn task(&self, p: usize) -> Result<BinaryTask<'_>> {
         if self.n_classes == 2 {
             BinaryTask::new(
                 self.codes,
@@ -145,7 +147,7 @@ pub fn fit_one_vs_rest<R: Rows>(
 }
 
 /// The prefix of problem `p`'s progress lines (empty unless `show`).
-pub(crate) fn problem_label(show: bool, p: usize) -> String {
+pub fn problem_label(show: bool, p: usize) -> String {
     if show {
         format!("[class {p}] ")
     } else {
@@ -157,7 +159,7 @@ pub(crate) fn problem_label(show: bool, p: usize) -> String {
 /// `n_threads == 1` (no pool to start and join, a noticeable part of a small fit),
 /// else on a pool of `n_threads` threads (0 = one per core), on which `f` may run
 /// nested parallel work.
-pub(crate) fn for_each_problem<T, O, F>(items: Vec<T>, n_threads: usize, f: F) -> Result<Vec<O>>
+pub fn for_each_problem<T, O, F>(items: Vec<T>, n_threads: usize, f: F) -> Result<Vec<O>>
 where
     T: Send,
     O: Send,

@@ -6,6 +6,8 @@
 //! computes once from the parameters and the labels (class members for balanced
 //! sampling, the checked visiting order).
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
 use crate::params::Sampling;
 use crate::rng::Rng;
@@ -32,51 +34,69 @@ impl Sampler {
     }
 }
 
-/// The fixed part of sampling for one fit.
-pub(crate) struct Draws<'a> {
-    sampling: &'a Sampling,
-    n: usize,
-    positives: Vec<usize>,
-    negatives: Vec<usize>,
+/// One draw of a [`KeyDraws`]: a row, or the rank of an example within its class
+/// (balanced sampling), which the data's owner turns into a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// Row index in `[0, n)`.
+    Row(usize),
+    /// The `r`-th positive example (rows in increasing order).
+    Positive(usize),
+    /// The `r`-th negative example (rows in increasing order).
+    Negative(usize),
 }
 
-impl<'a> Draws<'a> {
-    /// Check `sampling` against the task (order indices in range, both classes
-    /// present for balanced sampling).
-    pub(crate) fn new(sampling: &'a Sampling, task: &BinaryTask<'_>) -> Result<Self> {
-        let n = task.len();
-        if let Sampling::Order(order) = sampling {
+/// The fixed part of sampling that needs only counts: the number of rows and, for
+/// balanced sampling, the class sizes. It consumes the generator exactly as the
+/// in-memory solver does, so a caller holding the rows elsewhere (a cluster) draws
+/// the same examples.
+#[derive(Clone, Debug)]
+pub struct KeyDraws<'a> {
+    sampling: Cow<'a, Sampling>,
+    n: usize,
+    n_pos: usize,
+    n_neg: usize,
+}
+
+impl<'a> KeyDraws<'a> {
+    /// Check `sampling` against `n` rows of which `n_pos` are positive (order
+    /// indices in range, both classes present for balanced sampling).
+    pub fn new(sampling: Cow<'a, Sampling>, n: usize, n_pos: usize) -> Result<Self> {
+        if n == 0 {
+            return Err(Error::InvalidInput("no samples to train on".into()));
+        }
+        if n_pos > n {
+            return Err(Error::InvalidInput(format!(
+                "{n_pos} positive examples among {n} rows"
+            )));
+        }
+        if let Sampling::Order(order) = &*sampling {
             if let Some(&bad) = order.iter().find(|&&i| i >= n) {
                 return Err(Error::InvalidParameter(format!(
                     "visiting order contains index {bad}, but there are only {n} samples"
                 )));
             }
         }
-        let (positives, negatives) = if *sampling == Sampling::Balanced {
-            let (p, q) = task.split_by_class();
-            if p.is_empty() || q.is_empty() {
-                return Err(Error::InvalidInput(
-                    "balanced sampling needs examples of both classes".into(),
-                ));
-            }
-            (p, q)
-        } else {
-            (Vec::new(), Vec::new())
-        };
+        let n_neg = n - n_pos;
+        if *sampling == Sampling::Balanced && (n_pos == 0 || n_neg == 0) {
+            return Err(Error::InvalidInput(
+                "balanced sampling needs examples of both classes".into(),
+            ));
+        }
         Ok(Self {
             sampling,
             n,
-            positives,
-            negatives,
+            n_pos,
+            n_neg,
         })
     }
 
-    /// The next example.
+    /// The next draw.
     #[inline]
-    pub(crate) fn draw(&self, s: &mut Sampler) -> usize {
+    pub fn draw(&self, s: &mut Sampler) -> Drawn {
         let n = self.n;
-        match self.sampling {
-            Sampling::Uniform => s.rng.below(n as u64) as usize,
+        match &*self.sampling {
+            Sampling::Uniform => Drawn::Row(s.rng.below(n as u64) as usize),
             Sampling::Shuffle => {
                 if s.perm.len() != n || s.cursor >= n as u64 {
                     if s.perm.len() != n {
@@ -87,21 +107,60 @@ impl<'a> Draws<'a> {
                 }
                 let i = s.perm[s.cursor as usize] as usize;
                 s.cursor += 1;
-                i
+                Drawn::Row(i)
             }
             Sampling::Balanced => {
-                let side = if s.rng.below(2) == 1 {
-                    &self.positives
+                if s.rng.below(2) == 1 {
+                    Drawn::Positive(s.rng.below(self.n_pos as u64) as usize)
                 } else {
-                    &self.negatives
-                };
-                side[s.rng.below(side.len() as u64) as usize]
+                    Drawn::Negative(s.rng.below(self.n_neg as u64) as usize)
+                }
             }
             Sampling::Order(order) => {
                 let i = order[(s.cursor % order.len() as u64) as usize];
                 s.cursor = (s.cursor + 1) % order.len() as u64;
-                i
+                Drawn::Row(i)
             }
+        }
+    }
+}
+
+/// The fixed part of sampling for one in-memory fit: [`KeyDraws`] plus the rows of
+/// each class, so that a draw is a row.
+pub(crate) struct Draws<'a> {
+    keys: KeyDraws<'a>,
+    positives: Vec<usize>,
+    negatives: Vec<usize>,
+}
+
+impl<'a> Draws<'a> {
+    /// Check `sampling` against the task (order indices in range, both classes
+    /// present for balanced sampling).
+    pub(crate) fn new(sampling: &'a Sampling, task: &BinaryTask<'_>) -> Result<Self> {
+        let (positives, negatives) = if *sampling == Sampling::Balanced {
+            task.split_by_class()
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let n_pos = if *sampling == Sampling::Balanced {
+            positives.len()
+        } else {
+            0
+        };
+        Ok(Self {
+            keys: KeyDraws::new(Cow::Borrowed(sampling), task.len(), n_pos)?,
+            positives,
+            negatives,
+        })
+    }
+
+    /// The next example.
+    #[inline]
+    pub(crate) fn draw(&self, s: &mut Sampler) -> usize {
+        match self.keys.draw(s) {
+            Drawn::Row(i) => i,
+            Drawn::Positive(r) => self.positives[r],
+            Drawn::Negative(r) => self.negatives[r],
         }
     }
 }

@@ -266,6 +266,58 @@ fn parse_chunk<T: Float>(
     Ok(out)
 }
 
+/// Where each example of an svmlight text starts, and its label: what training
+/// needs to know of rows it may never read (see [`index_rows`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowIndex {
+    /// Byte offset of each example's line, plus `base` (increasing).
+    pub starts: Vec<u64>,
+    /// One label per example.
+    pub labels: Vec<f64>,
+}
+
+/// Find the examples of an svmlight text and read their labels, without parsing
+/// their features: a line is an example when it has a token before any `#`, as
+/// in [`parse`], and its label is checked as [`parse`] checks it (errors name the
+/// line, 1-based). The bytes from one example's start to the next one's hold that
+/// example and nothing else [`parse`] would read, so parsing them gives the row.
+/// Offsets are reported plus `base` (the text's position in its file).
+pub fn index_rows(bytes: &[u8], base: u64) -> Result<RowIndex> {
+    let mut out = RowIndex {
+        starts: Vec::new(),
+        labels: Vec::new(),
+    };
+    let mut pos = 0;
+    let mut line = 0;
+    while pos < bytes.len() {
+        line += 1;
+        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |k| pos + k);
+        let text = &bytes[pos..end];
+        let first = text.iter().position(|b| !b.is_ascii_whitespace());
+        if let Some(a) = first.filter(|&a| text[a] != b'#') {
+            let len = text[a..]
+                .iter()
+                .position(|&b| b.is_ascii_whitespace() || b == b'#')
+                .unwrap_or(text.len() - a);
+            let token = &text[a..a + len];
+            let bad = |what: &str| {
+                Error::InvalidInput(format!(
+                    "line {line}: the label {:?} {what}",
+                    String::from_utf8_lossy(token)
+                ))
+            };
+            let y = parse_f64(token).ok_or_else(|| bad("is not a number"))?;
+            if !y.is_finite() {
+                return Err(bad("is not finite"));
+            }
+            out.starts.push(base + pos as u64);
+            out.labels.push(y);
+        }
+        pos = end + 1;
+    }
+    Ok(out)
+}
+
 fn parse_f64(token: &[u8]) -> Option<f64> {
     std::str::from_utf8(token).ok()?.parse::<f64>().ok()
 }
@@ -403,6 +455,31 @@ mod tests {
         assert_eq!(p.indices, vec![1, 4, 2, 7]);
         assert_eq!(p.indptr, vec![0, 2, 3, 4]);
         assert_eq!((p.min_index, p.max_index), (Some(1), Some(7)));
+    }
+
+    #[test]
+    fn the_row_index_finds_the_rows_parse_reads() {
+        let text: &[u8] =
+            b"# header\n1 qid:3 1:0.5 4:-2e3 # tail\n\n  \t\n-1#x\n   # c\n+2.5\t7:.25\r\n3";
+        let index = index_rows(text, 100).unwrap();
+        let whole = parse::<f64>(text, opts(false, false, false)).unwrap();
+        assert_eq!(index.labels, whole.labels);
+        assert_eq!(index.labels, vec![1.0, -1.0, 2.5, 3.0]);
+        // Each example's bytes parse to that example alone.
+        let mut ends: Vec<usize> = index.starts[1..].iter().map(|&s| s as usize - 100).collect();
+        ends.push(text.len());
+        for (r, (&start, end)) in index.starts.iter().zip(ends).enumerate() {
+            let one = parse::<f64>(&text[start as usize - 100..end], opts(false, false, false))
+                .unwrap();
+            assert_eq!(one.labels, vec![whole.labels[r]]);
+            let (lo, hi) = (whole.indptr[r] as usize, whole.indptr[r + 1] as usize);
+            assert_eq!(one.data, whole.data[lo..hi]);
+            assert_eq!(one.indices, whole.indices[lo..hi]);
+        }
+        assert_eq!(index_rows(b"", 0).unwrap().starts, Vec::<u64>::new());
+        let err = index_rows(b"1 1:2\n\nnan 2:1\n", 0).unwrap_err();
+        assert!(err.to_string().contains("line 3"), "{err}");
+        assert!(index_rows(b"1 1:2\nx 2:1\n", 0).is_err());
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::arrays::{shape2, slice, DenseArray, Matrix};
 use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
-use crate::linear::sampling;
+use crate::params::sampling;
 
 /// The kernel named `name` (`None` for "precomputed").
 pub(crate) fn kernel(name: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Option<Kernel>> {

@@ -15,6 +15,8 @@ mod error;
 mod feature_maps;
 mod kernel;
 mod linear;
+mod params;
+mod streamed;
 mod svmlight;
 
 use pyo3::prelude::*;
@@ -27,6 +29,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<linear::LinearSolverState>()?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(linear::decision_function, m)?)?;
+    m.add_class::<streamed::StreamedLinearFit>()?;
+    m.add_function(wrap_pyfunction!(streamed::weight_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::hinge_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::check_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_decision, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::pairwise_kernel, m)?)?;
@@ -42,5 +48,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(feature_maps::additive_features, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::parse_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::format_svmlight, m)?)?;
+    m.add_function(wrap_pyfunction!(svmlight::index_svmlight, m)?)?;
     Ok(())
 }

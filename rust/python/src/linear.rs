@@ -2,28 +2,28 @@
 //! core with it released, hand back numpy arrays.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use pegasos_core::codec::{decode_states, encode_states};
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::{
-    decision_function as core_decision, fit_one_vs_rest, initial_states, Averaging, Intercept,
-    Labels, LinearState, Params, Rows, Sampling,
+    decision_function as core_decision, fit_one_vs_rest, initial_states, FitOutput, Labels,
+    LinearState, Rows,
 };
 
 use crate::arrays::{slice, Matrix};
 use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
+use crate::params::LinearParams;
 
 /// The complete solver state of a linear model (one entry per binary problem), kept
 /// in Rust between calls; it is serialized only when pickled.
 #[pyclass(module = "pegasos_rs._core")]
 #[derive(Default)]
 pub struct LinearSolverState {
-    states: Vec<LinearState>,
+    pub(crate) states: Vec<LinearState>,
 }
 
 #[pymethods]
@@ -52,7 +52,7 @@ impl LinearSolverState {
 }
 
 /// What `fit_linear` returns to Python.
-type FitReturn<'py> = (
+pub(crate) type FitReturn<'py> = (
     Bound<'py, PyArray2<f64>>,
     Bound<'py, PyArray1<f64>>,
     Vec<usize>,
@@ -60,37 +60,10 @@ type FitReturn<'py> = (
     Vec<Option<f64>>,
 );
 
-pub(crate) fn sampling(name: &str, order: Option<PyReadonlyArray1<'_, i64>>) -> PyResult<Sampling> {
-    Ok(match (name, order) {
-        ("uniform", None) => Sampling::Uniform,
-        ("shuffle", None) => Sampling::Shuffle,
-        ("balanced", None) => Sampling::Balanced,
-        ("order", Some(o)) => Sampling::Order(
-            slice(&o)?
-                .iter()
-                .map(|&i| {
-                    usize::try_from(i).map_err(|_| {
-                        PyValueError::new_err(format!("visiting order contains negative index {i}"))
-                    })
-                })
-                .collect::<PyResult<_>>()?,
-        ),
-        (other, _) => {
-            return Err(PyValueError::new_err(format!(
-                "sampling must be 'uniform', 'shuffle', 'balanced' or an order, got {other:?}"
-            )))
-        }
-    })
-}
-
 /// Train one-vs-rest linear Pegasos, continuing `solver` (fresh when it is empty)
 /// and leaving the final state in it.
 #[pyfunction]
-#[pyo3(signature = (
-    x, codes, n_classes, class_weight, sample_weight, solver, *,
-    alpha, batch_size, projection, fit_intercept, intercept_scaling, average, average_start,
-    sampling_name, order, max_iter, max_steps, tol, n_iter_no_change, seed, verbose, n_threads
-))]
+#[pyo3(signature = (x, codes, n_classes, class_weight, sample_weight, solver, params, n_threads))]
 pub fn fit_linear<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
@@ -99,54 +72,11 @@ pub fn fit_linear<'py>(
     class_weight: PyReadonlyArray1<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     mut solver: PyRefMut<'py, LinearSolverState>,
-    alpha: f64,
-    batch_size: usize,
-    projection: bool,
-    fit_intercept: bool,
-    intercept_scaling: Option<f64>,
-    average: &str,
-    average_start: u64,
-    sampling_name: &str,
-    order: Option<PyReadonlyArray1<'py, i64>>,
-    max_iter: usize,
-    max_steps: Option<u64>,
-    tol: Option<f64>,
-    n_iter_no_change: usize,
-    seed: u64,
-    verbose: bool,
+    params: LinearParams<'py>,
     n_threads: usize,
 ) -> PyResult<FitReturn<'py>> {
-    let intercept = match (fit_intercept, intercept_scaling) {
-        (false, _) => Intercept::None,
-        (true, None) => Intercept::Unregularized,
-        (true, Some(b)) => Intercept::BiasMultiplier(b),
-    };
-    let averaging = match average {
-        "off" => Averaging::Off,
-        "suffix" => Averaging::Suffix,
-        "from" => Averaging::FromStep(average_start),
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "unknown averaging {other:?}"
-            )))
-        }
-    };
-    let params = Params {
-        alpha,
-        batch_size,
-        projection,
-        intercept,
-        averaging,
-        sampling: sampling(sampling_name, order)?,
-        max_iter,
-        max_steps,
-        tol,
-        n_iter_no_change,
-        seed,
-        verbose,
-    }
-    .validate()
-    .map_err(CoreError)?;
+    let params = params.validate()?;
+    let max_iter = params.max_iter;
     let codes = slice(&codes)?;
     let class_weight = slice(&class_weight)?;
     let sample_weight = match &sample_weight {
@@ -179,13 +109,24 @@ pub fn fit_linear<'py>(
     let outputs = train();
     solver.states = states;
     let (outputs, coef, d) = outputs?;
+    fit_return(py, &outputs, coef, d, &solver.states)
+}
+
+/// The fit's outputs as Python receives them.
+pub(crate) fn fit_return<'py>(
+    py: Python<'py>,
+    outputs: &[FitOutput],
+    coef: Vec<f64>,
+    d: usize,
+    states: &[LinearState],
+) -> PyResult<FitReturn<'py>> {
     let coef = PyArray1::from_vec(py, coef).reshape([outputs.len(), d])?;
     let intercept = PyArray1::from_vec(py, outputs.iter().map(|o| o.intercept).collect());
     Ok((
         coef,
         intercept,
         outputs.iter().map(|o| o.n_iter).collect(),
-        solver.states.iter().map(LinearState::steps).collect(),
+        states.iter().map(LinearState::steps).collect(),
         outputs.iter().map(|o| o.objective).collect(),
     ))
 }

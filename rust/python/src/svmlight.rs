@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
 
-use pegasos_core::svmlight::{format_rows, parse, ParseOptions, Svmlight};
+use pegasos_core::svmlight::{format_rows, index_rows, parse, ParseOptions, Svmlight};
 use pegasos_core::Float;
 
 use crate::arrays::{slice, Matrix};
@@ -83,4 +83,20 @@ pub fn format_svmlight<'py>(
         format_rows(&make()?, labels, query_id, one_based, n_threads)
     }))?;
     Ok(PyBytes::new(py, text.as_bytes()))
+}
+
+/// Byte offsets (plus `base`) and labels of the examples of an svmlight text,
+/// without parsing their features (GIL released).
+#[pyfunction]
+#[pyo3(signature = (text, base))]
+pub fn index_svmlight<'py>(
+    py: Python<'py>,
+    text: &[u8],
+    base: u64,
+) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<f64>>)> {
+    let index = detach(py, || index_rows(text, base))?;
+    Ok((
+        PyArray1::from_vec(py, index.starts),
+        PyArray1::from_vec(py, index.labels),
+    ))
 }
