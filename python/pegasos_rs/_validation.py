@@ -13,11 +13,19 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import _check_sample_weight
 
 
+def buffer(a, dtype=None):
+    """``a`` as a C-contiguous, aligned array (copied only when it is not one):
+    the extension reads such buffers in place. Arrays rebuilt from network frames
+    (a Dask worker's) can be contiguous but unaligned."""
+    return np.require(a, dtype=dtype, requirements=["C_CONTIGUOUS", "ALIGNED"])
+
+
 def as_rust_matrix(X):
     """Return a C-contiguous dense array, or the CSR tuple the extension reads.
 
     ``X`` must already be validated (CSR or dense, float32/float64). Buffers that are
-    already contiguous are passed through; nothing is copied in the common case.
+    already contiguous and aligned are passed through; nothing is copied in the
+    common case.
     """
     if sp.issparse(X):
         if X.format != "csr":
@@ -27,13 +35,13 @@ def as_rust_matrix(X):
             index_dtype = np.dtype(np.int64)
         n_rows, n_features = X.shape
         return (
-            np.ascontiguousarray(X.data),
-            np.ascontiguousarray(X.indices, dtype=index_dtype),
-            np.ascontiguousarray(X.indptr, dtype=index_dtype),
+            buffer(X.data),
+            buffer(X.indices, dtype=index_dtype),
+            buffer(X.indptr, dtype=index_dtype),
             int(n_rows),
             int(n_features),
         )
-    return np.ascontiguousarray(X)
+    return buffer(X)
 
 
 def n_threads(n_jobs: int | None) -> int:
@@ -58,35 +66,50 @@ def seed_from(random_state) -> int:
     return int(rng.randint(np.iinfo(np.int32).max))
 
 
-def encode_targets(estimator_name: str, y, known=None):
-    """Classes and ``uint32`` class codes of ``y``.
-
-    ``known`` (sorted) fixes the classes (``partial_fit``'s ``classes`` or a previous
-    fit); labels outside it raise ``ValueError``. Returns ``(classes, present,
-    codes)`` where ``present`` are the classes that occur in ``y``.
-    """
-    present, codes = np.unique(y, return_inverse=True)
+def check_classes(estimator_name: str, present, known=None):
+    """The classes of a fit from the sorted labels ``present`` in its data: ``known``
+    when given (``partial_fit``'s ``classes`` or a previous fit; labels outside it
+    raise ``ValueError``), else ``present``; at least two."""
     if known is None:
         known = present
     else:
         unseen = np.setdiff1d(present, known)
         if unseen.size:
             raise ValueError(f"y contains labels not in classes: {unseen.tolist()}")
-        codes = np.searchsorted(known, present)[codes]
     if known.size < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least 2 classes in the data, "
             f"but the data contains only one class: {known.tolist()}"
         )
-    return known, present, codes.astype(np.uint32)
+    return known
 
 
-def class_weight_vector(class_weight, classes, present, y):
-    """Per-class weights (``float64``, one per class) from a ``class_weight`` option."""
+def encode_targets(estimator_name: str, y, known=None):
+    """Classes and ``uint32`` class codes of ``y`` (see :func:`check_classes`).
+
+    Returns ``(classes, present, counts, codes)``: ``present`` are the classes that
+    occur in ``y`` and ``counts`` their numbers of examples.
+    """
+    present, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    classes = check_classes(estimator_name, present, known)
+    if known is not None:
+        codes = np.searchsorted(classes, present)[codes]
+    return classes, present, counts, codes.astype(np.uint32)
+
+
+def class_weight_vector(class_weight, classes, present, counts):
+    """Per-class weights (``float64``, one per class) from a ``class_weight`` option;
+    ``counts``: examples of each class in ``present``. The same numbers as
+    scikit-learn's ``compute_class_weight(class_weight, classes=present, y=y)``,
+    computed from the counts (a distributed fit has no ``y`` in one place)."""
     weights = np.ones(classes.size)
-    if class_weight is not None:
+    if isinstance(class_weight, str) and class_weight == "balanced":
+        # scikit-learn's formula, operation for operation.
+        counts = np.asarray(counts).astype(np.float64)
+        weights[np.searchsorted(classes, present)] = counts.sum() / (present.size * counts)
+    elif class_weight is not None:
         weights[np.searchsorted(classes, present)] = compute_class_weight(
-            class_weight, classes=present, y=y
+            class_weight, classes=present, y=present
         )
     return weights
 

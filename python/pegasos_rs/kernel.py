@@ -219,9 +219,9 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
                 f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
             )
         check_classification_targets(y)
-        classes, present, codes = encode_targets(type(self).__name__, y)
+        classes, present, counts, codes = encode_targets(type(self).__name__, y)
         sample_weight = sample_weight_vector(sample_weight, X)
-        class_weight = class_weight_vector(self.class_weight, classes, present, y)
+        class_weight = class_weight_vector(self.class_weight, classes, present, counts)
         sampling_name, order = sampling_args(self.sampling)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
 

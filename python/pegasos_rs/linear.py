@@ -221,9 +221,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             known = np.unique(np.asarray(classes))
         else:
             known = None
-        known, present, codes = encode_targets(type(self).__name__, y, known)
+        known, present, counts, codes = encode_targets(type(self).__name__, y, known)
         sample_weight = sample_weight_vector(sample_weight, X)
-        class_weight = class_weight_vector(self.class_weight, known, present, y)
+        class_weight = class_weight_vector(self.class_weight, known, present, counts)
         solver = self._solver if resume else _core.LinearSolverState()
         coef, intercept, n_iter, t, objective = _core.fit_linear(
             as_rust_matrix(X),

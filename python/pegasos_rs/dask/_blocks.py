@@ -1,0 +1,377 @@
+"""What a worker holds of one partition of the training data, and the tasks that
+run where it lives.
+
+A partition becomes a *block*: a :class:`MemoryBlock` (the rows computed by the
+user's dask graph, kept in the worker's memory and spilled by dask when memory is
+short) or a :class:`SvmlightBlock` (a byte range of an svmlight file, of which the
+worker keeps only where each example starts and its label; the rows stay in the
+file and are parsed when a step needs them). Both answer the same questions: how
+many rows, which labels, the rows with given local indices, the whole matrix.
+
+Every function here runs on a worker and returns small results (summaries, the
+sampled rows, partial sums), so the data itself never travels to the client.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array
+from sklearn.utils.multiclass import check_classification_targets
+
+from pegasos_rs import _core
+from pegasos_rs._validation import as_rust_matrix, buffer
+
+#: How a partition is shaped for the extension: the in-memory estimator's rules
+#: (CSR or C-ordered dense, float32/float64 kept, other types to float64), but a
+#: partition may be empty. Values are checked by the extension.
+_PARTITION_CHECKS = {
+    "accept_sparse": "csr",
+    "dtype": [np.float64, np.float32],
+    "order": "C",
+    "accept_large_sparse": True,
+    "ensure_all_finite": False,
+    "ensure_min_samples": 0,
+}
+
+#: Compressed files cannot be read from an offset: their blocks are whole files,
+#: parsed once and kept in memory.
+OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open, ".lzma": lzma.open}
+
+
+@dataclass(frozen=True)
+class SvmlightSpec:
+    """A block of an svmlight file: the lines of ``path`` that start at a byte in
+    ``[offset, offset + length)`` (to the end of the file when ``length`` is -1),
+    with the file's reading options. Blocks at consecutive ranges split the file's
+    lines without gap or overlap."""
+
+    path: str
+    offset: int
+    length: int
+    n_features: int | None
+    one_based: bool
+    dtype: str
+
+    @property
+    def name(self) -> str:
+        if self.length < 0 and self.offset == 0:
+            return self.path
+        end = "end" if self.length < 0 else self.offset + self.length
+        return f"{self.path} (bytes {self.offset}-{end})"
+
+    @property
+    def compressed(self) -> bool:
+        return os.path.splitext(self.path)[1].lower() in OPENERS
+
+
+def read_range(spec: SvmlightSpec) -> tuple[bytes, int]:
+    """The block's text (its whole lines) and its offset in the file."""
+    if spec.compressed:
+        with OPENERS[os.path.splitext(spec.path)[1].lower()](spec.path, "rb") as f:
+            return f.read(), 0
+    with open(spec.path, "rb") as f:
+        start = spec.offset
+        if start > 0:
+            f.seek(start - 1)
+            if f.read(1) != b"\n":  # inside a line: it belongs to the block before
+                start += len(f.readline())
+        if spec.length < 0:
+            return f.read(), start
+        end = spec.offset + spec.length
+        if start >= end:
+            return b"", start
+        text = f.read(end - start)
+        if text and not text.endswith(b"\n"):
+            text += f.readline()  # the last line starts in the range: ours
+        return text, start
+
+
+def parse(text: bytes, spec: SvmlightSpec, n_features: int):
+    """Parse svmlight text into ``(CSR matrix, labels)`` with the block's options;
+    errors name the file."""
+    try:
+        data, indices, indptr, labels, _, _, max_index = _core.parse_svmlight(
+            text, dtype=spec.dtype, one_based=spec.one_based, query_id=False, n_threads=1
+        )
+    except ValueError as e:
+        raise ValueError(f"{spec.name}: {e}") from None
+    if spec.one_based:
+        np.subtract(indices, 1, out=indices)
+    top = -1 if max_index is None else max_index - int(spec.one_based)
+    if top >= n_features:
+        raise ValueError(
+            f"{spec.name}: feature index {top + int(spec.one_based)} is out of range for "
+            f"n_features={n_features}"
+        )
+    X = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, n_features))
+    return X, labels
+
+
+@dataclass
+class Block:
+    """Rows, labels and sample weights of one partition (see the module doc)."""
+
+    name: str
+    labels: np.ndarray
+    sample_weight: np.ndarray | None
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.labels.shape[0])
+
+    def rows(self, ids: np.ndarray):
+        """The rows with local indices ``ids`` (sorted, unique), as a matrix."""
+        raise NotImplementedError
+
+    def matrix(self):
+        """All rows, as a matrix."""
+        raise NotImplementedError
+
+
+@dataclass
+class MemoryBlock(Block):
+    """A partition held in the worker's memory."""
+
+    X: object = None
+
+    def rows(self, ids):
+        return self.X[ids]
+
+    def matrix(self):
+        return self.X
+
+
+@dataclass
+class SvmlightBlock(Block):
+    """A range of an svmlight file: example offsets and labels; rows parsed on use."""
+
+    spec: SvmlightSpec | None = None
+    n_features: int = 0
+    #: File offset of each example, and the end of the block's last one.
+    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    end: int = 0
+
+    def _bounds(self, ids):
+        ends = np.append(self.starts[1:], np.uint64(self.end))
+        return self.starts[ids].astype(np.int64), ends[ids].astype(np.int64)
+
+    def rows(self, ids):
+        lo, hi = self._bounds(ids)
+        # One read per run of consecutive examples.
+        breaks = np.flatnonzero(lo[1:] != hi[:-1]) + 1
+        pieces = []
+        fd = os.open(self.spec.path, os.O_RDONLY)
+        try:
+            for a, b in zip(np.r_[0, breaks], np.r_[breaks, lo.size], strict=True):
+                if a == b:
+                    continue
+                piece = os.pread(fd, int(hi[b - 1] - lo[a]), int(lo[a]))
+                pieces.append(piece if piece.endswith(b"\n") else piece + b"\n")
+        finally:
+            os.close(fd)
+        X, labels = parse(b"".join(pieces), self.spec, self.n_features)
+        if X.shape[0] != len(ids) or not np.array_equal(labels, self.labels[ids]):
+            raise ValueError(
+                f"{self.spec.name}: the file changed while training (its examples no "
+                "longer match the index taken when training started)"
+            )
+        return X
+
+    def matrix(self):
+        text, _ = read_range(self.spec)
+        X, _ = parse(text, self.spec, self.n_features)
+        return X
+
+
+def _labels(y, n_rows: int, name: str) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name}: y must be 1-D, got shape {y.shape}")
+    if y.shape[0] != n_rows:
+        raise ValueError(f"{name}: X has {n_rows} rows but y has {y.shape[0]}")
+    return y
+
+
+def _weights(sample_weight, n_rows: int, name: str):
+    if sample_weight is None:
+        return None
+    sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if sw.ndim != 1 or sw.shape[0] != n_rows:
+        raise ValueError(
+            f"{name}: sample_weight has shape {sw.shape}, expected ({n_rows},)"
+        )
+    return sw
+
+
+def memory_block(X, y, sample_weight, name: str) -> MemoryBlock:
+    """A partition computed by dask, shaped as the in-memory estimator shapes X."""
+    try:
+        X = check_array(X, **_PARTITION_CHECKS)
+        if y is None:
+            labels = np.zeros(0)
+        else:
+            labels = _labels(y, X.shape[0], name)
+        sw = _weights(sample_weight, X.shape[0], name)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}" if not str(e).startswith(name) else str(e)) from None
+    return MemoryBlock(name=name, labels=labels, sample_weight=sw, X=X)
+
+
+def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_weight):
+    """Index a block of an svmlight file: where each example starts and its label.
+    With ``check`` the whole block is also parsed, so any malformed value raises
+    now. A compressed file is parsed once and kept in memory. ``y``, when given,
+    replaces the file's labels."""
+    text, base = read_range(spec)
+    if spec.compressed:
+        X, labels = parse(text, spec, n_features)
+        labels = labels if y is None else _labels(y, X.shape[0], spec.name)
+        return MemoryBlock(
+            name=spec.name,
+            labels=labels,
+            sample_weight=_weights(sample_weight, X.shape[0], spec.name),
+            X=X,
+        )
+    if check:
+        parse(text, spec, n_features)
+    try:
+        starts, labels = _core.index_svmlight(text, base)
+    except ValueError as e:
+        raise ValueError(f"{spec.name}: {e}") from None
+    if y is not None:
+        labels = _labels(y, labels.shape[0], spec.name)
+    return SvmlightBlock(
+        name=spec.name,
+        labels=labels,
+        sample_weight=_weights(sample_weight, labels.shape[0], spec.name),
+        spec=spec,
+        n_features=n_features,
+        starts=starts,
+        end=base + len(text),
+    )
+
+
+def with_labels(block: Block, y, sample_weight) -> Block:
+    """``block`` with labels (and sample weights) from separate arrays."""
+    from dataclasses import replace
+
+    labels = _labels(y, _rows_of(block), block.name)
+    return replace(
+        block, labels=labels, sample_weight=_weights(sample_weight, labels.shape[0], block.name)
+    )
+
+
+def _rows_of(block: Block) -> int:
+    if isinstance(block, MemoryBlock):
+        return int(block.X.shape[0])
+    return int(block.starts.shape[0])
+
+
+def summarize(block: Block, check: bool) -> dict:
+    """What the client needs to know of a block: its shape, storage, classes and
+    their counts. With ``check``, values, labels and sample weights are checked
+    as the in-memory estimator checks them."""
+    name = block.name
+    try:
+        if isinstance(block, MemoryBlock):
+            X = block.X
+            sparse, dtype = sp.issparse(X), X.dtype.name
+            n_features, stored = int(X.shape[1]), int(X.nnz if sp.issparse(X) else X.size)
+            if check:
+                _core.check_matrix(as_rust_matrix(X))
+        else:
+            sparse, dtype = True, block.spec.dtype
+            n_features, stored = block.n_features, None
+        if block.n_rows:
+            check_classification_targets(block.labels)
+        classes, counts = np.unique(block.labels, return_counts=True)
+        sw = block.sample_weight
+        if sw is not None and check and not (np.all(np.isfinite(sw)) and np.all(sw >= 0)):
+            raise ValueError("sample_weight must be finite and non-negative")
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+    return {
+        "name": name,
+        "n_rows": block.n_rows,
+        "n_features": n_features,
+        "sparse": sparse,
+        "dtype": dtype,
+        "stored": stored,
+        "bytes": _text_bytes(block),
+        "classes": classes,
+        "counts": counts.astype(np.int64),
+        "weighted": sw is not None,
+    }
+
+
+def _text_bytes(block: Block) -> int | None:
+    if isinstance(block, SvmlightBlock):
+        return int(block.end - (block.starts[0] if block.starts.size else block.end))
+    return None
+
+
+def local_rows(block: Block, classes, request) -> np.ndarray:
+    """Local row indices of the requested examples: ``request`` is ``(kind, key,
+    code)`` arrays; kind 0 asks for local row ``key``, kind 1 (2) for the
+    ``key``-th row of class code ``code`` (of any other class), rows in order."""
+    kind, key, code = request
+    ids = np.empty(key.shape[0], dtype=np.int64)
+    plain = kind == 0
+    ids[plain] = key[plain]
+    if not plain.all():
+        codes = np.searchsorted(classes, block.labels)
+        for c in np.unique(code[~plain]):
+            for k, members in ((1, codes == c), (2, codes != c)):
+                sel = (kind == k) & (code == c)
+                if sel.any():
+                    ids[sel] = np.flatnonzero(members)[key[sel]]
+    return ids
+
+
+def take(block: Block, classes, request, dtype: str):
+    """The requested examples (see :func:`local_rows`): ``(X, codes, sample
+    weights, position)``, each distinct row once, ``position[j]`` the row holding
+    request ``j``."""
+    ids = local_rows(block, classes, request)
+    unique, position = np.unique(ids, return_inverse=True)
+    X = block.rows(unique)
+    if X.dtype != dtype:
+        X = X.astype(dtype)
+    codes = np.searchsorted(classes, block.labels[unique]).astype(np.uint32)
+    sw = None if block.sample_weight is None else block.sample_weight[unique]
+    return X, codes, sw, position.astype(np.int64)
+
+
+def _label_weights(classes, class_weight, block: Block):
+    sw = block.sample_weight
+    return {
+        "n_classes": int(len(classes)),
+        "class_weight": buffer(class_weight, np.float64),
+        "sample_weight": None if sw is None else buffer(sw, np.float64),
+    }
+
+
+def weight_chain(block: Block, classes, class_weight, acc):
+    """Continue the per-problem sums of example weights over this block's rows."""
+    codes = np.searchsorted(classes, block.labels).astype(np.uint32)
+    return _core.weight_sums(codes, _label_weights(classes, class_weight, block), acc)
+
+
+def hinge_chain(block: Block, classes, class_weight, dtype, model, acc):
+    """Continue the per-problem sums of weighted hinge losses over this block."""
+    coef, intercept = (buffer(a, np.float64) for a in model)
+    X = block.matrix()
+    if X.dtype != dtype:
+        X = X.astype(dtype)
+    codes = np.searchsorted(classes, block.labels).astype(np.uint32)
+    labels = _label_weights(classes, class_weight, block)
+    return _core.hinge_sums(as_rust_matrix(X), codes, labels, coef, intercept, acc)

@@ -1,0 +1,301 @@
+"""``pegasos_rs.dask.PegasosClassifier``: linear Pegasos trained where the data lives."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from numbers import Integral
+
+import dask
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from pegasos_rs import _core
+from pegasos_rs import linear as _linear
+from pegasos_rs._validation import check_classes, class_weight_vector, n_threads
+from pegasos_rs.dask import _exact, _parallel, _predict
+from pegasos_rs.dask._cluster import cluster, current_client
+from pegasos_rs.dask._data import distribute
+
+#: Fitted attributes a local copy gets (``feature_names_in_`` when set).
+_FITTED = (
+    "classes_",
+    "coef_",
+    "intercept_",
+    "n_iter_",
+    "t_",
+    "objective_",
+    "n_features_in_",
+    "feature_names_in_",
+)
+
+
+class PegasosClassifier(_linear.PegasosClassifier):
+    """Linear Pegasos on data held by a Dask cluster (``pip install "pegasos-rs[dask]"``).
+
+    The same estimator as :class:`pegasos_rs.PegasosClassifier`, with the same
+    parameters and fitted attributes, whose ``fit`` takes dask arrays (dense
+    chunks, or row chunks of scipy CSR matrices; chunk sizes may be unknown), dask
+    dataframes, or the arrays of :func:`pegasos_rs.dask.read_svmlight`, and whose
+    ``predict``, ``decision_function`` and ``score`` run block by block on the
+    workers (lazily: they return dask arrays). :meth:`to_local` returns the fitted
+    model as a plain :class:`pegasos_rs.PegasosClassifier`.
+
+    The rows of row partition ``b`` are rows ``offset_b ... offset_b + n_b - 1`` of
+    the training set, partitions in order: the order of ``X.compute()``.
+
+    Modes
+    -----
+    ``"exact"`` (default): the iterates of the in-memory solver, bit for bit:
+    ``fit(X, y)`` gives the ``coef_`` of ``pegasos_rs.PegasosClassifier(...).fit(
+    X.compute(), y.compute())`` with the same parameters, for any chunking and any
+    number of workers. The client draws the examples with the solver's seeded
+    generator, the workers send the drawn rows only, and the client takes the
+    steps; a fit reads ``T · batch_size`` rows whatever the number of rows, so
+    ``max_steps`` with a fraction of a pass is how it scales (the paper's claim).
+    The client holds the model, O(n_features x classes), and at most two rounds
+    of drawn rows (``round_bytes`` each). ``sampling="shuffle"`` keeps a
+    permutation of all rows on the client (4 bytes per row).
+
+    ``"parallel"``: iterative parameter mixing (McDonald, Hall, Mann 2010;
+    Zinkevich, Weimer, Smola, Li 2010), for many passes over data that does not fit
+    one machine: in each round every partition runs one local pass of the solver
+    from the shared iterate, on the worker that holds it, and the client averages
+    the results (weighted by rows, summed on the cluster). ``max_iter`` is the
+    number of rounds. Not the in-memory iterates; its objective is reported
+    against the exact mode's in the README.
+
+    Parameters
+    ----------
+    (all of :class:`pegasos_rs.PegasosClassifier`'s, and:)
+    mode : {"exact", "parallel"}, default="exact"
+    client : distributed.Client or None, default=None
+        The cluster to run on. None: the current client if there is one, else a
+        ``LocalCluster`` of worker processes sized to the machine, started for the
+        call and closed after it.
+    round_bytes : int, default=32 MiB
+        Exact mode: about how many bytes of drawn rows the workers send per round.
+    n_jobs : int or None, default=None
+        Threads of the client's steps (one-vs-rest problems in parallel).
+
+    Notes
+    -----
+    Inputs must not be modified while a fit runs. ``fit`` with ``check_input=False``
+    checks only the rows training reads (see :meth:`fit`).
+    """
+
+    _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
+        **_linear.PegasosClassifier._parameter_constraints,
+        "mode": [StrOptions({"exact", "parallel"})],
+        "client": [None, HasMethods(["submit", "gather"])],
+        "round_bytes": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        alpha=1e-4,
+        max_iter=20,
+        max_steps=None,
+        batch_size=1,
+        projection=True,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        average=False,
+        sampling="uniform",
+        class_weight=None,
+        tol=None,
+        n_iter_no_change=5,
+        warm_start=False,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        mode="exact",
+        client=None,
+        round_bytes=32 << 20,
+    ):
+        super().__init__(
+            alpha=alpha,
+            max_iter=max_iter,
+            max_steps=max_steps,
+            batch_size=batch_size,
+            projection=projection,
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            average=average,
+            sampling=sampling,
+            class_weight=class_weight,
+            tol=tol,
+            n_iter_no_change=n_iter_no_change,
+            warm_start=warm_start,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+        self.mode = mode
+        self.client = client
+        self.round_bytes = round_bytes
+
+    def fit(self, X, y, sample_weight=None, *, check_input=True, callback=None):
+        """Train on data held by the cluster (continuing the last fit if
+        ``warm_start``).
+
+        Parameters
+        ----------
+        X : dask array or dataframe of shape (n_samples, n_features)
+            Or an in-memory matrix (sent to the cluster as one partition).
+        y : dask array or series of shape (n_samples,)
+            Row blocks aligned with X's (or an in-memory array).
+        sample_weight : dask array or array-like of shape (n_samples,), default=None
+        check_input : bool, default=True
+            Check every value as the in-memory estimator does before training.
+            ``False``: check only the labels of all rows and the rows training reads
+            (on arrays of :func:`read_svmlight`, the files' other rows are then not
+            parsed at all); a NaN or a malformed line in a row that is read still
+            raises ``ValueError``.
+        callback : callable or None, default=None
+            Called after every round with a dict of progress (``stage``, ``pass``,
+            ``steps``, ``steps_in_pass``, ``seconds``).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        resume = bool(self.warm_start) and hasattr(self, "_solver")
+        return self._fit_dask(
+            X, y, sample_weight, None, resume, self.max_iter, self.max_steps, check_input, callback
+        )
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One pass over ``(X, y)``, continuing from the current solver state
+        (``classes`` must be given on the first call)."""
+        first = not hasattr(self, "_solver")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+        return self._fit_dask(X, y, sample_weight, classes, not first, 1, None, True, None)
+
+    def _fit_dask(self, X, y, sample_weight, classes, resume, max_iter, max_steps, check, callback):
+        if self.mode == "parallel" and not isinstance(self.sampling, str):
+            raise ValueError("sampling as a visiting order is not supported in parallel mode")
+        with cluster(self.client) as client:
+            data = distribute(client, X, y, sample_weight, check=check)
+            try:
+                if resume and data.n_features != self.n_features_in_:
+                    raise ValueError(
+                        f"X has {data.n_features} features, but {type(self).__name__} is "
+                        f"expecting {self.n_features_in_} features as input."
+                    )
+                if resume:
+                    known = self.classes_
+                elif classes is not None:
+                    known = np.unique(np.asarray(classes))
+                else:
+                    known = None
+                present = data.classes
+                counts = data.counts.sum(axis=0)
+                known = check_classes(type(self).__name__, present, known)
+                class_weight = class_weight_vector(self.class_weight, known, present, counts)
+                if known.size != present.size or np.any(known != present):
+                    moved = np.zeros((data.counts.shape[0], known.size), dtype=np.int64)
+                    moved[:, np.searchsorted(known, present)] = data.counts
+                    data.classes, data.counts = known, moved
+                solver = copy.deepcopy(self._solver) if resume else _core.LinearSolverState()
+                params = self._solver_params(resume, max_iter, max_steps)
+                callback = callback if callback is not None else self._verbose_callback()
+                run = _exact.fit if self.mode == "exact" else _parallel.fit
+                coef, intercept, n_iter, t, objective = run(
+                    data,
+                    params,
+                    solver,
+                    class_weight,
+                    n_threads=n_threads(self.n_jobs),
+                    round_bytes=int(self.round_bytes),
+                    callback=callback,
+                )
+            finally:
+                data.release()
+        self.classes_ = known
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.n_iter_ = max(n_iter)
+        self.t_ = max(t)
+        self.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
+        self._solver = solver
+        self.n_features_in_ = data.n_features
+        if data.feature_names is not None:
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return self
+
+    def _verbose_callback(self):
+        if int(self.verbose) < 2:
+            return None
+
+        def show(info):
+            print(
+                f"[dask] pass {info['pass']}: {info['stage']} {info['steps']}/"
+                f"{info['steps_in_pass']} steps, {info['seconds']:.2f}s",
+                file=sys.stderr,
+            )
+
+        return show
+
+    def decision_function(self, X):
+        """Decision values; a dask array computed block by block on the workers when
+        ``X`` is a dask collection, else an in-memory array."""
+        check_is_fitted(self)
+        if not dask.is_dask_collection(X):
+            return self.to_local().decision_function(X)
+        return _predict.decision_function(self, X)
+
+    def predict(self, X):
+        """Class labels (lazily for dask collections, as ``decision_function``)."""
+        check_is_fitted(self)
+        if not dask.is_dask_collection(X):
+            return self.to_local().predict(X)
+        return _predict.predict(self, X)
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy, computed on the cluster for dask collections."""
+        check_is_fitted(self)
+        if not dask.is_dask_collection(X):
+            return self.to_local().score(X, y, sample_weight=sample_weight)
+        accuracy = _predict.accuracy(self.predict(X), y, sample_weight)
+        client = self.client if self.client is not None else current_client()
+        if client is not None:
+            return float(client.compute(accuracy).result())
+        return float(accuracy.compute())
+
+    def to_local(self):
+        """The fitted model as a plain :class:`pegasos_rs.PegasosClassifier` (same
+        parameters and fitted attributes, a copy of the solver state): it pickles,
+        saves and continues training like any other."""
+        check_is_fitted(self)
+        names = _linear.PegasosClassifier._get_param_names()
+        local = _linear.PegasosClassifier(**{k: getattr(self, k) for k in names})
+        for attr in _FITTED:
+            if hasattr(self, attr):
+                setattr(local, attr, copy.deepcopy(getattr(self, attr)))
+        local._solver = copy.deepcopy(self._solver)
+        return local
+
+    def __sklearn_clone__(self):
+        # The client is shared, not copied (scikit-learn would deep-copy it).
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(**{k: clone(v, safe=False) for k, v in params.items()}, client=client)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["client"] = None  # a connection is not part of a model
+        return state
+
+    def save(self, path) -> None:
+        """Save the fitted model (as :meth:`to_local` returns it) to ``path``."""
+        self.to_local().save(path)

@@ -1,0 +1,240 @@
+"""The client's view of training data that lives on a cluster.
+
+:func:`distribute` turns ``(X, y, sample_weight)`` (dask arrays or dataframes,
+arrays made by :func:`pegasos_rs.dask.read_svmlight`, or in-memory arrays) into one
+block per row partition on the workers (see :mod:`pegasos_rs.dask._blocks`) and
+gathers their summaries: row counts, classes and their counts per block, storage.
+The client keeps O(blocks x classes) numbers and the futures, never the rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dask
+import dask.array as da
+import numpy as np
+import scipy.sparse as sp
+
+from pegasos_rs.dask import _blocks
+from pegasos_rs.dask._svmlight import svmlight_source
+
+
+@dataclass
+class TrainingData:
+    """Blocks on the workers and what the client knows of them."""
+
+    client: object
+    blocks: list
+    names: list
+    offsets: np.ndarray  #: first global row of each block, then the total
+    n_features: int
+    sparse: bool
+    dtype: str
+    classes: np.ndarray
+    counts: np.ndarray  #: examples of each class (columns) in each block (rows)
+    weighted: bool
+    row_bytes: float  #: about how many bytes a fetched row takes
+    feature_names: np.ndarray | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.offsets[-1])
+
+    def release(self) -> None:
+        """Let the workers drop the blocks."""
+        blocks, self.blocks = self.blocks, []
+        if blocks:
+            self.client.cancel(blocks, force=True)
+
+
+def _is_dataframe(obj) -> bool:
+    if not dask.is_dask_collection(obj):
+        return False
+    import dask.dataframe as dd
+
+    return isinstance(obj, (dd.DataFrame, dd.Series))
+
+
+def _x_parts(X, client):
+    """Row partitions of ``X`` (delayed, or one scattered future for an in-memory
+    matrix) and their row counts (``None`` when unknown)."""
+    if not dask.is_dask_collection(X):
+        if not sp.issparse(X) and not hasattr(X, "shape"):
+            X = np.asarray(X)
+        if len(X.shape) != 2:
+            raise ValueError(f"expected a 2-D X, got shape {X.shape}")
+        return [client.scatter(X)], [int(X.shape[0])]
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got a dask array of shape {X.shape}")
+        if X.numblocks[1] != 1:
+            X = X.rechunk({1: -1})
+        rows = None if np.isnan(X.shape[0]) else [int(c) for c in X.chunks[0]]
+        return list(X.to_delayed().ravel()), rows
+    if _is_dataframe(X):
+        return list(X.to_delayed()), None
+    raise TypeError(f"expected a dask array or dataframe, got {type(X).__name__}")
+
+
+def _aligned(v, rows, n_parts: int, what: str, client):
+    """``v`` (y or sample_weight) cut into the row partitions of X: delayed parts,
+    scattered slices, or ``None`` per part when ``v`` is None. Returns ``None``
+    when ``v`` is an in-memory array and X's row counts are not known yet."""
+    if v is None:
+        return [None] * n_parts
+    if isinstance(v, da.Array):
+        if v.ndim == 2 and v.shape[1] == 1:
+            v = v[:, 0]
+        if v.ndim != 1:
+            raise ValueError(f"{what} must be 1-D, got a dask array of shape {v.shape}")
+        if v.numblocks[0] == n_parts and (rows is None or np.isnan(v.shape[0])):
+            return list(v.to_delayed().ravel())
+        if rows is not None and not np.isnan(v.shape[0]):
+            if v.shape[0] != sum(rows):
+                raise ValueError(f"X has {sum(rows)} rows but {what} has {v.shape[0]}")
+            return list(v.rechunk((tuple(rows),)).to_delayed().ravel())
+        raise ValueError(
+            f"X has unknown chunk sizes and {what} has {v.numblocks[0]} blocks, not "
+            f"{n_parts}: pass {what} with the same row blocks as X, or call "
+            "X.compute_chunk_sizes() first"
+        )
+    if _is_dataframe(v):
+        if v.npartitions == n_parts:
+            return list(v.to_delayed())
+        return _aligned(v.to_dask_array(lengths=True), rows, n_parts, what, client)
+    if dask.is_dask_collection(v):
+        raise TypeError(f"{what}: unsupported dask collection {type(v).__name__}")
+    v = np.asarray(v)
+    if rows is None:
+        return None
+    if v.shape[0] != sum(rows):
+        raise ValueError(f"X has {sum(rows)} rows but {what} has {v.shape[0]}")
+    cuts = np.cumsum([0, *rows])
+    return client.scatter([v[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
+
+
+def _feature_names(X):
+    from sklearn.utils.validation import _get_feature_names
+
+    return _get_feature_names(X._meta if _is_dataframe(X) else X)
+
+
+def distribute(client, X, y, sample_weight, *, check: bool) -> TrainingData:
+    """Put ``(X, y, sample_weight)`` on the cluster, one block per row partition
+    (see the module doc). ``check``: check every value as the in-memory estimator
+    does (else only the rows training reads are checked, when it reads them)."""
+    if y is None:
+        raise ValueError("y is required")
+    source = svmlight_source(X, y)
+    if source is not None:
+        specs, from_files = source
+        rows = None if np.isnan(X.shape[0]) else [int(c) for c in X.chunks[0]]
+        n_parts = len(specs)
+        ys = [None] * n_parts if from_files else _aligned(y, rows, n_parts, "y", client)
+        sws = _aligned(sample_weight, rows, n_parts, "sample_weight", client)
+        make = [
+            dask.delayed(_blocks.svmlight_block, pure=False)(
+                s, s.n_features, check, None if ys is None else ys[i], None if sws is None else sws[i]
+            )
+            for i, s in enumerate(specs)
+        ]
+    else:
+        parts, rows = _x_parts(X, client)
+        n_parts = len(parts)
+        ys = _aligned(y, rows, n_parts, "y", client)
+        sws = _aligned(sample_weight, rows, n_parts, "sample_weight", client)
+        make = [
+            dask.delayed(_blocks.memory_block, pure=False)(
+                p,
+                None if ys is None else ys[i],
+                None if sws is None else sws[i],
+                f"block {i}",
+            )
+            for i, p in enumerate(parts)
+        ]
+    blocks = client.compute(make)
+    try:
+        if ys is None or sws is None:
+            blocks = _attach_late(client, blocks, y, sample_weight)
+        summaries = client.gather(client.map(_blocks.summarize, blocks, [check] * len(blocks), pure=False))
+    except BaseException:
+        client.cancel(blocks, force=True)
+        raise
+    return _merge(client, blocks, summaries, _feature_names(X))
+
+
+def _attach_late(client, blocks, y, sample_weight):
+    """Cut in-memory ``y`` / ``sample_weight`` by the blocks' row counts (known
+    only now) and attach them."""
+    rows = client.gather(client.map(_blocks._rows_of, blocks, pure=False))
+    cuts = np.cumsum([0, *rows])
+
+    def pieces(v):
+        if v is None:
+            return [None] * len(rows)
+        v = np.asarray(v)
+        if v.shape[0] != cuts[-1]:
+            raise ValueError(f"X has {cuts[-1]} rows but y or sample_weight has {v.shape[0]}")
+        return client.scatter([v[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
+
+    ys, sws = pieces(y), pieces(sample_weight)
+    return [
+        client.submit(_blocks.with_labels, b, yy, ww, pure=False)
+        for b, yy, ww in zip(blocks, ys, sws, strict=True)
+    ]
+
+
+def _merge(client, blocks, summaries, feature_names) -> TrainingData:
+    names = [s["name"] for s in summaries]
+    widths = {s["n_features"] for s in summaries}
+    if len(widths) > 1:
+        first = summaries[0]["n_features"]
+        bad = next(s for s in summaries if s["n_features"] != first)
+        raise ValueError(
+            f"the partitions disagree on the number of features: {names[0]} has {first}, "
+            f"{bad['name']} has {bad['n_features']}"
+        )
+    sparse = {s["sparse"] for s in summaries}
+    if len(sparse) > 1:
+        raise TypeError("the partitions mix sparse and dense matrices")
+    rows = np.array([s["n_rows"] for s in summaries], dtype=np.int64)
+    n = int(rows.sum())
+    if n == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape=(0, {widths.pop()})) while a minimum of 1 "
+            "is required."
+        )
+    present = [s["classes"] for s in summaries if s["n_rows"]]
+    classes = np.unique(np.concatenate(present))
+    counts = np.zeros((len(summaries), classes.size), dtype=np.int64)
+    for i, s in enumerate(summaries):
+        if s["n_rows"]:
+            counts[i, np.searchsorted(classes, s["classes"])] = s["counts"]
+    dtype = np.result_type(*[np.dtype(s["dtype"]) for s in summaries]).name
+    d = int(widths.pop())
+    itemsize = np.dtype(dtype).itemsize
+    if not sparse.pop():
+        row_bytes, is_sparse = float(d * itemsize), False
+    else:
+        stored = [s["stored"] for s in summaries if s["stored"] is not None]
+        text = [s["bytes"] for s in summaries if s["bytes"] is not None]
+        per_row = (sum(stored) / max(1, sum(rows[[s["stored"] is not None for s in summaries]]))) if stored else 0.0
+        if text:
+            # About 12 characters per "index:value" in a text file.
+            per_row = max(per_row, sum(text) / max(1, n) / 12)
+        row_bytes, is_sparse = float(per_row * (itemsize + 8) + 16), True
+    return TrainingData(
+        client=client,
+        blocks=blocks,
+        names=names,
+        offsets=np.concatenate([[0], np.cumsum(rows)]).astype(np.int64),
+        n_features=d,
+        sparse=is_sparse,
+        dtype=dtype,
+        classes=classes,
+        counts=counts,
+        weighted=any(s["weighted"] for s in summaries),
+        row_bytes=row_bytes,
+        feature_names=feature_names,
+    )

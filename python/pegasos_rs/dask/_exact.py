@@ -1,0 +1,214 @@
+"""Exact mode: the in-memory solver's iterates, with the rows left on the cluster.
+
+The examples Pegasos draws do not depend on ``w``, so the client draws them with
+the same seeded generator as the in-memory solver (from the number of rows, and
+the class sizes for balanced sampling), asks each block's worker for its drawn
+rows, and takes the steps itself (``pegasos_rs._core.StreamedLinearFit``). A fit
+of T steps of k examples reads T·k rows, whatever m is.
+
+Rounds: the draws of a round are grouped by block, each block's worker returns its
+distinct rows once (with the position of every draw among them), and the client
+runs the round's steps while the next round's rows are already on their way. A
+round is sized to about ``round_bytes`` of rows, so the client holds at most two
+rounds of rows plus the model, O(d · classes).
+
+Sums over the whole training set (the mean example weight that sets the projection
+radius, the objective for ``tol`` and ``verbose``) are taken in row order, block
+after block, with the partial sum passed from one block's task to the next: the
+in-memory solver adds the same numbers in the same order, so the bits agree.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from pegasos_rs import _core
+from pegasos_rs._validation import as_rust_matrix
+from pegasos_rs.dask import _blocks
+
+#: Draws per problem and round at most (the index arrays stay small).
+_MAX_ROUND_DRAWS = 1 << 20
+
+
+class _Rounds:
+    """Fetching the rows of drawn examples from the blocks that hold them."""
+
+    def __init__(self, data, balanced: bool, problems: int):
+        self.data = data
+        self.client = data.client
+        self.balanced = balanced
+        rows = np.diff(data.offsets)
+        k = data.classes.size
+        # Positive class of each binary problem: class 1 of two, else class p.
+        self.positive = [1] if k == 2 else list(range(k))
+        if balanced:
+            self.cum = []
+            for c in self.positive[:problems]:
+                pos = data.counts[:, c]
+                self.cum.append(
+                    (
+                        np.concatenate([[0], np.cumsum(pos)]),
+                        np.concatenate([[0], np.cumsum(rows - pos)]),
+                    )
+                )
+
+    def _locate(self, p: int, keys: np.ndarray):
+        """Block, request kind, key within the block and class code of each draw."""
+        if not self.balanced:
+            block = np.searchsorted(self.data.offsets, keys, side="right") - 1
+            return block, np.zeros(keys.size, np.int8), keys - self.data.offsets[block], 0
+        positive = keys >= 0
+        rank = np.where(positive, keys, -keys - 1)
+        pos_cum, neg_cum = self.cum[p]
+        block = np.where(
+            positive,
+            np.searchsorted(pos_cum, rank, side="right") - 1,
+            np.searchsorted(neg_cum, rank, side="right") - 1,
+        )
+        local = rank - np.where(positive, pos_cum[block], neg_cum[block])
+        return block, np.where(positive, 1, 2).astype(np.int8), local, self.positive[p]
+
+    def submit(self, keys: list[np.ndarray]):
+        """Ask the workers for the rows of these draws (one array per problem)."""
+        located = [self._locate(p, k) for p, k in enumerate(keys)]
+        block = np.concatenate([b for b, _, _, _ in located])
+        kind = np.concatenate([t for _, t, _, _ in located])
+        key = np.concatenate([k for _, _, k, _ in located]).astype(np.int64)
+        code = np.concatenate(
+            [np.full(k.size, c, dtype=np.uint32) for (_, _, k, c) in located]
+        )
+        order = np.argsort(block, kind="stable")
+        blocks, starts = np.unique(block[order], return_index=True)
+        ends = np.append(starts[1:], order.size)
+        requests = []
+        for b, lo, hi in zip(blocks, starts, ends, strict=True):
+            sel = order[lo:hi]
+            future = self.client.submit(
+                _blocks.take,
+                self.data.blocks[b],
+                self.data.classes,
+                (kind[sel], key[sel], code[sel]),
+                self.data.dtype,
+                pure=False,
+            )
+            requests.append((sel, future))
+        sizes = [k.size for k in keys]
+        return requests, sizes
+
+    def collect(self, pending):
+        """The rows of a submitted round: ``(X, codes, sample_weight, drawn)``."""
+        requests, sizes = pending
+        parts = self.client.gather([f for _, f in requests])
+        position = np.empty(sum(sizes), dtype=np.int64)
+        base = 0
+        for (sel, _), (X, _, _, pos) in zip(requests, parts, strict=True):
+            position[sel] = base + pos
+            base += X.shape[0]
+        mats = [X for X, _, _, _ in parts]
+        if self.data.sparse:
+            X = sp.vstack(mats, format="csr") if len(mats) > 1 else sp.csr_matrix(mats[0])
+        else:
+            X = np.concatenate(mats) if len(mats) > 1 else mats[0]
+        codes = np.concatenate([c for _, c, _, _ in parts])
+        sw = np.concatenate([w for _, _, w, _ in parts]) if self.data.weighted else None
+        cuts = np.cumsum([0, *sizes])
+        drawn = [position[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+        return X, codes, sw, drawn
+
+
+def chain(data, func, *args):
+    """Run ``func(block, *args, acc)`` over the blocks in row order, each task
+    continuing the previous one's per-problem sums (from -0.0, as the in-memory
+    solver's sums start)."""
+    client = data.client
+    n_problems = 1 if data.classes.size == 2 else int(data.classes.size)
+    acc = [-0.0] * n_problems
+    for block in data.blocks:
+        acc = client.submit(func, block, *args, acc, pure=False)
+    return client.gather(acc)
+
+
+def weight_sums(data, class_weight):
+    """Per-problem sums of example weights (``None`` when all weights are 1)."""
+    if not data.weighted and np.all(class_weight == 1.0):
+        return None
+    return np.asarray(
+        chain(data, _blocks.weight_chain, data.classes, class_weight), dtype=np.float64
+    )
+
+
+def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, callback):
+    """Run the fit of ``params`` on ``data``, continuing ``solver``; returns what
+    ``pegasos_rs._core.fit_linear`` returns and leaves the final state in ``solver``
+    (``solver`` is untouched when the fit raises)."""
+    labels = {
+        "n_classes": int(data.classes.size),
+        "class_weight": class_weight,
+        "class_counts": data.counts.sum(axis=0).astype(np.uint64),
+        "weight_sums": weight_sums(data, class_weight),
+    }
+    fit = _core.StreamedLinearFit(
+        solver, params, data.n_rows, data.n_features, labels, n_threads
+    )
+    k = params["batch_size"]
+    problems = fit.n_problems
+    rounds = _Rounds(data, params["sampling_name"] == "balanced", problems)
+    per_round = max(1, int(round_bytes / max(1.0, data.row_bytes) / (k * problems)))
+    per_round = min(per_round, max(1, _MAX_ROUND_DRAWS // k))
+    report = _Progress(callback)
+    pass_no = 0
+    while True:
+        steps = np.asarray(fit.next_pass(), dtype=np.int64)
+        if not steps.any():
+            break
+        pass_no += 1
+        left = steps.copy()
+        done = 0
+        total = int(steps.max())
+
+        def next_round(left=left):
+            now = np.minimum(left, per_round)
+            left -= now
+            return rounds.submit(fit.draw([int(s) * k for s in now])), int(now.max())
+
+        pending = next_round()
+        while pending is not None:
+            request, n_steps = pending
+            pending = next_round() if left.any() else None
+            X, codes, sw, drawn = rounds.collect(request)
+            fit.run(as_rust_matrix(X), codes, sw, drawn)
+            done += n_steps
+            report("train", pass_no, done, total)
+        losses = None
+        if fit.wants_objective:
+            # The model goes to the cluster once, not with every block's task.
+            [model] = data.client.scatter([fit.models()], broadcast=False)
+            losses = chain(
+                data, _blocks.hinge_chain, data.classes, class_weight, data.dtype, model
+            )
+            report("objective", pass_no, total, total)
+        fit.end_pass(losses)
+    return fit.finish(solver)
+
+
+class _Progress:
+    """Calls ``callback(info)`` after each round (see ``PegasosClassifier.fit``)."""
+
+    def __init__(self, callback):
+        self.callback = callback
+        self.started = time.perf_counter()
+
+    def __call__(self, stage: str, pass_no: int, done: int, total: int) -> None:
+        if self.callback is not None:
+            self.callback(
+                {
+                    "stage": stage,
+                    "pass": pass_no,
+                    "steps": done,
+                    "steps_in_pass": total,
+                    "seconds": time.perf_counter() - self.started,
+                }
+            )
