@@ -21,6 +21,7 @@ __all__ = [
     "fourier_sample",
     "hinge_sums",
     "index_svmlight",
+    "local_pass",
     "kernel_decision",
     "nystroem_features",
     "nystroem_fit",
@@ -49,6 +50,10 @@ class LinearSolverState:
     def __len__(self) -> int: ...
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
+    def iterates(self) -> tuple[NDArray[np.float64], NDArray[np.float64], list[int]]: ...
+    def set_iterates(
+        self, v: NDArray[np.float64], bias: NDArray[np.float64], t: list[int], seed: int
+    ) -> None: ...
 
 _FitReturn = tuple[
     NDArray[np.float64],
@@ -112,6 +117,15 @@ def hinge_sums(
     acc: list[float],
 ) -> list[float]: ...
 def check_matrix(x: _Dense | _Csr) -> None: ...
+def local_pass(
+    x: _Dense | _Csr,
+    codes: NDArray[np.uint32],
+    labels: dict[str, Any],
+    params: dict[str, Any],
+    start: dict[str, Any],
+    seed: int,
+    n_threads: int,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
 def decision_function(
     x: _Dense | _Csr,
     coef: NDArray[np.float64],

@@ -1,6 +1,7 @@
 """``pegasos-rs train`` and ``pegasos-rs predict``, modelled on LIBLINEAR's programs.
 
     pegasos-rs train [options] data_file [model_file]
+    pegasos-rs train --dask [SCHEDULER] [options] data_file... model_file
     pegasos-rs predict [options] data_file model_file output_file
 
 ``train`` reads an svmlight/libsvm file, trains ``PegasosClassifier`` (``-t linear``,
@@ -8,6 +9,11 @@ the default) or ``KernelPegasosClassifier`` (any other ``-t``) and writes the mo
 pegasos-rs' model format (``model_file`` defaults to ``data_file``'s name plus
 ``.model`` in the current directory, as LIBLINEAR's). With ``-v n`` it runs n-fold
 cross-validation instead and prints ``Cross Validation Accuracy = ...%``.
+
+With ``--dask`` the files (globs allowed) are read and trained on by
+``pegasos_rs.dask`` on the Dask cluster at ``SCHEDULER`` (``tcp://host:8786``), or
+on a local cluster of worker processes when no scheduler is given: for files too
+large for one process. The last file name is the model file.
 
 ``predict`` reads a model (pegasos-rs' format or a LIBLINEAR model file), writes one
 predicted label per line to ``output_file`` and prints
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -42,6 +49,11 @@ options:
   -n threads     threads, -1 for all cores                            (default 1)
   -v n           n-fold cross-validation; prints the accuracy, saves no model
   -q             quiet: no progress output
+  --dask [SCHEDULER]  train on a Dask cluster (linear only): the files stay on
+                 the workers; a local cluster when no scheduler address is given
+  --mode exact|parallel   with --dask: the in-memory iterates (default), or
+                 parameter mixing (many passes over data that does not fit)
+  --max-steps T  run exactly T steps (the paper's T) instead of -p passes
 """
 
 
@@ -98,9 +110,33 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", type=int, dest="threads", default=1)
     p.add_argument("-v", type=int, dest="folds")
     p.add_argument("-q", action="store_true", dest="quiet")
+    p.add_argument("--mode", choices=["exact", "parallel"], default="exact")
+    p.add_argument("--max-steps", type=int, dest="max_steps")
     p.add_argument("data_file")
     p.add_argument("model_file", nargs="?")
+    p.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)
     return p
+
+
+def _split_dask(argv: list[str]) -> tuple[list[str], str | None, bool]:
+    """Take ``--dask [SCHEDULER]`` (or ``--dask=SCHEDULER``) out of ``argv``: a
+    token after ``--dask`` is the scheduler when it looks like an address
+    (``tcp://...``, ``host:port``), else it is a file."""
+    rest, scheduler, used = [], None, False
+    k = 0
+    while k < len(argv):
+        tok = argv[k]
+        if tok == "--dask" or tok.startswith("--dask="):
+            used = True
+            if "=" in tok:
+                scheduler = tok.split("=", 1)[1]
+            elif k + 1 < len(argv) and re.fullmatch(r"\w+://\S+|[\w.-]+:\d+", argv[k + 1]):
+                scheduler = argv[k + 1]
+                k += 1
+        else:
+            rest.append(tok)
+        k += 1
+    return rest, scheduler, used
 
 
 def _estimator(args, n_samples: int, class_weight, verbose: bool):
@@ -124,6 +160,7 @@ def _estimator(args, n_samples: int, class_weight, verbose: bool):
             fit_intercept=bias >= 0,
             intercept_scaling=bias if bias > 0 else None,
             average=bool(args.average),
+            max_steps=args.max_steps,
             **common,
         )
     gamma = args.gamma
@@ -134,6 +171,8 @@ def _estimator(args, n_samples: int, class_weight, verbose: bool):
         raise SystemExit(
             "pegasos-rs train: kernels learn the paper's unregularised bias: use -B 0 or -B -1"
         )
+    if args.max_steps is not None:
+        raise SystemExit("pegasos-rs train: --max-steps is for linear models")
     return KernelPegasosClassifier(
         kernel=args.kernel,
         gamma=gamma,
@@ -153,16 +192,22 @@ def train(argv: list[str]) -> int:
     from pegasos_rs import load_svmlight_file
 
     argv, class_weight = _split_class_weights(argv)
-    args = _train_parser().parse_args(argv)
+    argv, scheduler, on_dask = _split_dask(argv)
+    args = _train_parser().parse_intermixed_args(argv)
     for name, ok in [
         ("-p passes", args.passes is None or args.passes >= 1),
         ("-k batch", args.batch >= 1),
         ("-v n", args.folds is None or args.folds >= 2),
         ("-c cost", args.C is None or args.C > 0),
         ("-a alpha", args.alpha > 0),
+        ("--max-steps T", args.max_steps is None or args.max_steps >= 1),
     ]:
         if not ok:
             raise SystemExit(f"pegasos-rs train: invalid {name}")
+    if on_dask:
+        return _train_on_dask(args, scheduler, class_weight)
+    if args.more_files:
+        raise SystemExit("pegasos-rs train: one data file (several need --dask)")
     try:
         X, y = load_svmlight_file(args.data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
@@ -192,6 +237,68 @@ def train(argv: list[str]) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
+    """``train --dask``: read the files on the cluster and train there."""
+    files = [args.data_file, *([args.model_file] if args.model_file else []), *args.more_files]
+    if len(files) < 2:
+        raise SystemExit("pegasos-rs train: --dask needs data files and a model file")
+    *data_files, model_file = files
+    if args.kernel != "linear" or args.folds:
+        raise SystemExit(
+            "pegasos-rs train: --dask trains linear models (use a feature map for kernels) "
+            "and does not cross-validate"
+        )
+    try:
+        import distributed
+
+        import pegasos_rs.dask as pdask
+    except ImportError as e:
+        raise SystemExit(f"pegasos-rs train: {e}") from None
+    show = not args.quiet and sys.stderr.isatty()
+    started = time.perf_counter()
+    client = None
+    try:
+        if scheduler is not None:
+            client = distributed.Client(scheduler)
+        with pdask._cluster.cluster(client) as on:
+            if show:
+                print(f"reading {len(data_files)} file(s) on {on.scheduler.address} ...", file=sys.stderr)
+            with on.as_current():
+                X, y = pdask.read_svmlight(data_files)
+            local = _estimator(args, int(X.shape[0]), class_weight, verbose=False)
+            est = pdask.PegasosClassifier(
+                **local.get_params(), mode=args.mode, client=on
+            )
+            est.fit(X, y, callback=_progress_line if show else None)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"pegasos-rs train: {e}") from None
+    finally:
+        if client is not None:
+            client.close()
+    if show:
+        print(file=sys.stderr)
+    est.save(model_file)
+    if not args.quiet:
+        print(
+            f"trained {type(est).__name__} ({args.mode}) on {int(X.shape[0])} examples x "
+            f"{X.shape[1]} features from {len(data_files)} file(s), {len(est.classes_)} "
+            f"classes, {est.t_} steps in {time.perf_counter() - started:.2f}s; model written "
+            f"to {model_file}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _progress_line(info) -> None:
+    print(
+        f"\r{info['stage']}: pass {info['pass']}, {info['steps']}/{info['steps_in_pass']} "
+        f"steps, {info['seconds']:.1f}s   ",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _predict_parser() -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ from pegasos_rs import _core
 from pegasos_rs._base import PegasosModelMixin
 from pegasos_rs._validation import (
     as_rust_matrix,
+    buffer,
     class_weight_vector,
     encode_targets,
     n_threads,
@@ -295,8 +296,8 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             scores = _core.kernel_decision(
                 as_rust_matrix(self.support_vectors_ if sv is None else sv),
                 as_rust_matrix(X),
-                self.dual_coef_,
-                self.intercept_,
+                buffer(self.dual_coef_, np.float64),
+                buffer(self.intercept_, np.float64),
                 kernel_name=self.kernel,
                 gamma=float(self._gamma),
                 degree=int(self.degree),

@@ -34,7 +34,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from pegasos_rs import _core
-from pegasos_rs._validation import as_rust_matrix, n_threads, resolve_gamma, seed_from
+from pegasos_rs._validation import as_rust_matrix, buffer, n_threads, resolve_gamma, seed_from
 from pegasos_rs.kernel import _DATA_CHECKS, _KERNELS, _PRECOMPUTED_CHECKS, _kernel_view
 
 __all__ = ["AdditiveKernelMap", "Nystroem", "RandomFourierFeatures"]
@@ -127,9 +127,13 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self
         """
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
-        self.gamma_ = resolve_gamma("rbf", self.gamma, X)
+        return self._draw(X.shape[1], resolve_gamma("rbf", self.gamma, X))
+
+    def _draw(self, n_features: int, gamma: float):
+        """Draw the weights for ``n_features`` inputs and the numeric ``gamma``."""
+        self.gamma_ = gamma
         self.random_weights_, self.random_offset_ = _core.fourier_sample(
-            X.shape[1],
+            n_features,
             int(self.n_components),
             self.gamma_,
             self.form,
@@ -152,8 +156,8 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_DATA_CHECKS)
-        W = np.ascontiguousarray(self.random_weights_, dtype=X.dtype)
-        b = np.ascontiguousarray(self.random_offset_, dtype=X.dtype)
+        W = buffer(self.random_weights_, X.dtype)
+        b = buffer(self.random_offset_, X.dtype)
         return _core.fourier_features(
             as_rust_matrix(X), W, b, self._n_features_out, self._form, n_threads(self.n_jobs)
         )
@@ -287,14 +291,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             raise ValueError(
                 f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
             )
-        m = int(self.n_components)
-        if m > X.shape[0]:
-            warnings.warn(
-                f"n_components ({m}) is more than the {X.shape[0]} training rows; "
-                f"using n_components = {X.shape[0]}",
-                stacklevel=2,
-            )
-            m = X.shape[0]
+        m = self._n_landmarks(X.shape[0])
         if self.gamma is None:
             self.gamma_ = 1.0 if self.kernel == "chi2" else 1.0 / X.shape[1]
         else:
@@ -304,9 +301,26 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             # Drawn without the data: only the landmark rows are read (and converted).
             idx = _core.nystroem_uniform_landmarks(X.shape[0], m, seed)
             rows = X[idx][:, idx] if precomputed else X[idx]
-            how = "all"
-        else:
-            idx, rows, how = None, X, self.landmarks
+            return self._factor(X, rows, idx, "all", m, seed)
+        return self._factor(X, X, None, self.landmarks, m, seed)
+
+    def _n_landmarks(self, n_rows: int) -> int:
+        """``n_components``, or ``n_rows`` with a warning when there are fewer rows."""
+        m = int(self.n_components)
+        if m > n_rows:
+            warnings.warn(
+                f"n_components ({m}) is more than the {n_rows} training rows; "
+                f"using n_components = {n_rows}",
+                stacklevel=3,
+            )
+            m = n_rows
+        return m
+
+    def _factor(self, X, rows, idx, how: str, m: int, seed: int):
+        """Factor the landmarks' kernel: ``rows`` are the landmark rows (``how``
+        "all", drawn as rows ``idx`` of the training data) or the rows to choose
+        them from (k-means++, from ``X``)."""
+        precomputed = self.kernel == "precomputed"
         Xk = rows if precomputed else _kernel_view(rows)
         found, columns, rank = _core.nystroem_fit(
             as_rust_matrix(Xk),
@@ -346,7 +360,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         precomputed = self.kernel == "precomputed"
         checks = _PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS
         X = validate_data(self, X, reset=False, **checks)
-        columns = np.ascontiguousarray(self.normalization_, dtype=X.dtype)
+        columns = buffer(self.normalization_, X.dtype)
         if precomputed:
             components = None
         else:
@@ -360,7 +374,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             as_rust_matrix(X),
             components,
             columns,
-            self.component_indices_,
+            buffer(self.component_indices_, np.int64),
             **self._kernel_args(),
             n_threads=n_threads(self.n_jobs),
         )
@@ -446,11 +460,15 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         """
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
         check_non_negative(X, f"{type(self).__name__} (input X)")
+        return self._sample(X.shape[1])
+
+    def _sample(self, n_features: int):
+        """Record the map's sampling for ``n_features`` inputs."""
         period = None if self.period is None else float(self.period)
         self.sample_interval_, self.period_ = _core.additive_map_info(
             self.kernel, int(self.order), period
         )
-        self._n_features_out = X.shape[1] * (2 * int(self.order) + 1)
+        self._n_features_out = n_features * (2 * int(self.order) + 1)
         return self
 
     def transform(self, X):

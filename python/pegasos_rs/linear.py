@@ -15,6 +15,7 @@ from pegasos_rs import _core
 from pegasos_rs._base import PegasosModelMixin
 from pegasos_rs._validation import (
     as_rust_matrix,
+    buffer,
     class_weight_vector,
     encode_targets,
     n_threads,
@@ -274,7 +275,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_INPUT_CHECKS)
         scores = _core.decision_function(
-            as_rust_matrix(X), self.coef_, self.intercept_, n_threads(self.n_jobs)
+            as_rust_matrix(X),
+            buffer(self.coef_, np.float64),
+            buffer(self.intercept_, np.float64),
+            n_threads(self.n_jobs),
         )
         return scores.ravel() if scores.shape[1] == 1 else scores
 

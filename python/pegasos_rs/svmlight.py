@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_array
 
 from pegasos_rs import _core
-from pegasos_rs._validation import as_rust_matrix, n_threads
+from pegasos_rs._validation import as_rust_matrix, buffer, n_threads
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open, ".lzma": lzma.open}
 
@@ -194,12 +194,12 @@ def dump_svmlight_file(
         raise ValueError(
             f"X.shape[0] and y.shape[0] should be the same, got {X.shape[0]} and {y.shape[0]}"
         )
-    labels = np.ascontiguousarray(y, dtype=np.float64)
+    labels = buffer(y, np.float64)
     if not np.all(np.isfinite(labels)):
         raise ValueError("y contains NaN or infinity")
     qid = None
     if query_id is not None:
-        qid = np.ascontiguousarray(query_id, dtype=np.int64)
+        qid = buffer(query_id, np.int64)
         if qid.shape != (X.shape[0],):
             raise ValueError(f"expected query_id of shape (n_samples,), got {qid.shape}")
     head = b""

@@ -21,6 +21,13 @@ except ImportError as e:  # pragma: no cover - depends on the installation
     ) from e
 
 from pegasos_rs.dask._classifier import PegasosClassifier
+from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
 from pegasos_rs.dask._svmlight import read_svmlight
 
-__all__ = ["PegasosClassifier", "read_svmlight"]
+__all__ = [
+    "AdditiveKernelMap",
+    "Nystroem",
+    "PegasosClassifier",
+    "RandomFourierFeatures",
+    "read_svmlight",
+]

@@ -375,3 +375,26 @@ def hinge_chain(block: Block, classes, class_weight, dtype, model, acc):
     codes = np.searchsorted(classes, block.labels).astype(np.uint32)
     labels = _label_weights(classes, class_weight, block)
     return _core.hinge_sums(as_rust_matrix(X), codes, labels, coef, intercept, acc)
+
+
+def mix_round(block: Block, classes, class_weight, dtype, params: dict, start: dict, seed: int):
+    """One parameter-mixing round on this block: a local pass of the solver from
+    ``start``; returns its iterates times the block's rows (to be summed)."""
+    X = block.matrix()
+    if X.dtype != dtype:
+        X = X.astype(dtype)
+    codes = np.searchsorted(classes, block.labels).astype(np.uint32)
+    labels = _label_weights(classes, class_weight, block)
+    start = {
+        "v": buffer(start["v"], np.float64),
+        "bias": buffer(start["bias"], np.float64),
+        "t": int(start["t"]),
+        "mean_weight": buffer(start["mean_weight"], np.float64),
+    }
+    v, b = _core.local_pass(as_rust_matrix(X), codes, labels, params, start, seed, 1)
+    return v * block.n_rows, b * block.n_rows
+
+
+def add(a, b):
+    """Elementwise sum of two tuples of arrays."""
+    return tuple(x + y for x, y in zip(a, b, strict=True))

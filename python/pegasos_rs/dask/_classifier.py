@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core
 from pegasos_rs import linear as _linear
-from pegasos_rs._validation import check_classes, class_weight_vector, n_threads
+from pegasos_rs._validation import check_classes, class_weight_vector, n_threads, seed_from
 from pegasos_rs.dask import _exact, _parallel, _predict
 from pegasos_rs.dask._cluster import cluster, current_client
 from pegasos_rs.dask._data import distribute
@@ -216,6 +216,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
                     n_threads=n_threads(self.n_jobs),
                     round_bytes=int(self.round_bytes),
                     callback=callback,
+                    seed=seed_from(self.random_state),
                 )
             finally:
                 data.release()

@@ -140,10 +140,11 @@ def weight_sums(data, class_weight):
     )
 
 
-def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, callback):
+def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, callback, seed):
     """Run the fit of ``params`` on ``data``, continuing ``solver``; returns what
     ``pegasos_rs._core.fit_linear`` returns and leaves the final state in ``solver``
-    (``solver`` is untouched when the fit raises)."""
+    (``solver`` is untouched when the fit raises). ``seed`` is unused: the draws
+    follow ``params["seed"]`` and the solver's streams."""
     labels = {
         "n_classes": int(data.classes.size),
         "class_weight": class_weight,

@@ -1,7 +1,171 @@
-"""Parallel mode (iterative parameter mixing); see PegasosClassifier."""
+"""Parallel mode: iterative parameter mixing (McDonald, Hall, Mann 2010; Zinkevich,
+Weimer, Smola, Li 2010) of Pegasos runs.
+
+Round r starts every partition's local solver at the shared iterate ``(w, b)``
+after ``t`` steps; each runs one pass over its own rows (``ceil(n_b / k)`` steps of
+sizes ``1/(alpha (t + s))``, on the worker that holds it, sampling with its own
+seeded stream), and the new shared iterate is the row-weighted mean of the
+results: ``w = sum_b n_b w_b / n``, summed pairwise on the cluster, so the client
+only ever holds one iterate, O(d · classes). The step counter advances by the
+row-weighted mean number of local steps, so a round counts as one pass.
+
+The mean of the partitions' iterates inherits their convergence with a variance
+lowered by averaging; it is not the in-memory solver's sequence. ``max_iter`` is
+the number of rounds (with ``max_steps``, enough rounds for that many steps);
+``average=True`` returns the mean of the mixed iterates of the last half of the
+rounds; ``tol`` stops on the objective, evaluated after every round by sums over
+the partitions in parallel.
+"""
 
 from __future__ import annotations
 
+import math
+import sys
+import time
 
-def fit(data, params, solver, class_weight, *, n_threads, round_bytes, callback):
-    raise NotImplementedError("parallel mode")
+import numpy as np
+
+from pegasos_rs.dask import _blocks
+from pegasos_rs.dask._exact import weight_sums
+
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _tree_sum(client, futures):
+    """The sum of the futures' arrays, added pairwise on the cluster."""
+    while len(futures) > 1:
+        pairs = [futures[i : i + 2] for i in range(0, len(futures), 2)]
+        futures = [
+            client.submit(_blocks.add, *p, pure=False) if len(p) == 2 else p[0] for p in pairs
+        ]
+    return futures[0].result()
+
+
+def _model(v, bias, params):
+    """``(coef, intercept)`` of iterates ``(v, bias)``: the intercept is the bias,
+    or ``B`` times the bias-multiplier weight (``LinearState::write_last_iterate``)."""
+    coef = np.ascontiguousarray(v[:, :-1])
+    if not params["fit_intercept"]:
+        return coef, np.zeros(v.shape[0])
+    if params["intercept_scaling"] is None:
+        return coef, bias.copy()
+    return coef, bias + params["intercept_scaling"] * v[:, -1]
+
+
+def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, callback, seed):
+    """Train ``params`` on ``data`` by parameter mixing, continuing ``solver``'s
+    iterates; returns what ``pegasos_rs._core.fit_linear`` returns and leaves the
+    final iterates in ``solver``."""
+    client = data.client
+    n, d = data.n_rows, data.n_features
+    k = params["batch_size"]
+    problems = 1 if data.classes.size == 2 else int(data.classes.size)
+    sums = weight_sums(data, class_weight)
+    mean_weight = np.full(problems, 1.0) if sums is None else sums / n
+    if len(solver):
+        v, bias, t = solver.iterates()
+        t = int(max(t))
+    else:
+        v, bias, t = np.zeros((problems, d + 1)), np.zeros(problems), 0
+    rows = np.diff(data.offsets)
+    blocks = [b for b, m in zip(data.blocks, rows, strict=True) if m > 0]
+    local_steps = np.ceil(rows / k)
+    per_round = float((rows * local_steps).sum() / n)
+    if params["max_steps"] is None:
+        rounds = int(params["max_iter"])
+    else:
+        rounds = max(1, math.ceil(params["max_steps"] / per_round))
+    average, average_start = params["average"], params["average_start"]
+    suffix_from = rounds // 2 + 1
+    avg_v, avg_b, avg_count = np.zeros_like(v), np.zeros_like(bias), 0
+    tol, patience = params["tol"], params["n_iter_no_change"]
+    best, stale, objective, done = math.inf, 0, None, 0
+    started = time.perf_counter()
+    for r in range(1, rounds + 1):
+        [start] = client.scatter(
+            [{"v": v, "bias": bias, "t": t, "mean_weight": mean_weight}], broadcast=False
+        )
+        parts = [
+            client.submit(
+                _blocks.mix_round,
+                block,
+                data.classes,
+                class_weight,
+                data.dtype,
+                params,
+                start,
+                (seed + _GOLDEN * (r * len(data.blocks) + i + 1)) % (1 << 64),
+                pure=False,
+            )
+            for i, block in enumerate(blocks)
+        ]
+        total_v, total_b = _tree_sum(client, parts)
+        v, bias = total_v / n, total_b / n
+        t += round(per_round)
+        done = r
+        if (average == "suffix" and r >= suffix_from) or (average == "from" and t >= average_start):
+            avg_v += v
+            avg_b += bias
+            avg_count += 1
+        if callback is not None:
+            callback(
+                {
+                    "stage": "round",
+                    "pass": r,
+                    "steps": t,
+                    "steps_in_pass": rounds,
+                    "seconds": time.perf_counter() - started,
+                }
+            )
+        if tol is None and not params["verbose"]:
+            continue
+        objective = _objective(data, class_weight, params, *_model(*_current(v, bias, avg_v, avg_b, avg_count), params))
+        if params["verbose"]:
+            print(
+                f"round {r}/{rounds}: objective {objective.max():.6e}, t {t}, "
+                f"{time.perf_counter() - started:.2f}s",
+                file=sys.stderr,
+            )
+        if tol is not None:
+            worst = float(objective.max())
+            stale = stale + 1 if worst > best - tol * abs(best) else 0
+            best = min(best, worst)
+            if stale >= patience:
+                break
+    coef, intercept = _model(*_current(v, bias, avg_v, avg_b, avg_count), params)
+    solver.set_iterates(v, bias, [t] * problems, seed)
+    objs = [None] * problems if objective is None else [float(o) for o in objective]
+    return coef, intercept, [done] * problems, [t] * problems, objs
+
+
+def _current(v, bias, avg_v, avg_b, count):
+    if count:
+        return avg_v / count, avg_b / count
+    return v, bias
+
+
+def _objective(data, class_weight, params, coef, intercept):
+    """Per-problem primal objective of ``(coef, intercept)``: hinge sums over the
+    blocks in parallel, added on the client."""
+    client = data.client
+    [model] = client.scatter([(coef, intercept)], broadcast=False)
+    problems = coef.shape[0]
+    parts = [
+        client.submit(
+            _blocks.hinge_chain,
+            b,
+            data.classes,
+            class_weight,
+            data.dtype,
+            model,
+            [-0.0] * problems,
+            pure=False,
+        )
+        for b in data.blocks
+    ]
+    loss = np.sum(client.gather(parts), axis=0)
+    reg = np.zeros(problems)
+    if params["fit_intercept"] and params["intercept_scaling"] is not None:
+        reg = (intercept / params["intercept_scaling"]) ** 2
+    norm = np.einsum("ij,ij->i", coef, coef) + reg
+    return 0.5 * params["alpha"] * norm + loss / data.n_rows

@@ -46,11 +46,18 @@ def svmlight_source(X, y):
 
 
 def _paths(paths_or_glob) -> list[str]:
-    if isinstance(paths_or_glob, (str, os.PathLike)):
-        pattern = os.fspath(paths_or_glob)
-        found = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]
-    else:
-        found = [os.fspath(p) for p in paths_or_glob]
+    """The files named: a path, a glob, or a list of them (globs expanded, sorted)."""
+    items = [paths_or_glob] if isinstance(paths_or_glob, (str, os.PathLike)) else paths_or_glob
+    found = []
+    for item in items:
+        pattern = os.fspath(item)
+        if glob.has_magic(pattern):
+            matches = sorted(glob.glob(pattern))
+            if not matches:
+                raise FileNotFoundError(f"no file matches {pattern!r}")
+            found += matches
+        else:
+            found.append(pattern)
     if not found:
         raise FileNotFoundError(f"no file matches {paths_or_glob!r}")
     for p in found:

@@ -1,0 +1,168 @@
+"""The explicit feature maps on dask collections: fitted from a few numbers of the
+data (its shape, its variance for ``gamma="scale"``, the landmark rows), applied
+block by block on the workers, lazily. ``map + PegasosClassifier`` then scales
+as linear Pegasos does."""
+
+from __future__ import annotations
+
+import copy
+
+import dask
+import dask.array as da
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted
+
+from pegasos_rs import kernel_approximation as _maps
+from pegasos_rs._validation import seed_from
+from pegasos_rs.dask._blocks import _PARTITION_CHECKS
+from pegasos_rs.dask._predict import _rows
+
+
+def _moments(block):
+    """``(sum x, sum x^2, entries)`` of a block, zeros included, in float64."""
+    X = check_array(block, **_PARTITION_CHECKS)
+    data = (X.data if sp.issparse(X) else X.ravel()).astype(np.float64)
+    return float(data.sum()), float(data @ data), X.shape[0] * X.shape[1]
+
+
+def _min_value(block):
+    X = check_array(block, **_PARTITION_CHECKS)
+    data = X.data if sp.issparse(X) else X.ravel()
+    return float(data.min()) if data.size else 0.0
+
+
+def _gamma(kernel: str, gamma, rows) -> float:
+    """``resolve_gamma`` on a dask array: the variance for ``"scale"`` is summed over
+    the blocks (the in-memory value up to rounding)."""
+    if kernel in ("linear", "intersection", "precomputed"):
+        return 1.0
+    d = rows.shape[1]
+    if gamma == "auto":
+        return 1.0 / d
+    if gamma != "scale":
+        return float(gamma)
+    parts = dask.compute(*[dask.delayed(_moments)(b) for b in rows.to_delayed().ravel()])
+    s1, s2, size = (sum(p[i] for p in parts) for i in range(3))
+    var = s2 / size - (s1 / size) ** 2
+    if not np.isfinite(var):
+        raise ValueError("Input X contains NaN or infinity.")
+    return 1.0 / (d * var) if var != 0 else 1.0
+
+
+def _set_input(est, X, rows) -> None:
+    est.n_features_in_ = int(rows.shape[1])
+    if hasattr(X, "columns"):
+        from sklearn.utils.validation import _get_feature_names
+
+        names = _get_feature_names(X._meta)
+        if names is not None:
+            est.feature_names_in_ = names
+
+
+def _transform_block(block, transformer):
+    return transformer.transform(check_array(block, **_PARTITION_CHECKS))
+
+
+class _DaskMap:
+    """``fit`` and ``transform`` on dask collections for a transformer of
+    :mod:`pegasos_rs.kernel_approximation`; in-memory inputs go to the parent."""
+
+    def transform(self, X):
+        """The features of ``X``: a dask array with X's row chunks, computed block by
+        block on the workers, when ``X`` is a dask collection."""
+        if not dask.is_dask_collection(X):
+            return super().transform(X)
+        check_is_fitted(self)
+        rows = _rows(X)
+        if rows.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {rows.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        local = copy.copy(self)
+        if hasattr(local, "feature_names_in_"):
+            del local.feature_names_in_  # the blocks are arrays, checked here
+        width = int(self._n_features_out)
+        sparse_out = isinstance(self, _maps.AdditiveKernelMap) and sp.issparse(rows._meta)
+        meta = sp.csr_matrix((0, width), dtype=rows.dtype) if sparse_out else np.empty((0, 0), rows.dtype)
+        return rows.map_blocks(
+            _transform_block,
+            dask.delayed(local, pure=True),
+            chunks=(rows.chunks[0], (width,)),
+            dtype=rows.dtype,
+            meta=meta,
+        )
+
+
+class RandomFourierFeatures(_DaskMap, _maps.RandomFourierFeatures):
+    __doc__ = (_maps.RandomFourierFeatures.__doc__ or "") + """
+    On dask collections (``pegasos_rs.dask``): ``fit`` reads only the shape (and,
+    for ``gamma="scale"``, the variance, summed over the blocks); ``transform``
+    maps block by block on the workers. The weights are those of the in-memory
+    transformer with the same seed and gamma.
+    """
+
+    def fit(self, X, y=None):
+        if not dask.is_dask_collection(X):
+            return super().fit(X, y)
+        self._validate_params()
+        rows = _rows(X)
+        _set_input(self, X, rows)
+        return self._draw(int(rows.shape[1]), _gamma("rbf", self.gamma, rows))
+
+
+class Nystroem(_DaskMap, _maps.Nystroem):
+    __doc__ = (_maps.Nystroem.__doc__ or "") + """
+    On dask collections (``pegasos_rs.dask``): ``fit`` draws the landmark rows
+    uniformly (``landmarks="uniform"``; k-means++ and precomputed kernels need the
+    data in memory), fetches those rows only and factors their kernel on the
+    client, as the in-memory transformer does with the same seed; ``transform``
+    maps block by block on the workers.
+    """
+
+    def fit(self, X, y=None):
+        if not dask.is_dask_collection(X):
+            return super().fit(X, y)
+        self._validate_params()
+        if self.kernel == "precomputed" or self.landmarks != "uniform":
+            raise ValueError(
+                "on a dask collection, Nystroem needs landmarks='uniform' and a kernel "
+                "other than 'precomputed' (the others read all rows in memory)"
+            )
+        rows = _rows(X)
+        if np.isnan(rows.shape[0]):
+            rows = rows.compute_chunk_sizes()
+        n, d = int(rows.shape[0]), int(rows.shape[1])
+        _set_input(self, X, rows)
+        m = self._n_landmarks(n)
+        if self.gamma is None:
+            self.gamma_ = 1.0 if self.kernel == "chi2" else 1.0 / d
+        else:
+            self.gamma_ = _gamma(self.kernel, self.gamma, rows)
+        seed = seed_from(self.random_state)
+        from pegasos_rs import _core
+
+        idx = _core.nystroem_uniform_landmarks(n, m, seed)
+        landmarks = check_array(rows[idx].compute(), **_PARTITION_CHECKS)
+        return self._factor(None, landmarks, idx, "all", m, seed)
+
+
+class AdditiveKernelMap(_DaskMap, _maps.AdditiveKernelMap):
+    __doc__ = (_maps.AdditiveKernelMap.__doc__ or "") + """
+    On dask collections (``pegasos_rs.dask``): ``fit`` checks that no value is
+    negative, block by block; ``transform`` maps block by block on the workers
+    (CSR blocks for CSR input).
+    """
+
+    def fit(self, X, y=None):
+        if not dask.is_dask_collection(X):
+            return super().fit(X, y)
+        self._validate_params()
+        rows = _rows(X)
+        lows = dask.compute(*[dask.delayed(_min_value)(b) for b in rows.to_delayed().ravel()])
+        if lows and min(lows) < 0:
+            raise ValueError(f"Negative values in data passed to {type(self).__name__} (input X)")
+        _set_input(self, X, rows)
+        return self._sample(int(rows.shape[1]))
