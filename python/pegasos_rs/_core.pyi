@@ -21,8 +21,8 @@ __all__ = [
     "fourier_sample",
     "hinge_sums",
     "index_svmlight",
-    "local_pass",
     "kernel_decision",
+    "local_pass",
     "nystroem_features",
     "nystroem_fit",
     "nystroem_uniform_landmarks",
@@ -73,6 +73,7 @@ def fit_linear(
     params: dict[str, Any],
     n_threads: int,
 ) -> _FitReturn: ...
+
 @final
 class StreamedLinearFit:
     """A linear fit whose rows live elsewhere: draws, steps on supplied rows, passes."""
@@ -125,7 +126,11 @@ def local_pass(
     start: dict[str, Any],
     seed: int,
     n_threads: int,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+) -> tuple[
+    NDArray[np.float64],
+    NDArray[np.float64],
+    tuple[NDArray[np.float64], NDArray[np.float64]] | None,
+]: ...
 def decision_function(
     x: _Dense | _Csr,
     coef: NDArray[np.float64],

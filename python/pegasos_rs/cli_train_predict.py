@@ -264,13 +264,14 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             client = distributed.Client(scheduler)
         with pdask._cluster.cluster(client) as on:
             if show:
-                print(f"reading {len(data_files)} file(s) on {on.scheduler.address} ...", file=sys.stderr)
+                print(
+                    f"reading {len(data_files)} file(s) on {on.scheduler.address} ...",
+                    file=sys.stderr,
+                )
             with on.as_current():
                 X, y = pdask.read_svmlight(data_files)
             local = _estimator(args, int(X.shape[0]), class_weight, verbose=False)
-            est = pdask.PegasosClassifier(
-                **local.get_params(), mode=args.mode, client=on
-            )
+            est = pdask.PegasosClassifier(**local.get_params(), mode=args.mode, client=on)
             est.fit(X, y, callback=_progress_line if show else None)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None

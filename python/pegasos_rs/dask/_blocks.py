@@ -157,6 +157,8 @@ class SvmlightBlock(Block):
     #: File offset of each example, and the end of the block's last one.
     starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
     end: int = 0
+    #: Whether ``labels`` are the file's (then each parsed row's label is checked).
+    file_labels: bool = True
 
     def _bounds(self, ids):
         ends = np.append(self.starts[1:], np.uint64(self.end))
@@ -177,7 +179,9 @@ class SvmlightBlock(Block):
         finally:
             os.close(fd)
         X, labels = parse(b"".join(pieces), self.spec, self.n_features)
-        if X.shape[0] != len(ids) or not np.array_equal(labels, self.labels[ids]):
+        if X.shape[0] != len(ids) or (
+            self.file_labels and not np.array_equal(labels, self.labels[ids])
+        ):
             raise ValueError(
                 f"{self.spec.name}: the file changed while training (its examples no "
                 "longer match the index taken when training started)"
@@ -206,9 +210,7 @@ def _weights(sample_weight, n_rows: int, name: str):
         return None
     sw = np.ascontiguousarray(sample_weight, dtype=np.float64)
     if sw.ndim != 1 or sw.shape[0] != n_rows:
-        raise ValueError(
-            f"{name}: sample_weight has shape {sw.shape}, expected ({n_rows},)"
-        )
+        raise ValueError(f"{name}: sample_weight has shape {sw.shape}, expected ({n_rows},)")
     return sw
 
 
@@ -250,6 +252,7 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
     if y is not None:
         labels = _labels(y, labels.shape[0], spec.name)
     return SvmlightBlock(
+        file_labels=y is None,
         name=spec.name,
         labels=labels,
         sample_weight=_weights(sample_weight, labels.shape[0], spec.name),
@@ -265,8 +268,12 @@ def with_labels(block: Block, y, sample_weight) -> Block:
     from dataclasses import replace
 
     labels = _labels(y, _rows_of(block), block.name)
+    extra = {"file_labels": False} if isinstance(block, SvmlightBlock) else {}
     return replace(
-        block, labels=labels, sample_weight=_weights(sample_weight, labels.shape[0], block.name)
+        block,
+        labels=labels,
+        sample_weight=_weights(sample_weight, labels.shape[0], block.name),
+        **extra,
     )
 
 
@@ -354,7 +361,7 @@ def take(block: Block, classes, request, dtype: str):
 def _label_weights(classes, class_weight, block: Block):
     sw = block.sample_weight
     return {
-        "n_classes": int(len(classes)),
+        "n_classes": len(classes),
         "class_weight": buffer(class_weight, np.float64),
         "sample_weight": None if sw is None else buffer(sw, np.float64),
     }
@@ -379,7 +386,8 @@ def hinge_chain(block: Block, classes, class_weight, dtype, model, acc):
 
 def mix_round(block: Block, classes, class_weight, dtype, params: dict, start: dict, seed: int):
     """One parameter-mixing round on this block: a local pass of the solver from
-    ``start``; returns its iterates times the block's rows (to be summed)."""
+    ``start``; returns its last iterates (and, with ``start["average"]``, the mean
+    of its iterates) times the block's rows, to be summed."""
     X = block.matrix()
     if X.dtype != dtype:
         X = X.astype(dtype)
@@ -390,9 +398,13 @@ def mix_round(block: Block, classes, class_weight, dtype, params: dict, start: d
         "bias": buffer(start["bias"], np.float64),
         "t": int(start["t"]),
         "mean_weight": buffer(start["mean_weight"], np.float64),
+        "average": bool(start["average"]),
     }
-    v, b = _core.local_pass(as_rust_matrix(X), codes, labels, params, start, seed, 1)
-    return v * block.n_rows, b * block.n_rows
+    v, b, mean = _core.local_pass(as_rust_matrix(X), codes, labels, params, start, seed, 1)
+    n = block.n_rows
+    if mean is None:
+        return v * n, b * n
+    return v * n, b * n, mean[0] * n, mean[1] * n
 
 
 def add(a, b):

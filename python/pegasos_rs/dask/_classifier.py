@@ -18,6 +18,7 @@ from pegasos_rs._validation import check_classes, class_weight_vector, n_threads
 from pegasos_rs.dask import _exact, _parallel, _predict
 from pegasos_rs.dask._cluster import cluster, current_client
 from pegasos_rs.dask._data import distribute
+from pegasos_rs.dask._interrupt import deferred_ctrl_c
 
 #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
 _FITTED = (
@@ -182,8 +183,8 @@ class PegasosClassifier(_linear.PegasosClassifier):
     def _fit_dask(self, X, y, sample_weight, classes, resume, max_iter, max_steps, check, callback):
         if self.mode == "parallel" and not isinstance(self.sampling, str):
             raise ValueError("sampling as a visiting order is not supported in parallel mode")
-        with cluster(self.client) as client:
-            data = distribute(client, X, y, sample_weight, check=check)
+        with cluster(self.client) as client, deferred_ctrl_c() as ctrl_c:
+            data = distribute(client, X, y, sample_weight, check=check, ctrl_c=ctrl_c)
             try:
                 if resume and data.n_features != self.n_features_in_:
                     raise ValueError(
@@ -293,7 +294,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
         return type(self)(**{k: clone(v, safe=False) for k, v in params.items()}, client=client)
 
     def __getstate__(self):
-        state = super().__getstate__()
+        state = dict(super().__getstate__())  # a copy: the base may return __dict__
         state["client"] = None  # a connection is not part of a model
         return state
 

@@ -37,7 +37,7 @@ def cluster(client=None):
         return
     with (
         distributed.LocalCluster(
-            processes=True, dashboard_address=None, silence_logs=logging.ERROR
+            processes=True, dashboard_address=":0", silence_logs=logging.ERROR
         ) as local,
         distributed.Client(local, set_as_default=False) as own,
     ):

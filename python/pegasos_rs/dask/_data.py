@@ -9,7 +9,8 @@ The client keeps O(blocks x classes) numbers and the futures, never the rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import pairwise
 
 import dask
 import dask.array as da
@@ -17,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pegasos_rs.dask import _blocks
+from pegasos_rs.dask._interrupt import CtrlC
 from pegasos_rs.dask._svmlight import svmlight_source
 
 
@@ -36,6 +38,7 @@ class TrainingData:
     weighted: bool
     row_bytes: float  #: about how many bytes a fetched row takes
     feature_names: np.ndarray | None = None
+    ctrl_c: CtrlC = field(default_factory=CtrlC)  #: the fit's Ctrl-C flag
 
     @property
     def n_rows(self) -> int:
@@ -111,7 +114,7 @@ def _aligned(v, rows, n_parts: int, what: str, client):
     if v.shape[0] != sum(rows):
         raise ValueError(f"X has {sum(rows)} rows but {what} has {v.shape[0]}")
     cuts = np.cumsum([0, *rows])
-    return client.scatter([v[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
+    return client.scatter([v[a:b] for a, b in pairwise(cuts)])
 
 
 def _feature_names(X):
@@ -120,10 +123,11 @@ def _feature_names(X):
     return _get_feature_names(X._meta if _is_dataframe(X) else X)
 
 
-def distribute(client, X, y, sample_weight, *, check: bool) -> TrainingData:
+def distribute(client, X, y, sample_weight, *, check: bool, ctrl_c: CtrlC) -> TrainingData:
     """Put ``(X, y, sample_weight)`` on the cluster, one block per row partition
     (see the module doc). ``check``: check every value as the in-memory estimator
-    does (else only the rows training reads are checked, when it reads them)."""
+    does (else only the rows training reads are checked, when it reads them).
+    Waits stop at Ctrl-C (``ctrl_c``)."""
     if y is None:
         raise ValueError("y is required")
     source = svmlight_source(X, y)
@@ -135,7 +139,11 @@ def distribute(client, X, y, sample_weight, *, check: bool) -> TrainingData:
         sws = _aligned(sample_weight, rows, n_parts, "sample_weight", client)
         make = [
             dask.delayed(_blocks.svmlight_block, pure=False)(
-                s, s.n_features, check, None if ys is None else ys[i], None if sws is None else sws[i]
+                s,
+                s.n_features,
+                check,
+                None if ys is None else ys[i],
+                None if sws is None else sws[i],
             )
             for i, s in enumerate(specs)
         ]
@@ -156,18 +164,22 @@ def distribute(client, X, y, sample_weight, *, check: bool) -> TrainingData:
     blocks = client.compute(make)
     try:
         if ys is None or sws is None:
-            blocks = _attach_late(client, blocks, y, sample_weight)
-        summaries = client.gather(client.map(_blocks.summarize, blocks, [check] * len(blocks), pure=False))
+            blocks = _attach_late(client, blocks, y, sample_weight, ctrl_c)
+        summaries = ctrl_c.gather(
+            client, client.map(_blocks.summarize, blocks, [check] * len(blocks), pure=False)
+        )
     except BaseException:
         client.cancel(blocks, force=True)
         raise
-    return _merge(client, blocks, summaries, _feature_names(X))
+    data = _merge(client, blocks, summaries, _feature_names(X))
+    data.ctrl_c = ctrl_c
+    return data
 
 
-def _attach_late(client, blocks, y, sample_weight):
+def _attach_late(client, blocks, y, sample_weight, ctrl_c):
     """Cut in-memory ``y`` / ``sample_weight`` by the blocks' row counts (known
     only now) and attach them."""
-    rows = client.gather(client.map(_blocks._rows_of, blocks, pure=False))
+    rows = ctrl_c.gather(client, client.map(_blocks._rows_of, blocks, pure=False))
     cuts = np.cumsum([0, *rows])
 
     def pieces(v):
@@ -176,7 +188,7 @@ def _attach_late(client, blocks, y, sample_weight):
         v = np.asarray(v)
         if v.shape[0] != cuts[-1]:
             raise ValueError(f"X has {cuts[-1]} rows but y or sample_weight has {v.shape[0]}")
-        return client.scatter([v[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)])
+        return client.scatter([v[a:b] for a, b in pairwise(cuts)])
 
     ys, sws = pieces(y), pieces(sample_weight)
     return [
@@ -219,7 +231,11 @@ def _merge(client, blocks, summaries, feature_names) -> TrainingData:
     else:
         stored = [s["stored"] for s in summaries if s["stored"] is not None]
         text = [s["bytes"] for s in summaries if s["bytes"] is not None]
-        per_row = (sum(stored) / max(1, sum(rows[[s["stored"] is not None for s in summaries]]))) if stored else 0.0
+        per_row = (
+            (sum(stored) / max(1, sum(rows[[s["stored"] is not None for s in summaries]])))
+            if stored
+            else 0.0
+        )
         if text:
             # About 12 characters per "index:value" in a text file.
             per_row = max(per_row, sum(text) / max(1, n) / 12)

@@ -21,9 +21,12 @@ in-memory solver adds the same numbers in the same order, so the bits agree.
 from __future__ import annotations
 
 import time
+from concurrent.futures import CancelledError
+from itertools import pairwise
 
 import numpy as np
 import scipy.sparse as sp
+from distributed import KilledWorker
 
 from pegasos_rs import _core
 from pegasos_rs._validation import as_rust_matrix
@@ -77,9 +80,7 @@ class _Rounds:
         block = np.concatenate([b for b, _, _, _ in located])
         kind = np.concatenate([t for _, t, _, _ in located])
         key = np.concatenate([k for _, _, k, _ in located]).astype(np.int64)
-        code = np.concatenate(
-            [np.full(k.size, c, dtype=np.uint32) for (_, _, k, c) in located]
-        )
+        code = np.concatenate([np.full(k.size, c, dtype=np.uint32) for (_, _, k, c) in located])
         order = np.argsort(block, kind="stable")
         blocks, starts = np.unique(block[order], return_index=True)
         ends = np.append(starts[1:], order.size)
@@ -94,17 +95,17 @@ class _Rounds:
                 self.data.dtype,
                 pure=False,
             )
-            requests.append((sel, future))
+            requests.append((sel, future, int(b)))
         sizes = [k.size for k in keys]
         return requests, sizes
 
     def collect(self, pending):
         """The rows of a submitted round: ``(X, codes, sample_weight, drawn)``."""
         requests, sizes = pending
-        parts = self.client.gather([f for _, f in requests])
+        parts = gather(self.data, [f for _, f, _ in requests], [b for _, _, b in requests])
         position = np.empty(sum(sizes), dtype=np.int64)
         base = 0
-        for (sel, _), (X, _, _, pos) in zip(requests, parts, strict=True):
+        for (sel, _, _), (X, _, _, pos) in zip(requests, parts, strict=True):
             position[sel] = base + pos
             base += X.shape[0]
         mats = [X for X, _, _, _ in parts]
@@ -115,8 +116,25 @@ class _Rounds:
         codes = np.concatenate([c for _, c, _, _ in parts])
         sw = np.concatenate([w for _, _, w, _ in parts]) if self.data.weighted else None
         cuts = np.cumsum([0, *sizes])
-        drawn = [position[a:b] for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+        drawn = [position[a:b] for a, b in pairwise(cuts)]
         return X, codes, sw, drawn
+
+
+def gather(data, futures, blocks):
+    """``client.gather(futures)`` (the i-th computed from block ``blocks[i]``); a
+    block whose data died with a worker and cannot be recomputed (data scattered
+    from a client has no source to re-read) raises ``RuntimeError`` naming it; Ctrl-C
+    raises ``KeyboardInterrupt`` within 0.1 s."""
+    try:
+        return data.ctrl_c.gather(data.client, futures)
+    except (CancelledError, KilledWorker) as e:
+        lost = [i for i, f in enumerate(data.blocks) if f.status != "finished"]
+        lost += [b for f, b in zip(futures, blocks, strict=True) if f.status != "finished"]
+        bad = (lost or blocks)[0]
+        raise RuntimeError(
+            f"{data.names[bad]} was lost with a worker and could not be recomputed from its "
+            f"source ({type(e).__name__}: {e}); the model is unchanged"
+        ) from e
 
 
 def chain(data, func, *args):
@@ -128,7 +146,7 @@ def chain(data, func, *args):
     acc = [-0.0] * n_problems
     for block in data.blocks:
         acc = client.submit(func, block, *args, acc, pure=False)
-    return client.gather(acc)
+    return gather(data, [acc], [len(data.blocks) - 1])[0]
 
 
 def weight_sums(data, class_weight):
@@ -151,9 +169,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         "class_counts": data.counts.sum(axis=0).astype(np.uint64),
         "weight_sums": weight_sums(data, class_weight),
     }
-    fit = _core.StreamedLinearFit(
-        solver, params, data.n_rows, data.n_features, labels, n_threads
-    )
+    fit = _core.StreamedLinearFit(solver, params, data.n_rows, data.n_features, labels, n_threads)
     k = params["batch_size"]
     problems = fit.n_problems
     rounds = _Rounds(data, params["sampling_name"] == "balanced", problems)
@@ -181,15 +197,14 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
             pending = next_round() if left.any() else None
             X, codes, sw, drawn = rounds.collect(request)
             fit.run(as_rust_matrix(X), codes, sw, drawn)
+            data.ctrl_c.check()
             done += n_steps
             report("train", pass_no, done, total)
         losses = None
         if fit.wants_objective:
             # The model goes to the cluster once, not with every block's task.
             [model] = data.client.scatter([fit.models()], broadcast=False)
-            losses = chain(
-                data, _blocks.hinge_chain, data.classes, class_weight, data.dtype, model
-            )
+            losses = chain(data, _blocks.hinge_chain, data.classes, class_weight, data.dtype, model)
             report("objective", pass_no, total, total)
         fit.end_pass(losses)
     return fit.finish(solver)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 
 import dask
-import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
@@ -86,7 +85,11 @@ class _DaskMap:
             del local.feature_names_in_  # the blocks are arrays, checked here
         width = int(self._n_features_out)
         sparse_out = isinstance(self, _maps.AdditiveKernelMap) and sp.issparse(rows._meta)
-        meta = sp.csr_matrix((0, width), dtype=rows.dtype) if sparse_out else np.empty((0, 0), rows.dtype)
+        meta = (
+            sp.csr_matrix((0, width), dtype=rows.dtype)
+            if sparse_out
+            else np.empty((0, 0), rows.dtype)
+        )
         return rows.map_blocks(
             _transform_block,
             dask.delayed(local, pure=True),
@@ -97,12 +100,15 @@ class _DaskMap:
 
 
 class RandomFourierFeatures(_DaskMap, _maps.RandomFourierFeatures):
-    __doc__ = (_maps.RandomFourierFeatures.__doc__ or "") + """
+    __doc__ = (
+        (_maps.RandomFourierFeatures.__doc__ or "")
+        + """
     On dask collections (``pegasos_rs.dask``): ``fit`` reads only the shape (and,
     for ``gamma="scale"``, the variance, summed over the blocks); ``transform``
     maps block by block on the workers. The weights are those of the in-memory
     transformer with the same seed and gamma.
     """
+    )
 
     def fit(self, X, y=None):
         if not dask.is_dask_collection(X):
@@ -114,13 +120,16 @@ class RandomFourierFeatures(_DaskMap, _maps.RandomFourierFeatures):
 
 
 class Nystroem(_DaskMap, _maps.Nystroem):
-    __doc__ = (_maps.Nystroem.__doc__ or "") + """
+    __doc__ = (
+        (_maps.Nystroem.__doc__ or "")
+        + """
     On dask collections (``pegasos_rs.dask``): ``fit`` draws the landmark rows
     uniformly (``landmarks="uniform"``; k-means++ and precomputed kernels need the
     data in memory), fetches those rows only and factors their kernel on the
     client, as the in-memory transformer does with the same seed; ``transform``
     maps block by block on the workers.
     """
+    )
 
     def fit(self, X, y=None):
         if not dask.is_dask_collection(X):
@@ -150,11 +159,14 @@ class Nystroem(_DaskMap, _maps.Nystroem):
 
 
 class AdditiveKernelMap(_DaskMap, _maps.AdditiveKernelMap):
-    __doc__ = (_maps.AdditiveKernelMap.__doc__ or "") + """
+    __doc__ = (
+        (_maps.AdditiveKernelMap.__doc__ or "")
+        + """
     On dask collections (``pegasos_rs.dask``): ``fit`` checks that no value is
     negative, block by block; ``transform`` maps block by block on the workers
     (CSR blocks for CSR input).
     """
+    )
 
     def fit(self, X, y=None):
         if not dask.is_dask_collection(X):

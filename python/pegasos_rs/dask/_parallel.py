@@ -12,9 +12,9 @@ row-weighted mean number of local steps, so a round counts as one pass.
 The mean of the partitions' iterates inherits their convergence with a variance
 lowered by averaging; it is not the in-memory solver's sequence. ``max_iter`` is
 the number of rounds (with ``max_steps``, enough rounds for that many steps);
-``average=True`` returns the mean of the mixed iterates of the last half of the
-rounds; ``tol`` stops on the objective, evaluated after every round by sums over
-the partitions in parallel.
+``average=True`` returns the mean of all local iterates of the last half of the
+rounds (each round's local means, mixed); ``tol`` stops on the objective,
+evaluated after every round by sums over the partitions in parallel.
 """
 
 from __future__ import annotations
@@ -26,19 +26,19 @@ import time
 import numpy as np
 
 from pegasos_rs.dask import _blocks
-from pegasos_rs.dask._exact import weight_sums
+from pegasos_rs.dask._exact import gather, weight_sums
 
 _GOLDEN = 0x9E3779B97F4A7C15
 
 
-def _tree_sum(client, futures):
+def _tree_sum(data, futures):
     """The sum of the futures' arrays, added pairwise on the cluster."""
     while len(futures) > 1:
         pairs = [futures[i : i + 2] for i in range(0, len(futures), 2)]
         futures = [
-            client.submit(_blocks.add, *p, pure=False) if len(p) == 2 else p[0] for p in pairs
+            data.client.submit(_blocks.add, *p, pure=False) if len(p) == 2 else p[0] for p in pairs
         ]
-    return futures[0].result()
+    return gather(data, futures, [0])[0]
 
 
 def _model(v, bias, params):
@@ -82,9 +82,11 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     best, stale, objective, done = math.inf, 0, None, 0
     started = time.perf_counter()
     for r in range(1, rounds + 1):
-        [start] = client.scatter(
-            [{"v": v, "bias": bias, "t": t, "mean_weight": mean_weight}], broadcast=False
+        averaging = (average == "suffix" and r >= suffix_from) or (
+            average == "from" and t + per_round >= average_start
         )
+        start = {"v": v, "bias": bias, "t": t, "mean_weight": mean_weight, "average": averaging}
+        [start] = client.scatter([start], broadcast=False)
         parts = [
             client.submit(
                 _blocks.mix_round,
@@ -99,13 +101,16 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
             )
             for i, block in enumerate(blocks)
         ]
-        total_v, total_b = _tree_sum(client, parts)
-        v, bias = total_v / n, total_b / n
+        total = _tree_sum(data, parts)
+        data.ctrl_c.check()
+        v, bias = total[0] / n, total[1] / n
         t += round(per_round)
         done = r
-        if (average == "suffix" and r >= suffix_from) or (average == "from" and t >= average_start):
-            avg_v += v
-            avg_b += bias
+        if averaging:
+            # The mean of every local iterate of the round, as the in-memory solver
+            # averages every iterate (not only the mixed ones).
+            avg_v += total[2] / n
+            avg_b += total[3] / n
             avg_count += 1
         if callback is not None:
             callback(
@@ -119,7 +124,9 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
             )
         if tol is None and not params["verbose"]:
             continue
-        objective = _objective(data, class_weight, params, *_model(*_current(v, bias, avg_v, avg_b, avg_count), params))
+        objective = _objective(
+            data, class_weight, params, *_model(*_current(v, bias, avg_v, avg_b, avg_count), params)
+        )
         if params["verbose"]:
             print(
                 f"round {r}/{rounds}: objective {objective.max():.6e}, t {t}, "
@@ -163,7 +170,7 @@ def _objective(data, class_weight, params, coef, intercept):
         )
         for b in data.blocks
     ]
-    loss = np.sum(client.gather(parts), axis=0)
+    loss = np.sum(gather(data, parts, list(range(len(parts)))), axis=0)
     reg = np.zeros(problems)
     if params["fit_intercept"] and params["intercept_scaling"] is not None:
         reg = (intercept / params["intercept_scaling"]) ** 2

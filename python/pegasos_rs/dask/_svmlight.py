@@ -73,7 +73,9 @@ def _split(path: str, blocksize: int, n_features, one_based, dtype) -> list[Svml
         return [spec]
     starts = range(0, size, blocksize)
     return [
-        SvmlightSpec(path, o, blocksize if o + blocksize < size else -1, n_features, one_based, dtype)
+        SvmlightSpec(
+            path, o, blocksize if o + blocksize < size else -1, n_features, one_based, dtype
+        )
         for o in starts
     ]
 
@@ -127,7 +129,9 @@ def read_svmlight(
     if zero_based not in (True, False, "auto"):
         raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
     if n_features is not None and (
-        not isinstance(n_features, (int, np.integer)) or isinstance(n_features, bool) or n_features < 1
+        not isinstance(n_features, (int, np.integer))
+        or isinstance(n_features, bool)
+        or n_features < 1
     ):
         raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
     dtype = np.dtype(dtype)

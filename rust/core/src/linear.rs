@@ -113,6 +113,55 @@ impl LinearState {
         })
     }
 
+    /// A state at the iterate `w = v` (`n_features + 1` entries, the last the
+    /// bias-multiplier weight), unregularised bias `bias`, after `t` steps,
+    /// drawing from stream `stream` of `seed`, without an average: where a
+    /// parameter-mixing round starts each partition's local run.
+    pub fn at_iterate(v: Vec<f64>, bias: f64, t: u64, seed: u64, stream: u64) -> Result<Self> {
+        if v.is_empty() || !v.iter().all(|x| x.is_finite()) || !bias.is_finite() {
+            return Err(Error::InvalidState(
+                "an iterate needs at least the bias weight and finite values".into(),
+            ));
+        }
+        let mut state = Self::new(0, seed, stream)?;
+        state.sq_norm = v.iter().map(|x| x * x).sum();
+        state.v = v;
+        state.bias = bias;
+        state.t = t;
+        Ok(state)
+    }
+
+    /// The last iterate: `w` (`n_features + 1` entries, as in
+    /// [`LinearState::at_iterate`]) and the unregularised bias.
+    pub fn iterate(&self) -> (Vec<f64>, f64) {
+        (self.v.iter().map(|x| x * self.scale).collect(), self.bias)
+    }
+
+    /// Start a running average at the next step, forgetting any previous one (the
+    /// mean of the iterates from step `t + 1` on; see [`LinearState::averaged`]).
+    pub fn average_from_next_step(&mut self) -> Result<()> {
+        self.discard_average();
+        self.avg_u = try_filled_vec(self.v.len(), 0.0, "an averaged weight vector")?;
+        self.avg_start = self.t + 1;
+        Ok(())
+    }
+
+    /// The running average in the form of [`LinearState::iterate`] (`None` before
+    /// its first step).
+    pub fn averaged(&self) -> Option<(Vec<f64>, f64)> {
+        if self.avg_count == 0 {
+            return None;
+        }
+        let n = self.avg_count as f64;
+        let v = self
+            .avg_u
+            .iter()
+            .zip(&self.v)
+            .map(|(u, v)| (u + self.avg_beta * v) / n)
+            .collect();
+        Some((v, self.avg_bias_sum / n))
+    }
+
     /// Forget the running average (the next averaged step starts a new one).
     fn discard_average(&mut self) {
         self.avg_u = Vec::new();
@@ -424,7 +473,21 @@ pub fn run_steps<R: Rows>(
     n_steps: u64,
     cancel: &AtomicBool,
 ) -> Result<()> {
-    make_context(rows, task, params, state)?.run(state, n_steps, cancel)
+    make_context(rows, task, params, state, None)?.run(state, n_steps, cancel)
+}
+
+/// [`run_steps`] with the projection radius of examples of mean weight
+/// `mean_weight` (that of the whole training set, when `rows` are a part of it).
+pub fn run_steps_in_part<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    params: &ValidParams,
+    mean_weight: f64,
+    state: &mut LinearState,
+    n_steps: u64,
+    cancel: &AtomicBool,
+) -> Result<()> {
+    make_context(rows, task, params, state, Some(mean_weight))?.run(state, n_steps, cancel)
 }
 
 /// Scratch buffers of a run: the violators of a step and a block of drawn examples.
@@ -520,6 +583,7 @@ fn make_context<'a, R: Rows>(
     task: &'a BinaryTask<'a>,
     params: &'a ValidParams,
     state: &LinearState,
+    mean_weight: Option<f64>,
 ) -> Result<Context<'a, R>> {
     let n = rows.n_rows();
     if n == 0 {
@@ -540,7 +604,7 @@ fn make_context<'a, R: Rows>(
         )));
     }
     let draws = Draws::new(&params.sampling, task)?;
-    let mean_weight = weight_sum(task, -0.0) / n as f64;
+    let mean_weight = mean_weight.unwrap_or_else(|| weight_sum(task, -0.0) / n as f64);
     Ok(Context {
         rows,
         task,
@@ -715,7 +779,7 @@ pub fn fit_binary<R: Rows>(
         )));
     }
     let mut plan = PassPlan::start(params, state, rows.n_rows())?;
-    let ctx = make_context(rows, task, params, state)?;
+    let ctx = make_context(rows, task, params, state, None)?;
     while let Some(steps) = plan.next_pass() {
         ctx.run(state, steps, cancel)?;
         let objective = PassPlan::wants_objective(params).then(|| {

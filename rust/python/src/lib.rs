@@ -15,6 +15,7 @@ mod error;
 mod feature_maps;
 mod kernel;
 mod linear;
+mod mixing;
 mod params;
 mod streamed;
 mod svmlight;
@@ -33,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(streamed::weight_sums, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::hinge_sums, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::check_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(mixing::local_pass, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_decision, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::pairwise_kernel, m)?)?;

@@ -39,6 +39,52 @@ impl LinearSolverState {
         self.states.len()
     }
 
+    /// The last iterate of each problem: `w` with the bias-multiplier weight last
+    /// (`(n_problems, n_features + 1)`), the unregularised biases, the step counts.
+    fn iterates<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>, Vec<u64>)> {
+        let width = self.states.first().map_or(0, |s| s.n_features() + 1);
+        let mut v = Vec::with_capacity(self.states.len() * width);
+        let mut bias = Vec::with_capacity(self.states.len());
+        for s in &self.states {
+            let (w, b) = s.iterate();
+            v.extend_from_slice(&w);
+            bias.push(b);
+        }
+        Ok((
+            PyArray1::from_vec(py, v).reshape([self.states.len(), width])?,
+            PyArray1::from_vec(py, bias),
+            self.states.iter().map(LinearState::steps).collect(),
+        ))
+    }
+
+    /// Replace the states by states at these iterates (see `iterates`), without an
+    /// average, problem `p` drawing from stream `p` of `seed`.
+    fn set_iterates(
+        &mut self,
+        v: PyReadonlyArray2<'_, f64>,
+        bias: PyReadonlyArray1<'_, f64>,
+        t: Vec<u64>,
+        seed: u64,
+    ) -> PyResult<()> {
+        let (k, width) = crate::arrays::shape2(&v);
+        let (v, bias) = (slice(&v)?, slice(&bias)?);
+        if bias.len() != k || t.len() != k {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "one bias and one step count per iterate",
+            ));
+        }
+        self.states = (0..k)
+            .map(|p| {
+                LinearState::at_iterate(v[p * width..(p + 1) * width].to_vec(), bias[p], t[p], seed, p as u64)
+            })
+            .collect::<pegasos_core::Result<_>>()
+            .map_err(CoreError)?;
+        Ok(())
+    }
+
     /// Versioned little-endian encoding (see `pegasos_core::codec`).
     fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &encode_states(&self.states))

@@ -433,7 +433,7 @@ pub struct LabelWeights<'py> {
 
 impl LabelWeights<'_> {
     /// The labels of rows whose class codes are `codes`.
-    fn with_codes<'a>(&'a self, codes: &'a [u32]) -> PyResult<Labels<'a>> {
+    pub(crate) fn with_codes<'a>(&'a self, codes: &'a [u32]) -> PyResult<Labels<'a>> {
         Ok(Labels {
             codes,
             n_classes: self.n_classes,

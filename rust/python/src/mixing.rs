@@ -1,0 +1,136 @@
+//! The workers' side of `pegasos_rs.dask`'s parallel mode (iterative parameter
+//! mixing): one local pass of the solver over a partition, from the shared
+//! iterate.
+
+use std::borrow::Cow;
+
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use pegasos_core::linear::{run_steps_in_part, steps_per_pass};
+use pegasos_core::multiclass::for_each_problem;
+use pegasos_core::{LinearState, Params, Rows, Sampling};
+
+use crate::arrays::{shape2, slice, Matrix};
+use crate::detach::detach_interruptible;
+use crate::dispatch_rows;
+use crate::params::LinearParams;
+use crate::streamed::LabelWeights;
+
+/// Where a round starts: one iterate per binary problem.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct Iterates<'py> {
+    /// `w` of each problem, `n_features + 1` entries (the last the bias-multiplier
+    /// weight).
+    v: PyReadonlyArray2<'py, f64>,
+    /// Unregularised bias of each problem.
+    bias: PyReadonlyArray1<'py, f64>,
+    /// Steps taken so far.
+    t: u64,
+    /// Mean example weight of each problem over the whole training set.
+    mean_weight: PyReadonlyArray1<'py, f64>,
+    /// Also return the mean of each local run's iterates.
+    average: bool,
+}
+
+/// What `local_pass` returns: the last iterates `(v, bias)`, and the mean
+/// iterates of the local runs when asked for.
+type Passed<'py> = (
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Option<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>)>,
+);
+
+/// One local pass (`ceil(rows / batch_size)` steps) of every problem over these
+/// rows, from `start`, sampling with stream `p` of `seed`; returns the new
+/// iterates `(v, bias)` and, with `start["average"]`, the means of the local
+/// iterates. A problem whose partition lacks one of its classes
+/// samples uniformly when `params` asks for balanced sampling.
+#[pyfunction]
+#[pyo3(signature = (x, codes, labels, params, start, seed, n_threads))]
+pub fn local_pass<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    codes: PyReadonlyArray1<'py, u32>,
+    labels: LabelWeights<'py>,
+    params: LinearParams<'py>,
+    start: Iterates<'py>,
+    seed: u64,
+    n_threads: usize,
+) -> PyResult<Passed<'py>> {
+    let params = params.validate()?;
+    let uniform = Params {
+        sampling: Sampling::Uniform,
+        ..(*params).clone()
+    }
+    .validate()
+    .map_err(crate::error::CoreError)?;
+    let codes = slice(&codes)?;
+    let labels = labels.with_codes(codes)?;
+    let (k, width) = shape2(&start.v);
+    let (v, bias, mean_weight) = (slice(&start.v)?, slice(&start.bias)?, slice(&start.mean_weight)?);
+    if k != labels.n_problems() || bias.len() != k || mean_weight.len() != k {
+        return Err(PyValueError::new_err(format!(
+            "{k} iterates, {} biases and {} mean weights for {} problems",
+            bias.len(),
+            mean_weight.len(),
+            labels.n_problems()
+        )));
+    }
+    let (t, average) = (start.t, start.average);
+    let small = (x.stored_entries() as f64) * (k as f64) < 1e7;
+    let states = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
+        let rows = make()?;
+        labels.check(rows.n_rows())?;
+        if width != rows.n_features() + 1 {
+            return Err(pegasos_core::Error::ShapeMismatch(format!(
+                "iterates of {width} entries for {} features (+1)",
+                rows.n_features()
+            )));
+        }
+        let steps = steps_per_pass(rows.n_rows(), params.batch_size);
+        let items: Vec<usize> = (0..k).collect();
+        for_each_problem(items, n_threads, |p, _| {
+            let task = labels.task(p)?;
+            let mut state = LinearState::at_iterate(
+                v[p * width..(p + 1) * width].to_vec(), bias[p], t, seed, p as u64,
+            )?;
+            let one_class = {
+                let (pos, neg) = task.split_by_class();
+                pos.is_empty() || neg.is_empty()
+            };
+            let use_params = if params.sampling == Sampling::Balanced && one_class {
+                Cow::Borrowed(&uniform)
+            } else {
+                Cow::Borrowed(&params)
+            };
+            if average {
+                state.average_from_next_step()?;
+            }
+            if rows.n_rows() > 0 {
+                run_steps_in_part(&rows, &task, &use_params, mean_weight[p], &mut state, steps, cancel)?;
+            }
+            let last = state.iterate();
+            let mean = state.averaged().unwrap_or_else(|| last.clone());
+            Ok((last, mean))
+        })
+    }))?;
+    let gather = |pick: &dyn Fn(&((Vec<f64>, f64), (Vec<f64>, f64))) -> &(Vec<f64>, f64)| {
+        let mut out_v = Vec::with_capacity(k * width);
+        let mut out_b = Vec::with_capacity(k);
+        for item in &states {
+            let (w, b) = pick(item);
+            out_v.extend_from_slice(w);
+            out_b.push(*b);
+        }
+        Ok::<_, PyErr>((
+            PyArray1::from_vec(py, out_v).reshape([k, width])?,
+            PyArray1::from_vec(py, out_b),
+        ))
+    };
+    let (v_last, b_last) = gather(&|s| &s.0)?;
+    let mean = if average { Some(gather(&|s| &s.1)?) } else { None };
+    Ok((v_last, b_last, mean))
+}
