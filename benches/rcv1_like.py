@@ -22,6 +22,8 @@ so training sets of growing size are nested. Test rows come from chunks numbered
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -94,19 +96,40 @@ class _CsrBuilder:
         return sp.csr_matrix(args, shape=shape, copy=False)
 
 
-def _generate(first_chunk: int, n_rows: int, seed: int, d: int, nnz: int, noise: float, dtype):
+@functools.lru_cache(maxsize=4)
+def _fixed(seed: int, d: int, nnz: int):
+    """The model and the label threshold (the median score of a pilot sample)."""
     perm, cdf, idf, w = _model(seed, d)
     pilot = _rows(np.random.RandomState([seed, _PILOT_CHUNK]), 5000, d, nnz, perm, cdf, idf)
-    threshold = float(np.median(pilot @ w))
+    return perm, cdf, idf, w, float(np.median(pilot @ w))
+
+
+def chunk(
+    k: int,
+    *,
+    seed: int = 0,
+    n_features: int = N_FEATURES,
+    nnz_per_row: int = NNZ_PER_ROW,
+    noise: float = 0.05,
+):
+    """Chunk ``k`` (:data:`CHUNK` rows, float64 CSR, labels in {-1, +1}): what a
+    worker generates for its own part of a large set (training chunks from 0,
+    test chunks from :data:`TEST_CHUNK0`)."""
+    perm, cdf, idf, w, threshold = _fixed(seed, n_features, nnz_per_row)
+    rng = np.random.RandomState([seed, k])
+    X = _rows(rng, CHUNK, n_features, nnz_per_row, perm, cdf, idf)
+    y = np.where(X @ w > threshold, 1, -1)
+    flip = rng.random_sample(CHUNK) < noise
+    y[flip] = -y[flip]
+    return X, y
+
+
+def _generate(first_chunk: int, n_rows: int, seed: int, d: int, nnz: int, noise: float, dtype):
     out = _CsrBuilder(n_rows, d, int(n_rows * (nnz + 2)), dtype)
     labels = np.empty(n_rows, dtype=np.int64)
     k = first_chunk
     while out.rows < n_rows:
-        rng = np.random.RandomState([seed, k])
-        X = _rows(rng, CHUNK, d, nnz, perm, cdf, idf)
-        y = np.where(X @ w > threshold, 1, -1)
-        flip = rng.random_sample(CHUNK) < noise
-        y[flip] = -y[flip]
+        X, y = chunk(k, seed=seed, n_features=d, nnz_per_row=nnz, noise=noise)
         take = min(n_rows - out.rows, CHUNK)
         labels[out.rows : out.rows + take] = y[:take]
         out.append(X[:take])

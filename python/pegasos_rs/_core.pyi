@@ -50,7 +50,9 @@ class LinearSolverState:
     def __len__(self) -> int: ...
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: bytes) -> None: ...
-    def iterates(self) -> tuple[NDArray[np.float64], NDArray[np.float64], list[int]]: ...
+    def iterates(
+        self,
+    ) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], list[int]]: ...
     def set_iterates(
         self, v: NDArray[np.float64], bias: NDArray[np.float64], t: list[int], seed: int
     ) -> None: ...
@@ -78,15 +80,15 @@ def fit_linear(
 class StreamedLinearFit:
     """A linear fit whose rows live elsewhere: draws, steps on supplied rows, passes."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         solver: LinearSolverState,
         params: dict[str, Any],
         n_rows: int,
         n_features: int,
         labels: dict[str, Any],
         n_threads: int,
-    ) -> None: ...
+    ) -> StreamedLinearFit: ...
     @property
     def n_problems(self) -> int: ...
     @property

@@ -157,8 +157,11 @@ class PegasosClassifier(_linear.PegasosClassifier):
             parsed at all); a NaN or a malformed line in a row that is read still
             raises ``ValueError``.
         callback : callable or None, default=None
-            Called after every round with a dict of progress (``stage``, ``pass``,
-            ``steps``, ``steps_in_pass``, ``seconds``).
+            Called after every round with a dict of progress: ``stage``, ``pass``
+            (the round in parallel mode), ``steps`` (done in this pass),
+            ``steps_in_pass``, ``seconds``; in exact mode also ``rounds`` (fetches
+            so far), ``bytes_sent`` and ``bytes_received`` (requests and rows, so
+            far).
 
         Returns
         -------

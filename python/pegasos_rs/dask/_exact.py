@@ -41,6 +41,8 @@ class _Rounds:
 
     def __init__(self, data, balanced: bool, problems: int):
         self.data = data
+        #: Rounds fetched, and bytes of requests sent and rows received.
+        self.rounds = self.sent = self.received = 0
         self.client = data.client
         self.balanced = balanced
         rows = np.diff(data.offsets)
@@ -97,6 +99,8 @@ class _Rounds:
             )
             requests.append((sel, future, int(b)))
         sizes = [k.size for k in keys]
+        self.rounds += 1
+        self.sent += int(kind.nbytes + key.nbytes + code.nbytes)
         return requests, sizes
 
     def collect(self, pending):
@@ -109,6 +113,7 @@ class _Rounds:
             position[sel] = base + pos
             base += X.shape[0]
         mats = [X for X, _, _, _ in parts]
+        self.received += sum(_nbytes(m) for part in parts for m in part)
         if self.data.sparse:
             X = sp.vstack(mats, format="csr") if len(mats) > 1 else sp.csr_matrix(mats[0])
         else:
@@ -118,6 +123,14 @@ class _Rounds:
         cuts = np.cumsum([0, *sizes])
         drawn = [position[a:b] for a, b in pairwise(cuts)]
         return X, codes, sw, drawn
+
+
+def _nbytes(a) -> int:
+    if a is None:
+        return 0
+    if sp.issparse(a):
+        return int(a.data.nbytes + a.indices.nbytes + a.indptr.nbytes)
+    return int(a.nbytes)
 
 
 def gather(data, futures, blocks):
@@ -199,13 +212,13 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
             fit.run(as_rust_matrix(X), codes, sw, drawn)
             data.ctrl_c.check()
             done += n_steps
-            report("train", pass_no, done, total)
+            report("train", pass_no, done, total, rounds)
         losses = None
         if fit.wants_objective:
             # The model goes to the cluster once, not with every block's task.
             [model] = data.client.scatter([fit.models()], broadcast=False)
             losses = chain(data, _blocks.hinge_chain, data.classes, class_weight, data.dtype, model)
-            report("objective", pass_no, total, total)
+            report("objective", pass_no, total, total, rounds)
         fit.end_pass(losses)
     return fit.finish(solver)
 
@@ -217,7 +230,7 @@ class _Progress:
         self.callback = callback
         self.started = time.perf_counter()
 
-    def __call__(self, stage: str, pass_no: int, done: int, total: int) -> None:
+    def __call__(self, stage: str, pass_no: int, done: int, total: int, rounds) -> None:
         if self.callback is not None:
             self.callback(
                 {
@@ -226,5 +239,8 @@ class _Progress:
                     "steps": done,
                     "steps_in_pass": total,
                     "seconds": time.perf_counter() - self.started,
+                    "rounds": rounds.rounds,
+                    "bytes_sent": rounds.sent,
+                    "bytes_received": rounds.received,
                 }
             )

@@ -63,7 +63,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     sums = weight_sums(data, class_weight)
     mean_weight = np.full(problems, 1.0) if sums is None else sums / n
     if len(solver):
-        v, bias, t = solver.iterates()
+        (v, bias), t = solver.iterates()
         t = int(max(t))
     else:
         v, bias, t = np.zeros((problems, d + 1)), np.zeros(problems), 0
@@ -81,6 +81,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     tol, patience = params["tol"], params["n_iter_no_change"]
     best, stale, objective, done = math.inf, 0, None, 0
     started = time.perf_counter()
+    sent = received = 0
     for r in range(1, rounds + 1):
         averaging = (average == "suffix" and r >= suffix_from) or (
             average == "from" and t + per_round >= average_start
@@ -103,6 +104,8 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         ]
         total = _tree_sum(data, parts)
         data.ctrl_c.check()
+        sent += int(v.nbytes + bias.nbytes + mean_weight.nbytes)
+        received += sum(int(a.nbytes) for a in total)
         v, bias = total[0] / n, total[1] / n
         t += round(per_round)
         done = r
@@ -117,9 +120,12 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                 {
                     "stage": "round",
                     "pass": r,
-                    "steps": t,
+                    "steps": r,
                     "steps_in_pass": rounds,
                     "seconds": time.perf_counter() - started,
+                    "rounds": r,
+                    "bytes_sent": sent,
+                    "bytes_received": received,
                 }
             )
         if tol is None and not params["verbose"]:

@@ -35,7 +35,9 @@ pub mod task;
 pub use data::{CsrRows, DenseRows, Rows};
 pub use error::{Error, Result};
 pub use float::{Float, Index};
-pub use linear::{fit_binary, primal_objective, run_drawn, FitOutput, LinearState, PassPlan, StepRule};
+pub use linear::{
+    fit_binary, primal_objective, run_drawn, FitOutput, LinearState, PassPlan, StepRule,
+};
 pub use multiclass::{decision_function, fit_one_vs_rest, initial_states, Labels};
 pub use params::{Averaging, Intercept, Params, Sampling, ValidParams};
 pub use rng::Rng;

@@ -41,7 +41,7 @@ use std::time::Instant;
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::params::{Averaging, Intercept, ValidParams};
-use crate::sampler::{Draws, Drawn, KeyDraws, Sampler};
+use crate::sampler::{Drawn, Draws, KeyDraws, Sampler};
 use crate::task::BinaryTask;
 
 /// The scale `a` of `w = a v` below which `v` is multiplied out.
@@ -425,7 +425,13 @@ pub fn weight_sum(task: &BinaryTask<'_>, acc: f64) -> f64 {
 
 /// `sum_i c_i max(0, 1 - y_i (<w, x_i> + b))` over the rows, added one by one to
 /// `acc` in row order (continued block after block like [`weight_sum`]).
-pub fn hinge_loss_sum<R: Rows>(rows: &R, task: &BinaryTask<'_>, w: &[f64], b: f64, acc: f64) -> f64 {
+pub fn hinge_loss_sum<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    w: &[f64],
+    b: f64,
+    acc: f64,
+) -> f64 {
     (0..rows.n_rows()).fold(acc, |a, i| {
         a + task.weight(i) * (1.0 - task.y(i) * (rows.dot(i, w) + b)).max(0.0)
     })

@@ -466,11 +466,14 @@ mod tests {
         assert_eq!(index.labels, whole.labels);
         assert_eq!(index.labels, vec![1.0, -1.0, 2.5, 3.0]);
         // Each example's bytes parse to that example alone.
-        let mut ends: Vec<usize> = index.starts[1..].iter().map(|&s| s as usize - 100).collect();
+        let mut ends: Vec<usize> = index.starts[1..]
+            .iter()
+            .map(|&s| s as usize - 100)
+            .collect();
         ends.push(text.len());
         for (r, (&start, end)) in index.starts.iter().zip(ends).enumerate() {
-            let one = parse::<f64>(&text[start as usize - 100..end], opts(false, false, false))
-                .unwrap();
+            let one =
+                parse::<f64>(&text[start as usize - 100..end], opts(false, false, false)).unwrap();
             assert_eq!(one.labels, vec![whole.labels[r]]);
             let (lo, hi) = (whole.indptr[r] as usize, whole.indptr[r + 1] as usize);
             assert_eq!(one.data, whole.data[lo..hi]);

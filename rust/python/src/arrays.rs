@@ -67,6 +67,13 @@ impl Matrix<'_> {
     }
 }
 
+/// A float64 matrix and vector handed to Python: weights and intercepts, or
+/// iterates and biases, one row and one entry per binary problem.
+pub type MatrixAndVector<'py> = (
+    pyo3::Bound<'py, numpy::PyArray2<f64>>,
+    pyo3::Bound<'py, numpy::PyArray1<f64>>,
+);
+
 /// The contiguous buffer behind a numpy array.
 pub fn slice<'a, T: numpy::Element, D: numpy::ndarray::Dimension>(
     a: &'a numpy::PyReadonlyArray<'_, T, D>,

@@ -12,7 +12,7 @@ use pegasos_core::{
     LinearState, Rows,
 };
 
-use crate::arrays::{slice, Matrix};
+use crate::arrays::{slice, Matrix, MatrixAndVector};
 use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
@@ -41,10 +41,7 @@ impl LinearSolverState {
 
     /// The last iterate of each problem: `w` with the bias-multiplier weight last
     /// (`(n_problems, n_features + 1)`), the unregularised biases, the step counts.
-    fn iterates<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>, Vec<u64>)> {
+    fn iterates<'py>(&self, py: Python<'py>) -> PyResult<(MatrixAndVector<'py>, Vec<u64>)> {
         let width = self.states.first().map_or(0, |s| s.n_features() + 1);
         let mut v = Vec::with_capacity(self.states.len() * width);
         let mut bias = Vec::with_capacity(self.states.len());
@@ -54,8 +51,10 @@ impl LinearSolverState {
             bias.push(b);
         }
         Ok((
-            PyArray1::from_vec(py, v).reshape([self.states.len(), width])?,
-            PyArray1::from_vec(py, bias),
+            (
+                PyArray1::from_vec(py, v).reshape([self.states.len(), width])?,
+                PyArray1::from_vec(py, bias),
+            ),
             self.states.iter().map(LinearState::steps).collect(),
         ))
     }
@@ -78,7 +77,13 @@ impl LinearSolverState {
         }
         self.states = (0..k)
             .map(|p| {
-                LinearState::at_iterate(v[p * width..(p + 1) * width].to_vec(), bias[p], t[p], seed, p as u64)
+                LinearState::at_iterate(
+                    v[p * width..(p + 1) * width].to_vec(),
+                    bias[p],
+                    t[p],
+                    seed,
+                    p as u64,
+                )
             })
             .collect::<pegasos_core::Result<_>>()
             .map_err(CoreError)?;

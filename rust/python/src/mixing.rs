@@ -12,7 +12,7 @@ use pegasos_core::linear::{run_steps_in_part, steps_per_pass};
 use pegasos_core::multiclass::for_each_problem;
 use pegasos_core::{LinearState, Params, Rows, Sampling};
 
-use crate::arrays::{shape2, slice, Matrix};
+use crate::arrays::{shape2, slice, Matrix, MatrixAndVector};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::params::LinearParams;
@@ -40,7 +40,7 @@ pub struct Iterates<'py> {
 type Passed<'py> = (
     Bound<'py, PyArray2<f64>>,
     Bound<'py, PyArray1<f64>>,
-    Option<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>)>,
+    Option<MatrixAndVector<'py>>,
 );
 
 /// One local pass (`ceil(rows / batch_size)` steps) of every problem over these
@@ -70,7 +70,11 @@ pub fn local_pass<'py>(
     let codes = slice(&codes)?;
     let labels = labels.with_codes(codes)?;
     let (k, width) = shape2(&start.v);
-    let (v, bias, mean_weight) = (slice(&start.v)?, slice(&start.bias)?, slice(&start.mean_weight)?);
+    let (v, bias, mean_weight) = (
+        slice(&start.v)?,
+        slice(&start.bias)?,
+        slice(&start.mean_weight)?,
+    );
     if k != labels.n_problems() || bias.len() != k || mean_weight.len() != k {
         return Err(PyValueError::new_err(format!(
             "{k} iterates, {} biases and {} mean weights for {} problems",
@@ -117,20 +121,25 @@ pub fn local_pass<'py>(
             Ok((last, mean))
         })
     }))?;
-    let gather = |pick: &dyn Fn(&((Vec<f64>, f64), (Vec<f64>, f64))) -> &(Vec<f64>, f64)| {
-        let mut out_v = Vec::with_capacity(k * width);
-        let mut out_b = Vec::with_capacity(k);
-        for item in &states {
-            let (w, b) = pick(item);
-            out_v.extend_from_slice(w);
-            out_b.push(*b);
-        }
-        Ok::<_, PyErr>((
-            PyArray1::from_vec(py, out_v).reshape([k, width])?,
-            PyArray1::from_vec(py, out_b),
+    let mut last = (Vec::with_capacity(k * width), Vec::with_capacity(k));
+    let mut means = (Vec::with_capacity(k * width), Vec::with_capacity(k));
+    for ((w, b), (mw, mb)) in states {
+        last.0.extend_from_slice(&w);
+        last.1.push(b);
+        means.0.extend_from_slice(&mw);
+        means.1.push(mb);
+    }
+    let hand_over = |(v, b): (Vec<f64>, Vec<f64>)| -> PyResult<MatrixAndVector<'py>> {
+        Ok((
+            PyArray1::from_vec(py, v).reshape([k, width])?,
+            PyArray1::from_vec(py, b),
         ))
     };
-    let (v_last, b_last) = gather(&|s| &s.0)?;
-    let mean = if average { Some(gather(&|s| &s.1)?) } else { None };
+    let (v_last, b_last) = hand_over(last)?;
+    let mean = if average {
+        Some(hand_over(means)?)
+    } else {
+        None
+    };
     Ok((v_last, b_last, mean))
 }

@@ -21,7 +21,7 @@ use pegasos_core::{
     initial_states, run_drawn, Labels, LinearState, PassPlan, Rows, StepRule, ValidParams,
 };
 
-use crate::arrays::{slice, Matrix};
+use crate::arrays::{slice, Matrix, MatrixAndVector};
 use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
@@ -58,11 +58,7 @@ pub struct StreamedLinearFit {
 }
 
 impl StreamedLinearFit {
-    fn labels<'a>(
-        &'a self,
-        codes: &'a [u32],
-        sample_weight: Option<&'a [f64]>,
-    ) -> Labels<'a> {
+    fn labels<'a>(&'a self, codes: &'a [u32], sample_weight: Option<&'a [f64]>) -> Labels<'a> {
         Labels {
             codes,
             n_classes: self.n_classes,
@@ -214,8 +210,9 @@ impl StreamedLinearFit {
         let mut buf = Vec::new();
         for ((state, draws), &count) in self.states.iter_mut().zip(&self.draws).zip(&counts) {
             buf.clear();
-            buf.try_reserve_exact(count)
-                .map_err(|_| CoreError(pegasos_core::Error::OutOfMemory(format!("{count} draws"))))?;
+            buf.try_reserve_exact(count).map_err(|_| {
+                CoreError(pegasos_core::Error::OutOfMemory(format!("{count} draws")))
+            })?;
             state.draw(draws, count, &mut buf);
             let keys: Vec<i64> = buf
                 .iter()
@@ -290,13 +287,10 @@ impl StreamedLinearFit {
 
     /// The models the current iterates return (`coef` of shape `(n_problems,
     /// n_features)`, intercepts), to evaluate the objective on the data.
-    fn models<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, numpy::PyArray2<f64>>, Bound<'py, PyArray1<f64>>)> {
+    fn models<'py>(&self, py: Python<'py>) -> PyResult<MatrixAndVector<'py>> {
         let d = self.states[0].n_features();
-        let mut coef = try_filled_vec(self.states.len() * d, 0.0, "the coefficients")
-            .map_err(CoreError)?;
+        let mut coef =
+            try_filled_vec(self.states.len() * d, 0.0, "the coefficients").map_err(CoreError)?;
         let intercept: Vec<f64> = self
             .states
             .iter()
@@ -345,8 +339,8 @@ impl StreamedLinearFit {
         mut solver: PyRefMut<'py, LinearSolverState>,
     ) -> PyResult<crate::linear::FitReturn<'py>> {
         let d = self.states[0].n_features();
-        let mut coef = try_filled_vec(self.states.len() * d, 0.0, "the coefficients")
-            .map_err(CoreError)?;
+        let mut coef =
+            try_filled_vec(self.states.len() * d, 0.0, "the coefficients").map_err(CoreError)?;
         let outputs: Vec<_> = self
             .plans
             .iter()

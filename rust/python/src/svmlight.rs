@@ -85,6 +85,9 @@ pub fn format_svmlight<'py>(
     Ok(PyBytes::new(py, text.as_bytes()))
 }
 
+/// What `index_svmlight` returns: example offsets and labels.
+type RowIndexArrays<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<f64>>);
+
 /// Byte offsets (plus `base`) and labels of the examples of an svmlight text,
 /// without parsing their features (GIL released).
 #[pyfunction]
@@ -93,7 +96,7 @@ pub fn index_svmlight<'py>(
     py: Python<'py>,
     text: &[u8],
     base: u64,
-) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<RowIndexArrays<'py>> {
     let index = detach(py, || index_rows(text, base))?;
     Ok((
         PyArray1::from_vec(py, index.starts),

@@ -1,0 +1,503 @@
+"""pegasos_rs.dask against dask-ml on a LocalCluster, from svmlight files to a model
+(issue 13).
+
+RCV1-shaped data (``rcv1_like.py``) is generated on the workers, chunk by chunk,
+and written as svmlight shards of 10^6 rows (values rounded to 5 decimals, about
+1 KB per row); the client never holds the training set. For each m (a prefix of
+the shards) every method starts from the files and trains until its model reaches
+the scaling benchmark's target test accuracy (87.9 %, ``bench_scaling.py``):
+
+  (a) ``pegasos_rs.dask.PegasosClassifier`` exact mode, averaged, T = 32k, 64k, ...
+      steps (``check_input=False``: the workers index the files, labels and row
+      offsets only, and parse the rows drawn); the T found is also timed with
+      ``check_input=True`` (every row parsed and checked first);
+  (b) its parallel mode (parameter mixing), 1, 2, 4, ... rounds;
+  (c) dask-ml's ``Incremental(SGDClassifier(loss="hinge"))``, 1, 2, ... passes;
+  (d) dask-ml's ``Incremental(pegasos_rs.PegasosClassifier())``, 1, 2, ... passes;
+  (e) in-memory pegasos-rs (the files loaded with ``load_svmlight_files``, then the
+      T of (a)) and LIBLINEAR ``-s 3``, where the data fits (m <= --in-memory).
+
+The cluster has 2 worker processes of 1 thread, each with ``memory_limit`` set low
+on purpose (``--memory-limit``, 2 GiB): at 10^7 rows the parsed data (6.1 GB as
+float32 CSR) is larger than both limits together. The exact mode keeps on the
+workers only an index (16 bytes per row); the rows stay in the files. Measured:
+time from files to the model, test accuracy, peak memory of the client process
+and of each worker (RSS sampled every 0.2 s and 1 s), and bytes per round.
+
+    python benches/bench_dask.py [--sizes 1000000,10000000,30000000] [--workdir DIR]
+    python benches/bench_dask.py --smoke
+
+Writes ``benches/results/dask.md``, ``dask.json`` and ``dask.png`` (``*_smoke``
+without the plot with ``--smoke``). Shards are kept in ``--workdir`` (default
+``$TMPDIR/pegasos-dask-bench``) and reused by later runs; sizes the disk cannot
+hold are skipped and reported as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import common  # noqa: F401 (one-thread environment before numpy)
+import numpy as np
+from common import RESULTS_DIR, check, markdown_table
+from dask.utils import parse_bytes
+
+HERE = Path(__file__).resolve().parent
+ALPHA = 1e-5
+TARGET = 0.879  #: the scaling benchmark's target accuracy
+SHARD_ROWS = 1_000_000
+BYTES_PER_ROW = 1100  #: about, with 75 non-zeros written to 5 decimals
+
+
+# ------------------------------------------------------------------ data on workers
+
+
+def _write_shard(path: str, first_chunk: int, n_chunks: int, d: int, nnz: int) -> int:
+    """Generate chunks ``first_chunk ...`` on this worker and write them to ``path``."""
+    sys.path.insert(0, str(HERE))
+    import pegasos_rs
+    from rcv1_like import chunk
+
+    tmp = path + ".part"
+    rows = 0
+    with open(tmp, "wb") as f:
+        for k in range(first_chunk, first_chunk + n_chunks):
+            X, y = chunk(k, n_features=d, nnz_per_row=nnz)
+            X.data = np.round(X.data, 5)
+            X.eliminate_zeros()
+            pegasos_rs.dump_svmlight_file(X, y, f)
+            rows += X.shape[0]
+    os.replace(tmp, path)
+    return rows
+
+
+def make_shards(client, workdir: Path, n_shards: int, shard_rows: int, d: int, nnz: int):
+    """Shard files ``shard_000.svm ...`` (missing ones generated on the workers)."""
+    from rcv1_like import CHUNK
+
+    per = shard_rows // CHUNK
+    paths = [workdir / f"shard_{i:03d}.svm" for i in range(n_shards)]
+    todo = [i for i, p in enumerate(paths) if not p.exists()]
+    futures = [
+        client.submit(_write_shard, str(paths[i]), i * per, per, d, nnz, pure=False) for i in todo
+    ]
+    client.gather(futures)
+    return paths
+
+
+# ------------------------------------------------------------------------- memory
+
+
+class Peaks:
+    """Peak RSS of this process (every 0.2 s) and of each worker (every 1 s)."""
+
+    def __init__(self, client):
+        import psutil
+
+        self.client, self.me = client, psutil.Process()
+        self.stop = threading.Event()
+        self.client_peak, self.worker_peaks = 0, {}
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _workers(self):
+        try:
+            for w, rss in self.client.run(_rss).items():
+                self.worker_peaks[w] = max(self.worker_peaks.get(w, 0), rss)
+        except Exception:  # a worker restarting: sample again later
+            pass
+
+    def _run(self):
+        tick = 0
+        while not self.stop.wait(0.2):
+            self.client_peak = max(self.client_peak, self.me.memory_info().rss)
+            tick += 1
+            if tick % 5 == 0:
+                self._workers()
+
+    def __enter__(self):
+        self.client_peak = self.me.memory_info().rss
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        self.client_peak = max(self.client_peak, self.me.memory_info().rss)
+        self._workers()
+
+
+def _rss() -> int:
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
+
+# ------------------------------------------------------------------------ methods
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def _accuracy(model, Xt, yt) -> float:
+    return float(np.mean(model.predict(Xt) == yt))
+
+
+def _until(budgets, run, limit):
+    """Run ``run(budget)`` for growing budgets until the accuracy reaches the target
+    (or a run takes more than ``limit`` seconds): the list of attempts."""
+    tries = []
+    for b in budgets:
+        seconds, acc, extra = run(b)
+        tries.append({"budget": b, "seconds": seconds, "accuracy": acc, **extra})
+        print(f"    {b}: {seconds:.2f}s, acc {acc:.4f} {extra}", flush=True)
+        if acc >= TARGET or seconds > limit:
+            break
+    return tries
+
+
+def exact_mode(client, files, d, Xt, yt, steps, limit, dtype):
+    import pegasos_rs.dask as pdask
+
+    def run(T, check_input=False):
+        info = {}
+        with Peaks(client) as peaks:
+            X, y = pdask.read_svmlight(files, d, dtype=dtype, zero_based=True)
+            est = pdask.PegasosClassifier(
+                alpha=ALPHA, max_steps=T, average=True, random_state=0, client=client
+            )
+            seconds, _ = _timed(lambda: est.fit(X, y, check_input=check_input, callback=info.update))
+        rounds = max(1, info.get("rounds", 1))
+        extra = {
+            "client_peak_mb": peaks.client_peak / 2**20,
+            "worker_peak_mb": max(peaks.worker_peaks.values(), default=0) / 2**20,
+            "rounds": rounds,
+            "kb_per_round": (info.get("bytes_sent", 0) + info.get("bytes_received", 0)) / rounds / 1024,
+        }
+        return seconds, _accuracy(est.to_local(), Xt, yt), extra
+
+    tries = _until(steps, run, limit)
+    best = tries[-1]
+    seconds, acc, extra = run(best["budget"], check_input=True)
+    print(f"    check_input=True: {seconds:.2f}s", flush=True)
+    return tries, {"seconds": seconds, "accuracy": acc, **extra}
+
+
+def parallel_mode(client, files, d, Xt, yt, rounds, limit, dtype):
+    import pegasos_rs.dask as pdask
+
+    def run(r):
+        info = {}
+        with Peaks(client) as peaks:
+            X, y = pdask.read_svmlight(files, d, dtype=dtype, zero_based=True)
+            est = pdask.PegasosClassifier(
+                alpha=ALPHA, max_iter=r, average=True, random_state=0, mode="parallel", client=client
+            )
+            seconds, _ = _timed(lambda: est.fit(X, y, check_input=False, callback=info.update))
+        extra = {
+            "client_peak_mb": peaks.client_peak / 2**20,
+            "worker_peak_mb": max(peaks.worker_peaks.values(), default=0) / 2**20,
+            "kb_per_round": (info.get("bytes_sent", 0) + info.get("bytes_received", 0)) / r / 1024,
+        }
+        return seconds, _accuracy(est.to_local(), Xt, yt), extra
+
+    return _until(rounds, run, limit)
+
+
+def incremental(client, files, d, Xt, yt, passes, limit, dtype, make):
+    """dask-ml's Incremental: a chain of partial_fit tasks, one per block, the model
+    moving from worker to worker; ``passes`` more passes with partial_fit."""
+    from dask_ml.wrappers import Incremental
+
+    import pegasos_rs.dask as pdask
+
+    def run(p):
+        with Peaks(client) as peaks, client.as_current():
+            X, y = pdask.read_svmlight(files, d, dtype=dtype, zero_based=True)
+            inc = Incremental(make(), shuffle_blocks=False)
+
+            def fit():
+                inc.fit(X, y, classes=[-1.0, 1.0])
+                for _ in range(p - 1):
+                    inc.partial_fit(X, y, classes=[-1.0, 1.0])
+                return inc
+
+            seconds, _ = _timed(fit)
+        extra = {
+            "client_peak_mb": peaks.client_peak / 2**20,
+            "worker_peak_mb": max(peaks.worker_peaks.values(), default=0) / 2**20,
+        }
+        return seconds, _accuracy(inc.estimator_, Xt, yt), extra
+
+    return _until(passes, run, limit)
+
+
+def in_memory(files, d, Xt, yt, T, liblinear: bool, dtype):
+    import pegasos_rs
+
+    load_s, parts = _timed(
+        lambda: pegasos_rs.load_svmlight_files(files, n_features=d, dtype=dtype, n_jobs=2)
+    )
+    import scipy.sparse as sp
+
+    X = sp.vstack(parts[0::2], format="csr")
+    y = np.concatenate(parts[1::2])
+    del parts
+    est = pegasos_rs.PegasosClassifier(alpha=ALPHA, max_steps=T, average=True, random_state=0)
+    fit_s, _ = _timed(lambda: est.fit(X, y))
+    out = {
+        "load_seconds": load_s,
+        "pegasos_fit_seconds": fit_s,
+        "pegasos_accuracy": _accuracy(est, Xt, yt),
+    }
+    if liblinear:
+        from liblinear import liblinear as ll
+        from liblinear import liblinearutil as llu
+
+        prob = ll.problem(np.ascontiguousarray(y, dtype=np.float64), X)
+        C = 1.0 / (ALPHA * X.shape[0])
+        ll_s, model = _timed(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
+        labels, _, _ = llu.predict(yt.astype(np.float64), Xt, model, "-q")
+        out |= {"liblinear_seconds": ll_s, "liblinear_accuracy": float(np.mean(np.asarray(labels) == yt))}
+    return out
+
+
+# -------------------------------------------------------------------------- main
+
+
+def _first_reached(tries):
+    ok = [t for t in tries if t["accuracy"] >= TARGET]
+    return ok[0] if ok else None
+
+
+def _fmt_try(t) -> str:
+    if t is None:
+        return "not reached"
+    return f"{t['seconds']:.1f} s ({t['budget']}, {100 * t['accuracy']:.2f} %)"
+
+
+def main() -> None:
+    global TARGET
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000000,10000000,30000000")
+    ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "pegasos-dask-bench"))
+    ap.add_argument("--memory-limit", default="2GiB")
+    ap.add_argument("--in-memory", type=int, default=10_000_000, help="largest m trained in memory")
+    ap.add_argument("--liblinear", type=int, default=1_000_000, help="largest m for LIBLINEAR")
+    ap.add_argument("--limit", type=float, default=900.0, help="stop growing a budget past this")
+    ap.add_argument("--smoke", action="store_true")
+    args = ap.parse_args()
+
+    import distributed
+
+    sys.path.insert(0, str(HERE))
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
+    from rcv1_like import N_FEATURES, NNZ_PER_ROW, make_rcv1_like
+
+    d, nnz, shard_rows = N_FEATURES, NNZ_PER_ROW, SHARD_ROWS
+    sizes = [int(s) for s in args.sizes.split(",")]
+    steps, rounds, passes = [32_000, 64_000, 128_000, 256_000, 512_000], [1, 2, 4, 8], [1, 2, 4]
+    n_test = 50_000
+    if args.smoke:
+        d, nnz, shard_rows, n_test = 5000, 30, 50_000, 5000
+        sizes, steps, rounds, passes = [50_000, 100_000], [2000, 8000], [1, 2], [1]
+        TARGET = 0.80
+        args.workdir = os.path.join(args.workdir, "smoke")
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    dtype = np.float32
+    Xt, yt = make_rcv1_like(n_test, n_features=d, nnz_per_row=nnz, test=True, dtype=dtype)
+
+    results = {"target": TARGET, "alpha": ALPHA, "memory_limit": args.memory_limit, "sizes": {}}
+    started = time.strftime("%Y-%m-%d %H:%M")
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            memory_limit=args.memory_limit,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        limit = parse_bytes(args.memory_limit)
+        for m in sizes:
+            n_shards = -(-m // shard_rows)
+            have = sum(
+                (workdir / f"shard_{i:03d}.svm").exists() for i in range(n_shards)
+            )
+            need = (n_shards - have) * shard_rows * BYTES_PER_ROW
+            if need > shutil.disk_usage(workdir).free - (5 << 30):
+                print(f"m = {m}: not enough disk for {need / 1e9:.0f} GB of shards, skipped")
+                results["sizes"][str(m)] = {"skipped": "disk"}
+                continue
+            t0 = time.perf_counter()
+            files = [str(p) for p in make_shards(client, workdir, n_shards, shard_rows, d, nnz)]
+            print(f"m = {m}: {n_shards} shards ready in {time.perf_counter() - t0:.0f}s", flush=True)
+            parsed_gb = m * (nnz + 1) * 8 / 1e9
+            row = {
+                "files_gb": sum(os.path.getsize(f) for f in files) / 1e9,
+                "parsed_gb": parsed_gb,
+                "workers_limit_gb": 2 * limit / 1e9,
+            }
+            print("  (a) exact", flush=True)
+            row["exact"], row["exact_checked"] = exact_mode(
+                client, files, d, Xt, yt, steps, args.limit, dtype
+            )
+            print("  (b) parallel", flush=True)
+            row["parallel"] = parallel_mode(client, files, d, Xt, yt, rounds, args.limit, dtype)
+            from sklearn.linear_model import SGDClassifier
+
+            import pegasos_rs
+
+            print("  (c) dask-ml Incremental(SGDClassifier)", flush=True)
+            row["incremental_sgd"] = incremental(
+                client, files, d, Xt, yt, passes, args.limit, dtype,
+                lambda: SGDClassifier(loss="hinge", alpha=ALPHA, random_state=0),
+            )
+            print("  (d) dask-ml Incremental(pegasos_rs.PegasosClassifier)", flush=True)
+            row["incremental_pegasos"] = incremental(
+                client, files, d, Xt, yt, passes, args.limit, dtype,
+                lambda: pegasos_rs.PegasosClassifier(alpha=ALPHA, random_state=0),
+            )
+            if m <= args.in_memory:
+                T = (_first_reached(row["exact"]) or row["exact"][-1])["budget"]
+                print("  (e) in memory", flush=True)
+                row["in_memory"] = in_memory(files, d, Xt, yt, T, m <= args.liblinear, dtype)
+            results["sizes"][str(m)] = row
+            _write(results, started, args.smoke)
+    _write(results, started, args.smoke)
+
+
+def _write(results, started: str, smoke: bool) -> None:
+    suffix = "_smoke" if smoke else ""
+    RESULTS_DIR.mkdir(exist_ok=True)
+    (RESULTS_DIR / f"dask{suffix}.json").write_text(json.dumps(results, indent=1))
+    rows, mem, ratio = [], [], []
+    for m, r in results["sizes"].items():
+        if "skipped" in r:
+            rows.append([m, f"skipped ({r['skipped']})", "", "", "", "", ""])
+            continue
+        a, c = _first_reached(r["exact"]), _first_reached(r["incremental_sgd"])
+        e = r.get("in_memory", {})
+        in_mem = (
+            f"{e['load_seconds'] + e['pegasos_fit_seconds']:.1f} s (load {e['load_seconds']:.1f} s)"
+            if e
+            else "does not fit"
+        )
+        ll = f"{e['load_seconds'] + e['liblinear_seconds']:.1f} s, {100 * e['liblinear_accuracy']:.2f} %" if "liblinear_seconds" in e else "—"
+        rows.append(
+            [
+                f"{int(m):,}",
+                _fmt_try(a),
+                f"{r['exact_checked']['seconds']:.1f} s",
+                _fmt_try(_first_reached(r["parallel"])),
+                _fmt_try(c),
+                _fmt_try(_first_reached(r["incremental_pegasos"])),
+                in_mem,
+                ll,
+            ]
+        )
+        if a and c:
+            ratio.append([f"{int(m):,}", f"{c['seconds'] / a['seconds']:.1f}×"])
+        best = a or r["exact"][-1]
+        mem.append(
+            [
+                f"{int(m):,}",
+                f"{r['files_gb']:.1f} GB / {r['parsed_gb']:.1f} GB / {r['workers_limit_gb']:.1f} GB",
+                f"{best['client_peak_mb']:.0f} MB",
+                f"{best['worker_peak_mb']:.0f} MB",
+                f"{best['rounds']} × {best['kb_per_round']:.0f} KB",
+                f"{r['incremental_sgd'][-1]['worker_peak_mb']:.0f} MB",
+            ]
+        )
+    text = [
+        f"# pegasos_rs.dask from files to a model (run of {started})",
+        "",
+        f"Target test accuracy {100 * results['target']:.1f} %, alpha = {results['alpha']}; "
+        f"2 workers × 1 thread, memory_limit {results['memory_limit']} each.",
+        "",
+        markdown_table(
+            [
+                "m",
+                "(a) exact, T",
+                "(a) check_input=True",
+                "(b) parallel, rounds",
+                "(c) Incremental(SGD), passes",
+                "(d) Incremental(Pegasos), passes",
+                "(e) in memory, Pegasos",
+                "(e) LIBLINEAR -s 3",
+            ],
+            rows,
+        ),
+        "",
+        "## (c) / (a): time to the target",
+        "",
+        markdown_table(["m", "ratio"], ratio) if ratio else "(not reached by both)",
+        "",
+        "## Memory and communication of (a)",
+        "",
+        markdown_table(
+            [
+                "m",
+                "files / parsed CSR / sum of memory limits",
+                "client peak RSS",
+                "worker peak RSS",
+                "rounds × KB per round",
+                "(c) worker peak RSS",
+            ],
+            mem,
+        ),
+        "",
+    ]
+    (RESULTS_DIR / f"dask{suffix}.md").write_text("\n".join(text))
+    print("\n".join(text))
+    if not smoke:
+        _plot(results)
+
+
+def _plot(results) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    names = {
+        "exact": "(a) pegasos_rs.dask exact",
+        "parallel": "(b) parallel mode",
+        "incremental_sgd": "(c) dask-ml Incremental(SGD)",
+        "incremental_pegasos": "(d) dask-ml Incremental(Pegasos)",
+    }
+    for key, label in names.items():
+        pts = [
+            (int(m), _first_reached(r[key])["seconds"])
+            for m, r in results["sizes"].items()
+            if "skipped" not in r and _first_reached(r[key])
+        ]
+        if pts:
+            ax.plot(*zip(*pts, strict=True), marker="o", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("training rows m (svmlight shards)")
+    ax.set_ylabel(f"seconds from files to {100 * results['target']:.1f} % test accuracy")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(RESULTS_DIR / "dask.png", dpi=110)
+
+
+if __name__ == "__main__":
+    check(sys.version_info >= (3, 10), "Python 3.10 or newer")
+    main()
