@@ -177,13 +177,17 @@ def exact_mode(client, files, d, Xt, yt, steps, limit, dtype):
             est = pdask.PegasosClassifier(
                 alpha=ALPHA, max_steps=T, average=True, random_state=0, client=client
             )
-            seconds, _ = _timed(lambda: est.fit(X, y, check_input=check_input, callback=info.update))
+            seconds, _ = _timed(
+                lambda: est.fit(X, y, check_input=check_input, callback=info.update)
+            )
         rounds = max(1, info.get("rounds", 1))
         extra = {
             "client_peak_mb": peaks.client_peak / 2**20,
             "worker_peak_mb": max(peaks.worker_peaks.values(), default=0) / 2**20,
             "rounds": rounds,
-            "kb_per_round": (info.get("bytes_sent", 0) + info.get("bytes_received", 0)) / rounds / 1024,
+            "kb_per_round": (info.get("bytes_sent", 0) + info.get("bytes_received", 0))
+            / rounds
+            / 1024,
         }
         return seconds, _accuracy(est.to_local(), Xt, yt), extra
 
@@ -202,7 +206,12 @@ def parallel_mode(client, files, d, Xt, yt, rounds, limit, dtype):
         with Peaks(client) as peaks:
             X, y = pdask.read_svmlight(files, d, dtype=dtype, zero_based=True)
             est = pdask.PegasosClassifier(
-                alpha=ALPHA, max_iter=r, average=True, random_state=0, mode="parallel", client=client
+                alpha=ALPHA,
+                max_iter=r,
+                average=True,
+                random_state=0,
+                mode="parallel",
+                client=client,
             )
             seconds, _ = _timed(lambda: est.fit(X, y, check_input=False, callback=info.update))
         extra = {
@@ -218,9 +227,8 @@ def parallel_mode(client, files, d, Xt, yt, rounds, limit, dtype):
 def incremental(client, files, d, Xt, yt, passes, limit, dtype, make):
     """dask-ml's Incremental: a chain of partial_fit tasks, one per block, the model
     moving from worker to worker; ``passes`` more passes with partial_fit."""
-    from dask_ml.wrappers import Incremental
-
     import pegasos_rs.dask as pdask
+    from dask_ml.wrappers import Incremental
 
     def run(p):
         with Peaks(client) as peaks, client.as_current():
@@ -269,7 +277,10 @@ def in_memory(files, d, Xt, yt, T, liblinear: bool, dtype):
         C = 1.0 / (ALPHA * X.shape[0])
         ll_s, model = _timed(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
         labels, _, _ = llu.predict(yt.astype(np.float64), Xt, model, "-q")
-        out |= {"liblinear_seconds": ll_s, "liblinear_accuracy": float(np.mean(np.asarray(labels) == yt))}
+        out |= {
+            "liblinear_seconds": ll_s,
+            "liblinear_accuracy": float(np.mean(np.asarray(labels) == yt)),
+        }
     return out
 
 
@@ -334,9 +345,7 @@ def main() -> None:
         limit = parse_bytes(args.memory_limit)
         for m in sizes:
             n_shards = -(-m // shard_rows)
-            have = sum(
-                (workdir / f"shard_{i:03d}.svm").exists() for i in range(n_shards)
-            )
+            have = sum((workdir / f"shard_{i:03d}.svm").exists() for i in range(n_shards))
             need = (n_shards - have) * shard_rows * BYTES_PER_ROW
             if need > shutil.disk_usage(workdir).free - (5 << 30):
                 print(f"m = {m}: not enough disk for {need / 1e9:.0f} GB of shards, skipped")
@@ -344,7 +353,9 @@ def main() -> None:
                 continue
             t0 = time.perf_counter()
             files = [str(p) for p in make_shards(client, workdir, n_shards, shard_rows, d, nnz)]
-            print(f"m = {m}: {n_shards} shards ready in {time.perf_counter() - t0:.0f}s", flush=True)
+            print(
+                f"m = {m}: {n_shards} shards ready in {time.perf_counter() - t0:.0f}s", flush=True
+            )
             parsed_gb = m * (nnz + 1) * 8 / 1e9
             row = {
                 "files_gb": sum(os.path.getsize(f) for f in files) / 1e9,
@@ -357,18 +368,31 @@ def main() -> None:
             )
             print("  (b) parallel", flush=True)
             row["parallel"] = parallel_mode(client, files, d, Xt, yt, rounds, args.limit, dtype)
-            from sklearn.linear_model import SGDClassifier
-
             import pegasos_rs
+            from sklearn.linear_model import SGDClassifier
 
             print("  (c) dask-ml Incremental(SGDClassifier)", flush=True)
             row["incremental_sgd"] = incremental(
-                client, files, d, Xt, yt, passes, args.limit, dtype,
+                client,
+                files,
+                d,
+                Xt,
+                yt,
+                passes,
+                args.limit,
+                dtype,
                 lambda: SGDClassifier(loss="hinge", alpha=ALPHA, random_state=0),
             )
             print("  (d) dask-ml Incremental(pegasos_rs.PegasosClassifier)", flush=True)
             row["incremental_pegasos"] = incremental(
-                client, files, d, Xt, yt, passes, args.limit, dtype,
+                client,
+                files,
+                d,
+                Xt,
+                yt,
+                passes,
+                args.limit,
+                dtype,
                 lambda: pegasos_rs.PegasosClassifier(alpha=ALPHA, random_state=0),
             )
             if m <= args.in_memory:
@@ -396,7 +420,12 @@ def _write(results, started: str, smoke: bool) -> None:
             if e
             else "does not fit"
         )
-        ll = f"{e['load_seconds'] + e['liblinear_seconds']:.1f} s, {100 * e['liblinear_accuracy']:.2f} %" if "liblinear_seconds" in e else "—"
+        ll = (
+            f"{e['load_seconds'] + e['liblinear_seconds']:.1f} s, "
+            f"{100 * e['liblinear_accuracy']:.2f} %"
+            if "liblinear_seconds" in e
+            else "—"
+        )
         rows.append(
             [
                 f"{int(m):,}",
@@ -410,15 +439,16 @@ def _write(results, started: str, smoke: bool) -> None:
             ]
         )
         if a and c:
-            ratio.append([f"{int(m):,}", f"{c['seconds'] / a['seconds']:.1f}×"])
+            ratio.append([f"{int(m):,}", f"{c['seconds'] / a['seconds']:.1f}x"])
         best = a or r["exact"][-1]
         mem.append(
             [
                 f"{int(m):,}",
-                f"{r['files_gb']:.1f} GB / {r['parsed_gb']:.1f} GB / {r['workers_limit_gb']:.1f} GB",
+                f"{r['files_gb']:.1f} GB / {r['parsed_gb']:.1f} GB / "
+                f"{r['workers_limit_gb']:.1f} GB",
                 f"{best['client_peak_mb']:.0f} MB",
                 f"{best['worker_peak_mb']:.0f} MB",
-                f"{best['rounds']} × {best['kb_per_round']:.0f} KB",
+                f"{best['rounds']} x {best['kb_per_round']:.0f} KB",
                 f"{r['incremental_sgd'][-1]['worker_peak_mb']:.0f} MB",
             ]
         )
@@ -426,7 +456,7 @@ def _write(results, started: str, smoke: bool) -> None:
         f"# pegasos_rs.dask from files to a model (run of {started})",
         "",
         f"Target test accuracy {100 * results['target']:.1f} %, alpha = {results['alpha']}; "
-        f"2 workers × 1 thread, memory_limit {results['memory_limit']} each.",
+        f"2 workers x 1 thread, memory_limit {results['memory_limit']} each.",
         "",
         markdown_table(
             [
@@ -454,7 +484,7 @@ def _write(results, started: str, smoke: bool) -> None:
                 "files / parsed CSR / sum of memory limits",
                 "client peak RSS",
                 "worker peak RSS",
-                "rounds × KB per round",
+                "rounds x KB per round",
                 "(c) worker peak RSS",
             ],
             mem,
