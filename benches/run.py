@@ -15,6 +15,8 @@ result it measures is implausible):
 * ``bench_paper.py``    the paper's experiments: mini-batches, projection, averaging, rate
 * ``bench_threads.py``  one against two threads for training and prediction (about 10 min)
 * ``bench_feature_maps.py`` feature maps against scikit-learn's, map + Pegasos against SVC
+* ``bench_dask.py``     pegasos_rs.dask from svmlight shards to a model against dask-ml
+  (10^6 to 3·10^7 rows; needs ``dask-ml`` and about 35 GB of disk)
 
 Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
 """
@@ -42,6 +44,7 @@ SUITE = {
     "paper": ("bench_paper.py", [], ["--quick"]),
     "threads": ("bench_threads.py", [], ["--smoke"]),
     "feature_maps": ("bench_feature_maps.py", [], ["--quick"]),
+    "dask": ("bench_dask.py", [], ["--smoke"]),
 }
 
 

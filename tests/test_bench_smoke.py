@@ -21,10 +21,13 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_kernel.py", "## Margin strategies"),
         ("bench_svmlight.py", "identical arrays checked"),
         ("bench_feature_maps.py", "## 2. Map + PegasosClassifier against exact kernel"),
+        ("bench_dask.py", "## Memory and communication of (a)"),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
     pytest.importorskip("liblinear")
+    if script == "bench_dask.py":
+        pytest.importorskip("dask_ml")
     if not BENCHES.is_dir():
         pytest.skip("benches/ is not next to the tests")
     out = subprocess.run(

@@ -138,10 +138,11 @@ def test_exact_mode_is_the_in_memory_model_bit_for_bit(client, layout, chunking)
         _same_model(ours, ref)
 
 
-def test_exact_mode_with_one_worker_and_small_rounds(client1):
+@pytest.mark.parametrize("chunking", ["even", "uneven-empty", "unknown"])
+def test_exact_mode_with_one_worker_and_small_rounds(client1, chunking):
     X, y = make_problem(n_samples=500, n_features=12, n_classes=2, seed=1)
     X = sp.csr_matrix(X)
-    dX, dy = _as_dask(X, y, [100, 250, 150], unknown=False)
+    dX, dy = _as_dask(X, y, _chunkings(len(y))[chunking], unknown=chunking == "unknown")
     kw = {"alpha": 1e-3, "max_iter": 3, "average": True, "random_state": 3}
     # Rounds of a few rows each: many rounds, the same model.
     ours = pdask.PegasosClassifier(client=client1, round_bytes=500, **kw).fit(dX, dy)

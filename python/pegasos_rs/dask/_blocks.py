@@ -17,6 +17,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import mmap
 import os
 from dataclasses import dataclass, field
 
@@ -71,26 +72,42 @@ class SvmlightSpec:
         return os.path.splitext(self.path)[1].lower() in OPENERS
 
 
+def _line_start(mm, pos: int) -> int:
+    """The first line start at or after ``pos`` in the mapped file ``mm``."""
+    if pos <= 0:
+        return 0
+    if pos >= len(mm):
+        return len(mm)
+    if mm[pos - 1 : pos] == b"\n":
+        return pos
+    nl = mm.find(b"\n", pos)
+    return len(mm) if nl < 0 else nl + 1
+
+
+def on_range(spec: SvmlightSpec, fn):
+    """``fn(text, offset)`` with the block's text (its whole lines) as a read-only
+    ``uint8`` array over the memory-mapped file (no copy) and its offset in the
+    file. Not for compressed files.
+
+    The map is not closed explicitly: it is unmapped when the last array over it
+    goes away (a worker's profiler may hold a frame, and with it the array, a
+    little longer than ``fn`` runs)."""
+    with open(spec.path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            return fn(np.zeros(0, np.uint8), 0)
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    start = _line_start(mm, spec.offset)
+    end = size if spec.length < 0 else _line_start(mm, spec.offset + spec.length)
+    return fn(np.frombuffer(mm, dtype=np.uint8)[start : max(start, end)], start)
+
+
 def read_range(spec: SvmlightSpec) -> tuple[bytes, int]:
     """The block's text (its whole lines) and its offset in the file."""
     if spec.compressed:
         with OPENERS[os.path.splitext(spec.path)[1].lower()](spec.path, "rb") as f:
             return f.read(), 0
-    with open(spec.path, "rb") as f:
-        start = spec.offset
-        if start > 0:
-            f.seek(start - 1)
-            if f.read(1) != b"\n":  # inside a line: it belongs to the block before
-                start += len(f.readline())
-        if spec.length < 0:
-            return f.read(), start
-        end = spec.offset + spec.length
-        if start >= end:
-            return b"", start
-        text = f.read(end - start)
-        if text and not text.endswith(b"\n"):
-            text += f.readline()  # the last line starts in the range: ours
-        return text, start
+    return on_range(spec, lambda text, start: (text.tobytes(), start))
 
 
 def parse(text: bytes, spec: SvmlightSpec, n_features: int):
@@ -233,8 +250,8 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
     With ``check`` the whole block is also parsed, so any malformed value raises
     now. A compressed file is parsed once and kept in memory. ``y``, when given,
     replaces the file's labels."""
-    text, base = read_range(spec)
     if spec.compressed:
+        text, _ = read_range(spec)
         X, labels = parse(text, spec, n_features)
         labels = labels if y is None else _labels(y, X.shape[0], spec.name)
         return MemoryBlock(
@@ -243,12 +260,17 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
             sample_weight=_weights(sample_weight, X.shape[0], spec.name),
             X=X,
         )
-    if check:
-        parse(text, spec, n_features)
-    try:
-        starts, labels = _core.index_svmlight(text, base)
-    except ValueError as e:
-        raise ValueError(f"{spec.name}: {e}") from None
+
+    def index(text, base):
+        if check:
+            parse(text.tobytes(), spec, n_features)
+        try:
+            starts, labels = _core.index_svmlight(text, base)
+        except ValueError as e:
+            raise ValueError(f"{spec.name}: {e}") from None
+        return starts, labels, base + text.size
+
+    starts, labels, end = on_range(spec, index)
     if y is not None:
         labels = _labels(y, labels.shape[0], spec.name)
     return SvmlightBlock(
@@ -259,7 +281,7 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
         spec=spec,
         n_features=n_features,
         starts=starts,
-        end=base + len(text),
+        end=end,
     )
 
 
@@ -356,6 +378,27 @@ def take(block: Block, classes, request, dtype: str):
     codes = np.searchsorted(classes, block.labels[unique]).astype(np.uint32)
     sw = None if block.sample_weight is None else block.sample_weight[unique]
     return X, codes, sw, position.astype(np.int64)
+
+
+def stack(parts, sparse: bool):
+    """One ``(X, codes, sample_weight, position)`` from several of :func:`take`'s
+    results, positions shifted to the stacked rows."""
+    if len(parts) == 1:
+        return parts[0]
+    mats = [X for X, _, _, _ in parts]
+    offsets = np.cumsum([0] + [X.shape[0] for X in mats[:-1]])
+    X = sp.vstack(mats, format="csr") if sparse else np.concatenate(mats)
+    codes = np.concatenate([c for _, c, _, _ in parts])
+    weights = [w for _, _, w, _ in parts]
+    sw = None if weights[0] is None else np.concatenate(weights)
+    position = np.concatenate([p + o for (_, _, _, p), o in zip(parts, offsets, strict=True)])
+    return X, codes, sw, position
+
+
+def take_many(blocks, classes, requests, dtype: str):
+    """:func:`take` on several blocks (those one worker holds), stacked."""
+    parts = [take(b, classes, r, dtype) for b, r in zip(blocks, requests, strict=True)]
+    return stack(parts, sp.issparse(parts[0][0]))
 
 
 def _label_weights(classes, class_weight, block: Block):

@@ -86,18 +86,27 @@ class _Rounds:
         order = np.argsort(block, kind="stable")
         blocks, starts = np.unique(block[order], return_index=True)
         ends = np.append(starts[1:], order.size)
+        # One task per worker, for all the blocks it holds: a round costs two task
+        # round trips on two workers, not one per block.
+        futures = [self.data.blocks[b] for b in blocks]
+        holders = self.client.who_has(futures)
+        groups: dict = {}
+        for b, f, lo, hi in zip(blocks, futures, starts, ends, strict=True):
+            where = holders.get(f.key) or (None,)
+            groups.setdefault(where[0], []).append((int(b), order[lo:hi]))
         requests = []
-        for b, lo, hi in zip(blocks, starts, ends, strict=True):
-            sel = order[lo:hi]
+        for addr, items in groups.items():
             future = self.client.submit(
-                _blocks.take,
-                self.data.blocks[b],
+                _blocks.take_many,
+                [self.data.blocks[b] for b, _ in items],
                 self.data.classes,
-                (kind[sel], key[sel], code[sel]),
+                [(kind[sel], key[sel], code[sel]) for _, sel in items],
                 self.data.dtype,
+                workers=None if addr is None else [addr],
+                allow_other_workers=True,
                 pure=False,
             )
-            requests.append((sel, future, int(b)))
+            requests.append((np.concatenate([sel for _, sel in items]), future, items[0][0]))
         sizes = [k.size for k in keys]
         self.rounds += 1
         self.sent += int(kind.nbytes + key.nbytes + code.nbytes)
@@ -107,19 +116,10 @@ class _Rounds:
         """The rows of a submitted round: ``(X, codes, sample_weight, drawn)``."""
         requests, sizes = pending
         parts = gather(self.data, [f for _, f, _ in requests], [b for _, _, b in requests])
-        position = np.empty(sum(sizes), dtype=np.int64)
-        base = 0
-        for (sel, _, _), (X, _, _, pos) in zip(requests, parts, strict=True):
-            position[sel] = base + pos
-            base += X.shape[0]
-        mats = [X for X, _, _, _ in parts]
         self.received += sum(_nbytes(m) for part in parts for m in part)
-        if self.data.sparse:
-            X = sp.vstack(mats, format="csr") if len(mats) > 1 else sp.csr_matrix(mats[0])
-        else:
-            X = np.concatenate(mats) if len(mats) > 1 else mats[0]
-        codes = np.concatenate([c for _, c, _, _ in parts])
-        sw = np.concatenate([w for _, _, w, _ in parts]) if self.data.weighted else None
+        X, codes, sw, pos = _blocks.stack(parts, self.data.sparse)
+        position = np.empty(sum(sizes), dtype=np.int64)
+        position[np.concatenate([sel for sel, _, _ in requests])] = pos
         cuts = np.cumsum([0, *sizes])
         drawn = [position[a:b] for a, b in pairwise(cuts)]
         return X, codes, sw, drawn

@@ -88,15 +88,17 @@ pub fn format_svmlight<'py>(
 /// What `index_svmlight` returns: example offsets and labels.
 type RowIndexArrays<'py> = (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<f64>>);
 
-/// Byte offsets (plus `base`) and labels of the examples of an svmlight text,
-/// without parsing their features (GIL released).
+/// Byte offsets (plus `base`) and labels of the examples of an svmlight text (a
+/// `uint8` array, such as a view of a memory-mapped file: read in place), without
+/// parsing their features (GIL released).
 #[pyfunction]
 #[pyo3(signature = (text, base))]
 pub fn index_svmlight<'py>(
     py: Python<'py>,
-    text: &[u8],
+    text: PyReadonlyArray1<'py, u8>,
     base: u64,
 ) -> PyResult<RowIndexArrays<'py>> {
+    let text = slice(&text)?;
     let index = detach(py, || index_rows(text, base))?;
     Ok((
         PyArray1::from_vec(py, index.starts),
