@@ -427,31 +427,31 @@ def main() -> None:
             import pegasos_rs
             from sklearn.linear_model import SGDClassifier
 
-            print("  (c) dask-ml Incremental(SGDClassifier)", flush=True)
-            row["incremental_sgd"], row["incremental_sgd_cold"] = incremental(
-                client,
-                files,
-                d,
-                Xt,
-                yt,
-                passes,
-                args.limit,
-                dtype,
-                lambda: SGDClassifier(loss="hinge", alpha=ALPHA, random_state=0),
-                cold=True,
-            )
-            print("  (d) dask-ml Incremental(pegasos_rs.PegasosClassifier)", flush=True)
-            row["incremental_pegasos"], _ = incremental(
-                client,
-                files,
-                d,
-                Xt,
-                yt,
-                passes,
-                args.limit,
-                dtype,
-                lambda: pegasos_rs.PegasosClassifier(alpha=ALPHA, random_state=0),
-            )
+            for key, name, make in [
+                (
+                    "incremental_sgd",
+                    "(c) dask-ml Incremental(SGDClassifier)",
+                    lambda: SGDClassifier(loss="hinge", alpha=ALPHA, random_state=0),
+                ),
+                (
+                    "incremental_pegasos",
+                    "(d) dask-ml Incremental(pegasos_rs.PegasosClassifier)",
+                    lambda: pegasos_rs.PegasosClassifier(alpha=ALPHA, random_state=0),
+                ),
+            ]:
+                print(f"  {name}", flush=True)
+                row[key], row[f"{key}_cold"] = incremental(
+                    client,
+                    files,
+                    d,
+                    Xt,
+                    yt,
+                    passes,
+                    args.limit,
+                    dtype,
+                    make,
+                    cold=key == "incremental_sgd",
+                )
             if m <= args.in_memory:
                 T = (_first_reached(row["exact"]) or row["exact"][-1])["budget"]
                 print("  (e) in memory", flush=True)

@@ -395,6 +395,35 @@ def test_parallel_mode_comes_within_one_percent_of_the_in_memory_objective(clien
     assert mixed.objective_ is not None and mixed.n_iter_ <= 5
 
 
+def test_parallel_mode_reads_files_once_and_cleans_up(client, tmp_path):
+    """On read_svmlight arrays the first round parses each block and keeps it on the
+    worker's disk as binary CSR; later rounds map it. The model is that of the same
+    partitions held in memory, and the fit leaves no file behind."""
+    X, y = make_problem(n_samples=1200, n_features=20, n_classes=3, seed=7)
+    path = tmp_path / "train.svm"
+    pegasos_rs.dump_svmlight_file(X, y, path)
+    with client.as_current():
+        dX, dy = pdask.read_svmlight(path, blocksize=20_000)
+    rows = [int(c) for c in dX.chunks[0]]
+    assert len(rows) > 2
+    X_csr, y_all = dask.compute(dX, dy)
+    kw = {"alpha": 1e-3, "max_iter": 4, "average": True, "random_state": 2, "tol": 0.0}
+
+    def parsed_files(dask_worker):
+        root = os.path.join(dask_worker.local_directory, "pegasos-rs-blocks")
+        return sum(len(files) for _, _, files in os.walk(root))
+
+    during = []
+    from_files = pdask.PegasosClassifier(client=client, mode="parallel", **kw).fit(
+        dX, dy, callback=lambda info: during.append(sum(client.run(parsed_files).values()))
+    )
+    assert during[0] == 3 * len(rows)  # data, indices, indptr of every block
+    in_memory = pdask.PegasosClassifier(client=client, mode="parallel", **kw)
+    in_memory.fit(*_as_dask(X_csr, y_all, rows, unknown=False))
+    _same_model(from_files, in_memory)
+    assert sum(client.run(parsed_files).values()) == 0
+
+
 def test_feature_maps_transform_dask_collections(client):
     X, y = make_problem(n_samples=400, n_features=8, seed=2)
     Xp = np.abs(X)

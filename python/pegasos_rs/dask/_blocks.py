@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import hashlib
 import lzma
 import mmap
 import os
@@ -28,18 +29,12 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from pegasos_rs import _core
 from pegasos_rs._validation import as_rust_matrix, buffer
+from pegasos_rs.linear import _INPUT_CHECKS
 
 #: How a partition is shaped for the extension: the in-memory estimator's rules
-#: (CSR or C-ordered dense, float32/float64 kept, other types to float64), but a
-#: partition may be empty. Values are checked by the extension.
-_PARTITION_CHECKS = {
-    "accept_sparse": "csr",
-    "dtype": [np.float64, np.float32],
-    "order": "C",
-    "accept_large_sparse": True,
-    "ensure_all_finite": False,
-    "ensure_min_samples": 0,
-}
+#: (CSR or C-ordered dense, float32/float64 kept, other types to float64; values
+#: checked by the extension), but a partition may be empty.
+_PARTITION_CHECKS = {**_INPUT_CHECKS, "ensure_min_samples": 0}
 
 #: Compressed files cannot be read from an offset: their blocks are whole files,
 #: parsed once and kept in memory.
@@ -416,24 +411,73 @@ def weight_chain(block: Block, classes, class_weight, acc):
     return _core.weight_sums(codes, _label_weights(classes, class_weight, block), acc)
 
 
-def hinge_chain(block: Block, classes, class_weight, dtype, model, acc):
+def _cache_root(cache: str, worker=None) -> str:
+    """A worker's folder for the parsed blocks of one fit (this task's worker
+    unless given)."""
+    if worker is None:
+        from distributed import get_worker
+
+        try:
+            worker = get_worker()
+        except ValueError:  # not in a task on a worker
+            import tempfile
+
+            return os.path.join(tempfile.gettempdir(), "pegasos-rs-blocks", cache)
+    return os.path.join(worker.local_directory, "pegasos-rs-blocks", cache)
+
+
+def full_matrix(block: Block, cache: str | None, dtype: str):
+    """All rows of ``block`` in ``dtype``. An svmlight block is parsed on its first
+    use in a fit and written to the worker's local disk as binary CSR
+    (``cache`` names the fit); later uses memory-map it instead of parsing the
+    text again, so passes over data larger than the workers' memory cost a read,
+    not a parse. :func:`drop_cache` removes the fit's files."""
+    if cache is None or not isinstance(block, SvmlightBlock):
+        X = block.matrix()
+        return X if X.dtype == dtype else X.astype(dtype)
+    spec, stat = block.spec, os.stat(block.spec.path)
+    ident = f"{spec}|{block.n_features}|{stat.st_size}|{stat.st_mtime_ns}|{dtype}"
+    base = os.path.join(_cache_root(cache), hashlib.sha1(ident.encode()).hexdigest())
+    parts = ("data", "indices", "indptr")
+    try:
+        data, indices, indptr = (np.load(f"{base}.{p}.npy", mmap_mode="r") for p in parts)
+    except FileNotFoundError:
+        X = block.matrix()
+        X = X if X.dtype == dtype else X.astype(dtype)
+        os.makedirs(os.path.dirname(base), exist_ok=True)
+        for p, a in zip(parts, (X.data, X.indices, X.indptr), strict=True):
+            np.save(f"{base}.{p}.tmp.npy", a)
+            os.replace(f"{base}.{p}.tmp.npy", f"{base}.{p}.npy")
+        return X
+    return sp.csr_matrix(
+        (data, indices, indptr), shape=(indptr.size - 1, block.n_features), copy=False
+    )
+
+
+def drop_cache(cache: str, dask_worker=None) -> None:
+    """Remove a worker's parsed blocks of the fit ``cache`` (``Client.run`` passes
+    ``dask_worker``)."""
+    import shutil
+
+    shutil.rmtree(_cache_root(cache, dask_worker), ignore_errors=True)
+
+
+def hinge_chain(block: Block, classes, class_weight, dtype, model, acc, cache=None):
     """Continue the per-problem sums of weighted hinge losses over this block."""
     coef, intercept = (buffer(a, np.float64) for a in model)
-    X = block.matrix()
-    if X.dtype != dtype:
-        X = X.astype(dtype)
+    X = full_matrix(block, cache, dtype)
     codes = np.searchsorted(classes, block.labels).astype(np.uint32)
     labels = _label_weights(classes, class_weight, block)
     return _core.hinge_sums(as_rust_matrix(X), codes, labels, coef, intercept, acc)
 
 
-def mix_round(block: Block, classes, class_weight, dtype, params: dict, start: dict, seed: int):
+def mix_round(
+    block: Block, classes, class_weight, dtype, params: dict, start: dict, seed: int, cache=None
+):
     """One parameter-mixing round on this block: a local pass of the solver from
     ``start``; returns its last iterates (and, with ``start["average"]``, the mean
     of its iterates) times the block's rows, to be summed."""
-    X = block.matrix()
-    if X.dtype != dtype:
-        X = X.astype(dtype)
+    X = full_matrix(block, cache, dtype)
     codes = np.searchsorted(classes, block.labels).astype(np.uint32)
     labels = _label_weights(classes, class_weight, block)
     start = {

@@ -65,8 +65,10 @@ class PegasosClassifier(_linear.PegasosClassifier):
     one machine: in each round every partition runs one local pass of the solver
     from the shared iterate, on the worker that holds it, and the client averages
     the results (weighted by rows, summed on the cluster). ``max_iter`` is the
-    number of rounds. Not the in-memory iterates; its objective is reported
-    against the exact mode's in the README.
+    number of rounds. Blocks read from svmlight files are parsed in the first
+    round and kept on the workers' local disks as binary CSR, memory-mapped by
+    later rounds, removed at the end of the fit. Not the in-memory iterates; its
+    objective is reported against the exact mode's in the README.
 
     Parameters
     ----------

@@ -9,6 +9,7 @@ The client keeps O(blocks x classes) numbers and the futures, never the rows.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -39,16 +40,19 @@ class TrainingData:
     row_bytes: float  #: about how many bytes a fetched row takes
     feature_names: np.ndarray | None = None
     ctrl_c: CtrlC = field(default_factory=CtrlC)  #: the fit's Ctrl-C flag
+    #: Name of the fit's folder of parsed blocks on the workers' disks.
+    cache: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
     def n_rows(self) -> int:
         return int(self.offsets[-1])
 
     def release(self) -> None:
-        """Let the workers drop the blocks."""
+        """Let the workers drop the blocks and their parsed copies on disk."""
         blocks, self.blocks = self.blocks, []
         if blocks:
             self.client.cancel(blocks, force=True)
+            self.client.run(_blocks.drop_cache, self.cache)
 
 
 def _is_dataframe(obj) -> bool:

@@ -150,15 +150,15 @@ def gather(data, futures, blocks):
         ) from e
 
 
-def chain(data, func, *args):
-    """Run ``func(block, *args, acc)`` over the blocks in row order, each task
-    continuing the previous one's per-problem sums (from -0.0, as the in-memory
-    solver's sums start)."""
+def chain(data, func, *args, **kwargs):
+    """Run ``func(block, *args, acc, **kwargs)`` over the blocks in row order, each
+    task continuing the previous one's per-problem sums (from -0.0, as the
+    in-memory solver's sums start)."""
     client = data.client
     n_problems = 1 if data.classes.size == 2 else int(data.classes.size)
     acc = [-0.0] * n_problems
     for block in data.blocks:
-        acc = client.submit(func, block, *args, acc, pure=False)
+        acc = client.submit(func, block, *args, acc, pure=False, **kwargs)
     return gather(data, [acc], [len(data.blocks) - 1])[0]
 
 

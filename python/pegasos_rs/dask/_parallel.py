@@ -98,6 +98,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                 params,
                 start,
                 (seed + _GOLDEN * (r * len(data.blocks) + i + 1)) % (1 << 64),
+                cache=data.cache,
                 pure=False,
             )
             for i, block in enumerate(blocks)
@@ -172,6 +173,7 @@ def _objective(data, class_weight, params, coef, intercept):
             data.dtype,
             model,
             [-0.0] * problems,
+            cache=data.cache,
             pure=False,
         )
         for b in data.blocks

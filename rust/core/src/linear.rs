@@ -553,20 +553,7 @@ pub fn run_drawn<R: Rows>(
             drawn.len()
         )));
     }
-    if task.len() != rows.n_rows() {
-        return Err(Error::ShapeMismatch(format!(
-            "{} rows but {} labels",
-            rows.n_rows(),
-            task.len()
-        )));
-    }
-    if state.n_features() != rows.n_features() {
-        return Err(Error::ShapeMismatch(format!(
-            "the solver state has {} features, the data {}",
-            state.n_features(),
-            rows.n_features()
-        )));
-    }
+    check_shapes(rows, task, state)?;
     if let Some(&bad) = drawn.iter().find(|&&i| i >= rows.n_rows()) {
         return Err(Error::InvalidInput(format!(
             "drawn example {bad} is not one of the {} rows supplied",
@@ -584,6 +571,25 @@ pub fn run_drawn<R: Rows>(
     Ok(())
 }
 
+/// One label per row, and a state for the rows' number of features.
+fn check_shapes<R: Rows>(rows: &R, task: &BinaryTask<'_>, state: &LinearState) -> Result<()> {
+    if task.len() != rows.n_rows() {
+        return Err(Error::ShapeMismatch(format!(
+            "{} rows but {} labels",
+            rows.n_rows(),
+            task.len()
+        )));
+    }
+    if state.n_features() != rows.n_features() {
+        return Err(Error::ShapeMismatch(format!(
+            "the solver state has {} features, the data {}",
+            state.n_features(),
+            rows.n_features()
+        )));
+    }
+    Ok(())
+}
+
 fn make_context<'a, R: Rows>(
     rows: &'a R,
     task: &'a BinaryTask<'a>,
@@ -595,20 +601,7 @@ fn make_context<'a, R: Rows>(
     if n == 0 {
         return Err(Error::InvalidInput("no samples to train on".into()));
     }
-    if task.len() != n {
-        return Err(Error::ShapeMismatch(format!(
-            "{n} rows but {} labels",
-            task.len()
-        )));
-    }
-
-    if state.n_features() != rows.n_features() {
-        return Err(Error::ShapeMismatch(format!(
-            "the solver state has {} features, the data {}",
-            state.n_features(),
-            rows.n_features()
-        )));
-    }
+    check_shapes(rows, task, state)?;
     let draws = Draws::new(&params.sampling, task)?;
     let mean_weight = mean_weight.unwrap_or_else(|| weight_sum(task, -0.0) / n as f64);
     Ok(Context {
