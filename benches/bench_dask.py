@@ -334,6 +334,66 @@ def _in_memory_child(spec: dict) -> None:
     print(json.dumps(out))
 
 
+# --------------------------------------------------------- objective of the modes
+
+
+def objective_part(client, sets, passes) -> dict:
+    """The parallel mode's primal objective against the exact mode's (the in-memory
+    solver's, bit for bit) and LIBLINEAR's optimum, by passes over the data (a
+    round of parameter mixing reads the data once)."""
+    import pegasos_rs
+    import pegasos_rs.dask as pdask
+    import scipy.sparse as sp
+    from common import primal_objective
+
+    out = {}
+    for name, path, n_features, alpha, n_blocks, eps in sets:
+        X, y = pegasos_rs.load_svmlight_file(path, n_features=n_features)
+        labels = np.unique(y)
+        Y = np.where(y == labels[1], 1.0, -1.0)[None, :]
+        from liblinear import liblinear as ll
+        from liblinear import liblinearutil as llu
+
+        C = 1.0 / (alpha * X.shape[0])
+        prob = ll.problem(
+            np.ascontiguousarray(Y[0]), sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
+        )
+        model = llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -e {eps} -q"))
+        w = np.array([model.w[i] for i in range(n_features + 1)])
+        sign = 1.0 if model.get_labels()[0] == 1 else -1.0
+        f_star = float(
+            primal_objective(sign * w[:n_features], sign * w[n_features:], X, Y, alpha)[0]
+        )
+        size = os.path.getsize(path)
+        with client.as_current():
+            dX, dy = pdask.read_svmlight(path, n_features, blocksize=-(-size // n_blocks))
+        rows = {
+            "f_star": f_star,
+            "eps": eps,
+            "alpha": alpha,
+            "blocks": int(dX.numblocks[0]),
+            "rows": int(X.shape[0]),
+            "passes": {},
+        }
+        for p in passes:
+            kw = {"alpha": alpha, "max_iter": p, "average": True, "random_state": 0}
+            exact = pegasos_rs.PegasosClassifier(**kw).fit(X, y)
+            mixed = pdask.PegasosClassifier(mode="parallel", client=client, **kw)
+            mixed.fit(dX, dy, check_input=False)
+            f = {
+                key: float(primal_objective(est.coef_, est.intercept_, X, Y, alpha)[0])
+                for key, est in (("exact", exact), ("parallel", mixed))
+            }
+            rows["passes"][p] = {k: (v - f_star) / f_star for k, v in f.items()}
+            print(
+                f"  {name} {p} passes: exact gap {rows['passes'][p]['exact']:.4f}, "
+                f"parallel gap {rows['passes'][p]['parallel']:.4f}",
+                flush=True,
+            )
+        out[name] = rows
+    return out
+
+
 # -------------------------------------------------------------------------- main
 
 
@@ -358,6 +418,12 @@ def main() -> None:
     ap.add_argument("--liblinear", type=int, default=1_000_000, help="largest m for LIBLINEAR")
     ap.add_argument("--limit", type=float, default=900.0, help="stop growing a budget past this")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument(
+        "--part",
+        choices=["all", "scaling", "objective"],
+        default="all",
+        help="scaling: files to a model by m; objective: parallel against exact mode",
+    )
     ap.add_argument("--in-memory-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.in_memory_child:
@@ -385,7 +451,9 @@ def main() -> None:
     dtype = np.float32
     Xt, yt = make_rcv1_like(n_test, n_features=d, nnz_per_row=nnz, test=True, dtype=dtype)
 
-    results = {"target": TARGET, "alpha": ALPHA, "memory_limit": args.memory_limit, "sizes": {}}
+    suffix = "_smoke" if args.smoke else ""
+    saved = RESULTS_DIR / f"dask{suffix}.json"
+    results = json.loads(saved.read_text()) if saved.exists() and args.part != "all" else {}
     started = time.strftime("%Y-%m-%d %H:%M")
     with (
         distributed.LocalCluster(
@@ -397,76 +465,174 @@ def main() -> None:
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
     ):
-        limit = parse_bytes(args.memory_limit)
         client.run(_warm_up)  # imports on the workers, not in the first timing
-        for m in sizes:
-            n_shards = -(-m // shard_rows)
-            have = sum((workdir / f"shard_{i:03d}.svm").exists() for i in range(n_shards))
-            need = (n_shards - have) * shard_rows * BYTES_PER_ROW
-            if need > shutil.disk_usage(workdir).free - (5 << 30):
-                print(f"m = {m}: not enough disk for {need / 1e9:.0f} GB of shards, skipped")
-                results["sizes"][str(m)] = {"skipped": "disk"}
-                continue
-            t0 = time.perf_counter()
-            files = [str(p) for p in make_shards(client, workdir, n_shards, shard_rows, d, nnz)]
-            print(
-                f"m = {m}: {n_shards} shards ready in {time.perf_counter() - t0:.0f}s", flush=True
-            )
-            parsed_gb = m * (nnz + 1) * 8 / 1e9
-            row = {
-                "files_gb": sum(os.path.getsize(f) for f in files) / 1e9,
-                "parsed_gb": parsed_gb,
-                "workers_limit_gb": 2 * limit / 1e9,
+        if args.part in ("all", "scaling"):
+            results["scaling"] = {
+                "date": started,
+                "target": TARGET,
+                "alpha": ALPHA,
+                "memory_limit": args.memory_limit,
+                "sizes": {},
             }
-            print("  (a) exact", flush=True)
-            row["exact"], row["exact_checked"], row["exact_cold"] = exact_mode(
-                client, files, d, Xt, yt, steps, args.limit, dtype
+            scaling(
+                client,
+                args,
+                results,
+                workdir,
+                (d, nnz, shard_rows, n_test),
+                sizes,
+                steps,
+                rounds,
+                passes,
+                Xt,
+                yt,
+                dtype,
             )
-            print("  (b) parallel", flush=True)
-            row["parallel"] = parallel_mode(client, files, d, Xt, yt, rounds, args.limit, dtype)
-            import pegasos_rs
-            from sklearn.linear_model import SGDClassifier
-
-            for key, name, make in [
+        if args.part in ("all", "objective"):
+            print("objective: parallel mode against exact mode and LIBLINEAR", flush=True)
+            first = make_shards(client, workdir, 1, shard_rows, d, nnz)[0]
+            sets = [
                 (
-                    "incremental_sgd",
-                    "(c) dask-ml Incremental(SGDClassifier)",
-                    lambda: SGDClassifier(loss="hinge", alpha=ALPHA, random_state=0),
-                ),
-                (
-                    "incremental_pegasos",
-                    "(d) dask-ml Incremental(pegasos_rs.PegasosClassifier)",
-                    lambda: pegasos_rs.PegasosClassifier(alpha=ALPHA, random_state=0),
-                ),
-            ]:
-                print(f"  {name}", flush=True)
-                row[key], row[f"{key}_cold"] = incremental(
-                    client,
-                    files,
+                    "RCV1-shaped, 10^6 rows" if not args.smoke else "RCV1-shaped (smoke)",
+                    str(first),
                     d,
-                    Xt,
-                    yt,
-                    passes,
-                    args.limit,
-                    dtype,
-                    make,
-                    cold=key == "incremental_sgd",
+                    ALPHA,
+                    2 if args.smoke else 16,
+                    1e-4,
                 )
-            if m <= args.in_memory:
-                T = (_first_reached(row["exact"]) or row["exact"][-1])["budget"]
-                print("  (e) in memory", flush=True)
-                row["in_memory"] = in_memory(files, d, n_test, nnz, T, m <= args.liblinear)
-            results["sizes"][str(m)] = row
-            _write(results, started, args.smoke)
-    _write(results, started, args.smoke)
+            ]
+            a9a = _plain_a9a(workdir)
+            if a9a is not None and not args.smoke:
+                sets.insert(0, ("a9a", str(a9a), 123, 1 / 32561, 4, 1e-6))
+            results["objective"] = {
+                "date": started,
+                "sets": objective_part(client, sets, [1, 2] if args.smoke else [1, 2, 5, 10, 20]),
+            }
+    _write(results, args.smoke)
 
 
-def _write(results, started: str, smoke: bool) -> None:
+def _plain_a9a(workdir: Path):
+    """a9a from the project's data folder, decompressed into ``workdir`` (splittable)."""
+    import lzma
+
+    from pegasos_rs import _datasets
+
+    folder = _datasets.data_dir()
+    if folder is None or not (folder / "a9a.xz").exists():
+        return None
+    plain = workdir / "a9a.svm"
+    if not plain.exists():
+        plain.write_bytes(lzma.open(folder / "a9a.xz").read())
+    return plain
+
+
+def scaling(client, args, results, workdir, shape, sizes, steps, rounds, passes, Xt, yt, dtype):
+    """Part 1: from files to the target accuracy, by m (see the module doc)."""
+    d, nnz, shard_rows, n_test = shape
+    limit = parse_bytes(args.memory_limit)
+    for m in sizes:
+        n_shards = -(-m // shard_rows)
+        have = sum((workdir / f"shard_{i:03d}.svm").exists() for i in range(n_shards))
+        need = (n_shards - have) * shard_rows * BYTES_PER_ROW
+        if need > shutil.disk_usage(workdir).free - (5 << 30):
+            print(f"m = {m}: not enough disk for {need / 1e9:.0f} GB of shards, skipped")
+            results["scaling"]["sizes"][str(m)] = {"skipped": "disk"}
+            continue
+        t0 = time.perf_counter()
+        files = [str(p) for p in make_shards(client, workdir, n_shards, shard_rows, d, nnz)]
+        print(f"m = {m}: {n_shards} shards ready in {time.perf_counter() - t0:.0f}s", flush=True)
+        parsed_gb = m * (nnz + 1) * 8 / 1e9
+        row = {
+            "files_gb": sum(os.path.getsize(f) for f in files) / 1e9,
+            "parsed_gb": parsed_gb,
+            "workers_limit_gb": 2 * limit / 1e9,
+        }
+        print("  (a) exact", flush=True)
+        row["exact"], row["exact_checked"], row["exact_cold"] = exact_mode(
+            client, files, d, Xt, yt, steps, args.limit, dtype
+        )
+        print("  (b) parallel", flush=True)
+        row["parallel"] = parallel_mode(client, files, d, Xt, yt, rounds, args.limit, dtype)
+        import pegasos_rs
+        from sklearn.linear_model import SGDClassifier
+
+        for key, name, make in [
+            (
+                "incremental_sgd",
+                "(c) dask-ml Incremental(SGDClassifier)",
+                lambda: SGDClassifier(loss="hinge", alpha=ALPHA, random_state=0),
+            ),
+            (
+                "incremental_pegasos",
+                "(d) dask-ml Incremental(pegasos_rs.PegasosClassifier)",
+                lambda: pegasos_rs.PegasosClassifier(alpha=ALPHA, random_state=0),
+            ),
+        ]:
+            print(f"  {name}", flush=True)
+            row[key], row[f"{key}_cold"] = incremental(
+                client,
+                files,
+                d,
+                Xt,
+                yt,
+                passes,
+                args.limit,
+                dtype,
+                make,
+                cold=key == "incremental_sgd",
+            )
+        if m <= args.in_memory:
+            T = (_first_reached(row["exact"]) or row["exact"][-1])["budget"]
+            print("  (e) in memory", flush=True)
+            row["in_memory"] = in_memory(files, d, n_test, nnz, T, m <= args.liblinear)
+        results["scaling"]["sizes"][str(m)] = row
+        _write(results, args.smoke)
+
+
+def _write(results, smoke: bool) -> None:
     suffix = "_smoke" if smoke else ""
     RESULTS_DIR.mkdir(exist_ok=True)
     (RESULTS_DIR / f"dask{suffix}.json").write_text(json.dumps(results, indent=1))
+    text = ["# pegasos_rs.dask (`benches/bench_dask.py`)", ""]
+    if "scaling" in results:
+        text += _scaling_text(results["scaling"])
+    if "objective" in results:
+        text += _objective_text(results["objective"])
+    (RESULTS_DIR / f"dask{suffix}.md").write_text("\n".join(text))
+    print("\n".join(text))
+    if not smoke and "scaling" in results:
+        _plot(results["scaling"])
+
+
+def _objective_text(part) -> list[str]:
+    rows = []
+    for name, r in part["sets"].items():
+        for p, gaps in r["passes"].items():
+            rows.append(
+                [name, p, f"{100 * gaps['exact']:.2f} %", f"{100 * gaps['parallel']:.2f} %"]
+            )
+    notes = [
+        f"* {name}: {r['rows']:,} rows, alpha = {r['alpha']:.3g}, {r['blocks']} partitions; "
+        f"optimum F* = {r['f_star']:.6f} (LIBLINEAR -s 3 -e {r['eps']}, bias feature 1)."
+        for name, r in part["sets"].items()
+    ]
+    return [
+        f"## Parallel mode against the exact mode and LIBLINEAR's optimum (run of {part['date']})",
+        "",
+        "Relative primal gap (F - F*) / F* of the averaged model after p passes over the "
+        "data: the exact mode (the in-memory solver, bit for bit) runs p passes; the "
+        "parallel mode p rounds, each reading the data once.",
+        "",
+        *notes,
+        "",
+        markdown_table(["data", "passes", "exact mode", "parallel mode"], rows),
+        "",
+    ]
+
+
+def _scaling_text(part) -> list[str]:
     rows, mem, ratio = [], [], []
-    for m, r in results["sizes"].items():
+    for m, r in part["sizes"].items():
         if "skipped" in r:
             rows.append([m, f"skipped ({r['skipped']})", "", "", "", "", ""])
             continue
@@ -524,10 +690,10 @@ def _write(results, started: str, smoke: bool) -> None:
             ]
         )
     text = [
-        f"# pegasos_rs.dask from files to a model (run of {started})",
+        f"## From files to a model (run of {part['date']})",
         "",
-        f"Target test accuracy {100 * results['target']:.1f} %, alpha = {results['alpha']}; "
-        f"2 workers x 1 thread, memory_limit {results['memory_limit']} each.",
+        f"Target test accuracy {100 * part['target']:.1f} %, alpha = {part['alpha']}; "
+        f"2 workers x 1 thread, memory_limit {part['memory_limit']} each.",
         "",
         markdown_table(
             [
@@ -543,7 +709,7 @@ def _write(results, started: str, smoke: bool) -> None:
             rows,
         ),
         "",
-        "## (c) / (a): time from files to the target",
+        "### (c) / (a): time from files to the target",
         "",
         "Warm: the files were read just before (in the page cache as far as memory "
         "allows: not 3·10^7 rows). Cold: the page cache emptied before the fit.",
@@ -552,7 +718,7 @@ def _write(results, started: str, smoke: bool) -> None:
         if ratio
         else "(not reached by both)",
         "",
-        "## Memory and communication of (a)",
+        "### Memory and communication of (a)",
         "",
         markdown_table(
             [
@@ -567,10 +733,7 @@ def _write(results, started: str, smoke: bool) -> None:
         ),
         "",
     ]
-    (RESULTS_DIR / f"dask{suffix}.md").write_text("\n".join(text))
-    print("\n".join(text))
-    if not smoke:
-        _plot(results)
+    return text
 
 
 def _plot(results) -> None:
@@ -593,7 +756,20 @@ def _plot(results) -> None:
             if "skipped" not in r and _first_reached(r[key])
         ]
         if pts:
-            ax.plot(*zip(*pts, strict=True), marker="o", label=label)
+            line = ax.plot(*zip(*pts, strict=True), marker="o", label=label)[0]
+        cold = [
+            (int(m), r[f"{key}_cold"]["seconds"])
+            for m, r in results["sizes"].items()
+            if r.get(f"{key}_cold")
+        ]
+        if cold:
+            ax.plot(
+                *zip(*cold, strict=True),
+                marker="x",
+                linestyle="--",
+                color=line.get_color(),
+                label=label.split(" ", 1)[0] + " cold page cache",
+            )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("training rows m (svmlight shards)")

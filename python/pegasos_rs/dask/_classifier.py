@@ -56,9 +56,10 @@ class PegasosClassifier(_linear.PegasosClassifier):
     generator, the workers send the drawn rows only, and the client takes the
     steps; a fit reads ``T · batch_size`` rows whatever the number of rows, so
     ``max_steps`` with a fraction of a pass is how it scales (the paper's claim).
-    The client holds the model, O(n_features x classes), and at most two rounds
-    of drawn rows (``round_bytes`` each). ``sampling="shuffle"`` keeps a
-    permutation of all rows on the client (4 bytes per row).
+    The client holds the model, O(n_features x classes), and one round of drawn
+    rows (about ``round_bytes``; the next round waits on the workers).
+    ``sampling="shuffle"`` keeps a permutation of all rows on the client (4 bytes
+    per row).
 
     ``"parallel"``: iterative parameter mixing (McDonald, Hall, Mann 2010;
     Zinkevich, Weimer, Smola, Li 2010), for many passes over data that does not fit

@@ -6,11 +6,13 @@ the class sizes for balanced sampling), asks each block's worker for its drawn
 rows, and takes the steps itself (``pegasos_rs._core.StreamedLinearFit``). A fit
 of T steps of k examples reads T·k rows, whatever m is.
 
-Rounds: the draws of a round are grouped by block, each block's worker returns its
-distinct rows once (with the position of every draw among them), and the client
-runs the round's steps while the next round's rows are already on their way. A
-round is sized to about ``round_bytes`` of rows, so the client holds at most two
-rounds of rows plus the model, O(d · classes).
+Rounds: the draws of a round are grouped by block and each worker, in one task
+for the blocks it holds, returns their distinct rows once (with the position of
+every draw among them); the client runs the round's steps while the workers
+already gather the next round's rows. A
+round is sized to about ``round_bytes`` of rows; the next round's rows wait on
+the workers (a future's result moves only when gathered), so the client holds one
+round of rows plus the model, O(d · classes).
 
 Sums over the whole training set (the mean example weight that sets the projection
 radius, the objective for ``tol`` and ``verbose``) are taken in row order, block
