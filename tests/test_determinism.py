@@ -4,10 +4,12 @@ pickling) are bit-for-bit."""
 from __future__ import annotations
 
 import pickle
+import sys
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _digest import le_bytes, sha256_le
 from pegasos_rs import PegasosClassifier
 
 SAMPLINGS = ["uniform", "shuffle", "balanced"]
@@ -272,14 +274,12 @@ def test_golden_model_bytes_are_pinned():
     """The documented guarantee: an int seed gives the same model bit for bit on every
     platform, thread count and release that does not announce a change. The data comes
     from numpy's legacy RandomState, whose stream numpy keeps fixed."""
-    import hashlib
-
     rng = np.random.RandomState(1234)
     X = rng.randn(300, 8)
     y = (X @ rng.randn(8) + 0.3 * rng.randn(300) > 0).astype(int) + 2 * (X[:, 0] > 1)
     est = PegasosClassifier(alpha=1e-3, max_iter=3, average=True, random_state=7, n_jobs=2)
     est.fit(X, y)
-    digest = hashlib.sha256(est.coef_.tobytes() + est.intercept_.tobytes()).hexdigest()
+    digest = sha256_le(est.coef_, est.intercept_)
     assert digest == GOLDEN_SHA256, digest
 
 
@@ -299,3 +299,17 @@ def test_max_steps_equals_passes_when_it_is_a_whole_number_of_passes(binary_dens
     assert c.t_ == 17
     c.partial_fit(X, y)  # partial_fit still runs one pass
     assert c.t_ == 17 + n
+
+
+def test_golden_digests_hash_little_endian_bytes():
+    """Golden digests (here, in test_kernel_estimator.py and test_kernel_approximation.py)
+    hash the arrays' little-endian bytes: the same numbers give the same digest on a
+    big-endian machine, and the pinned values are those of the native bytes here."""
+    a = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    assert le_bytes(a.astype(">f8")) == le_bytes(a.astype("<f8"))
+    assert le_bytes(np.asfortranarray(a)) == le_bytes(a)
+    assert sha256_le(a.astype(">f8"), np.arange(3, dtype=">i4")) == sha256_le(
+        a, np.arange(3, dtype="<i4")
+    )
+    if sys.byteorder == "little":
+        assert le_bytes(a) == a.tobytes()

@@ -4,12 +4,12 @@ scikit-learn's transformers, seeds, dtypes, threads, bad inputs, pipelines."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _digest import sha256_le
 from pegasos_rs import (
     AdditiveKernelMap,
     KernelPegasosClassifier,
@@ -239,7 +239,7 @@ def test_seeds_reproduce_and_are_pinned():
     # forms (an odd size draws the sin/cos form's one offset).
     def digest(f):
         both = np.concatenate([f.random_weights_.ravel(), f.random_offset_])
-        return hashlib.sha256(both.astype("<f8").tobytes()).hexdigest()
+        return sha256_le(both.astype(np.float64))
 
     offset = RandomFourierFeatures(n_components=16, form="offset", random_state=7).fit(X)
     assert digest(offset) == FOURIER_DIGEST

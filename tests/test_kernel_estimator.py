@@ -4,7 +4,6 @@ determinism, precomputed kernels, bad inputs and weights."""
 
 from __future__ import annotations
 
-import hashlib
 import math
 import pickle
 import subprocess
@@ -14,6 +13,7 @@ import textwrap
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _digest import sha256_le
 from conftest import make_problem
 from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, pairwise_kernel
 from sklearn.base import clone
@@ -931,8 +931,7 @@ def test_golden_model_bytes_are_pinned():
         n_jobs=2,
     )
     est.fit(X, y)
-    data = est.dual_coef_.tobytes() + est.support_.astype("<i4").tobytes()
-    digest = hashlib.sha256(data + est.intercept_.tobytes()).hexdigest()
+    digest = sha256_le(est.dual_coef_, est.support_.astype(np.int32), est.intercept_)
     assert digest == GOLDEN_SHA256, digest
 
 

@@ -2,7 +2,28 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+
+def unchanged_on_error(method):
+    """Decorate a method that fits: when it raises (Ctrl-C and errors of the
+    extension included), the estimator is left exactly as it was before the call:
+    parameters, fitted attributes, ``n_features_in_`` and the solver state, which
+    the extension changes only when a fit succeeds."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        saved = dict(self.__dict__)
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return wrapper
 
 
 class PegasosModelMixin:

@@ -44,6 +44,67 @@ def as_rust_matrix(X):
     return buffer(X)
 
 
+def check_csr_structure(X, *, indices: bool = True) -> None:
+    """Raise ``ValueError`` unless the CSR arrays of ``X`` are consistent.
+
+    scipy's routines (``sum_duplicates``, ``sort_indices``, row indexing) trust
+    ``indptr`` and ``indices``: on a malformed matrix they read or write out of
+    bounds and can corrupt the heap. Run this before any of them on a caller's
+    matrix (the extension checks the same things, with the same messages, on what it
+    reads). ``indices=False`` checks only ``indptr`` and the array lengths, in
+    ``O(n_rows)``: enough for row indexing, which copies column indices without
+    reading them.
+    """
+    check_indices = indices
+    data, indices, indptr = X.data, X.indices, X.indptr
+    n_rows, n_features = X.shape
+    if indptr.ndim != 1 or indptr.shape[0] != n_rows + 1:
+        raise ValueError(
+            f"malformed CSR matrix: indptr has {indptr.size} entries, expected "
+            f"n_rows + 1 = {n_rows + 1}"
+        )
+    if data.shape[0] != indices.shape[0]:
+        raise ValueError(
+            f"malformed CSR matrix: data has {data.shape[0]} entries but indices has "
+            f"{indices.shape[0]}"
+        )
+    if int(indptr[0]) != 0:
+        raise ValueError(f"malformed CSR matrix: indptr[0] is {int(indptr[0])}, expected 0")
+    if int(indptr[-1]) != indices.shape[0]:
+        raise ValueError(
+            f"malformed CSR matrix: indptr[-1] is {int(indptr[-1])} but there are "
+            f"{indices.shape[0]} stored values"
+        )
+    steps = np.diff(indptr)
+    if steps.size and steps.min() < 0:
+        position = int(np.argmax(steps < 0)) + 1
+        raise ValueError(
+            f"malformed CSR matrix: indptr is not non-decreasing at position {position}"
+        )
+    if check_indices and indices.size:
+        bad = (indices < 0) | (indices >= n_features)
+        if bad.any():
+            position = int(np.argmax(bad))
+            raise ValueError(
+                f"malformed CSR matrix: column index {int(indices[position])} at position "
+                f"{position} is out of range [0, {n_features})"
+            )
+
+
+def canonical_csr(X):
+    """CSR ``X`` itself when its indices are sorted and unique, otherwise a copy with
+    sorted indices and repeated entries added up (the caller's matrix is left as it
+    is); ``ValueError`` when its arrays are inconsistent (checked first: scipy's
+    ``has_canonical_format`` and ``sum_duplicates`` trust them)."""
+    check_csr_structure(X, indices=False)
+    if X.has_canonical_format:
+        return X
+    X = X.copy()
+    check_csr_structure(X)
+    X.sum_duplicates()
+    return X
+
+
 def n_threads(n_jobs: int | None) -> int:
     """joblib's convention mapped to a thread count (0 lets Rust use every core)."""
     if n_jobs is None:
@@ -147,9 +208,7 @@ def resolve_gamma(kernel: str, gamma, X) -> float:
         # non-finite variance means non-finite data, reported as such.
         with np.errstate(invalid="ignore", over="ignore"):
             if sp.issparse(X):
-                if not X.has_canonical_format:  # repeated entries add up
-                    X = X.copy()
-                    X.sum_duplicates()
+                X = canonical_csr(X)  # repeated entries add up
                 data = X.data.astype(np.float64)
                 size = X.shape[0] * X.shape[1]
                 var = float(data @ data) / size - (float(data.sum()) / size) ** 2

@@ -34,7 +34,16 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from pegasos_rs import _core
-from pegasos_rs._validation import as_rust_matrix, buffer, n_threads, resolve_gamma, seed_from
+from pegasos_rs._base import unchanged_on_error
+from pegasos_rs._validation import (
+    as_rust_matrix,
+    buffer,
+    canonical_csr,
+    check_csr_structure,
+    n_threads,
+    resolve_gamma,
+    seed_from,
+)
 from pegasos_rs.kernel import _DATA_CHECKS, _KERNELS, _PRECOMPUTED_CHECKS, _kernel_view
 
 __all__ = ["AdditiveKernelMap", "Nystroem", "RandomFourierFeatures"]
@@ -91,6 +100,12 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     gamma_ : float
         The numeric gamma used.
     n_features_in_ : int
+
+    Notes
+    -----
+    ``fit`` and ``transform`` release the GIL and stop within about 50 ms of Ctrl-C
+    with ``KeyboardInterrupt``; a ``fit`` that raises leaves the map as it was.
+    Input arrays must not be modified by another thread during a call.
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -113,6 +128,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     def __sklearn_tags__(self):
         return _sparse_tags(super().__sklearn_tags__())
 
+    @unchanged_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Draw the random weights for the features of ``X``.
@@ -216,6 +232,12 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     gamma_ : float
     n_components_ : int
     n_features_in_ : int
+
+    Notes
+    -----
+    ``fit`` and ``transform`` release the GIL and stop within about 50 ms of Ctrl-C
+    with ``KeyboardInterrupt``; a ``fit`` that raises leaves the map as it was.
+    Input arrays must not be modified by another thread during a call.
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -271,6 +293,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             "coef0": 1.0 if self.coef0 is None else float(self.coef0),
         }
 
+    @unchanged_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Choose the landmarks and factor their kernel matrix.
@@ -300,6 +323,8 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         if self.landmarks == "uniform":
             # Drawn without the data: only the landmark rows are read (and converted).
             idx = _core.nystroem_uniform_landmarks(X.shape[0], m, seed)
+            if sp.issparse(X):  # scipy's row indexing trusts indptr
+                check_csr_structure(X, indices=False)
             rows = X[idx][:, idx] if precomputed else X[idx]
             return self._factor(X, rows, idx, "all", m, seed)
         return self._factor(X, X, None, self.landmarks, m, seed)
@@ -424,6 +449,12 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     sample_interval_ : float
         ``L = 2 pi / period_``.
     n_features_in_ : int
+
+    Notes
+    -----
+    ``fit`` and ``transform`` release the GIL and stop within about 50 ms of Ctrl-C
+    with ``KeyboardInterrupt``; a ``fit`` that raises leaves the map as it was.
+    Input arrays must not be modified by another thread during a call.
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -445,6 +476,7 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         tags.requires_fit = True
         return tags
 
+    @unchanged_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Check ``X`` (non-negative) and record the map's sampling.
@@ -484,9 +516,8 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
-        if sp.issparse(X) and not X.has_canonical_format:
-            X = X.copy()
-            X.sum_duplicates()  # the map is not linear: repeated entries add up first
+        if sp.issparse(X):
+            X = canonical_csr(X)  # the map is not linear: repeated entries add up first
         out = _core.additive_features(
             as_rust_matrix(X), self.kernel, int(self.order), self.period_, n_threads(self.n_jobs)
         )

@@ -1,0 +1,118 @@
+"""No leak: repeated fit / predict / save / load / pickle cycles keep RSS flat.
+
+The short version of ``benches/bench_leak.py`` (2,000 cycles of every estimator, with
+the figures in ``benches/results/leak.md``): after a warm-up, 300 cycles in three
+blocks of 100. A leak grows the resident set steadily, so the median RSS rises from
+each block to the next; the allocator's one-off steps (a new arena, a larger pool) rise
+once. The test fails when RSS rises by more than ``STEP_MIB`` across both block
+boundaries: a leak of 10 KB per cycle adds about 1 MB per block and fails, as
+:func:`test_the_detector_catches_a_10_kb_per_cycle_leak` checks, while a single
+allocator step does not.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import os
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import make_problem
+from pegasos_rs import KernelPegasosClassifier, Nystroem, PegasosClassifier, load
+
+WARMUP = 60
+BLOCK = 100
+BLOCKS = 3
+#: Largest rise of the median RSS between consecutive blocks not counted as growth.
+STEP_MIB = 0.4
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        resident_pages = int(f.read().split()[1])
+    return resident_pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _levels(cycle) -> list[float]:
+    """Median RSS of each block of cycles, after the warm-up."""
+    for _ in range(WARMUP):
+        cycle()
+    gc.collect()
+    levels = []
+    for _ in range(BLOCKS):
+        rss = []
+        for _ in range(BLOCK):
+            cycle()
+            rss.append(_rss_mib())
+        levels.append(float(np.median(rss)))
+    return levels
+
+
+def _grows(levels: list[float]) -> bool:
+    return all(b - a > STEP_MIB for a, b in itertools.pairwise(levels))
+
+
+def _classifier_cycle(make, X, y, path):
+    def cycle():
+        est = make().fit(X, y)
+        if hasattr(est, "partial_fit"):
+            est.partial_fit(X, y)
+        est.predict(X)
+        est.decision_function(X)
+        est.save(path)
+        load(path).predict(X)
+        pickle.loads(pickle.dumps(est)).predict(X)
+
+    return cycle
+
+
+def _map_cycle(make, X):
+    def cycle():
+        est = make().fit(X)
+        est.transform(X)
+        est.transform(sp.csr_matrix(X))
+        pickle.loads(pickle.dumps(est)).transform(X)
+
+    return cycle
+
+
+def _cases(tmp_path):
+    X, y = make_problem(n_samples=300, n_features=40, n_classes=3, seed=0)
+    Xk, yk = make_problem(n_samples=150, n_features=10, n_classes=2, seed=1)
+    return {
+        "linear csr, multiclass": _classifier_cycle(
+            lambda: PegasosClassifier(alpha=1e-3, max_iter=2, average=True, random_state=0),
+            sp.csr_matrix(X),
+            y,
+            tmp_path / "linear.pgs",
+        ),
+        "kernel rbf dense": _classifier_cycle(
+            lambda: KernelPegasosClassifier(alpha=1e-2, gamma=0.5, max_iter=2, random_state=0),
+            Xk,
+            yk,
+            tmp_path / "kernel.pgs",
+        ),
+        "nystroem": _map_cycle(lambda: Nystroem(gamma=0.5, n_components=50, random_state=0), X),
+    }
+
+
+@pytest.mark.parametrize("name", ["linear csr, multiclass", "kernel rbf dense", "nystroem"])
+def test_rss_stays_flat_over_repeated_cycles(tmp_path, name):
+    levels = _levels(_cases(tmp_path)[name])
+    assert not _grows(levels), f"RSS grows block after block: {levels} MiB"
+
+
+def test_the_detector_catches_a_10_kb_per_cycle_leak(tmp_path):
+    """The same measurement with 10 KB kept per cycle (on top of a real cycle) fails."""
+    kept = []
+    real = _cases(tmp_path)["linear csr, multiclass"]
+
+    def leaky():
+        real()
+        kept.append(np.ones(10_000 // 8))  # 10 KB, written, so resident
+
+    levels = _levels(leaky)
+    assert _grows(levels), f"a 10 KB/cycle leak went unnoticed: {levels} MiB"
