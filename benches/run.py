@@ -19,6 +19,7 @@ result it measures is implausible):
   (10^6 to 3·10^7 rows; needs ``dask-ml`` and about 35 GB of disk)
 * ``bench_leak.py``     RSS over 2,000 cycles of fit, predict, save, load and pickle of
   every estimator (no leak: within 4 MiB of the level after 100 cycles; about 3 min)
+* ``bench_calls.py``    fixed cost of small calls (10,000 predictions of 10 rows, ...)
 
 Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
 """
@@ -48,6 +49,7 @@ SUITE = {
     "feature_maps": ("bench_feature_maps.py", [], ["--quick"]),
     "dask": ("bench_dask.py", [], ["--smoke"]),
     "leak": ("bench_leak.py", [], ["--cycles", "300"]),
+    "calls": ("bench_calls.py", [], ["--smoke"]),
 }
 
 

@@ -13,7 +13,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pegasos_rs import _core
-from pegasos_rs._base import PegasosModelMixin
+from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
@@ -134,6 +134,17 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         and misses, and the primal objective of the last iterate (``"margins"``
         strategy only; with ``average=True`` the returned model is the average, whose
         objective is usually lower).
+
+    Notes
+    -----
+    Long calls release the GIL and stop within about 50 ms of Ctrl-C with
+    ``KeyboardInterrupt``. A ``fit`` or ``partial_fit`` that raises (Ctrl-C or an
+    error) leaves the estimator exactly as it was before the call, solver state
+    included, so a later warm start continues as if the call had not happened. Input
+    arrays are read in place while the GIL is released: they must not be modified by
+    another thread during a call (if they are, the call raises or returns wrong
+    numbers; every index is checked). One fitted estimator may predict from several
+    threads at once.
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -198,6 +209,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
+    @unchanged_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Train for ``max_iter`` passes from scratch.

@@ -12,7 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from pegasos_rs import _core
-from pegasos_rs._base import PegasosModelMixin
+from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
@@ -119,6 +119,17 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     objective_ : ndarray or None
         Primal objective per binary problem after the last pass, when computed
         (``tol`` or ``verbose`` set).
+
+    Notes
+    -----
+    Long calls release the GIL and stop within about 50 ms of Ctrl-C with
+    ``KeyboardInterrupt``. A ``fit`` or ``partial_fit`` that raises (Ctrl-C or an
+    error) leaves the estimator exactly as it was before the call, solver state
+    included, so a later warm start continues as if the call had not happened. Input
+    arrays are read in place while the GIL is released: they must not be modified by
+    another thread during a call (if they are, the call raises or returns wrong
+    numbers; every index is checked). One fitted estimator may predict from several
+    threads at once.
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -182,6 +193,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
+    @unchanged_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Train for ``max_iter`` passes (continuing the last fit if ``warm_start``).
@@ -201,6 +213,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         resume = bool(self.warm_start) and hasattr(self, "_solver")
         return self._fit(X, y, sample_weight, None, resume, self.max_iter, self.max_steps)
 
+    @unchanged_on_error
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over ``(X, y)``, continuing from the current solver state.
 

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core
 from pegasos_rs import linear as _linear
+from pegasos_rs._base import unchanged_on_error
 from pegasos_rs._validation import check_classes, class_weight_vector, n_threads, seed_from
 from pegasos_rs.dask import _exact, _parallel, _predict
 from pegasos_rs.dask._cluster import cluster, current_client
@@ -142,6 +143,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
         self.client = client
         self.round_bytes = round_bytes
 
+    @unchanged_on_error
     def fit(self, X, y, sample_weight=None, *, check_input=True, callback=None):
         """Train on data held by the cluster (continuing the last fit if
         ``warm_start``).
@@ -176,6 +178,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
             X, y, sample_weight, None, resume, self.max_iter, self.max_steps, check_input, callback
         )
 
+    @unchanged_on_error
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over ``(X, y)``, continuing from the current solver state
         (``classes`` must be given on the first call)."""

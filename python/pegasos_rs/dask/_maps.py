@@ -14,6 +14,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import kernel_approximation as _maps
+from pegasos_rs._base import unchanged_on_error
 from pegasos_rs._validation import seed_from
 from pegasos_rs.dask._blocks import _PARTITION_CHECKS
 from pegasos_rs.dask._predict import _rows
@@ -110,6 +111,7 @@ class RandomFourierFeatures(_DaskMap, _maps.RandomFourierFeatures):
     """
     )
 
+    @unchanged_on_error
     def fit(self, X, y=None):
         if not dask.is_dask_collection(X):
             return super().fit(X, y)
@@ -131,6 +133,7 @@ class Nystroem(_DaskMap, _maps.Nystroem):
     """
     )
 
+    @unchanged_on_error
     def fit(self, X, y=None):
         if not dask.is_dask_collection(X):
             return super().fit(X, y)
@@ -168,6 +171,7 @@ class AdditiveKernelMap(_DaskMap, _maps.AdditiveKernelMap):
     """
     )
 
+    @unchanged_on_error
     def fit(self, X, y=None):
         if not dask.is_dask_collection(X):
             return super().fit(X, y)

@@ -28,9 +28,8 @@ use rayon::prelude::*;
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::{Float, Index};
-use crate::kernel_model::row_blocks;
 use crate::math;
-use crate::multiclass::thread_pool;
+use crate::parallel::{row_blocks, thread_pool};
 
 /// Rows per parallel task when filling a CSR output.
 const FILL_ROWS: usize = 256;
@@ -185,10 +184,7 @@ impl AdditiveMap {
         if len == 0 {
             return Ok(out);
         }
-        row_blocks(&mut out, width, n_threads, |first, block| {
-            if stop.load(Ordering::Relaxed) {
-                return Err(Error::Interrupted);
-            }
+        row_blocks(&mut out, width, n_threads, stop, |first, block| {
             let mut values = vec![0.0; d];
             for (r, row) in block.chunks_mut(width).enumerate() {
                 let i = first + r;
@@ -217,7 +213,7 @@ impl AdditiveMap {
         n_threads: usize,
         stop: &AtomicBool,
     ) -> Result<(Vec<O>, Vec<i64>, Vec<i64>)> {
-        let lengths = self.csr_row_lengths(x, n_threads)?;
+        let lengths = self.csr_row_lengths(x, n_threads, stop)?;
         let mut indptr = Vec::with_capacity(lengths.len() + 1);
         let mut total = 0_usize;
         indptr.push(0);
@@ -240,8 +236,13 @@ impl AdditiveMap {
     ///
     /// # Errors
     /// [`Error::InvalidInput`] for a negative or non-finite value or unsorted
-    /// indices; [`Error::OutOfMemory`].
-    pub fn csr_row_lengths<R: Rows>(&self, x: &R, n_threads: usize) -> Result<Vec<usize>> {
+    /// indices; [`Error::Interrupted`]; [`Error::OutOfMemory`].
+    pub fn csr_row_lengths<R: Rows>(
+        &self,
+        x: &R,
+        n_threads: usize,
+        stop: &AtomicBool,
+    ) -> Result<Vec<usize>> {
         let w = self.width();
         let count = |i: usize| -> Result<usize> {
             let mut prev: Option<usize> = None;
@@ -267,7 +268,7 @@ impl AdditiveMap {
             bad.map(|()| c)
         };
         let mut lengths = try_filled_vec(x.n_rows(), 0_usize, "the output row lengths")?;
-        row_blocks(&mut lengths, 1, n_threads, |first, block| {
+        row_blocks(&mut lengths, 1, n_threads, stop, |first, block| {
             for (r, c) in block.iter_mut().enumerate() {
                 *c = count(first + r)?;
             }

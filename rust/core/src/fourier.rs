@@ -29,15 +29,15 @@
 //! and dense and CSR rows give the same bits), then `cos` and `sin` by
 //! [`crate::math::sin_cos`] (or [`crate::math::cos`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use crate::data::Rows;
 use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel_model::{row_blocks_with, PREDICT_BLOCK};
 use crate::math;
 use crate::panel_product::{sparse_product, SparseBlock, TiledPanel};
+use crate::parallel::{row_blocks_with, ROW_BLOCK};
 use crate::rng::Rng;
 
 /// How the frequencies become features (see the module docs).
@@ -213,13 +213,10 @@ pub fn fourier_transform_into<R: Rows, O: Float>(
     let w = TiledPanel::from_row_major(weights, d, nf, row_nonzeros, "the random weights")?;
     // The sin/cos form's projections, reused by a thread's blocks.
     let scratch = || match form {
-        FourierForm::SinCos => vec![O::ZERO; PREDICT_BLOCK * nf],
+        FourierForm::SinCos => vec![O::ZERO; ROW_BLOCK * nf],
         FourierForm::Offset => Vec::new(),
     };
-    row_blocks_with(out, dc, n_threads, scratch, |proj, first, block| {
-        if stop.load(Ordering::Relaxed) {
-            return Err(Error::Interrupted);
-        }
+    row_blocks_with(out, dc, n_threads, stop, scratch, |proj, first, block| {
         let rows = block.len() / dc;
         let a = SparseBlock::<O>::gather(x, first, rows);
         match form {
@@ -299,6 +296,7 @@ impl<O: Float> Job for SinCosJob<'_, O> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::Ordering;
     use crate::data::{CsrRows, DenseRows};
 
     #[test]

@@ -8,8 +8,6 @@
 
 use std::sync::atomic::AtomicBool;
 
-use rayon::prelude::*;
-
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
@@ -19,11 +17,9 @@ use crate::kernel_pegasos::{
     check_kernel_params, fit_kernel_binary_shared, Gram, KernelFitOutput, KernelSolver,
     KernelState, Strategy,
 };
-use crate::multiclass::{for_each_problem, problem_label, thread_pool, Labels};
+use crate::multiclass::{problem_label, Labels};
+use crate::parallel::{for_each_problem, row_blocks};
 use crate::params::ValidParams;
-
-/// Test rows per parallel prediction task.
-pub(crate) const PREDICT_BLOCK: usize = 64;
 
 /// A trained kernel model:
 /// `f_p(x) = sum_s dual_coef[p][s] K(x_{support[s]}, x) + intercept[p]`.
@@ -123,13 +119,15 @@ fn merge(states: &[KernelState], alpha: f64) -> Result<KernelModel> {
 /// Decision values of `x` (row-major `n_rows x n_problems`) for the model with
 /// support vectors `sv` (prepared as `prep`), dual coefficients (row-major
 /// `n_problems x n_sv`) and intercepts, computed in parallel blocks of rows on
-/// `n_threads` threads (0 = all cores).
+/// `n_threads` threads (0 = all cores). Stops with [`Error::Interrupted`] once
+/// `cancel` is set.
 pub fn kernel_decision_function<R: Rows, Q: Rows>(
     prep: &KernelRows<'_, R>,
     x: &Q,
     dual_coef: &[f64],
     intercept: &[f64],
     n_threads: usize,
+    cancel: &AtomicBool,
 ) -> Result<Vec<f64>> {
     let n_sv = prep.len();
     let k = intercept.len();
@@ -156,7 +154,7 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
     } else {
         None
     };
-    row_blocks(&mut out, k, n_threads, |first, chunk| {
+    row_blocks(&mut out, k, n_threads, cancel, |first, chunk| {
         let mut q = prep.query();
         let mut kv = vec![0.0; n_sv];
         for (r, row_out) in chunk.chunks_mut(k).enumerate() {
@@ -177,10 +175,12 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
 
 /// The kernel matrix `K(x_i, y_j)` (row-major `x.n_rows() x prep.len()`) between the
 /// rows of `x` and the rows `prep` was prepared on, in parallel blocks of rows.
+/// Stops with [`Error::Interrupted`] once `cancel` is set.
 pub fn kernel_matrix<R: Rows, Q: Rows>(
     prep: &KernelRows<'_, R>,
     x: &Q,
     n_threads: usize,
+    cancel: &AtomicBool,
 ) -> Result<Vec<f64>> {
     let m = prep.len();
     let n = x.n_rows();
@@ -191,7 +191,7 @@ pub fn kernel_matrix<R: Rows, Q: Rows>(
     if m == 0 || n == 0 {
         return Ok(out);
     }
-    row_blocks(&mut out, m, n_threads, |first, chunk| {
+    row_blocks(&mut out, m, n_threads, cancel, |first, chunk| {
         let mut q = prep.query();
         for (r, row) in chunk.chunks_mut(m).enumerate() {
             prep.load(&mut q, x, first + r)?;
@@ -200,53 +200,6 @@ pub fn kernel_matrix<R: Rows, Q: Rows>(
         Ok(())
     })?;
     Ok(out)
-}
-
-/// Run `f(first_row, rows)` on blocks of [`PREDICT_BLOCK`] rows of the row-major
-/// `out` (`width > 0` values per row): in order when `n_threads == 1` or there is
-/// only one block, else in parallel on `n_threads` threads (0 = all cores).
-pub(crate) fn row_blocks<T, F>(out: &mut [T], width: usize, n_threads: usize, f: F) -> Result<()>
-where
-    T: Send,
-    F: Fn(usize, &mut [T]) -> Result<()> + Sync,
-{
-    row_blocks_with(
-        out,
-        width,
-        n_threads,
-        || (),
-        |(), first, rows| f(first, rows),
-    )
-}
-
-/// [`row_blocks`] with scratch space: `f(scratch, first_row, rows)`, the scratch
-/// made by `init` once per thread (rather than once per block) and reused.
-pub(crate) fn row_blocks_with<T, S, I, F>(
-    out: &mut [T],
-    width: usize,
-    n_threads: usize,
-    init: I,
-    f: F,
-) -> Result<()>
-where
-    T: Send,
-    I: Fn() -> S + Sync + Send,
-    F: Fn(&mut S, usize, &mut [T]) -> Result<()> + Sync,
-{
-    let size = PREDICT_BLOCK * width;
-    let block = |s: &mut S, (b, chunk): (usize, &mut [T])| f(s, b * PREDICT_BLOCK, chunk);
-    if n_threads == 1 || out.len() <= size {
-        let mut s = init();
-        out.chunks_mut(size)
-            .enumerate()
-            .try_for_each(|item| block(&mut s, item))
-    } else {
-        thread_pool(n_threads)?.install(|| {
-            out.par_chunks_mut(size)
-                .enumerate()
-                .try_for_each_init(init, block)
-        })
-    }
 }
 
 #[cfg(test)]
@@ -323,11 +276,14 @@ mod tests {
             .collect();
         let sv_rows = DenseRows::new(&sv, n_sv, d).unwrap();
         let prep = KernelRows::new(kernel, &sv_rows).unwrap();
-        let f1 =
-            kernel_decision_function(&prep, &rows, &model.dual_coef, &model.intercept, 1).unwrap();
-        let f2 =
-            kernel_decision_function(&prep, &rows, &model.dual_coef, &model.intercept, 2).unwrap();
+        let go = AtomicBool::new(false);
+        let (dual, b) = (&model.dual_coef, &model.intercept);
+        let f1 = kernel_decision_function(&prep, &rows, dual, b, 1, &go).unwrap();
+        let f2 = kernel_decision_function(&prep, &rows, dual, b, 2, &go).unwrap();
         assert_eq!(f1, f2);
+        let stop = AtomicBool::new(true);
+        let r = kernel_decision_function(&prep, &rows, dual, b, 2, &stop);
+        assert_eq!(r, Err(Error::Interrupted));
         let mut k = KernelRow::new(kernel, &rows).unwrap();
         let mut correct = 0;
         for i in 0..n {

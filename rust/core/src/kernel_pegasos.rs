@@ -457,6 +457,9 @@ struct Run<'a, G: Gram, S> {
     pending_coef: Vec<f64>,
     /// Scratch kernel values of one row against the pending examples.
     pending_values: Vec<f64>,
+    /// Set when the caller asks the fit to stop (checked between steps and between
+    /// the row chunks of a flush).
+    cancel: &'a AtomicBool,
 }
 
 impl<G: Gram, S: Float> Run<'_, G, S> {
@@ -604,7 +607,13 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         let block_ref = &self.block;
         let rows = CHUNK.div_ceil(u.max(1)).max(1);
         let cached_ref = &cached;
+        let cancel = self.cancel;
+        // Once cancelled, the remaining chunks are skipped and the fit ends with
+        // `Interrupted` below: the half-updated margins are never used.
         let work = |tmp: &mut Vec<f64>, (c, (g, kb)): (usize, (&mut [f64], &mut [S]))| {
+            if cancel.load(Ordering::Relaxed) {
+                return;
+            }
             tmp.resize(u, 0.0);
             for (r, g) in g.iter_mut().enumerate() {
                 let j = c * rows + r;
@@ -646,6 +655,9 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             }
         }
         drop(cached);
+        if cancel.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
         if u > 0 && self.columns.can_hold(n) {
             // Transpose row by row: sequential reads, one sequential write per column.
             let mut cols: Vec<Vec<S>> = (0..u).map(|_| Vec::with_capacity(n)).collect();
@@ -819,6 +831,7 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
         pending_coef: Vec::with_capacity(PENDING_COLUMNS),
         pending_values: vec![0.0; PENDING_COLUMNS],
         block: gram.block(),
+        cancel,
     };
     let k = params.batch_size;
     let mut batch = Vec::new();

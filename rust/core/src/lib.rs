@@ -25,6 +25,7 @@ pub mod math;
 pub mod multiclass;
 pub mod nystroem;
 mod panel_product;
+pub mod parallel;
 pub mod params;
 mod prefetch;
 pub mod rng;

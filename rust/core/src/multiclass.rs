@@ -5,11 +5,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use rayon::prelude::*;
-
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::linear::{fit_binary, FitOutput, LinearState};
+use crate::parallel::{for_each_problem, row_blocks};
 use crate::params::ValidParams;
 use crate::task::BinaryTask;
 
@@ -91,14 +90,6 @@ impl Labels<'_> {
     }
 }
 
-/// Build a rayon pool of `n_threads` threads (0 = one per core).
-pub fn thread_pool(n_threads: usize) -> Result<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n_threads)
-        .build()
-        .map_err(|e| Error::InvalidParameter(format!("cannot start {n_threads} threads: {e}")))
-}
-
 /// Fresh states for every binary problem: problem `p` uses stream `p` of `seed`.
 pub fn initial_states(n_problems: usize, n_features: usize, seed: u64) -> Result<Vec<LinearState>> {
     (0..n_problems)
@@ -155,40 +146,15 @@ pub fn problem_label(show: bool, p: usize) -> String {
     }
 }
 
-/// Run `f(p, item)` for every problem `p`: in order on this thread when
-/// `n_threads == 1` (no pool to start and join, a noticeable part of a small fit),
-/// else on a pool of `n_threads` threads (0 = one per core), on which `f` may run
-/// nested parallel work.
-pub fn for_each_problem<T, O, F>(items: Vec<T>, n_threads: usize, f: F) -> Result<Vec<O>>
-where
-    T: Send,
-    O: Send,
-    F: Fn(usize, T) -> Result<O> + Sync,
-{
-    if n_threads == 1 {
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(p, t)| f(p, t))
-            .collect()
-    } else {
-        thread_pool(n_threads)?.install(|| {
-            items
-                .into_par_iter()
-                .enumerate()
-                .map(|(p, t)| f(p, t))
-                .collect()
-        })
-    }
-}
-
 /// Decision values `X W^T + b` as a row-major `n_rows x n_outputs` matrix, computed
-/// in parallel blocks of rows. `coef` is row-major `n_outputs x n_features`.
+/// in parallel blocks of rows. `coef` is row-major `n_outputs x n_features`. Stops
+/// with [`Error::Interrupted`] once `cancel` is set.
 pub fn decision_function<R: Rows>(
     rows: &R,
     coef: &[f64],
     intercept: &[f64],
     n_threads: usize,
+    cancel: &AtomicBool,
 ) -> Result<Vec<f64>> {
     let d = rows.n_features();
     let k = intercept.len();
@@ -206,20 +172,13 @@ pub fn decision_function<R: Rows>(
     if k == 0 {
         return Ok(out);
     }
-    let predict_row = |(i, row_out): (usize, &mut [f64])| {
-        for (c, o) in row_out.iter_mut().enumerate() {
-            *o = rows.dot(i, &coef[c * d..(c + 1) * d]) + intercept[c];
+    row_blocks(&mut out, k, n_threads, cancel, |first, block| {
+        for (r, row_out) in block.chunks_mut(k).enumerate() {
+            for (c, o) in row_out.iter_mut().enumerate() {
+                *o = rows.dot(first + r, &coef[c * d..(c + 1) * d]) + intercept[c];
+            }
         }
-    };
-    if n_threads == 1 {
-        out.chunks_mut(k).enumerate().for_each(predict_row);
-    } else {
-        thread_pool(n_threads)?.install(|| {
-            out.par_chunks_mut(k)
-                .with_min_len(1024)
-                .enumerate()
-                .for_each(predict_row);
-        });
-    }
+        Ok(())
+    })?;
     Ok(out)
 }

@@ -35,13 +35,12 @@ use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel::{InvertedBlock, Kernel, KernelRows, Targets};
-use crate::kernel_model::{row_blocks, row_blocks_with, PREDICT_BLOCK};
 use crate::kernel_pegasos::Gram;
-use crate::multiclass::thread_pool;
 use crate::panel_product::{
     lower_rank_update, sparse_product, subtract_lower_product, upper_product, Panel, SparseBlock,
     TiledPanel,
 };
+use crate::parallel::{check_cancel, row_blocks, row_blocks_with, thread_pool, ROW_BLOCK};
 use crate::rng::Rng;
 
 /// Pivots below this fraction of the largest diagonal entry end the factorisation.
@@ -456,12 +455,17 @@ fn kmeans_pp<G: Gram>(
 ///
 /// # Errors
 /// [`Error::OutOfMemory`]; errors of the Gram matrix.
-pub fn landmark_kernel<G: Gram>(gram: &G, landmarks: &[u32]) -> Result<Vec<f64>> {
+pub fn landmark_kernel<G: Gram>(
+    gram: &G,
+    landmarks: &[u32],
+    stop: &AtomicBool,
+) -> Result<Vec<f64>> {
     let m = landmarks.len();
     let mut kmm = try_filled_vec(m * m, 0.0, "the landmark kernel matrix")?;
     kmm.par_chunks_mut(m.max(1))
         .zip(landmarks.par_iter())
         .try_for_each(|(row, &a)| {
+            check_cancel(stop)?;
             let mut q = gram.query();
             gram.load(&mut q, a as usize)?;
             gram.eval_into(&q, a as usize, Targets::List(landmarks), row);
@@ -476,7 +480,7 @@ pub fn landmark_kernel<G: Gram>(gram: &G, landmarks: &[u32]) -> Result<Vec<f64>>
 /// # Errors
 /// [`Error::InvalidInput`] when `K_mm` has a non-finite value or no positive
 /// diagonal entry (then every landmark maps to zero).
-pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
+pub fn normalization(kmm: &[f64], m: usize, stop: &AtomicBool) -> Result<Normalization> {
     if kmm.len() != m * m || m == 0 {
         return Err(Error::ShapeMismatch(format!(
             "a {m} x {m} landmark kernel needs {} values, got {}",
@@ -495,7 +499,7 @@ pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
             "the kernel between the landmarks has no positive diagonal entry".into(),
         ));
     }
-    let (a, perm, rank) = pivoted_cholesky(kmm, m, RANK_TOL * max_diag);
+    let (a, perm, rank) = pivoted_cholesky(kmm, m, RANK_TOL * max_diag, stop)?;
     // inv = L⁻¹ (rank x rank, lower triangular), row by row: row i is
     // (e_i - sum_{k<i} L_ik inv_k) / L_ii, each inv_k non-zero up to column k. In
     // blocks of rows: the terms of the earlier blocks by one product (against their
@@ -505,6 +509,7 @@ pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
     let mut panels = Panel::<f64>::zeros(rank, rank);
     let mut i0 = 0;
     while i0 < rank {
+        check_cancel(stop)?;
         let i1 = (i0 + CHOLESKY_PANEL).min(rank);
         for i in i0..i1 {
             inv[i * rank + i] = 1.0;
@@ -552,11 +557,16 @@ pub fn normalization(kmm: &[f64], m: usize) -> Result<Normalization> {
 ///
 /// # Errors
 /// Errors of [`LandmarkKernel::new`]; [`Error::OutOfMemory`].
-pub fn landmark_kernel_rows<R: Rows>(kernel: Kernel, x: &R, n_threads: usize) -> Result<Vec<f64>> {
+pub fn landmark_kernel_rows<R: Rows>(
+    kernel: Kernel,
+    x: &R,
+    n_threads: usize,
+    stop: &AtomicBool,
+) -> Result<Vec<f64>> {
     let m = x.n_rows();
     let route = LandmarkKernel::new(kernel, x)?;
     let mut kmm = try_filled_vec(m * m, 0.0, "the landmark kernel matrix")?;
-    row_blocks(&mut kmm, m.max(1), n_threads, |first, block| {
+    row_blocks(&mut kmm, m.max(1), n_threads, stop, |first, block| {
         route.eval_rows(x, first, block)
     })?;
     Ok(kmm)
@@ -566,7 +576,12 @@ pub fn landmark_kernel_rows<R: Rows>(kernel: Kernel, x: &R, n_threads: usize) ->
 /// matrix `kmm`, stopped when the largest remaining diagonal is at most `tol`:
 /// `(a, perm, rank)` with `L` in the lower triangle of row-major `a` (its first
 /// `rank` columns) and `perm[k]` the row of `kmm` pivoted to position `k`.
-fn pivoted_cholesky(kmm: &[f64], m: usize, tol: f64) -> (Vec<f64>, Vec<usize>, usize) {
+fn pivoted_cholesky(
+    kmm: &[f64],
+    m: usize,
+    tol: f64,
+    stop: &AtomicBool,
+) -> Result<(Vec<f64>, Vec<usize>, usize)> {
     let mut a = kmm.to_vec();
     let mut perm: Vec<usize> = (0..m).collect();
     let mut rank = 0;
@@ -578,6 +593,7 @@ fn pivoted_cholesky(kmm: &[f64], m: usize, tol: f64) -> (Vec<f64>, Vec<usize>, u
     let mut d = vec![0.0; m]; // set from the diagonal at each panel's start
     let mut k0 = 0;
     'panels: while k0 < m {
+        check_cancel(stop)?;
         let k1 = (k0 + CHOLESKY_PANEL).min(m);
         for i in k0..m {
             d[i] = a[i * m + i];
@@ -615,7 +631,7 @@ fn pivoted_cholesky(kmm: &[f64], m: usize, tol: f64) -> (Vec<f64>, Vec<usize>, u
         lower_rank_update(&mut a, m, k0, k1);
         k0 = k1;
     }
-    (a, perm, rank)
+    Ok((a, perm, rank))
 }
 
 /// Swap rows/columns `k < p` of the symmetric matrix held in the lower triangle of
@@ -712,16 +728,8 @@ where
         }
     }
     // Scratch reused by a thread's blocks: the kernel values, then in pivot order.
-    let scratch = || {
-        (
-            vec![0.0; PREDICT_BLOCK * m],
-            vec![O::ZERO; PREDICT_BLOCK * rank],
-        )
-    };
-    row_blocks_with(out, m, n_threads, scratch, |(k, a), first, block| {
-        if stop.load(Ordering::Relaxed) {
-            return Err(Error::Interrupted);
-        }
+    let scratch = || (vec![0.0; ROW_BLOCK * m], vec![O::ZERO; ROW_BLOCK * rank]);
+    row_blocks_with(out, m, n_threads, stop, scratch, |(k, a), first, block| {
         let rows = block.len() / m;
         let (k, a) = (&mut k[..rows * m], &mut a[..rows * rank]);
         kernels(first, k)?;
@@ -768,8 +776,8 @@ mod tests {
             assert_eq!(lm, (0..40).collect::<Vec<u32>>(), "all rows, sorted");
             let all = select_landmarks(&gram, n, Landmarks::All, 5, 1, &stop).unwrap();
             assert_eq!(all, lm);
-            let kmm = landmark_kernel(&gram, &lm).unwrap();
-            let norm = normalization(&kmm, n).unwrap();
+            let kmm = landmark_kernel(&gram, &lm, &AtomicBool::new(false)).unwrap();
+            let norm = normalization(&kmm, n, &AtomicBool::new(false)).unwrap();
             assert_eq!(norm.rank, n);
             let starts = norm.starts();
             let f = |first: usize, out: &mut [f64]| {
@@ -886,7 +894,7 @@ mod tests {
             }
         }
         let tol = 1e-10 * (0..m).map(|i| k[i * m + i]).fold(0.0, f64::max);
-        let (a, perm, rank) = pivoted_cholesky(&k, m, tol);
+        let (a, perm, rank) = pivoted_cholesky(&k, m, tol, &AtomicBool::new(false)).unwrap();
         // The textbook algorithm: a rank-one update of the trailing matrix per column.
         let mut b = k.clone();
         let mut bperm: Vec<usize> = (0..m).collect();
@@ -938,7 +946,7 @@ mod tests {
                 *v /= b[i * m + i];
             }
         }
-        let norm = normalization(&k, m).unwrap();
+        let norm = normalization(&k, m, &AtomicBool::new(false)).unwrap();
         assert_eq!(norm.rank, rank);
         for c in 0..rank {
             for r in c..rank {
@@ -957,8 +965,8 @@ mod tests {
         let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
         let stop = AtomicBool::new(false);
         let lm = select_landmarks(&gram, m, Landmarks::Uniform, 1, 1, &stop).unwrap();
-        let kmm = landmark_kernel(&gram, &lm).unwrap();
-        let norm = normalization(&kmm, m).unwrap();
+        let kmm = landmark_kernel(&gram, &lm, &AtomicBool::new(false)).unwrap();
+        let norm = normalization(&kmm, m, &AtomicBool::new(false)).unwrap();
         assert_eq!(norm.rank, 2);
         let starts = norm.starts();
         let kernels = |first: usize, out: &mut [f64]| {
@@ -1025,7 +1033,11 @@ mod tests {
         stop.store(true, Ordering::Relaxed);
         let r = select_landmarks(&gram, 5, Landmarks::KMeansPlusPlus, 0, 1, &stop);
         assert_eq!(r, Err(Error::Interrupted));
-        assert!(normalization(&[0.0; 4], 2).is_err());
-        assert!(normalization(&[1.0, f64::NAN, 0.0, 1.0], 2).is_err());
+        assert!(normalization(&[0.0; 4], 2, &AtomicBool::new(false)).is_err());
+        assert!(normalization(&[1.0, f64::NAN, 0.0, 1.0], 2, &AtomicBool::new(false)).is_err());
+        assert_eq!(
+            normalization(&[1.0, 0.0, 0.0, 1.0], 2, &AtomicBool::new(true)).unwrap_err(),
+            Error::Interrupted
+        );
     }
 }

@@ -33,7 +33,7 @@ use crate::data::Rows;
 use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel_model::PREDICT_BLOCK;
+use crate::parallel::ROW_BLOCK as PREDICT_BLOCK;
 
 /// Rows per register tile.
 const MR: usize = 4;

@@ -6,12 +6,14 @@
 //! constructor of the matching core view, so one generic function serves all six
 //! combinations.
 
-use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use numpy::{
+    PyArrayDescrMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 
 /// A dense C-ordered matrix of either float type.
-#[derive(FromPyObject)]
 pub enum DenseArray<'py> {
     /// float64 values.
     F64(PyReadonlyArray2<'py, f64>),
@@ -20,7 +22,6 @@ pub enum DenseArray<'py> {
 }
 
 /// CSR values of either float type.
-#[derive(FromPyObject)]
 pub enum Values<'py> {
     /// float64 values.
     F64(PyReadonlyArray1<'py, f64>),
@@ -29,7 +30,6 @@ pub enum Values<'py> {
 }
 
 /// CSR index arrays of either integer type.
-#[derive(FromPyObject)]
 pub enum Indices<'py> {
     /// int32 indices (scipy's default).
     I32(PyReadonlyArray1<'py, i32>),
@@ -38,12 +38,106 @@ pub enum Indices<'py> {
 }
 
 /// A training or prediction matrix.
-#[derive(FromPyObject)]
 pub enum Matrix<'py> {
     /// Dense 2-D array.
     Dense(DenseArray<'py>),
     /// `(data, indices, indptr, n_rows, n_features)`.
     Csr(Values<'py>, Indices<'py>, Indices<'py>, usize, usize),
+}
+
+// The extractions below pick the variant from the array's dtype instead of trying
+// each variant in turn: a failed try builds a Python exception, and PyO3 releases
+// the GIL while it normalises one, a moment in which a Ctrl-C could be handled and
+// lost (and each try costs microseconds on every call).
+
+/// The numpy array `obj` with `ndim` dimensions, or a `TypeError` naming `what`.
+fn untyped<'a, 'py>(
+    obj: Borrowed<'a, 'py, PyAny>,
+    ndim: usize,
+    what: &str,
+) -> PyResult<Borrowed<'a, 'py, PyUntypedArray>> {
+    match obj.cast::<PyUntypedArray>() {
+        Ok(a) if a.ndim() == ndim => Ok(a),
+        Ok(a) => Err(PyTypeError::new_err(format!(
+            "{what} must have {ndim} dimension(s), got {}",
+            a.ndim()
+        ))),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} must be a numpy array, got {}",
+            obj.get_type()
+        ))),
+    }
+}
+
+/// Whether the array `a` holds values of type `T`.
+fn holds<T: numpy::Element>(a: Borrowed<'_, '_, PyUntypedArray>) -> bool {
+    a.dtype().is_equiv_to(&numpy::dtype::<T>(a.py()))
+}
+
+/// `TypeError`: `what` must have one of the dtypes `expected`.
+fn bad_dtype(a: Borrowed<'_, '_, PyUntypedArray>, what: &str, expected: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{what} must be {expected}, got dtype {}",
+        a.dtype()
+    ))
+}
+
+impl<'py> FromPyObject<'_, 'py> for DenseArray<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let a = untyped(obj, 2, "a dense matrix")?;
+        if holds::<f64>(a) {
+            Ok(Self::F64(obj.extract()?))
+        } else if holds::<f32>(a) {
+            Ok(Self::F32(obj.extract()?))
+        } else {
+            Err(bad_dtype(a, "a dense matrix", "float32 or float64"))
+        }
+    }
+}
+
+impl<'py> FromPyObject<'_, 'py> for Values<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let a = untyped(obj, 1, "CSR data")?;
+        if holds::<f64>(a) {
+            Ok(Self::F64(obj.extract()?))
+        } else if holds::<f32>(a) {
+            Ok(Self::F32(obj.extract()?))
+        } else {
+            Err(bad_dtype(a, "CSR data", "float32 or float64"))
+        }
+    }
+}
+
+impl<'py> FromPyObject<'_, 'py> for Indices<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let a = untyped(obj, 1, "CSR indices and indptr")?;
+        if holds::<i32>(a) {
+            Ok(Self::I32(obj.extract()?))
+        } else if holds::<i64>(a) {
+            Ok(Self::I64(obj.extract()?))
+        } else {
+            Err(bad_dtype(a, "CSR indices and indptr", "int32 or int64"))
+        }
+    }
+}
+
+impl<'py> FromPyObject<'_, 'py> for Matrix<'py> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            let (v, i, p, n, d) = t.extract()?;
+            Ok(Self::Csr(v, i, p, n, d))
+        } else {
+            Ok(Self::Dense(obj.extract()?))
+        }
+    }
 }
 
 impl Matrix<'_> {

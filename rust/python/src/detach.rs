@@ -17,6 +17,14 @@ use crate::error::CoreError;
 
 const POLL: Duration = Duration::from_millis(50);
 
+/// Whether work of about `cost` elementary operations is short (a millisecond or
+/// two): then it runs on the calling thread without a watcher, and Ctrl-C waits
+/// for it to end.
+#[allow(clippy::cast_precision_loss)]
+pub fn is_small(cost: usize) -> bool {
+    (cost as f64) < 2e6
+}
+
 /// Run `job` without the GIL; it receives a flag it must poll to stop early.
 ///
 /// Jobs expected to be short (`small`) run on the calling thread: starting the
@@ -26,6 +34,8 @@ where
     T: Send,
     F: FnOnce(&AtomicBool) -> pegasos_core::Result<T> + Send,
 {
+    // A Ctrl-C that arrived before the job: raise it now rather than after.
+    py.check_signals()?;
     let cancel = AtomicBool::new(false);
     if small {
         return detach(py, || job(&cancel));
@@ -53,9 +63,7 @@ where
             }
             match worker.join() {
                 Ok(Ok(result)) => Ok(result),
-                _ => Err(PyRuntimeError::new_err(
-                    "internal error: the solver panicked (please report this bug)",
-                )),
+                _ => Err(panicked()),
             }
         })
     });
@@ -70,8 +78,16 @@ where
 {
     match py.detach(|| catch_unwind(AssertUnwindSafe(job))) {
         Ok(r) => r.map_err(|e| CoreError(e).into()),
-        Err(_) => Err(PyRuntimeError::new_err(
-            "internal error: the solver panicked (please report this bug)",
-        )),
+        Err(_) => Err(panicked()),
     }
+}
+
+/// The exception for a panic of the Rust code: a bug, or an input array changed by
+/// another thread during the call (every index is checked, so that is where a
+/// change of a CSR structure under the computation ends).
+fn panicked() -> PyErr {
+    PyRuntimeError::new_err(
+        "internal error in pegasos-rs: an input array was modified by another thread \
+         during the call, or this is a bug (please report it)",
+    )
 }

@@ -9,15 +9,15 @@ use pegasos_core::additive_map::{AdditiveKernel, AdditiveMap};
 use pegasos_core::fourier::{fourier_transform_into, sample_fourier, FourierForm};
 use pegasos_core::kernel::KernelRows;
 use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram};
-use pegasos_core::multiclass::thread_pool;
 use pegasos_core::nystroem::{
     landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform_into,
     select_landmarks, uniform_landmarks, LandmarkKernel, Landmarks,
 };
+use pegasos_core::parallel::thread_pool;
 use pegasos_core::{Float, Rows};
 
 use crate::arrays::{shape2, slice, DenseArray, Matrix};
-use crate::detach::detach_interruptible;
+use crate::detach::{detach_interruptible, is_small};
 use crate::dispatch_rows;
 use crate::kernel::kernel;
 
@@ -49,12 +49,6 @@ fn new_array<O: Float + numpy::Element>(
         fill(out)?;
     }
     Ok(array.into_any())
-}
-
-/// Whether a transform of `cost` scalar operations is small enough to run inline.
-#[allow(clippy::cast_precision_loss)]
-fn is_small(cost: usize) -> bool {
-    (cost as f64) < 2e6
 }
 
 /// Random weights `(n_features, n_frequencies)` and offsets.
@@ -179,9 +173,9 @@ fn fit_gram<G: Gram>(
     thread_pool(n_threads)?.install(|| {
         let kmm = match all_rows {
             Some(kmm) if matches!(how, Landmarks::All) => kmm()?,
-            _ => landmark_kernel(gram, &landmarks)?,
+            _ => landmark_kernel(gram, &landmarks, stop)?,
         };
-        let norm = normalization(&kmm, m)?;
+        let norm = normalization(&kmm, m, stop)?;
         Ok((landmarks, norm.columns, norm.rank))
     })
 }
@@ -223,7 +217,7 @@ pub fn nystroem_fit<'py>(
         Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |stop| {
             let rows = make()?;
             let gram = DataGram::new(&rows, KernelRows::new(kern, &rows)?);
-            let all_rows = || landmark_kernel_rows(kern, &rows, n_threads);
+            let all_rows = || landmark_kernel_rows(kern, &rows, n_threads, stop);
             fit_gram(&gram, n_components, how, seed, n_threads, stop, Some(&all_rows))
         }))?,
     };
@@ -432,9 +426,12 @@ where
     R::Value: numpy::Element,
     M: Fn() -> pegasos_core::Result<R> + Sync,
 {
-    let (lengths, d) = detach_interruptible(py, small, |_| {
+    let (lengths, d) = detach_interruptible(py, small, |stop| {
         let rows = make()?;
-        Ok((map.csr_row_lengths(&rows, n_threads)?, rows.n_features()))
+        Ok((
+            map.csr_row_lengths(&rows, n_threads, stop)?,
+            rows.n_features(),
+        ))
     })?;
     let total: usize = lengths.iter().sum();
     let fits = |v: usize| i32::try_from(v).is_ok();

@@ -16,7 +16,7 @@ use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram, Strategy};
 use pegasos_core::{Averaging, Float, Intercept, Labels, Params, Rows, ValidParams};
 
 use crate::arrays::{shape2, slice, DenseArray, Matrix};
-use crate::detach::{detach, detach_interruptible};
+use crate::detach::{detach_interruptible, is_small};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::params::sampling;
@@ -217,11 +217,14 @@ pub fn kernel_decision<'py>(
     let dual = slice(&dual_coef)?;
     let b = slice(&intercept)?;
     let k = b.len();
-    let (values, n) = dispatch_rows!(sv, make_sv => dispatch_rows!(x, make_x => detach(py, || {
+    let small = is_small(x.stored_entries().saturating_mul(sv.n_rows().max(1)));
+    let (values, n) = dispatch_rows!(sv, make_sv => dispatch_rows!(x, make_x =>
+        detach_interruptible(py, small, |cancel| {
         let sv_rows = make_sv()?;
         let rows = make_x()?;
         let prep = KernelRows::new(kern, &sv_rows)?;
-        Ok((kernel_decision_function(&prep, &rows, dual, b, n_threads)?, rows.n_rows()))
+        let values = kernel_decision_function(&prep, &rows, dual, b, n_threads, cancel)?;
+        Ok((values, rows.n_rows()))
     })))?;
     PyArray1::from_vec(py, values).reshape([n, k])
 }
@@ -244,11 +247,14 @@ pub fn pairwise_kernel<'py>(
             "'precomputed' is not a kernel function",
         ));
     };
-    let (values, n, m) = dispatch_rows!(y, make_y => dispatch_rows!(x, make_x => detach(py, || {
+    let small = is_small(x.stored_entries().saturating_mul(y.n_rows().max(1)));
+    let (values, n, m) = dispatch_rows!(y, make_y => dispatch_rows!(x, make_x =>
+        detach_interruptible(py, small, |cancel| {
         let y_rows = make_y()?;
         let x_rows = make_x()?;
         let prep = KernelRows::new(kern, &y_rows)?;
-        Ok((kernel_matrix(&prep, &x_rows, n_threads)?, x_rows.n_rows(), y_rows.n_rows()))
+        let values = kernel_matrix(&prep, &x_rows, n_threads, cancel)?;
+        Ok((values, x_rows.n_rows(), y_rows.n_rows()))
     })))?;
     PyArray1::from_vec(py, values).reshape([n, m])
 }

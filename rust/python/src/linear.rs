@@ -13,7 +13,7 @@ use pegasos_core::{
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
-use crate::detach::{detach, detach_interruptible};
+use crate::detach::{detach_interruptible, is_small};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::params::LinearParams;
@@ -134,8 +134,9 @@ pub fn fit_linear<'py>(
         Some(a) => Some(slice(a)?),
         None => None,
     };
-    // Moved out while the GIL is released; put back whatever happens.
-    let mut states = std::mem::take(&mut solver.states);
+    // A copy is trained: the estimator's state changes only when the fit
+    // succeeds, so an interrupted or failed call leaves it as it was.
+    let mut states = solver.states.clone();
     let labels = Labels {
         codes,
         n_classes,
@@ -145,21 +146,17 @@ pub fn fit_linear<'py>(
     // About 10^7 visits of stored entries take a few milliseconds: below, no watcher.
     let visits = x.stored_entries() as f64 * max_iter as f64 * labels.n_problems() as f64;
     let small = visits < 1e7;
-    let train = || {
-        dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
-            let rows = make()?;
-            if states.is_empty() {
-                states = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;
-            }
-            let d = rows.n_features();
-            let mut coef = try_filled_vec(states.len().saturating_mul(d), 0.0, "the coefficients")?;
-            let out = fit_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?;
-            Ok((out, coef, d))
-        }))
-    };
-    let outputs = train();
+    let (outputs, coef, d) = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
+        let rows = make()?;
+        if states.is_empty() {
+            states = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;
+        }
+        let d = rows.n_features();
+        let mut coef = try_filled_vec(states.len().saturating_mul(d), 0.0, "the coefficients")?;
+        let out = fit_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?;
+        Ok((out, coef, d))
+    }))?;
     solver.states = states;
-    let (outputs, coef, d) = outputs?;
     fit_return(py, &outputs, coef, d, &solver.states)
 }
 
@@ -195,9 +192,10 @@ pub fn decision_function<'py>(
     let coef_s = slice(&coef)?;
     let intercept_s = slice(&intercept)?;
     let k = intercept_s.len();
-    let (values, n) = dispatch_rows!(x, make => detach(py, || {
+    let small = is_small(x.stored_entries().saturating_mul(k.max(1)));
+    let (values, n) = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
-        let out = core_decision(&rows, coef_s, intercept_s, n_threads)?;
+        let out = core_decision(&rows, coef_s, intercept_s, n_threads, cancel)?;
         Ok((out, rows.n_rows()))
     }))?;
     PyArray1::from_vec(py, values).reshape([n, k])

@@ -15,7 +15,8 @@ use pyo3::prelude::*;
 
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::linear::{current_model, hinge_loss_sum, objective_from_loss, weight_sum};
-use pegasos_core::multiclass::{for_each_problem, problem_label};
+use pegasos_core::multiclass::problem_label;
+use pegasos_core::parallel::for_each_problem;
 use pegasos_core::sampler::{Drawn, KeyDraws};
 use pegasos_core::{
     initial_states, run_drawn, Labels, LinearState, PassPlan, Rows, StepRule, ValidParams,

@@ -1,0 +1,211 @@
+//! Where parallel work runs: rayon pools kept per thread count, one task per binary
+//! problem, and row blocks of an output matrix, each stopping early when asked.
+//!
+//! Pools are built once per thread count and reused by later calls (a loop of small
+//! predictions would otherwise start and join a pool on every call). The few most
+//! recently used thread counts keep their pools; an older one is dropped, and its
+//! threads end, when a new count needs room. Several callers may use one pool at
+//! the same time: rayon queues their jobs.
+//!
+//! Results never depend on the pool: each problem and each row block computes its
+//! own values in a fixed order, whatever thread runs it.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// Rows of the output per parallel block (and between two checks of the stop flag).
+pub const ROW_BLOCK: usize = 64;
+
+/// How many thread counts keep a pool.
+const KEPT_POOLS: usize = 4;
+
+/// Pools by thread count, most recently used first.
+static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+
+/// The pool of `n_threads` threads (0 = one per core), built on first use and then
+/// reused.
+pub fn thread_pool(n_threads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    // A panic elsewhere while the lock was held leaves the list valid: go on.
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(at) = pools.iter().position(|(n, _)| *n == n_threads) {
+        let entry = pools.remove(at);
+        let pool = Arc::clone(&entry.1);
+        pools.insert(0, entry);
+        return Ok(pool);
+    }
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n_threads)
+            .thread_name(|i| format!("pegasos-{i}"))
+            .build()
+            .map_err(|e| {
+                Error::InvalidParameter(format!("cannot start {n_threads} threads: {e}"))
+            })?,
+    );
+    pools.insert(0, (n_threads, Arc::clone(&pool)));
+    pools.truncate(KEPT_POOLS);
+    Ok(pool)
+}
+
+/// [`Error::Interrupted`] once `cancel` is set.
+pub fn check_cancel(cancel: &AtomicBool) -> Result<()> {
+    if cancel.load(Ordering::Relaxed) {
+        Err(Error::Interrupted)
+    } else {
+        Ok(())
+    }
+}
+
+/// Run `f(p, item)` for every problem `p`: in order on this thread when
+/// `n_threads == 1` (no pool, a noticeable part of a small fit), else on the pool
+/// of `n_threads` threads (0 = one per core), on which `f` may run nested parallel
+/// work.
+pub fn for_each_problem<T, O, F>(items: Vec<T>, n_threads: usize, f: F) -> Result<Vec<O>>
+where
+    T: Send,
+    O: Send,
+    F: Fn(usize, T) -> Result<O> + Sync,
+{
+    if n_threads == 1 {
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(p, t)| f(p, t))
+            .collect()
+    } else {
+        thread_pool(n_threads)?.install(|| {
+            items
+                .into_par_iter()
+                .enumerate()
+                .map(|(p, t)| f(p, t))
+                .collect()
+        })
+    }
+}
+
+/// Run `f(first_row, rows)` on blocks of [`ROW_BLOCK`] rows of the row-major `out`
+/// (`width > 0` values per row): in order when `n_threads == 1` or there is only
+/// one block, else in parallel on `n_threads` threads (0 = all cores). Stops with
+/// [`Error::Interrupted`] before the next block once `cancel` is set.
+pub fn row_blocks<T, F>(
+    out: &mut [T],
+    width: usize,
+    n_threads: usize,
+    cancel: &AtomicBool,
+    f: F,
+) -> Result<()>
+where
+    T: Send,
+    F: Fn(usize, &mut [T]) -> Result<()> + Sync,
+{
+    row_blocks_with(
+        out,
+        width,
+        n_threads,
+        cancel,
+        || (),
+        |(), first, rows| f(first, rows),
+    )
+}
+
+/// [`row_blocks`] with scratch space: `f(scratch, first_row, rows)`, the scratch
+/// made by `init` once per thread (rather than once per block) and reused.
+pub fn row_blocks_with<T, S, I, F>(
+    out: &mut [T],
+    width: usize,
+    n_threads: usize,
+    cancel: &AtomicBool,
+    init: I,
+    f: F,
+) -> Result<()>
+where
+    T: Send,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, usize, &mut [T]) -> Result<()> + Sync,
+{
+    let size = ROW_BLOCK * width.max(1);
+    let block = |s: &mut S, (b, chunk): (usize, &mut [T])| {
+        check_cancel(cancel)?;
+        f(s, b * ROW_BLOCK, chunk)
+    };
+    if n_threads == 1 || out.len() <= size {
+        let mut s = init();
+        out.chunks_mut(size)
+            .enumerate()
+            .try_for_each(|item| block(&mut s, item))
+    } else {
+        thread_pool(n_threads)?.install(|| {
+            out.par_chunks_mut(size)
+                .enumerate()
+                .try_for_each_init(init, block)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pools_are_reused_per_thread_count_and_old_ones_dropped() {
+        let a = thread_pool(3).unwrap();
+        let b = thread_pool(3).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(a.current_num_threads(), 3);
+        for n in 5..5 + KEPT_POOLS {
+            thread_pool(n).unwrap();
+        }
+        // Pool 3 fell out of the cache: a new one is built, the old one lives on
+        // only while a caller holds it.
+        let c = thread_pool(3).unwrap();
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert!(POOLS.lock().unwrap().len() <= KEPT_POOLS);
+    }
+
+    #[test]
+    fn row_blocks_cover_every_row_once_and_stop_when_cancelled() {
+        let cancel = AtomicBool::new(false);
+        for threads in [1, 2] {
+            let mut out = vec![0_usize; 1000 * 3];
+            row_blocks(&mut out, 3, threads, &cancel, |first, rows| {
+                for (r, row) in rows.chunks_mut(3).enumerate() {
+                    row.fill(first + r + 1);
+                }
+                Ok(())
+            })
+            .unwrap();
+            assert!(out.chunks(3).enumerate().all(|(i, r)| r == [i + 1; 3]));
+        }
+        cancel.store(true, Ordering::Relaxed);
+        let mut out = vec![0_u8; 1000];
+        let r = row_blocks(&mut out, 1, 2, &cancel, |_, _| Ok(()));
+        assert_eq!(r, Err(Error::Interrupted));
+    }
+
+    #[test]
+    fn concurrent_callers_share_a_pool() {
+        let cancel = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            for t in 0..4_usize {
+                let cancel = &cancel;
+                s.spawn(move || {
+                    for _ in 0..50 {
+                        let mut out = vec![0_usize; 700];
+                        row_blocks(&mut out, 1, 2, cancel, |first, rows| {
+                            for (r, v) in rows.iter_mut().enumerate() {
+                                *v = (first + r) * t;
+                            }
+                            Ok(())
+                        })
+                        .unwrap();
+                        assert!(out.iter().enumerate().all(|(i, &v)| v == i * t));
+                    }
+                });
+            }
+        });
+    }
+}
