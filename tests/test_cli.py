@@ -100,3 +100,15 @@ def test_console_script_help_documents_every_option():
         [sys.executable, "-m", "pegasos_rs", "--help"], capture_output=True, text=True, check=True
     ).stdout
     assert "train" in out and "predict" in out and "demo" in out
+
+
+def test_ctrl_c_ends_the_program_with_status_130_and_no_traceback(monkeypatch, capsys):
+    import pegasos_rs.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "main", interrupted)
+    assert cli.run() == 130
+    err = capsys.readouterr().err
+    assert err == "pegasos-rs: interrupted\n"

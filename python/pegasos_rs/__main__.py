@@ -2,6 +2,6 @@
 
 import sys
 
-from pegasos_rs.cli import main
+from pegasos_rs.cli import run
 
-sys.exit(main())
+sys.exit(run())

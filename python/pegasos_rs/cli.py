@@ -151,5 +151,15 @@ def main(argv: list[str] | None = None) -> int:
     return args.func(args)
 
 
+def run() -> int:
+    """The ``pegasos-rs`` program: :func:`main`, with Ctrl-C ending it quietly with
+    exit status 130 (as shells report SIGINT) instead of a traceback."""
+    try:
+        return main()
+    except KeyboardInterrupt:
+        print("pegasos-rs: interrupted", file=sys.stderr)
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::linear::{fit_binary, FitOutput, LinearState};
-use crate::parallel::{for_each_problem, row_blocks};
+use crate::parallel::{for_each_problem, row_blocks_of};
 use crate::params::ValidParams;
 use crate::task::BinaryTask;
 
@@ -172,7 +172,8 @@ pub fn decision_function<R: Rows>(
     if k == 0 {
         return Ok(out);
     }
-    row_blocks(&mut out, k, n_threads, cancel, |first, block| {
+    // A row costs one sparse dot product per output: blocks of 1,024 rows.
+    row_blocks_of(&mut out, k, 1024, n_threads, cancel, |first, block| {
         for (r, row_out) in block.chunks_mut(k).enumerate() {
             for (c, o) in row_out.iter_mut().enumerate() {
                 *o = rows.dot(first + r, &coef[c * d..(c + 1) * d]) + intercept[c];

@@ -102,9 +102,35 @@ where
     T: Send,
     F: Fn(usize, &mut [T]) -> Result<()> + Sync,
 {
-    row_blocks_with(
+    blocks_of(
         out,
         width,
+        ROW_BLOCK,
+        n_threads,
+        cancel,
+        || (),
+        |(), first, rows| f(first, rows),
+    )
+}
+
+/// [`row_blocks`] in blocks of `block_rows` rows, for rows so cheap that blocks of
+/// [`ROW_BLOCK`] would cost more to schedule than to compute.
+pub fn row_blocks_of<T, F>(
+    out: &mut [T],
+    width: usize,
+    block_rows: usize,
+    n_threads: usize,
+    cancel: &AtomicBool,
+    f: F,
+) -> Result<()>
+where
+    T: Send,
+    F: Fn(usize, &mut [T]) -> Result<()> + Sync,
+{
+    blocks_of(
+        out,
+        width,
+        block_rows,
         n_threads,
         cancel,
         || (),
@@ -127,10 +153,29 @@ where
     I: Fn() -> S + Sync + Send,
     F: Fn(&mut S, usize, &mut [T]) -> Result<()> + Sync,
 {
-    let size = ROW_BLOCK * width.max(1);
+    blocks_of(out, width, ROW_BLOCK, n_threads, cancel, init, f)
+}
+
+/// The blocks of `block_rows` rows behind the public functions.
+fn blocks_of<T, S, I, F>(
+    out: &mut [T],
+    width: usize,
+    block_rows: usize,
+    n_threads: usize,
+    cancel: &AtomicBool,
+    init: I,
+    f: F,
+) -> Result<()>
+where
+    T: Send,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, usize, &mut [T]) -> Result<()> + Sync,
+{
+    let block_rows = block_rows.max(1);
+    let size = block_rows * width.max(1);
     let block = |s: &mut S, (b, chunk): (usize, &mut [T])| {
         check_cancel(cancel)?;
-        f(s, b * ROW_BLOCK, chunk)
+        f(s, b * block_rows, chunk)
     };
     if n_threads == 1 || out.len() <= size {
         let mut s = init();
