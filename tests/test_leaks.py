@@ -8,14 +8,21 @@ once. The test fails when RSS rises by more than ``STEP_MIB`` across both block
 boundaries: a leak of 10 KB per cycle adds about 1 MB per block and fails, as
 :func:`test_the_detector_catches_a_10_kb_per_cycle_leak` checks, while a single
 allocator step does not.
+
+Each measurement runs in a fresh child process: in the test session's own process,
+memory freed by earlier tests would absorb a leak without raising RSS.
 """
 
 from __future__ import annotations
 
 import gc
 import itertools
+import json
 import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -99,20 +106,40 @@ def _cases(tmp_path):
     }
 
 
+def child_levels(name: str, leak_bytes: int, tmp: str) -> None:
+    """In the child: print the block levels of case ``name`` as JSON, keeping
+    ``leak_bytes`` per cycle on purpose when it is not zero."""
+    real = _cases(Path(tmp))[name]
+    kept = []
+
+    def cycle():
+        real()
+        if leak_bytes:
+            kept.append(np.ones(leak_bytes // 8))  # written, so resident
+
+    print(json.dumps(_levels(cycle)))
+
+
+def _levels_in_child(name: str, tmp_path, leak_bytes: int = 0) -> list[float]:
+    here = Path(__file__).resolve().parent
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(here), os.environ.get("PYTHONPATH", "")])
+    )
+    code = f"import test_leaks; test_leaks.child_levels({name!r}, {leak_bytes}, {str(tmp_path)!r})"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.splitlines()[-1])
+
+
 @pytest.mark.parametrize("name", ["linear csr, multiclass", "kernel rbf dense", "nystroem"])
 def test_rss_stays_flat_over_repeated_cycles(tmp_path, name):
-    levels = _levels(_cases(tmp_path)[name])
+    levels = _levels_in_child(name, tmp_path)
     assert not _grows(levels), f"RSS grows block after block: {levels} MiB"
 
 
 def test_the_detector_catches_a_10_kb_per_cycle_leak(tmp_path):
     """The same measurement with 10 KB kept per cycle (on top of a real cycle) fails."""
-    kept = []
-    real = _cases(tmp_path)["linear csr, multiclass"]
-
-    def leaky():
-        real()
-        kept.append(np.ones(10_000 // 8))  # 10 KB, written, so resident
-
-    levels = _levels(leaky)
+    levels = _levels_in_child("linear csr, multiclass", tmp_path, leak_bytes=10_000)
     assert _grows(levels), f"a 10 KB/cycle leak went unnoticed: {levels} MiB"
