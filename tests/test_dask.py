@@ -30,6 +30,7 @@ import pegasos_rs  # noqa: E402
 import pegasos_rs.dask as pdask  # noqa: E402
 from conftest import make_problem, primal_objective  # noqa: E402
 from pegasos_rs import _datasets  # noqa: E402
+from pegasos_rs.exceptions import DataFormatError  # noqa: E402
 
 
 def _local_cluster(n_workers: int):
@@ -351,6 +352,12 @@ def test_bad_inputs_raise_errors_naming_the_file_or_block(client, tmp_path):
             pdask.PegasosClassifier(client=client).fit(X, y)
         with pytest.raises(FileNotFoundError, match="nothing-here"):
             pdask.read_svmlight(tmp_path / "nothing-here*.svm")
+        # An error in a later block names the line in the whole file.
+        late = tmp_path / "late.svm"
+        late.write_bytes(b"1 1:1 2:2\n" * 100 + b"1 1:1 2:x\n")
+        with pytest.raises(DataFormatError) as e:
+            pdask.read_svmlight(late, blocksize=64)
+        assert (e.value.file, e.value.line, e.value.column) == (str(late), 101, 9), str(e.value)
     # NaN in a block, and a label type that is not a class.
     X, y = make_problem(n_samples=90, n_features=4, seed=1)
     X[70, 2] = np.nan

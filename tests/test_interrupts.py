@@ -143,6 +143,27 @@ def test_ctrl_c_stops_predictions_kernels_and_maps():
     _check(latencies, 7)
 
 
+def test_ctrl_c_stops_reading_and_writing_svmlight_files(tmp_path):
+    path = tmp_path / "big.svm"
+    latencies = _run(
+        f"""
+        from pegasos_rs import dump_svmlight_file, load_svmlight_file
+        X = sp.random(300000, 1000, density=0.02, format="csr", random_state=0)
+        y = np.arange(X.shape[0]) % 2
+        for n_jobs in (1, 2):
+            dump = lambda: dump_svmlight_file(X, y, {str(path)!r}, n_jobs=n_jobs)
+            print("latency format_svmlight", interrupted(dump, "format_svmlight"))
+            wait_until_quiet()
+        dump_svmlight_file(X[:100000], y[:100000], {str(path)!r})
+        for n_jobs in (1, 2):
+            load = lambda: load_svmlight_file({str(path)!r}, n_jobs=n_jobs)
+            print("latency parse_svmlight", interrupted(load, "parse_svmlight"))
+            wait_until_quiet()
+        """
+    )
+    _check(latencies, 4)
+
+
 def test_ctrl_c_stops_the_cross_validation_of_the_command_line(tmp_path):
     path = tmp_path / "train.svm"
     latencies = _run(

@@ -635,15 +635,6 @@ def test_malformed_csr_regression_no_heap_corruption(call):
         call(_decreasing_indptr_csr())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug in python/pegasos_rs/svmlight.py (dump_svmlight_file): a CSR matrix "
-    "with unsorted flags and a decreasing indptr reaches scipy's sum_duplicates "
-    "before any structure check; scipy then corrupts the heap (abort: 'free(): "
-    "invalid next size', 'double free or corruption') or raises RuntimeError "
-    "'vector::_M_default_append'. Expected: ValueError. Fix: "
-    "pegasos_rs._validation.canonical_csr(X) instead of X.copy(); X.sum_duplicates()",
-)
 def test_dump_svmlight_file_rejects_malformed_csr_without_heap_corruption():
     # In a child process: the bug aborts the interpreter.
     code = textwrap.dedent(

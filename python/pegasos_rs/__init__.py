@@ -5,7 +5,9 @@ sub-GrAdient SOlver for SVM") minimises ``alpha/2 ||w||^2 + 1/m sum_i hinge_i``
 by stochastic sub-gradient steps of size ``1/(alpha t)``.
 """
 
+from pegasos_rs import exceptions
 from pegasos_rs._core import __version__
+from pegasos_rs.exceptions import DataFormatError, PegasosError
 from pegasos_rs.kernel import KernelPegasosClassifier, pairwise_kernel
 from pegasos_rs.kernel_approximation import AdditiveKernelMap, Nystroem, RandomFourierFeatures
 from pegasos_rs.linear import PegasosClassifier
@@ -14,12 +16,15 @@ from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svm
 
 __all__ = [
     "AdditiveKernelMap",
+    "DataFormatError",
     "KernelPegasosClassifier",
     "Nystroem",
     "PegasosClassifier",
+    "PegasosError",
     "RandomFourierFeatures",
     "__version__",
     "dump_svmlight_file",
+    "exceptions",
     "load",
     "load_svmlight_file",
     "load_svmlight_files",

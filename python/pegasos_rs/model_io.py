@@ -23,7 +23,9 @@ parameters that are JSON values, so loading an untrusted file is safe (unlike pi
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import struct
 import zlib
 
@@ -31,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pegasos_rs import _core
+from pegasos_rs.exceptions import DataFormatError
 
 MAGIC = b"PEGASOS\x00"
 FORMAT_VERSION = 1
@@ -151,70 +154,253 @@ def save(estimator, path) -> None:
         f.write(struct.pack("<I", zlib.crc32(body)))
 
 
+#: dtypes an array of a model file may have: byte order, kind (bool, integers,
+#: floats, str), item size.
+_DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|U[0-9]{1,4})")
+
+
 def load(path):
-    """Read an estimator saved by :func:`save` (or a LIBLINEAR text model file)."""
+    """Read an estimator saved by :func:`save` (or a LIBLINEAR text model file).
+
+    A damaged, truncated or hostile file raises
+    :class:`~pegasos_rs.exceptions.DataFormatError` (a ``ValueError``) naming the file
+    and what is wrong, before any array larger than the file is allocated; a file
+    that loads gives a model whose arrays agree with each other.
+    """
     with open(path, "rb") as f:
         raw = f.read()
     where = os.fspath(path)
     if not raw.startswith(MAGIC):
         if raw.startswith(b"solver_type"):
             return _load_liblinear(raw.decode("ascii", errors="replace"), where)
-        raise ValueError(f"{where} is not a pegasos-rs model file (bad magic bytes)")
+        raise DataFormatError(
+            "not a pegasos-rs model file (bad magic bytes; expected a file written by "
+            "pegasos_rs save or a LIBLINEAR text model)",
+            where,
+        )
     if len(raw) < len(MAGIC) + 16:
-        raise ValueError(f"{where} is truncated")
+        raise DataFormatError(f"the file is truncated ({len(raw)} bytes)", where)
     version, hlen = struct.unpack_from("<IQ", raw, len(MAGIC))
     if version > FORMAT_VERSION:
-        raise ValueError(
-            f"{where} has model format version {version}; this pegasos-rs "
-            f"({_core.__version__}) reads up to version {FORMAT_VERSION}: upgrade pegasos-rs"
+        raise DataFormatError(
+            f"model format version {version}; this pegasos-rs "
+            f"({_core.__version__}) reads up to version {FORMAT_VERSION}: upgrade pegasos-rs",
+            where,
         )
+    if version < 1:
+        raise DataFormatError(f"unknown model format version {version}", where)
     (crc,) = struct.unpack_from("<I", raw, len(raw) - 4)
     if zlib.crc32(raw[:-4]) != crc:
-        raise ValueError(f"{where} is corrupted or truncated (checksum mismatch)")
+        raise DataFormatError("the file is corrupted or truncated (checksum mismatch)", where)
     start = len(MAGIC) + 12
+    if hlen > len(raw) - 4 - start:
+        raise DataFormatError(
+            f"the header length {hlen} exceeds the file ({len(raw)} bytes): truncated", where
+        )
     try:
         header = json.loads(raw[start : start + hlen].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{where}: unreadable header ({e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise DataFormatError(f"unreadable header ({e})", where) from None
     blob = memoryview(raw)[start + hlen : len(raw) - 4]
+    return _build(header, blob, where)
+
+
+def _bad(where: str, reason: str) -> DataFormatError:
+    return DataFormatError(reason, where)
+
+
+def _field(header: dict, key: str, kind: type, where: str, default=None):
+    value = header.get(key, default)
+    if not isinstance(value, kind):
+        raise _bad(where, f"header field {key!r} must be a {kind.__name__}, got {value!r:.60}")
+    return value
+
+
+def _build(header, blob: memoryview, where: str):
+    """The estimator described by a parsed header and the arrays' bytes."""
+    if not isinstance(header, dict):
+        raise _bad(where, "the header is not a JSON object")
     classes = _estimator_classes()
     name = header.get("estimator")
-    if name not in classes:
-        raise ValueError(f"{where}: unknown estimator {name!r}")
-    est = classes[name](**{k: _from_json(v) for k, v in header["params"].items()})
+    if not isinstance(name, str) or name not in classes:
+        raise _bad(where, f"unknown estimator {name!r:.80} (expected one of {sorted(classes)})")
+    params = _field(header, "params", dict, where)
+    scalars = _field(header, "scalars", dict, where, {})
+    arrays = _field(header, "arrays", dict, where, {})
+    sparse = _field(header, "sparse", dict, where, {})
+    cls = classes[name]
+    known = cls().get_params(deep=False)
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise _bad(where, f"unknown parameters {unknown} for {name}")
+    try:
+        est = cls(**{k: _from_json(v) for k, v in params.items()})
+        est._validate_params()
+    except (ValueError, TypeError, RecursionError) as e:
+        raise _bad(where, f"invalid parameters for {name}: {e}") from None
 
     def array(key):
-        meta = header["arrays"][key]
-        end = meta["offset"] + meta["nbytes"]
-        if end > len(blob):
-            raise ValueError(f"{where}: array {key} lies outside the file")
-        a = np.frombuffer(blob[meta["offset"] : end], dtype=np.dtype(meta["dtype"]))
-        return a.reshape(meta["shape"]).astype(a.dtype.newbyteorder("="))
+        meta = arrays.get(key)
+        if not isinstance(meta, dict):
+            raise _bad(where, f"no description of array {key!r}")
+        kind = meta.get("dtype")
+        # Only the plain forms save writes ("<f8", "|u1", "<U3"): numpy's parser
+        # of other strings can raise anything (a SyntaxError for "f8,(").
+        if not (isinstance(kind, str) and _DTYPE.fullmatch(kind)):
+            raise _bad(where, f"array {key}: unsupported dtype {kind!r:.40}")
+        dtype = np.dtype(kind)
+        shape, offset, nbytes = meta.get("shape"), meta.get("offset"), meta.get("nbytes")
+        if not (
+            isinstance(shape, list)
+            and len(shape) <= 8
+            and all(_is_count(n) for n in shape)
+            and _is_count(offset)
+            and _is_count(nbytes)
+        ):
+            raise _bad(where, f"array {key}: bad shape, offset or size in {meta!r:.200}")
+        count = 1
+        for n in shape:
+            count *= n
+        if count * dtype.itemsize != nbytes:
+            raise _bad(
+                where,
+                f"array {key}: shape {shape} of {dtype} needs {count * dtype.itemsize} "
+                f"bytes, the header says {nbytes}",
+            )
+        if offset + nbytes > len(blob):
+            raise _bad(
+                where,
+                f"array {key} lies outside the file (bytes {offset} to {offset + nbytes} "
+                f"of {len(blob)})",
+            )
+        if dtype.itemsize == 0:
+            raise _bad(where, f"array {key}: empty dtype {kind!r}")
+        a = np.frombuffer(blob[offset : offset + nbytes], dtype=dtype)
+        return a.reshape(shape).astype(a.dtype.newbyteorder("="))
 
     for attr in _ATTRIBUTES[name]:
-        if attr in header["sparse"]:
-            shape = tuple(header["sparse"][attr]["shape"])
-            value = sp.csr_matrix(
-                (array(attr + ".data"), array(attr + ".indices"), array(attr + ".indptr")),
-                shape=shape,
-            )
+        if attr in sparse:
+            meta = sparse[attr]
+            shape = meta.get("shape") if isinstance(meta, dict) else None
+            if not (isinstance(shape, list) and len(shape) == 2 and all(map(_is_count, shape))):
+                raise _bad(where, f"sparse {attr}: bad shape in {meta!r:.200}")
+            parts = [array(f"{attr}.{p}") for p in ("data", "indices", "indptr")]
+            if not all(p.ndim == 1 for p in parts) or parts[1].dtype.kind not in "iu":
+                raise _bad(where, f"sparse {attr}: its arrays must be 1-d, indices integers")
+            try:
+                value = sp.csr_matrix(tuple(parts), shape=tuple(shape))
+                value.check_format(full_check=True)
+            except (ValueError, TypeError, OverflowError) as e:
+                raise _bad(where, f"sparse {attr}: {e}") from None
             setattr(est, attr, value)
-        elif attr in header["arrays"]:
+        elif attr in arrays:
             setattr(est, attr, array(attr))
-        elif attr in header["scalars"]:
-            setattr(est, attr, tuple(header["scalars"][attr]))
-    for attr, value in header["scalars"].items():
+        elif attr in scalars:
+            value = scalars[attr]
+            if not (isinstance(value, list) and all(_is_count(n) for n in value)):
+                raise _bad(where, f"{attr} must be a list of counts, got {value!r:.80}")
+            setattr(est, attr, tuple(value))
+    for attr, value in scalars.items():
         if attr in _SCALARS:
+            ok = (
+                isinstance(value, float) or _is_count(value)
+                if attr == "_gamma"
+                else (_is_count(value))
+            )
+            if not ok:
+                raise _bad(where, f"{attr} must be a non-negative number, got {value!r:.80}")
             setattr(est, attr, value)
     if name == "KernelPegasosClassifier" and not hasattr(est, "_sv_kernel_rows"):
         est._sv_kernel_rows = None
-    if "_solver" in header["arrays"]:
+    if "_solver" in arrays:
         solver = _core.LinearSolverState()
-        solver.__setstate__(array("_solver").tobytes())
+        try:
+            solver.__setstate__(array("_solver").tobytes())
+        except ValueError as e:
+            raise _bad(where, f"the solver state cannot be read: {e}") from None
         est._solver = solver
     if name == "PegasosClassifier" and not hasattr(est, "objective_"):
         est.objective_ = None
+    _check_fitted(est, name, where)
     return est
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_fitted(est, name: str, where: str) -> None:
+    """The fitted arrays agree with each other (shapes, dtypes, index ranges), so the
+    loaded model predicts or raises ValueError, never anything worse."""
+
+    def need(cond, what):
+        if not cond:
+            raise _bad(where, f"inconsistent {name}: {what}")
+
+    for attr in ("classes_", "intercept_", "n_features_in_"):
+        need(hasattr(est, attr), f"{attr} is missing")
+    classes, intercept = est.classes_, est.intercept_
+    need(isinstance(classes, np.ndarray) and classes.ndim == 1, "classes_ must be 1-d")
+    need(classes.size >= 2, f"{classes.size} classes (expected at least 2)")
+    n_out = 1 if classes.size == 2 else classes.size
+    need(
+        isinstance(intercept, np.ndarray) and intercept.shape == (n_out,),
+        f"intercept_ must have shape ({n_out},)",
+    )
+    need(intercept.dtype.kind == "f", "intercept_ must hold floats")
+    n_features = est.n_features_in_
+    need(_is_count(n_features), "n_features_in_ must be a count")
+    if name == "PegasosClassifier":
+        coef = getattr(est, "coef_", None)
+        need(
+            isinstance(coef, np.ndarray) and coef.shape == (n_out, n_features),
+            f"coef_ must have shape ({n_out}, {n_features})",
+        )
+        need(coef.dtype.kind == "f", "coef_ must hold floats")
+        solver = getattr(est, "_solver", None)
+        if solver is not None and len(solver) not in (0, n_out):
+            need(False, f"the solver state has {len(solver)} problems, the model {n_out}")
+        return
+    for attr in ("support_", "support_vectors_", "dual_coef_", "n_support_"):
+        need(hasattr(est, attr), f"{attr} is missing")
+    support, sv, dual = est.support_, est.support_vectors_, est.dual_coef_
+    need(isinstance(support, np.ndarray) and support.ndim == 1, "support_ must be 1-d")
+    need(support.dtype.kind in "iu", "support_ must hold integers")
+    n_sv = support.size
+    need(
+        isinstance(dual, np.ndarray) and dual.shape == (n_out, n_sv) and dual.dtype.kind == "f",
+        f"dual_coef_ must be floats of shape ({n_out}, {n_sv})",
+    )
+    n_support = est.n_support_
+    need(
+        isinstance(n_support, np.ndarray) and n_support.shape == (classes.size,),
+        f"n_support_ must have shape ({classes.size},)",
+    )
+    if est.kernel == "precomputed":
+        shape_fit = getattr(est, "shape_fit_", None)
+        need(
+            isinstance(shape_fit, tuple)
+            and len(shape_fit) == 2
+            and all(map(_is_count, shape_fit))
+            and shape_fit[0] == n_features,
+            f"shape_fit_ must be two counts, the first {n_features}",
+        )
+        need(n_sv == 0 or (support.min() >= 0 and support.max() < n_features), "bad support_")
+        return
+    need(sv.ndim == 2 and sv.shape == (n_sv, n_features), f"support_vectors_ must be {n_sv} rows")
+    need(sv.dtype.kind == "f", "support_vectors_ must hold floats")
+    rows = est._sv_kernel_rows
+    if rows is not None:
+        need(
+            rows.ndim == 2 and rows.shape[0] == n_sv and rows.dtype.kind == "f",
+            f"_sv_kernel_rows must be floats with {n_sv} rows",
+        )
+        need(rows.shape[1] == n_features, "_sv_kernel_rows has the wrong number of columns")
+    gamma = getattr(est, "_gamma", None)
+    need(
+        isinstance(gamma, (int, float)) and math.isfinite(gamma) and gamma > 0,
+        "_gamma must be a positive number",
+    )
 
 
 def _load_liblinear(text: str, where: str):
@@ -223,33 +409,73 @@ def _load_liblinear(text: str, where: str):
     from pegasos_rs.linear import PegasosClassifier
 
     lines = text.splitlines()
-    fields: dict[str, list[str]] = {}
+    fields: dict[str, tuple[int, list[str]]] = {}
     k = 0
     while k < len(lines) and lines[k].strip() != "w":
         parts = lines[k].split()
         if parts:
-            fields[parts[0]] = parts[1:]
+            fields[parts[0]] = (k + 1, parts[1:])
         k += 1
+
+    def value(key, convert):
+        if key not in fields:
+            raise _bad(where, f"not a LIBLINEAR model file (no {key!r} line before 'w')")
+        line, parts = fields[key]
+        try:
+            return convert(parts[0])
+        except (IndexError, ValueError, OverflowError):
+            raise DataFormatError(
+                f"not a LIBLINEAR model file: expected a {convert.__name__} after {key}, "
+                f"got {' '.join(parts)[:40]!r}",
+                where,
+                line,
+            ) from None
+
+    solver = value("solver_type", str)
+    n_class = value("nr_class", int)
+    n_feature = value("nr_feature", int)
+    bias = value("bias", float)
+    if "label" not in fields:
+        raise _bad(where, "not a LIBLINEAR model file (no 'label' line before 'w')")
+    label_line, label_parts = fields["label"]
     try:
-        solver = fields["solver_type"][0]
-        labels = np.array([float(v) for v in fields["label"]])
-        n_class = int(fields["nr_class"][0])
-        n_feature = int(fields["nr_feature"][0])
-        bias = float(fields["bias"][0])
-    except (KeyError, IndexError, ValueError) as e:
-        raise ValueError(f"{where}: not a LIBLINEAR model file ({e})") from None
+        labels = np.array([float(v) for v in label_parts])
+    except ValueError:
+        raise DataFormatError("expected numeric labels", where, label_line) from None
+    if k == len(lines):
+        raise _bad(where, "not a LIBLINEAR model file (no 'w' line)")
     if solver == "MCSVM_CS" or solver.endswith("SVR") or solver.startswith("ONECLASS"):
-        raise ValueError(f"{where}: LIBLINEAR solver {solver} has no one-vs-rest form")
+        raise _bad(where, f"LIBLINEAR solver {solver} has no one-vs-rest form")
+    if n_class < 2 or labels.size != n_class or not np.all(np.isfinite(labels)):
+        raise DataFormatError(
+            f"expected {n_class} finite labels (at least 2), got {labels.size}", where, label_line
+        )
+    if np.unique(labels).size != labels.size:
+        raise DataFormatError("the labels are not distinct", where, label_line)
+    if n_feature < 0 or not math.isfinite(bias):
+        raise _bad(where, f"bad nr_feature {n_feature} or bias {bias}")
     n_out = 1 if n_class == 2 else n_class
     rows = n_feature + (1 if bias >= 0 else 0)
-    try:
-        W = np.array([[float(v) for v in line.split()] for line in lines[k + 1 : k + 1 + rows]])
-    except ValueError as e:
-        raise ValueError(f"{where}: bad weight line ({e})") from None
-    if W.shape != (rows, n_out) or labels.size != n_class:
-        raise ValueError(
-            f"{where}: expected {rows} weight lines of {n_out} values and {n_class} labels"
+    if len(lines) - (k + 1) < rows:
+        raise _bad(
+            where,
+            f"expected {rows} weight lines of {n_out} values after 'w' (line {k + 1}), "
+            f"found {len(lines) - (k + 1)}: truncated?",
         )
+    W = np.empty((rows, n_out))
+    for r in range(rows):
+        parts = lines[k + 1 + r].split()
+        try:
+            row = [float(v) for v in parts]
+        except ValueError:
+            row = []
+        if len(row) != n_out or not all(map(math.isfinite, row)):
+            raise DataFormatError(
+                f"expected {n_out} finite weights, got {lines[k + 1 + r][:60]!r}",
+                where,
+                k + 2 + r,
+            )
+        W[r] = row
     coef = W[:n_feature].T.copy()
     intercept = bias * W[n_feature] if bias >= 0 else np.zeros(n_out)
     order = np.argsort(labels)
@@ -260,7 +486,7 @@ def _load_liblinear(text: str, where: str):
     else:
         coef, intercept = coef[order], np.asarray(intercept)[order]
     classes = labels[order]
-    if np.all(classes == np.round(classes)):
+    if np.all(classes == np.round(classes)) and np.all(np.abs(classes) < 2**53):
         classes = classes.astype(np.int64)
     est = PegasosClassifier(fit_intercept=bias >= 0, intercept_scaling=bias if bias > 0 else 1.0)
     est.coef_ = coef

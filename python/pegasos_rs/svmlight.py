@@ -6,11 +6,15 @@ labels, bit for bit), with these differences:
 
 * ``.xz``/``.lzma`` files are read too (besides ``.gz`` and ``.bz2``);
 * parsing runs in Rust, in parallel chunks (``n_jobs``), with the GIL released;
-* malformed input raises ``ValueError`` naming the file and the line: a label or value
-  that is not a number or is NaN/infinite, a token without ``:``, a missing value, a
+* malformed input raises :class:`~pegasos_rs.exceptions.DataFormatError` (a
+  ``ValueError``) naming the file, the line and the column and what was expected
+  there: a label or value that is not a number or is NaN/infinite (or beyond the
+  float32 range when reading float32), a token without ``:``, a missing value, a
   negative index, index 0 in a file read with ``zero_based=False``, an index above
   2**31 - 2, indices not strictly increasing within a line (unsorted or duplicate, as
-  scikit-learn), and a line without ``qid`` when ``query_id=True``;
+  scikit-learn), a line without ``qid`` when ``query_id=True``, and a compressed file
+  that is damaged or truncated;
+* ``n_features`` is at most 2**31 - 1;
 * ``dump_svmlight_file`` writes every value as the shortest decimal that reads back to
   the same float64 (scikit-learn's ``%.16g`` can lose the last bit), so a round trip
   is exact; ``multilabel`` files are not supported.
@@ -22,15 +26,20 @@ import bz2
 import gzip
 import lzma
 import os
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
 from pegasos_rs import _core
-from pegasos_rs._validation import as_rust_matrix, buffer, n_threads
+from pegasos_rs._validation import as_rust_matrix, buffer, canonical_csr, n_threads
+from pegasos_rs.exceptions import DataFormatError
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open, ".lzma": lzma.open}
+
+#: The largest feature index the parser accepts (``n_features`` fits an int32).
+MAX_INDEX = 2**31 - 2
 
 
 def _read(f) -> tuple[bytes, str]:
@@ -46,15 +55,30 @@ def _read(f) -> tuple[bytes, str]:
     if not isinstance(f, (str, os.PathLike)):
         raise TypeError(f"expected a path, a file descriptor or a binary file, got {type(f)}")
     path = os.fspath(f)
-    opener = _OPENERS.get(os.path.splitext(path)[1].lower(), open)
-    with opener(path, "rb") as fh:
-        return fh.read(), path
+    ext = os.path.splitext(path)[1].lower()
+    opener = _OPENERS.get(ext, open)
+    if opener is open:
+        with open(path, "rb") as fh:
+            return fh.read(), path
+    with open(path, "rb") as raw:  # a missing file is a FileNotFoundError, as usual
+        try:
+            with opener(raw, "rb") as fh:
+                return fh.read(), path
+        except (OSError, EOFError, lzma.LZMAError, zlib.error) as e:
+            # gzip.BadGzipFile and bz2's "Invalid data stream" are OSErrors, a
+            # truncated stream is an EOFError, damaged deflate data a zlib.error.
+            raise DataFormatError(
+                f"not a valid {ext[1:]} file ({e or type(e).__name__}); expected "
+                f"{ext[1:]}-compressed svmlight text",
+                path,
+            ) from None
 
 
 def _window(text: bytes, offset: int, length: int) -> bytes:
     """The lines scikit-learn reads for ``offset`` and ``length``: after ``offset``, the
     rest of the line it falls in is dropped; reading stops after the line that ends
-    beyond ``offset + length``."""
+    beyond ``offset + length``. The lines before the window are counted by
+    :func:`_lines_before`."""
     start = 0
     if offset > 0:
         nl = text.find(b"\n", offset)
@@ -64,6 +88,14 @@ def _window(text: bytes, offset: int, length: int) -> bytes:
         nl = text.find(b"\n", max(start, offset + length))
         end = len(text) if nl < 0 else nl + 1
     return text[start:end]
+
+
+def _lines_before(text: bytes, offset: int) -> int:
+    """The number of lines :func:`_window` drops before the window."""
+    if offset <= 0:
+        return 0
+    nl = text.find(b"\n", offset)
+    return text.count(b"\n", 0, len(text) if nl < 0 else nl + 1)
 
 
 def load_svmlight_files(
@@ -90,8 +122,15 @@ def load_svmlight_files(
         raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
     if not isinstance(offset, (int, np.integer)) or offset < 0:
         raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
+    if not isinstance(length, (int, np.integer)):
+        raise ValueError(f"length must be an integer (-1: to the end), got {length!r}")
     if n_features is not None and (not isinstance(n_features, (int, np.integer)) or n_features < 1):
         raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+    if n_features is not None and n_features > MAX_INDEX + 1:
+        raise ValueError(
+            f"n_features must be at most {MAX_INDEX + 1} (the largest feature index "
+            f"pegasos-rs reads is {MAX_INDEX}), got {n_features}"
+        )
     if (offset != 0 or length > 0) and zero_based == "auto":
         zero_based = True  # the heuristic needs the whole file (as scikit-learn)
     if (offset != 0 or length > 0) and n_features is None:
@@ -103,7 +142,9 @@ def load_svmlight_files(
     parsed = []
     for f in files:
         text, name = _read(f)
+        skipped = 0
         if offset != 0 or length > 0:
+            skipped = _lines_before(text, offset)
             text = _window(text, offset, length)
         try:
             parsed.append(
@@ -115,6 +156,9 @@ def load_svmlight_files(
                     n_threads=threads,
                 )
             )
+        except DataFormatError as e:
+            line = None if e.line is None else e.line + skipped
+            raise DataFormatError(e.reason, name, line, e.column) from None
         except ValueError as e:
             raise ValueError(f"{name}: {e}") from None
     one_based = zero_based is False or (
@@ -123,7 +167,8 @@ def load_svmlight_files(
     if one_based:
         for p in parsed:
             np.subtract(p[1], 1, out=p[1])
-    n_f = max((p[6] - int(one_based) if p[6] is not None else -1) for p in parsed) + 1
+    # A file without any index counts as index 0, as in scikit-learn: at least 1 column.
+    n_f = max((p[6] - int(one_based) if p[6] is not None else 0) for p in parsed) + 1
     if n_features is None:
         n_features = n_f
     elif n_features < n_f:
@@ -184,9 +229,8 @@ def dump_svmlight_file(
     if multilabel:
         raise ValueError("multilabel svmlight files are not supported by pegasos_rs")
     X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
-    if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
+    if sp.issparse(X):
+        X = canonical_csr(X)  # checks the structure before scipy touches it
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"expected y of shape (n_samples,), got {y.shape}")

@@ -29,6 +29,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from pegasos_rs import _core
 from pegasos_rs._validation import as_rust_matrix, buffer
+from pegasos_rs.exceptions import DataFormatError
 from pegasos_rs.linear import _INPUT_CHECKS
 
 #: How a partition is shaped for the extension: the in-memory estimator's rules
@@ -105,22 +106,38 @@ def read_range(spec: SvmlightSpec) -> tuple[bytes, int]:
     return on_range(spec, lambda text, start: (text.tobytes(), start))
 
 
-def parse(text: bytes, spec: SvmlightSpec, n_features: int):
+def in_file(error: DataFormatError, spec: SvmlightSpec, start: int | None) -> DataFormatError:
+    """``error``, raised on the text of ``spec`` that starts at byte ``start`` of its
+    file, with the file's name and the line counted from the start of the file (the
+    block's name and its own line when ``start`` is unknown or the file compressed)."""
+    if start is None or spec.compressed:
+        return error.with_file(spec.name)
+    with open(spec.path, "rb") as f:
+        before = f.read(start).count(b"\n")  # on the error path only
+    line = None if error.line is None else error.line + before
+    return DataFormatError(error.reason, spec.path, line, error.column)
+
+
+def parse(text: bytes, spec: SvmlightSpec, n_features: int, start: int | None = None):
     """Parse svmlight text into ``(CSR matrix, labels)`` with the block's options;
-    errors name the file."""
+    errors are :class:`DataFormatError` naming the file and, when the text's offset
+    ``start`` in the file is given, the line in the file."""
     try:
         data, indices, indptr, labels, _, _, max_index = _core.parse_svmlight(
             text, dtype=spec.dtype, one_based=spec.one_based, query_id=False, n_threads=1
         )
+    except DataFormatError as e:
+        raise in_file(e, spec, start) from None
     except ValueError as e:
-        raise ValueError(f"{spec.name}: {e}") from None
+        raise DataFormatError(str(e), spec.name) from None
     if spec.one_based:
         np.subtract(indices, 1, out=indices)
     top = -1 if max_index is None else max_index - int(spec.one_based)
     if top >= n_features:
-        raise ValueError(
-            f"{spec.name}: feature index {top + int(spec.one_based)} is out of range for "
-            f"n_features={n_features}"
+        raise DataFormatError(
+            f"feature index {top + int(spec.one_based)} is out of range for "
+            f"n_features={n_features}",
+            spec.name,
         )
     X = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, n_features))
     return X, labels
@@ -201,8 +218,8 @@ class SvmlightBlock(Block):
         return X
 
     def matrix(self):
-        text, _ = read_range(self.spec)
-        X, _ = parse(text, self.spec, self.n_features)
+        text, start = read_range(self.spec)
+        X, _ = parse(text, self.spec, self.n_features, start)
         return X
 
 
@@ -246,8 +263,8 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
     now. A compressed file is parsed once and kept in memory. ``y``, when given,
     replaces the file's labels."""
     if spec.compressed:
-        text, _ = read_range(spec)
-        X, labels = parse(text, spec, n_features)
+        text, start = read_range(spec)
+        X, labels = parse(text, spec, n_features, start)
         labels = labels if y is None else _labels(y, X.shape[0], spec.name)
         return MemoryBlock(
             name=spec.name,
@@ -258,11 +275,13 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
 
     def index(text, base):
         if check:
-            parse(text.tobytes(), spec, n_features)
+            parse(text.tobytes(), spec, n_features, base)
         try:
             starts, labels = _core.index_svmlight(text, base)
+        except DataFormatError as e:
+            raise in_file(e, spec, base) from None
         except ValueError as e:
-            raise ValueError(f"{spec.name}: {e}") from None
+            raise DataFormatError(str(e), spec.name) from None
         return starts, labels, base + text.size
 
     starts, labels, end = on_range(spec, index)

@@ -13,7 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 from dask.utils import parse_bytes
 
-from pegasos_rs.dask._blocks import SvmlightSpec, parse, read_range
+from pegasos_rs.dask._blocks import SvmlightSpec, in_file, parse, read_range
+from pegasos_rs.exceptions import DataFormatError
 
 #: ``X.name`` of arrays made by :func:`read_svmlight` -> their blocks, and ``y.name``
 #: -> the same key, so that training can read the files' rows where they are
@@ -84,19 +85,21 @@ def _stats(spec: SvmlightSpec):
     """Rows, smallest and largest index of a block (a whole parse, kept nowhere)."""
     from pegasos_rs import _core
 
-    text, _ = read_range(spec)
+    text, start = read_range(spec)
     try:
         _, _, indptr, _, _, lo, hi = _core.parse_svmlight(
             text, dtype=spec.dtype, one_based=False, query_id=False, n_threads=1
         )
+    except DataFormatError as e:
+        raise in_file(e, spec, start) from None
     except ValueError as e:
-        raise ValueError(f"{spec.name}: {e}") from None
+        raise DataFormatError(str(e), spec.name) from None
     return indptr.size - 1, lo, hi
 
 
 def _parse_block(spec: SvmlightSpec):
-    text, _ = read_range(spec)
-    X, y = parse(text, spec, spec.n_features)
+    text, start = read_range(spec)
+    X, y = parse(text, spec, spec.n_features, start)
     return X, y
 
 

@@ -19,6 +19,10 @@ use crate::rng::Rng;
 use crate::sampler::Sampler;
 
 const MAGIC: &[u8; 8] = b"PGLSTATE";
+/// Step counters at or above this are refused (they could overflow when training
+/// continues).
+const MAX_COUNT: u64 = 1 << 62;
+
 /// Version written by this release; readers reject any other.
 pub const STATE_VERSION: u32 = 1;
 
@@ -77,6 +81,7 @@ impl LinearState {
         let perm = (0..n_perm)
             .map(|_| r.array().map(u32::from_le_bytes))
             .collect::<Result<Vec<u32>>>()?;
+        check_permutation(&perm)?;
         let avg_start = r.u64()?;
         let avg_u = r.f64s()?;
         let avg_beta = r.f64()?;
@@ -89,6 +94,14 @@ impl LinearState {
         }
         if !(avg_u.is_empty() || avg_u.len() == v.len()) || !(scale > 0.0 && scale.is_finite()) {
             return Err(Error::InvalidState("inconsistent solver state".into()));
+        }
+        // Counters a run increments: far from overflowing in any real run (2^62
+        // steps), and no more steps averaged than taken.
+        if t >= MAX_COUNT || cursor >= MAX_COUNT || avg_count > t {
+            return Err(Error::InvalidState(format!(
+                "implausible step counts in the solver state (t = {t}, cursor = {cursor}, \
+                 averaged steps = {avg_count})"
+            )));
         }
         Ok(Self {
             v,
@@ -106,7 +119,30 @@ impl LinearState {
     }
 }
 
+/// A saved permutation holds each of `0..perm.len()` once (a draw indexes the rows
+/// with it).
+fn check_permutation(perm: &[u32]) -> Result<()> {
+    let mut seen = vec![false; perm.len()];
+    for &p in perm {
+        match seen.get_mut(p as usize) {
+            Some(s) if !*s => *s = true,
+            _ => {
+                return Err(Error::InvalidState(format!(
+                    "the saved permutation of {} rows holds {p} twice or out of range",
+                    perm.len()
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
 const MANY_MAGIC: &[u8; 8] = b"PGLSTSET";
+
+/// The shortest encoded state: magic, version, one weight, three floats, t, the
+/// generator, cursor, an empty permutation, `avg_start`, an empty average, two
+/// floats, count.
+const MIN_STATE_BYTES: usize = 8 + 4 + 8 + 8 + 24 + 8 + 32 + 8 + 8 + 8 + 8 + 16 + 8;
 
 /// Encode the states of all binary problems of a model: `b"PGLSTSET"`, the count as
 /// `u64`, then each state as a `u64` byte length followed by [`LinearState::to_bytes`].
@@ -130,7 +166,10 @@ pub fn decode_states(bytes: &[u8]) -> Result<Vec<LinearState>> {
             "not a pegasos-rs solver state set".into(),
         ));
     }
-    let n = r.len(8)?;
+    // Each state takes its length prefix and at least MIN_STATE_BYTES: the count is
+    // checked against that, so the vector reserved is never much larger than the
+    // input (a `LinearState` is about 200 bytes).
+    let n = r.len(8 + MIN_STATE_BYTES)?;
     let mut states = Vec::with_capacity(n);
     for _ in 0..n {
         let len = r.len(1)?;
@@ -178,16 +217,19 @@ impl<'a> Reader<'a> {
     fn f64(&mut self) -> Result<f64> {
         self.array().map(f64::from_le_bytes)
     }
-    /// A length prefix for items of `item` bytes, checked against what remains.
+    /// A length prefix for items of `item` bytes, checked against what remains
+    /// (so that nothing larger than the input is ever allocated).
     fn len(&mut self, item: usize) -> Result<usize> {
-        let n = usize::try_from(self.u64()?)
-            .map_err(|_| Error::InvalidState("length does not fit in memory".into()))?;
-        if n.checked_mul(item)
-            .is_none_or(|b| b > self.bytes.len() - self.pos)
-        {
-            return Err(Error::InvalidState("truncated solver state".into()));
+        let at = self.pos;
+        let n = self.u64()?;
+        let left = self.bytes.len() - self.pos;
+        match usize::try_from(n).ok().and_then(|n| n.checked_mul(item)) {
+            Some(b) if b <= left => Ok(b / item.max(1)),
+            _ => Err(Error::InvalidState(format!(
+                "truncated solver state: the length at byte {at} announces {n} items of \
+                 {item} bytes, {left} bytes follow"
+            ))),
         }
-        Ok(n)
     }
     fn f64s(&mut self) -> Result<Vec<f64>> {
         let n = self.len(8)?;
@@ -221,6 +263,68 @@ mod tests {
         let mut long = b;
         long.push(0);
         assert!(LinearState::from_bytes(&long).is_err());
+    }
+
+    #[test]
+    fn absurd_lengths_and_bad_permutations_are_errors() {
+        let mut s = LinearState::new(2, 0, 0).unwrap();
+        s.sampler.perm = vec![1, 0, 2];
+        let b = s.to_bytes();
+        // n_v = 10^15: refused before allocating (12 = magic + version).
+        let mut huge = b.clone();
+        huge[12..20].copy_from_slice(&1_000_000_000_000_000u64.to_le_bytes());
+        let e = LinearState::from_bytes(&huge).unwrap_err();
+        assert!(
+            e.to_string().contains("announces 1000000000000000 items"),
+            "{e}"
+        );
+        huge[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(LinearState::from_bytes(&huge).is_err());
+        // A state set announcing 10^15 states.
+        let mut set = encode_states(&[s.clone()]);
+        set[8..16].copy_from_slice(&1_000_000_000_000_000u64.to_le_bytes());
+        assert!(matches!(decode_states(&set), Err(Error::InvalidState(_))));
+        // A count that only the length prefixes could hold (8 bytes each) is refused
+        // before reserving room for that many states.
+        let mut zeros = encode_states(&[]);
+        zeros[8..16].copy_from_slice(&1000u64.to_le_bytes());
+        zeros.resize(16 + 8000, 0);
+        let e = decode_states(&zeros).unwrap_err();
+        assert!(
+            e.to_string().contains("announces 1000 items of 156 bytes"),
+            "{e}"
+        );
+        // The shortest state is MIN_STATE_BYTES long.
+        let short = LinearState::new(0, 0, 0).unwrap().to_bytes();
+        assert_eq!(short.len(), MIN_STATE_BYTES);
+        // Permutation entries out of range or repeated would index rows that do not
+        // exist when a shuffled fit resumes.
+        let perm_at = b.len() - 8 * 5 - 12;
+        for bad in [[7u8, 0, 0, 0], [0, 0, 0, 0]] {
+            let mut c = b.clone();
+            c[perm_at..perm_at + 4].copy_from_slice(&bad);
+            let e = LinearState::from_bytes(&c).unwrap_err();
+            assert!(e.to_string().contains("permutation"), "{e}");
+        }
+    }
+
+    #[test]
+    fn counters_that_could_overflow_are_errors() {
+        // Fuzz finding: a state with avg_count = u64::MAX decoded, and the next
+        // averaged step overflowed (a panic in debug builds, a wrap in release).
+        let s = LinearState::new(2, 0, 0).unwrap();
+        let b = s.to_bytes();
+        let n = b.len();
+        for (at, value) in [
+            (n - 8, u64::MAX),            // avg_count
+            (n - 8, 1),                   // avg_count > t = 0
+            (12 + 8 + 24 + 24, u64::MAX), // t (after magic, version, v of 3, 3 floats)
+        ] {
+            let mut c = b.clone();
+            c[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            let e = LinearState::from_bytes(&c).unwrap_err();
+            assert!(e.to_string().contains("implausible step counts"), "{e}");
+        }
     }
 
     #[test]

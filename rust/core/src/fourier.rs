@@ -296,8 +296,8 @@ impl<O: Float> Job for SinCosJob<'_, O> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::Ordering;
     use crate::data::{CsrRows, DenseRows};
+    use std::sync::atomic::Ordering;
 
     #[test]
     fn trig_loops_are_bit_identical_with_and_without_avx2() {

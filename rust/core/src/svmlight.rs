@@ -6,9 +6,12 @@
 //! ASCII whitespace, blank lines are skipped, numbers are parsed as `f64` (correctly
 //! rounded) and narrowed to `f32` afterwards when asked for.
 //!
-//! Policy on malformed input (each an error naming the line, 1-based):
+//! Policy on malformed input (each an [`Error::Format`] naming the line and the byte
+//! column, 1-based, and what was expected there):
 //! - a label or value that is not a number, or is NaN or infinite (scikit-learn
 //!   accepts NaN; a NaN feature or label is never what a training file means);
+//!   a finite value beyond the range of `f32` read as `f32` becomes infinite, as in
+//!   scikit-learn;
 //! - a token without `:`, an empty index or value (a truncated line);
 //! - a negative index, index 0 when the file is declared one-based, an index above
 //!   [`MAX_INDEX`];
@@ -19,11 +22,13 @@
 //! chunks' arrays are then joined in order, so the result does not depend on the
 //! number of threads.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::float::Float;
-use crate::multiclass::thread_pool;
+use crate::parallel::{check_cancel, thread_pool};
 
 /// The largest accepted feature index (so that `n_features` fits an `i32`).
 pub const MAX_INDEX: i64 = i32::MAX as i64 - 1;
@@ -65,21 +70,39 @@ pub struct ParseOptions {
     pub n_threads: usize,
 }
 
-/// A parse error at a line of a chunk (1-based within the chunk).
+/// A parse error at a line of a chunk (1-based within the chunk) and a byte column
+/// (1-based) of that line.
 struct LineError {
     line: usize,
+    column: Option<usize>,
     message: String,
 }
 
-/// Parse a whole svmlight file held in memory.
+/// Parse a whole svmlight file held in memory. Errors are [`Error::Format`], naming
+/// the line and column and saying what was expected there.
 pub fn parse<T: Float>(bytes: &[u8], options: ParseOptions) -> Result<Svmlight<T>> {
-    let parallel = options.n_threads != 1 && bytes.len() > CHUNK_BYTES;
-    let chunks = split_lines(bytes, if parallel { CHUNK_BYTES } else { usize::MAX });
-    let parsed: Vec<std::result::Result<Svmlight<T>, LineError>> = if parallel {
-        thread_pool(options.n_threads)?
-            .install(|| chunks.par_iter().map(|c| parse_chunk(c, options)).collect())
-    } else {
-        chunks.iter().map(|c| parse_chunk(c, options)).collect()
+    parse_until(bytes, options, &AtomicBool::new(false))
+}
+
+/// [`parse`], stopping with [`Error::Interrupted`] once `cancel` is set (checked
+/// between chunks of about a megabyte).
+pub fn parse_until<T: Float>(
+    bytes: &[u8],
+    options: ParseOptions,
+    cancel: &AtomicBool,
+) -> Result<Svmlight<T>> {
+    // Chunks also on one thread, so that a long parse can be stopped between them;
+    // joined, they give the arrays of one piece.
+    let chunks = split_lines(bytes, CHUNK_BYTES);
+    let one = |c: &&[u8]| (!cancel.load(Ordering::Relaxed)).then(|| parse_chunk(c, options));
+    let parsed: Vec<Option<std::result::Result<Svmlight<T>, LineError>>> =
+        if options.n_threads != 1 && chunks.len() > 1 {
+            thread_pool(options.n_threads)?.install(|| chunks.par_iter().map(one).collect())
+        } else {
+            chunks.iter().map(one).collect()
+        };
+    let Some(parsed) = parsed.into_iter().collect::<Option<Vec<_>>>() else {
+        return Err(Error::Interrupted);
     };
     let mut parts = Vec::with_capacity(parsed.len());
     for (k, p) in parsed.into_iter().enumerate() {
@@ -87,11 +110,11 @@ pub fn parse<T: Float>(bytes: &[u8], options: ParseOptions) -> Result<Svmlight<T
             Ok(p) => parts.push(p),
             Err(e) => {
                 let before: usize = chunks[..k].iter().map(|c| count_lines(c)).sum();
-                return Err(Error::InvalidInput(format!(
-                    "line {}: {}",
-                    before + e.line,
-                    e.message
-                )));
+                return Err(Error::Format {
+                    line: before + e.line,
+                    column: e.column,
+                    message: e.message,
+                });
             }
         }
     }
@@ -166,44 +189,78 @@ fn empty<T>() -> Svmlight<T> {
     }
 }
 
+/// The whitespace-separated tokens of `line` with their 1-based byte columns.
+fn tokens(line: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        while pos < line.len() && line[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        if pos == line.len() {
+            return None;
+        }
+        let start = pos;
+        while pos < line.len() && !line[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        Some((start + 1, &line[start..pos]))
+    })
+}
+
+/// `token` for a message: quoted, invalid UTF-8 replaced, cut after 40 characters.
+fn shown(token: &[u8]) -> String {
+    const MAX: usize = 40;
+    let text = String::from_utf8_lossy(token);
+    if text.chars().count() > MAX {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut:?}...")
+    } else {
+        format!("{text:?}")
+    }
+}
+
 fn parse_chunk<T: Float>(
     chunk: &[u8],
     options: ParseOptions,
 ) -> std::result::Result<Svmlight<T>, LineError> {
     let mut out = empty::<T>();
     for (k, raw) in chunk.split(|&b| b == b'\n').enumerate() {
-        let line = match raw.iter().position(|&b| b == b'#') {
+        let line = match memchr::memchr(b'#', raw) {
             Some(h) => &raw[..h],
             None => raw,
         };
-        let err = |message: String| LineError {
+        let err = |column: usize, message: String| LineError {
             line: k + 1,
+            column: Some(column),
             message,
         };
-        let mut tokens = line
-            .split(u8::is_ascii_whitespace)
-            .filter(|t| !t.is_empty());
-        let Some(label) = tokens.next() else {
+        let mut tokens = tokens(line);
+        let Some((label_col, label)) = tokens.next() else {
             continue;
         };
         let y = parse_f64(label).ok_or_else(|| {
-            err(format!(
-                "the label {:?} is not a number",
-                String::from_utf8_lossy(label)
-            ))
+            err(
+                label_col,
+                format!("the label {} is not a number", shown(label)),
+            )
         })?;
         if !y.is_finite() {
-            return Err(err(format!("the label {y} is not finite")));
+            return Err(err(
+                label_col,
+                format!("the label {y} is not finite (expected a finite number)"),
+            ));
         }
         out.labels.push(y);
         let mut prev = -1i64;
         let mut first = true;
-        for token in tokens {
-            if first && token.starts_with(b"qid") {
+        for (col, token) in tokens {
+            if first && token.starts_with(b"qid:") {
                 first = false;
-                let value = token.splitn(2, |&b| b == b':').nth(1).unwrap_or(b"");
-                let q = parse_i64(value).ok_or_else(|| {
-                    err(format!("bad query id {:?}", String::from_utf8_lossy(token)))
+                let q = parse_i64(&token[4..]).ok_or_else(|| {
+                    err(
+                        col + 4,
+                        format!("bad query id {} (expected qid:integer)", shown(token)),
+                    )
                 })?;
                 if options.query_id {
                     out.query_id.push(q);
@@ -211,46 +268,56 @@ fn parse_chunk<T: Float>(
                 continue;
             }
             first = false;
-            let Some(colon) = token.iter().position(|&b| b == b':') else {
-                return Err(err(format!(
-                    "expected index:value, got {:?}",
-                    String::from_utf8_lossy(token)
-                )));
+            let Some(colon) = memchr::memchr(b':', token) else {
+                return Err(err(
+                    col,
+                    format!("expected index:value, got {}", shown(token)),
+                ));
             };
             let (idx_s, value_s) = (&token[..colon], &token[colon + 1..]);
-            let idx = parse_i64(idx_s).ok_or_else(|| {
-                err(format!(
-                    "the index {:?} is not an integer",
-                    String::from_utf8_lossy(idx_s)
-                ))
-            })?;
+            let idx = parse_i64(idx_s)
+                .ok_or_else(|| err(col, format!("the index {} is not an integer", shown(idx_s))))?;
             if idx < 0 || (idx == 0 && options.one_based) {
-                return Err(err(format!(
-                    "invalid index {idx}{}",
-                    if idx == 0 { " in a one-based file" } else { "" }
-                )));
+                return Err(err(
+                    col,
+                    format!(
+                        "invalid index {idx}{} (expected {} to {MAX_INDEX})",
+                        if idx == 0 { " in a one-based file" } else { "" },
+                        u8::from(options.one_based)
+                    ),
+                ));
             }
             if idx > MAX_INDEX {
-                return Err(err(format!("index {idx} is larger than {MAX_INDEX}")));
+                return Err(err(col, format!("index {idx} is larger than {MAX_INDEX}")));
             }
             if idx <= prev {
-                return Err(err(format!(
-                    "feature indices must be sorted and unique; {idx} follows {prev}"
-                )));
+                return Err(err(
+                    col,
+                    format!("feature indices must be sorted and unique; {idx} follows {prev}"),
+                ));
             }
             prev = idx;
+            let value_col = col + colon + 1;
             if value_s.is_empty() {
-                return Err(err(format!("index {idx} has no value (truncated line?)")));
+                return Err(err(
+                    value_col,
+                    format!("index {idx} has no value (truncated line?)"),
+                ));
             }
             let v = parse_f64(value_s).ok_or_else(|| {
-                err(format!(
-                    "the value {:?} is not a number",
-                    String::from_utf8_lossy(value_s)
-                ))
+                err(
+                    value_col,
+                    format!("the value {} is not a number", shown(value_s)),
+                )
             })?;
             if !v.is_finite() {
-                return Err(err(format!("the value of index {idx} is {v}")));
+                return Err(err(
+                    value_col,
+                    format!("the value of index {idx} is {v} (expected a finite number)"),
+                ));
             }
+            // Narrowed to f32 a value beyond its range becomes infinite, as in
+            // scikit-learn (whose arrays this reader reproduces).
             out.data.push(T::from_f64(v));
             out.indices.push(idx);
             out.min_index = Some(out.min_index.map_or(idx, |m| m.min(idx)));
@@ -259,7 +326,11 @@ fn parse_chunk<T: Float>(
         if options.query_id && out.query_id.len() < out.labels.len() {
             // scikit-learn keeps only the query ids present; a line without one
             // makes the arrays disagree, so it is an error here.
-            return Err(err("a line without qid in a file read with query_id".into()));
+            return Err(err(
+                label_col,
+                "a line without qid in a file read with query_id (expected qid:integer after the label)"
+                    .into(),
+            ));
         }
         out.indptr.push(out.data.len() as i64);
     }
@@ -300,17 +371,19 @@ pub fn index_rows(bytes: &[u8], base: u64) -> Result<RowIndex> {
                 .position(|&b| b.is_ascii_whitespace() || b == b'#')
                 .unwrap_or(text.len() - a);
             let token = &text[a..a + len];
-            let bad = |what: &str| {
-                Error::InvalidInput(format!(
-                    "line {line}: the label {:?} {what}",
-                    String::from_utf8_lossy(token)
-                ))
+            let bad = |what: &str| Error::Format {
+                line,
+                column: Some(a + 1),
+                message: format!("the label {} {what}", shown(token)),
             };
             let y = parse_f64(token).ok_or_else(|| bad("is not a number"))?;
             if !y.is_finite() {
-                return Err(bad("is not finite"));
+                return Err(bad("is not finite (expected a finite number)"));
             }
-            out.starts.push(base + pos as u64);
+            let start = base.checked_add(pos as u64).ok_or_else(|| {
+                Error::InvalidInput(format!("the offset {base} plus {pos} overflows"))
+            })?;
+            out.starts.push(start);
             out.labels.push(y);
         }
         pos = end + 1;
@@ -372,6 +445,26 @@ pub fn format_rows<R: crate::data::Rows>(
     one_based: bool,
     n_threads: usize,
 ) -> Result<String> {
+    format_rows_until(
+        rows,
+        labels,
+        query_id,
+        one_based,
+        n_threads,
+        &AtomicBool::new(false),
+    )
+}
+
+/// [`format_rows`], stopping with [`Error::Interrupted`] once `cancel` is set
+/// (checked between blocks of rows).
+pub fn format_rows_until<R: crate::data::Rows>(
+    rows: &R,
+    labels: &[f64],
+    query_id: Option<&[i64]>,
+    one_based: bool,
+    n_threads: usize,
+    cancel: &AtomicBool,
+) -> Result<String> {
     let n = rows.n_rows();
     if labels.len() != n || query_id.is_some_and(|q| q.len() != n) {
         return Err(Error::ShapeMismatch(format!(
@@ -382,6 +475,7 @@ pub fn format_rows<R: crate::data::Rows>(
     }
     let shift = usize::from(one_based);
     let block = |range: std::ops::Range<usize>| {
+        check_cancel(cancel)?;
         let mut s = String::new();
         let mut entries = Vec::new();
         for i in range {
@@ -399,16 +493,17 @@ pub fn format_rows<R: crate::data::Rows>(
                 entries.iter().copied(),
             );
         }
-        s
+        Ok(s)
     };
     let ranges: Vec<_> = (0..n)
         .step_by(FORMAT_ROWS)
         .map(|a| a..(a + FORMAT_ROWS).min(n))
         .collect();
     let parts: Vec<String> = if n_threads != 1 && ranges.len() > 1 {
-        thread_pool(n_threads)?.install(|| ranges.into_par_iter().map(block).collect())
+        thread_pool(n_threads)?
+            .install(|| ranges.into_par_iter().map(block).collect::<Result<_>>())?
     } else {
-        ranges.into_iter().map(block).collect()
+        ranges.into_iter().map(block).collect::<Result<_>>()?
     };
     Ok(parts.concat())
 }
@@ -507,6 +602,54 @@ mod tests {
     }
 
     #[test]
+    fn errors_carry_line_and_column() {
+        for (text, line, column, want) in [
+            (
+                &b"1 1:2\n  x 1:2\n"[..],
+                2,
+                3,
+                "the label \"x\" is not a number",
+            ),
+            (b"1 1:2 \t 10:y\n", 1, 12, "the value \"y\" is not a number"),
+            (b"1 qid:z 1:1\n", 1, 7, "bad query id \"qid:z\""),
+            (b"\r\n1 3:1 2:1\r\n", 2, 7, "sorted and unique"),
+        ] {
+            let Err(Error::Format {
+                line: l,
+                column: c,
+                message,
+            }) = parse::<f32>(text, opts(true, false, false))
+            else {
+                panic!("no format error for {text:?}");
+            };
+            assert_eq!((l, c), (line, Some(column)), "{message}");
+            assert!(message.contains(want), "{message} (wanted {want})");
+        }
+        // A finite f64 beyond f32's range reads as f32 infinity, as in scikit-learn.
+        let p = parse::<f32>(b"1 1:1e39 2:-1e300\n", opts(true, false, false)).unwrap();
+        assert_eq!(p.data, [f32::INFINITY, f32::NEG_INFINITY]);
+        // Long tokens are cut in messages.
+        let long = format!("1 {}:1\n", "9".repeat(5000));
+        let e = parse::<f64>(long.as_bytes(), opts(true, false, false)).unwrap_err();
+        assert!(e.to_string().len() < 200, "{e}");
+        // A first token starting with "qid" but not "qid:" is a feature token.
+        let e = parse::<f64>(b"1 qid5:1\n", opts(true, true, false)).unwrap_err();
+        assert!(e.to_string().contains("index \"qid5\""), "{e}");
+        // The label's column in the row index.
+        let Err(Error::Format { line, column, .. }) = index_rows(b"1\n\n \t-x 1:1", 7) else {
+            panic!("no format error");
+        };
+        assert_eq!((line, column), (3, Some(3)));
+    }
+
+    #[test]
+    fn row_offsets_that_overflow_are_errors() {
+        assert!(index_rows(b"1 1:1\n2 1:1\n", u64::MAX - 3).is_err());
+        let ok = index_rows(b"1 1:1\n", u64::MAX).unwrap();
+        assert_eq!(ok.starts, vec![u64::MAX]);
+    }
+
+    #[test]
     fn parallel_chunks_give_the_same_arrays_and_line_numbers() {
         let mut text = String::new();
         for i in 0..300_000 {
@@ -525,9 +668,32 @@ mod tests {
         text.push_str("1 2:x\n");
         let e = parse::<f32>(text.as_bytes(), opts(true, false, true)).unwrap_err();
         assert!(
-            e.to_string().starts_with("invalid input: line 300001:"),
+            e.to_string().starts_with("line 300001: the value \"x\""),
             "{e}"
         );
+    }
+
+    #[test]
+    fn parsing_and_formatting_stop_when_cancelled() {
+        let mut text = String::new();
+        for i in 0..200_000 {
+            write_line(&mut text, 1.0, None, [(1, f64::from(i + 1))].into_iter());
+        }
+        let stop = AtomicBool::new(true);
+        for parallel in [false, true] {
+            let o = opts(true, false, parallel);
+            let r = parse_until::<f64>(text.as_bytes(), o, &stop);
+            assert_eq!(r.unwrap_err(), Error::Interrupted);
+        }
+        let p = parse::<f64>(text.as_bytes(), opts(true, false, false)).unwrap();
+        let rows = crate::data::CsrRows::new(&p.data, &p.indices, &p.indptr, p.labels.len(), 2)
+            .unwrap();
+        for threads in [1, 2] {
+            let r = format_rows_until(&rows, &p.labels, None, false, threads, &stop);
+            assert_eq!(r.unwrap_err(), Error::Interrupted);
+        }
+        let again = format_rows(&rows, &p.labels, None, false, 2).unwrap();
+        assert!(again == text, "the text does not read back");
     }
 
     #[test]

@@ -27,7 +27,9 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Load NumPy's C API and rust-numpy's borrow checking now: their first use runs
     // Python code, and a Ctrl-C handled there during a later call would be lost.
-    drop(numpy::PyArrayMethods::readonly(&numpy::PyArray1::<f64>::zeros(m.py(), 0, false)));
+    drop(numpy::PyArrayMethods::readonly(
+        &numpy::PyArray1::<f64>::zeros(m.py(), 0, false),
+    ));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("STATE_VERSION", pegasos_core::codec::STATE_VERSION)?;
     m.add_class::<linear::LinearSolverState>()?;

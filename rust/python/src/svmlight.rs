@@ -6,11 +6,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
 
-use pegasos_core::svmlight::{format_rows, index_rows, parse, ParseOptions, Svmlight};
+use pegasos_core::svmlight::{format_rows_until, index_rows, parse_until, ParseOptions, Svmlight};
 use pegasos_core::Float;
 
 use crate::arrays::{slice, Matrix};
-use crate::detach::detach;
+use crate::detach::{detach, detach_interruptible, is_small};
 use crate::dispatch_rows;
 
 /// What `parse_svmlight` returns: data, indices, indptr, labels, query ids,
@@ -54,9 +54,16 @@ pub fn parse_svmlight<'py>(
         query_id,
         n_threads,
     };
+    let small = is_small(text.len());
     match dtype {
-        "float64" => hand_over(py, detach(py, || parse::<f64>(text, options))?),
-        "float32" => hand_over(py, detach(py, || parse::<f32>(text, options))?),
+        "float64" => hand_over(
+            py,
+            detach_interruptible(py, small, |stop| parse_until::<f64>(text, options, stop))?,
+        ),
+        "float32" => hand_over(
+            py,
+            detach_interruptible(py, small, |stop| parse_until::<f32>(text, options, stop))?,
+        ),
         other => Err(PyValueError::new_err(format!(
             "dtype must be float32 or float64, got {other}"
         ))),
@@ -79,8 +86,9 @@ pub fn format_svmlight<'py>(
         Some(q) => Some(slice(q)?),
         None => None,
     };
-    let text = dispatch_rows!(x, make => detach(py, || {
-        format_rows(&make()?, labels, query_id, one_based, n_threads)
+    let small = is_small(x.stored_entries().saturating_mul(20));
+    let text = dispatch_rows!(x, make => detach_interruptible(py, small, |stop| {
+        format_rows_until(&make()?, labels, query_id, one_based, n_threads, stop)
     }))?;
     Ok(PyBytes::new(py, text.as_bytes()))
 }
