@@ -686,8 +686,8 @@ mod tests {
             assert_eq!(r.unwrap_err(), Error::Interrupted);
         }
         let p = parse::<f64>(text.as_bytes(), opts(true, false, false)).unwrap();
-        let rows = crate::data::CsrRows::new(&p.data, &p.indices, &p.indptr, p.labels.len(), 2)
-            .unwrap();
+        let rows =
+            crate::data::CsrRows::new(&p.data, &p.indices, &p.indptr, p.labels.len(), 2).unwrap();
         for threads in [1, 2] {
             let r = format_rows_until(&rows, &p.labels, None, false, threads, &stop);
             assert_eq!(r.unwrap_err(), Error::Interrupted);
