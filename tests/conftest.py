@@ -7,10 +7,22 @@ Helpers that tests call directly (``primal_objective``, ``require_data``,
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from pegasos_rs import _datasets
+
+# Tests write only under a temporary directory: datasets parsed during the session
+# are cached there (and in the children the tests start), not in ~/.cache.
+if "PEGASOS_CACHE" not in os.environ:
+    _cache = tempfile.mkdtemp(prefix="pegasos-rs-test-cache-")
+    os.environ["PEGASOS_CACHE"] = _cache
+    atexit.register(shutil.rmtree, _cache, ignore_errors=True)
 
 
 def make_problem(

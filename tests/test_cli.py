@@ -112,3 +112,13 @@ def test_ctrl_c_ends_the_program_with_status_130_and_no_traceback(monkeypatch, c
     assert cli.run() == 130
     err = capsys.readouterr().err
     assert err == "pegasos-rs: interrupted\n"
+
+
+def test_version():
+    out = subprocess.run(
+        [sys.executable, "-m", "pegasos_rs", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.strip() == f"pegasos-rs {pegasos_rs.__version__}"

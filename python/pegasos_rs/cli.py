@@ -129,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="pegasos-rs", description="Pegasos SVM solvers (Rust) from the command line."
     )
+    from pegasos_rs import __version__
+
+    parser.add_argument("--version", action="version", version=f"pegasos-rs {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
         "train",
