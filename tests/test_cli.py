@@ -77,7 +77,8 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
     for argv, message in [
         (["train", str(bad)], r"bad\.svm: line 2: the value .x. is not a number"),
         (["train", str(tmp_path / "missing.svm")], "No such file"),
-        (["train", "-p", "0", str(train)], "invalid -p passes"),
+        (["train", "-p", "0", str(train)], "invalid -p passes 0: expected an integer >= 1"),
+        (["train", "-c", "-1", str(train)], "invalid -c cost -1.0: expected a number > 0"),
         (["train", "-w1", str(train)], "bad class weight"),
         (["train", "-t", "rbf", "-B", "1", str(train)], "unregularised bias"),
         (["predict", str(train), str(bad), str(tmp_path / "o")], "not a pegasos-rs model"),

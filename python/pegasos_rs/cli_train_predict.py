@@ -194,16 +194,21 @@ def train(argv: list[str]) -> int:
     argv, class_weight = _split_class_weights(argv)
     argv, scheduler, on_dask = _split_dask(argv)
     args = _train_parser().parse_intermixed_args(argv)
-    for name, ok in [
-        ("-p passes", args.passes is None or args.passes >= 1),
-        ("-k batch", args.batch >= 1),
-        ("-v n", args.folds is None or args.folds >= 2),
-        ("-c cost", args.C is None or args.C > 0),
-        ("-a alpha", args.alpha > 0),
-        ("--max-steps T", args.max_steps is None or args.max_steps >= 1),
+    for name, value, ok, valid in [
+        ("-p passes", args.passes, args.passes is None or args.passes >= 1, "an integer >= 1"),
+        ("-k batch", args.batch, args.batch >= 1, "an integer >= 1"),
+        ("-v n", args.folds, args.folds is None or args.folds >= 2, "an integer >= 2"),
+        ("-c cost", args.C, args.C is None or args.C > 0, "a number > 0"),
+        ("-a alpha", args.alpha, args.alpha > 0, "a number > 0"),
+        (
+            "--max-steps T",
+            args.max_steps,
+            args.max_steps is None or args.max_steps >= 1,
+            "an integer >= 1",
+        ),
     ]:
         if not ok:
-            raise SystemExit(f"pegasos-rs train: invalid {name}")
+            raise SystemExit(f"pegasos-rs train: invalid {name} {value}: expected {valid}")
     if on_dask:
         return _train_on_dask(args, scheduler, class_weight)
     if args.more_files:
