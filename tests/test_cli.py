@@ -123,3 +123,16 @@ def test_version():
         check=True,
     ).stdout
     assert out.strip() == f"pegasos-rs {pegasos_rs.__version__}"
+
+
+def test_predict_warns_loudly_about_features_the_model_never_saw(files, tmp_path, capsys):
+    _, train, _, _ = files
+    model = tmp_path / "m.model"
+    assert main(["train", "-q", "-p", "2", str(train), str(model)]) == 0
+    wide = tmp_path / "wide.svm"
+    X = np.zeros((5, 40))
+    X[:, 35] = 1.0
+    dump_svmlight_file(X, np.ones(5), wide, zero_based=False)
+    assert main(["predict", "-q", str(wide), str(model), str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    assert "WARNING" in err and "has 36 features but the model was trained on 10" in err

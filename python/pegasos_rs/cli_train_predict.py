@@ -337,6 +337,13 @@ def predict(argv: list[str]) -> int:
     if X.shape[1] < d:  # trailing features absent from the test file
         X.resize((X.shape[0], d))
     elif X.shape[1] > d:  # features unseen in training have no weight (as LIBLINEAR)
+        unseen = X[:, d:].nnz
+        print(
+            f"pegasos-rs predict: WARNING: {args.data_file} has {X.shape[1]} features but "
+            f"the model was trained on {d}: {unseen} values of features {d + 1}.."
+            f"{X.shape[1]} are ignored (as LIBLINEAR does). Is this the model of this data?",
+            file=sys.stderr,
+        )
         X = X[:, :d]
     model.set_params(n_jobs=args.threads)
     pred = model.predict(X)
