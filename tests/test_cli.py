@@ -27,7 +27,7 @@ def files(tmp_path):
 def test_train_then_predict_prints_accuracy_like_liblinear(files, capsys, monkeypatch):
     tmp, train, test, y_test = files
     monkeypatch.chdir(tmp)
-    assert main(["train", "-c", "1", "-p", "5", "-A", "1", str(train)]) == 0
+    assert main(["train", "-c", "1", "-B", "1", "--passes", "5", "--average", "1", str(train)]) == 0
     assert (tmp / "train.svm.model").exists()  # LIBLINEAR's default model name
     out = tmp / "out.txt"
     assert main(["predict", str(test), "train.svm.model", str(out)]) == 0
@@ -46,12 +46,13 @@ def test_train_then_predict_prints_accuracy_like_liblinear(files, capsys, monkey
 def test_kernel_training_class_weights_and_cross_validation(files, capsys):
     tmp, train, _, _ = files
     model = tmp / "k.model"
-    args = ["train", "-t", "rbf", "-g", "0.5", "-a", "0.01", "-p", "3", "-w7", "2", "-w-1", "0.5"]
+    args = ["train", "-t", "2", "-g", "0.5", "--alpha", "0.01", "--passes", "3", "-w7", "2"]
+    args += ["-w-1", "0.5"]
     assert main([*args, "-q", str(train), str(model)]) == 0
     est = pegasos_rs.load(model)
     assert type(est).__name__ == "KernelPegasosClassifier"
     assert est.class_weight == {7.0: 2.0, -1.0: 0.5}
-    assert main(["train", "-v", "3", "-p", "3", str(train)]) == 0
+    assert main(["train", "-v", "3", "--passes", "3", str(train)]) == 0
     assert re.fullmatch(r"Cross Validation Accuracy = [\d.]+%", capsys.readouterr().out.strip())
 
 
@@ -77,10 +78,19 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
     for argv, message in [
         (["train", str(bad)], r"bad\.svm: line 2: the value .x. is not a number"),
         (["train", str(tmp_path / "missing.svm")], "No such file"),
-        (["train", "-p", "0", str(train)], "invalid -p passes 0: expected an integer >= 1"),
+        (["train", "--passes", "0", str(train)], "invalid --passes 0: expected an integer >= 1"),
+        (["train", "-p", "5", str(train)], "SVR epsilon.*passes over the data are --passes"),
+        (["train", "-s", "0", str(train)], "logistic regression.*-s 3"),
+        (["train", "-n", "2", str(train)], "nu.*threads are --threads"),
+        (["train", "-C", str(train)], "-C .* not available"),
+        (["train", "-t", "4", str(train)], "precomputed"),
+        (["train", "-t", "9", str(train)], "invalid -t 9: expected 0-3"),
+        (["train", "-R", str(train)], "-R needs -B 1"),
+        (["train", "-b", "1", str(train)], "probability estimates"),
+        (["predict", "-b", "1", str(train), str(bad), str(tmp_path / "o")], "probability"),
         (["train", "-c", "-1", str(train)], "invalid -c cost -1.0: expected a number > 0"),
         (["train", "-w1", str(train)], "bad class weight"),
-        (["train", "-t", "rbf", "-B", "1", str(train)], "unregularised bias"),
+        (["train", "-t", "rbf", "-B", "1", str(train)], "unregularised bias: -R"),
         (["predict", str(train), str(bad), str(tmp_path / "o")], "not a pegasos-rs model"),
     ]:
         with pytest.raises(SystemExit, match=message):
@@ -94,9 +104,12 @@ def test_console_script_help_documents_every_option():
         text=True,
         check=True,
     ).stdout
-    for flag in ["-c", "-a", "-p", "-k", "-B", "-A", "-P", "-S", "-wi", "-t", "-g", "-d",
-                 "-r", "-m", "-s", "-n", "-v", "-q"]:  # fmt: skip
-        assert re.search(rf"^\s+{re.escape(flag)} ", out, re.M), flag
+    flags = ["-s", "-c", "-e", "-B", "-R", "-wi", "-t", "-g", "-d", "-r", "-m", "-h", "-v",
+             "-q", "--alpha", "--passes", "--max-steps", "--batch-size", "--average",
+             "--projection", "--sampling", "--seed", "--threads", "--dask", "--mode"]  # fmt: skip
+    for flag in flags:
+        assert re.search(rf"^\s+{re.escape(flag)}\b", out, re.M), flag
+    assert "\noptions:\n" not in out  # one list of options, not argparse's twin
     out = subprocess.run(
         [sys.executable, "-m", "pegasos_rs", "--help"], capture_output=True, text=True, check=True
     ).stdout
@@ -128,7 +141,7 @@ def test_version():
 def test_predict_warns_loudly_about_features_the_model_never_saw(files, tmp_path, capsys):
     _, train, _, _ = files
     model = tmp_path / "m.model"
-    assert main(["train", "-q", "-p", "2", str(train), str(model)]) == 0
+    assert main(["train", "-q", "--passes", "2", str(train), str(model)]) == 0
     wide = tmp_path / "wide.svm"
     X = np.zeros((5, 40))
     X[:, 35] = 1.0
@@ -136,3 +149,22 @@ def test_predict_warns_loudly_about_features_the_model_never_saw(files, tmp_path
     assert main(["predict", "-q", str(wide), str(model), str(tmp_path / "o")]) == 0
     err = capsys.readouterr().err
     assert "WARNING" in err and "has 36 features but the model was trained on 10" in err
+
+
+def test_liblinear_and_libsvm_letters_keep_their_meaning(files, tmp_path):
+    _, train, _, _ = files
+    path = tmp_path / "m.model"
+
+    def trained(*argv):
+        assert main(["train", "-q", *argv, str(train), str(path)]) == 0
+        return pegasos_rs.load(path)
+
+    est = trained("-s", "3", "-c", "2", "-e", "0.01", "-h", "0", "--passes", "3")
+    assert est.tol == 0.01 and est.fit_intercept is False  # LIBLINEAR's default: no bias
+    est = trained("-B", "1", "--passes", "3")
+    assert est.fit_intercept and est.intercept_scaling == 1.0
+    est = trained("-B", "1", "-R", "--passes", "3")
+    assert est.fit_intercept and est.intercept_scaling is None  # the unregularised bias
+    for number, name in [("1", "poly"), ("2", "rbf"), ("3", "sigmoid")]:
+        assert trained("-t", number, "--passes", "1").kernel == name
+    assert trained("-t", "2", "-R", "--passes", "1").fit_intercept

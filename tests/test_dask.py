@@ -580,6 +580,8 @@ def test_command_line_trains_on_a_cluster(client, tmp_path, capsys):
         addr,
         "-c",
         "1",
+        "-B",
+        "1",
         "--max-steps",
         "3000",
         str(tmp_path / "d*.svm"),

@@ -173,7 +173,7 @@ def test_ctrl_c_stops_the_cross_validation_of_the_command_line(tmp_path):
         rng = np.random.RandomState(0)
         X = rng.randn(20000, 100)
         dump_svmlight_file(X, (X[:, 0] > 0).astype(int), {str(path)!r})
-        run = lambda: main(["train", "-v", "5", "-p", "100000", {str(path)!r}])
+        run = lambda: main(["train", "-v", "5", "--passes", "100000", {str(path)!r}])
         print("latency cross-validation", interrupted(run, "fit_linear"))
         wait_until_quiet()
         """

@@ -29,32 +29,58 @@ import sys
 import time
 
 TRAIN_HELP = """\
-options:
-  -c cost        C of LIBLINEAR/SVC; alpha = 1 / (C * n_samples)   (overrides -a)
-  -a alpha       regularisation, the paper's lambda               (default 1e-4)
-  -p passes      passes over the data (max_iter)        (default 20 linear, 10 kernel)
-  -k batch       examples per step (the paper's k)                    (default 1)
-  -B bias        bias feature value B (> 0; LIBLINEAR's -B), 0 for the paper's
-                 unregularised bias, -1 for none              (default 1; kernel: -1)
-  -A 0|1         1: return the suffix-averaged iterate  (default 0 linear, 1 kernel)
-  -P 0|1         project onto the ball of radius 1/sqrt(alpha) (linear; default 1)
-  -S sampling    uniform, shuffle or balanced                   (default uniform)
-  -wi weight     weight of class i (e.g. -w1 5 -w-1 0.5), as LIBLINEAR's -wi
-  -t kernel      linear, rbf, poly, sigmoid, chi2, intersection  (default linear)
-  -g gamma       kernel gamma: a number, scale or auto          (default scale)
+LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
+  -s type        3: L2-regularised hinge loss, the objective Pegasos solves (the
+                 only one; other types are refused)                  (default 3)
+  -c cost        C; the paper's lambda is 1 / (C * n_samples)   (default: --alpha)
+  -e epsilon     stop when the objective, evaluated once per pass, improves by
+                 less than epsilon (relative) for 5 passes  (default: run --passes)
+  -B bias        bias feature of value bias > 0 (a regularised weight); -1 or 0:
+                 no bias                                            (default -1)
+  -R             with -B 1: do not regularise the bias (the paper's bias)
+  -wi weight     weight of class i (e.g. -w1 5 -w-1 0.5)
+  -t kernel      0 linear, 1 poly, 2 rbf, 3 sigmoid, or a name: linear, poly, rbf,
+                 sigmoid, chi2, intersection                     (default linear)
+  -g gamma       kernel gamma: a number, scale or auto             (default scale)
   -d degree      poly kernel degree                                   (default 3)
   -r coef0       poly/sigmoid constant term                           (default 0)
-  -m cache       kernel cache size in MB                            (default 200)
-  -s seed        random seed                                          (default 0)
-  -n threads     threads, -1 for all cores                            (default 1)
+  -m cachesize   kernel cache size in MB                            (default 200)
+  -h 0|1         LIBSVM's shrinking: accepted, no effect (Pegasos has no shrinking)
   -v n           n-fold cross-validation; prints the accuracy, saves no model
   -q             quiet: no progress output
+Pegasos' own options:
+  --alpha a      regularisation, the paper's lambda (when -c is not given) (1e-4)
+  --passes n     passes over the data            (default 20 linear, 10 kernel)
+  --max-steps T  run exactly T steps (the paper's T) instead of --passes
+  --batch-size k examples per step (the paper's k)                   (default 1)
+  --average 0|1  1: return the suffix-averaged iterate (default 0 linear, 1 kernel)
+  --projection 0|1  project onto the ball of radius 1/sqrt(alpha) (linear; 1)
+  --sampling s   uniform, shuffle or balanced                   (default uniform)
+  --seed s       random seed                                          (default 0)
+  --threads n    threads, -1 for all cores                            (default 1)
   --dask [SCHEDULER]  train on a Dask cluster (linear only): the files stay on
                  the workers; a local cluster when no scheduler address is given
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
                  parameter mixing (many passes over data that does not fit)
-  --max-steps T  run exactly T steps (the paper's T) instead of -p passes
+  --help         this text
+Refused, with what to use instead: -p (LIBLINEAR's SVR epsilon; passes are
+--passes), -n (nu; threads are --threads), -C (parameter search; use -v with
+several -c), -b 1 (probability estimates), -t 4 (precomputed kernels: the Python
+API takes them).
 """
+
+#: LIBLINEAR / LIBSVM letters whose meaning pegasos-rs does not offer: the message.
+REFUSED = {
+    "-p": "-p is LIBLINEAR's SVR epsilon (pegasos-rs trains classifiers); passes "
+    "over the data are --passes",
+    "-n": "-n is nu in LIBLINEAR and LIBSVM (nu-SVC and one-class SVM are not "
+    "available); threads are --threads",
+    "-C": "-C (LIBLINEAR's search for C) is not available; cross-validate several "
+    "-c values with -v",
+}
+
+#: LIBSVM's kernel numbers.
+KERNEL_NUMBERS = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}
 
 
 def _split_class_weights(argv: list[str]) -> tuple[list[str], dict[float, float]]:
@@ -86,36 +112,91 @@ def _train_parser() -> argparse.ArgumentParser:
         description="Train a Pegasos SVM on an svmlight/libsvm file.",
         epilog=TRAIN_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        add_help=True,
+        add_help=False,
     )
-    p.add_argument("-c", type=float, dest="C")
-    p.add_argument("-a", type=float, dest="alpha", default=1e-4)
-    p.add_argument("-p", type=int, dest="passes")
-    p.add_argument("-k", type=int, dest="batch", default=1)
-    p.add_argument("-B", type=float, dest="bias")
-    p.add_argument("-A", type=int, dest="average", choices=[0, 1])
-    p.add_argument("-P", type=int, dest="projection", choices=[0, 1], default=1)
-    p.add_argument("-S", dest="sampling", default="uniform")
-    p.add_argument(
-        "-t",
-        dest="kernel",
-        default="linear",
-        choices=["linear", "rbf", "poly", "sigmoid", "chi2", "intersection"],
-    )
-    p.add_argument("-g", dest="gamma", default="scale")
-    p.add_argument("-d", type=int, dest="degree", default=3)
-    p.add_argument("-r", type=float, dest="coef0", default=0.0)
-    p.add_argument("-m", type=float, dest="cache", default=200.0)
-    p.add_argument("-s", type=int, dest="seed", default=0)
-    p.add_argument("-n", type=int, dest="threads", default=1)
-    p.add_argument("-v", type=int, dest="folds")
-    p.add_argument("-q", action="store_true", dest="quiet")
-    p.add_argument("--mode", choices=["exact", "parallel"], default="exact")
-    p.add_argument("--max-steps", type=int, dest="max_steps")
-    p.add_argument("data_file")
-    p.add_argument("model_file", nargs="?")
-    p.add_argument("more_files", nargs="*", help=argparse.SUPPRESS)
+    hide = argparse.SUPPRESS  # the options are documented once, in TRAIN_HELP
+    p.add_argument("--help", action="help", help=hide)
+    p.add_argument("-s", type=int, dest="solver", default=3, help=hide)
+    p.add_argument("-c", type=float, dest="C", help=hide)
+    p.add_argument("-e", type=float, dest="tol", help=hide)
+    p.add_argument("-B", type=float, dest="bias", default=-1.0, help=hide)
+    p.add_argument("-R", action="store_true", dest="unregularized_bias", help=hide)
+    p.add_argument("-t", dest="kernel", default="linear", help=hide)
+    p.add_argument("-g", dest="gamma", default="scale", help=hide)
+    p.add_argument("-d", type=int, dest="degree", default=3, help=hide)
+    p.add_argument("-r", type=float, dest="coef0", default=0.0, help=hide)
+    p.add_argument("-m", type=float, dest="cache", default=200.0, help=hide)
+    p.add_argument("-b", type=int, dest="probability", choices=[0, 1], default=0, help=hide)
+    p.add_argument("-v", type=int, dest="folds", help=hide)
+    p.add_argument("-q", action="store_true", dest="quiet", help=hide)
+    p.add_argument("--alpha", type=float, default=1e-4, help=hide)
+    p.add_argument("--passes", type=int, help=hide)
+    p.add_argument("--max-steps", type=int, dest="max_steps", help=hide)
+    p.add_argument("--batch-size", type=int, dest="batch", default=1, help=hide)
+    p.add_argument("--average", type=int, choices=[0, 1], help=hide)
+    p.add_argument("--projection", type=int, choices=[0, 1], default=1, help=hide)
+    p.add_argument("--sampling", default="uniform", help=hide)
+    p.add_argument("--seed", type=int, default=0, help=hide)
+    p.add_argument("--threads", type=int, default=1, help=hide)
+    p.add_argument("--mode", choices=["exact", "parallel"], default="exact", help=hide)
+    p.add_argument("data_file", help=hide)
+    p.add_argument("model_file", nargs="?", help=hide)
+    p.add_argument("more_files", nargs="*", help=hide)
     return p
+
+
+def _refuse_foreign_options(argv: list[str], program: str) -> None:
+    """Exit with what to use instead for a LIBLINEAR/LIBSVM letter whose meaning
+    pegasos-rs does not offer."""
+    for tok in argv:
+        if tok in REFUSED:
+            raise SystemExit(f"pegasos-rs {program}: {REFUSED[tok]}")
+
+
+def _shrinking_or_help(argv: list[str]) -> list[str]:
+    """LIBSVM's ``-h 0|1`` (shrinking) is accepted and has no effect; ``-h`` alone
+    asks for help."""
+    rest, k = [], 0
+    while k < len(argv):
+        if argv[k] == "-h":
+            if k + 1 < len(argv) and argv[k + 1] in ("0", "1"):
+                k += 2
+                continue
+            rest.append("--help")
+        else:
+            rest.append(argv[k])
+        k += 1
+    return rest
+
+
+def _check_liblinear_choices(args) -> None:
+    """``-s``, ``-t``, ``-b`` and ``-R`` as LIBLINEAR and LIBSVM define them."""
+    if args.solver != 3:
+        raise SystemExit(
+            f"pegasos-rs train: -s {args.solver} is another objective in LIBLINEAR "
+            "(0: logistic regression, 1/2: squared hinge, 5/6: L1-regularised, ...) and "
+            "LIBSVM (0: C-SVC, run here with -t); Pegasos solves the L2-regularised "
+            "hinge loss: -s 3 (the default)"
+        )
+    kernel = KERNEL_NUMBERS.get(args.kernel, args.kernel)
+    if args.kernel == "4":
+        raise SystemExit(
+            "pegasos-rs train: -t 4 (precomputed kernel) is not available from the "
+            "command line; KernelPegasosClassifier(kernel='precomputed') takes one"
+        )
+    names = ("linear", "poly", "rbf", "sigmoid", "chi2", "intersection")
+    if kernel not in names:
+        raise SystemExit(
+            f"pegasos-rs train: invalid -t {args.kernel}: expected 0-3 or one of "
+            + ", ".join(names)
+        )
+    args.kernel = kernel
+    if args.probability:
+        raise SystemExit(
+            "pegasos-rs train: -b 1 (probability estimates) is not available; decision values are"
+        )
+    if args.unregularized_bias and args.kernel == "linear" and args.bias <= 0:
+        raise SystemExit("pegasos-rs train: -R needs -B 1, as in LIBLINEAR")
 
 
 def _split_dask(argv: list[str]) -> tuple[list[str], str | None, bool]:
@@ -152,13 +233,15 @@ def _estimator(args, n_samples: int, class_weight, verbose: bool):
         "n_jobs": args.threads,
         "verbose": int(verbose),
     }
+    if args.tol is not None:
+        common["tol"] = args.tol
     if args.kernel == "linear" and args.gamma == "scale":
-        bias = 1.0 if args.bias is None else args.bias
+        bias = args.bias
         return PegasosClassifier(
             max_iter=args.passes or 20,
             projection=bool(args.projection),
-            fit_intercept=bias >= 0,
-            intercept_scaling=bias if bias > 0 else None,
+            fit_intercept=bias > 0,
+            intercept_scaling=None if args.unregularized_bias else (bias if bias > 0 else 1.0),
             average=bool(args.average),
             max_steps=args.max_steps,
             **common,
@@ -166,10 +249,10 @@ def _estimator(args, n_samples: int, class_weight, verbose: bool):
     gamma = args.gamma
     if gamma not in ("scale", "auto"):
         gamma = float(gamma)
-    bias = -1.0 if args.bias is None else args.bias
-    if bias > 0:
+    if args.bias > 0 and not args.unregularized_bias:
         raise SystemExit(
-            "pegasos-rs train: kernels learn the paper's unregularised bias: use -B 0 or -B -1"
+            "pegasos-rs train: kernels learn only the paper's unregularised bias: "
+            "-R (or no bias, the default)"
         )
     if args.max_steps is not None:
         raise SystemExit("pegasos-rs train: --max-steps is for linear models")
@@ -179,7 +262,7 @@ def _estimator(args, n_samples: int, class_weight, verbose: bool):
         degree=args.degree,
         coef0=args.coef0,
         max_iter=args.passes or 10,
-        fit_intercept=bias == 0,
+        fit_intercept=bool(args.unregularized_bias),
         average=True if args.average is None else bool(args.average),
         cache_size=args.cache,
         **common,
@@ -193,13 +276,17 @@ def train(argv: list[str]) -> int:
 
     argv, class_weight = _split_class_weights(argv)
     argv, scheduler, on_dask = _split_dask(argv)
+    _refuse_foreign_options(argv, "train")
+    argv = _shrinking_or_help(argv)
     args = _train_parser().parse_intermixed_args(argv)
+    _check_liblinear_choices(args)
     for name, value, ok, valid in [
-        ("-p passes", args.passes, args.passes is None or args.passes >= 1, "an integer >= 1"),
-        ("-k batch", args.batch, args.batch >= 1, "an integer >= 1"),
+        ("--passes", args.passes, args.passes is None or args.passes >= 1, "an integer >= 1"),
+        ("--batch-size", args.batch, args.batch >= 1, "an integer >= 1"),
         ("-v n", args.folds, args.folds is None or args.folds >= 2, "an integer >= 2"),
         ("-c cost", args.C, args.C is None or args.C > 0, "a number > 0"),
-        ("-a alpha", args.alpha, args.alpha > 0, "a number > 0"),
+        ("--alpha", args.alpha, args.alpha > 0, "a number > 0"),
+        ("-e epsilon", args.tol, args.tol is None or args.tol > 0, "a number > 0"),
         (
             "--max-steps T",
             args.max_steps,
@@ -314,7 +401,17 @@ def _predict_parser() -> argparse.ArgumentParser:
         description="Predict the labels of an svmlight/libsvm file with a trained model "
         "(pegasos-rs or LIBLINEAR format) and print the accuracy.",
     )
-    p.add_argument("-n", type=int, dest="threads", default=1, help="threads, -1 for all")
+    p.add_argument(
+        "--threads", "-n", type=int, dest="threads", default=1, help="threads, -1 for all"
+    )
+    p.add_argument(
+        "-b",
+        type=int,
+        choices=[0, 1],
+        default=0,
+        dest="probability",
+        help="0: labels (as LIBLINEAR's predict; 1, probability estimates, is not available)",
+    )
     p.add_argument("-q", action="store_true", dest="quiet", help="quiet: print nothing")
     p.add_argument("data_file")
     p.add_argument("model_file")
@@ -328,6 +425,10 @@ def predict(argv: list[str]) -> int:
     import pegasos_rs
 
     args = _predict_parser().parse_args(argv)
+    if args.probability:
+        raise SystemExit(
+            "pegasos-rs predict: -b 1 (probability estimates) is not available; use -b 0 (labels)"
+        )
     try:
         model = pegasos_rs.load(args.model_file)
         X, y = pegasos_rs.load_svmlight_file(args.data_file, n_jobs=args.threads)
