@@ -311,7 +311,10 @@ def train(argv: list[str]) -> int:
 
         cv = KFold(args.folds, shuffle=True, random_state=args.seed)
         est.set_params(verbose=0)
-        pred = cross_val_predict(est, X, y, cv=cv)
+        try:
+            pred = cross_val_predict(est, X, y, cv=cv)
+        except ValueError as e:
+            raise SystemExit(f"pegasos-rs train: cross-validation: {e}") from None
         print(f"Cross Validation Accuracy = {100 * np.mean(pred == y):g}%")
         return 0
     started = time.perf_counter()
@@ -320,7 +323,7 @@ def train(argv: list[str]) -> int:
     except ValueError as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
     model_file = args.model_file or os.path.basename(args.data_file) + ".model"
-    est.save(model_file)
+    _save(est, model_file)
     if not args.quiet:
         print(
             f"trained {type(est).__name__} on {X.shape[0]} examples x {X.shape[1]} features, "
@@ -329,6 +332,14 @@ def train(argv: list[str]) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _save(est, model_file) -> None:
+    """Write the model, or exit with a one-line message naming the file."""
+    try:
+        est.save(model_file)
+    except OSError as e:
+        raise SystemExit(f"pegasos-rs train: cannot write the model to {model_file}: {e}") from None
 
 
 def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
@@ -372,7 +383,7 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             client.close()
     if show:
         print(file=sys.stderr)
-    est.save(model_file)
+    _save(est, model_file)
     if not args.quiet:
         print(
             f"trained {type(est).__name__} ({args.mode}) on {int(X.shape[0])} examples x "
@@ -448,8 +459,11 @@ def predict(argv: list[str]) -> int:
         X = X[:, :d]
     model.set_params(n_jobs=args.threads)
     pred = model.predict(X)
-    with open(args.output_file, "w") as f:
-        f.writelines(f"{v:g}\n" for v in np.asarray(pred, dtype=float))
+    try:
+        with open(args.output_file, "w") as f:
+            f.writelines(f"{v:g}\n" for v in np.asarray(pred, dtype=float))
+    except OSError as e:
+        raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
     if not args.quiet:
         correct = int(np.sum(pred == y))
         print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)})")
