@@ -251,8 +251,8 @@ def _sparse_with(value):
 @pytest.mark.parametrize(
     "corrupt, match",
     [
-        pytest.param(_nan, "NaN", id="dense-nan"),
-        pytest.param(_inf, "infinity", id="dense-inf"),
+        pytest.param(_nan, "NaN at row 3, column 2", id="dense-nan"),
+        pytest.param(_inf, "inf at row 5, column 1", id="dense-inf"),
         pytest.param(_sparse_with(np.nan), "NaN", id="sparse-nan"),
         pytest.param(_sparse_with(np.inf), "infinity", id="sparse-inf"),
         pytest.param(lambda X: _sparse_with(np.inf)(X).astype(np.float32), "infinity", id="f32"),

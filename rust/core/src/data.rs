@@ -65,7 +65,7 @@ impl<'a, T: Float> DenseRows<'a, T> {
                 data.len()
             )));
         }
-        check_finite(data)?;
+        check_finite(data, |k| (k / n_features.max(1), k % n_features.max(1)))?;
         Ok(Self {
             data,
             n_rows,
@@ -207,7 +207,12 @@ impl<'a, T: Float, I: Index> CsrRows<'a, T, I> {
                 }
             }
         }
-        check_finite(data)?;
+        check_finite(data, |k| {
+            let row = indptr
+                .partition_point(|p| p.to_usize() <= k)
+                .saturating_sub(1);
+            (row, indices[k].to_usize())
+        })?;
         Ok(Self {
             data,
             indices,
@@ -314,19 +319,37 @@ fn update(w: &mut f64, step: f64) -> f64 {
     step * (new + old)
 }
 
-fn check_finite<T: Float>(data: &[T]) -> Result<()> {
+/// [`Error::InvalidInput`] for the first value of `data` that is NaN or infinite,
+/// naming the row and column `at(k)` gives for its position `k`.
+fn check_finite<T: Float>(data: &[T], at: impl Fn(usize) -> (usize, usize)) -> Result<()> {
     match data.iter().position(|x| !x.is_finite()) {
         None => Ok(()),
-        Some(k) => Err(Error::InvalidInput(format!(
-            "input contains NaN or infinity (value {:?} at flat position {k})",
-            data[k]
-        ))),
+        Some(k) => {
+            let (row, column) = at(k);
+            Err(Error::InvalidInput(format!(
+                "input contains NaN or infinity (value {:?} at row {row}, column {column})",
+                data[k]
+            )))
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn non_finite_values_are_named_by_row_and_column() {
+        let dense = [1.0f64, 0.0, 2.0, 0.0, f64::NAN, 0.5];
+        let e = DenseRows::new(&dense, 2, 3).unwrap_err().to_string();
+        assert!(e.contains("NaN at row 1, column 1"), "{e}");
+        let data = [1.0f64, 2.0, -3.0, f64::INFINITY];
+        let (indices, indptr) = ([0i32, 2, 1, 2], [0i32, 2, 2, 4]);
+        let e = CsrRows::new(&data, &indices, &indptr, 3, 3)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("inf at row 2, column 2"), "{e}");
+    }
 
     #[test]
     fn dense_and_csr_agree() {
