@@ -98,15 +98,17 @@ class _Rounds:
             groups.setdefault(where[0], []).append((int(b), order[lo:hi]))
         requests = []
         for addr, items in groups.items():
+            # Where the blocks are, preferably; anywhere when their holder is unknown
+            # (a worker just died: dask recomputes them from their source).
+            placement = {} if addr is None else {"workers": [addr], "allow_other_workers": True}
             future = self.client.submit(
                 _blocks.take_many,
                 [self.data.blocks[b] for b, _ in items],
                 self.data.classes,
                 [(kind[sel], key[sel], code[sel]) for _, sel in items],
                 self.data.dtype,
-                workers=None if addr is None else [addr],
-                allow_other_workers=True,
                 pure=False,
+                **placement,
             )
             requests.append((np.concatenate([sel for _, sel in items]), future, items[0][0]))
         sizes = [k.size for k in keys]
