@@ -9,6 +9,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import make_problem
 from pegasos_rs import PegasosClassifier
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
@@ -313,3 +314,15 @@ def test_quiet_by_default(capfd):
     X = rng.randn(50, 3)
     PegasosClassifier(max_iter=2, random_state=0).fit(X, X[:, 0] > 0)
     assert capfd.readouterr().err == ""
+
+
+def test_partial_fit_validates_its_parameters_on_every_call():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = make_problem(n_samples=100, n_features=5, seed=0)
+    est = PegasosClassifier(random_state=0).partial_fit(X, y, classes=[0, 1])
+    est.set_params(alpha=-1.0)
+    before = pickle.dumps(dict(vars(est)))
+    with pytest.raises(InvalidParameterError, match="alpha"):
+        est.partial_fit(X, y)
+    assert pickle.dumps(dict(vars(est))) == before

@@ -217,13 +217,15 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over ``(X, y)``, continuing from the current solver state.
 
-        ``classes`` must be given on the first call.
+        ``classes`` must be given on the first call. The parameters are validated on
+        every call, as by ``fit``.
         """
         first = not hasattr(self, "_solver")
-        if first:
-            self._validate_params()
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
+        # On every call (scikit-learn's _fit_context checks only the first one): a
+        # parameter set in between must not reach the solver unchecked.
+        self._validate_params()
+        if first and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit")
         return self._fit(X, y, sample_weight, classes, not first, 1, None)
 
     def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps):

@@ -183,10 +183,9 @@ class PegasosClassifier(_linear.PegasosClassifier):
         """One pass over ``(X, y)``, continuing from the current solver state
         (``classes`` must be given on the first call)."""
         first = not hasattr(self, "_solver")
-        if first:
-            self._validate_params()
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
+        self._validate_params()  # on every call, as fit does
+        if first and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit")
         return self._fit_dask(X, y, sample_weight, classes, not first, 1, None, True, None)
 
     def _fit_dask(self, X, y, sample_weight, classes, resume, max_iter, max_steps, check, callback):
