@@ -33,7 +33,7 @@ use crate::data::Rows;
 use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::parallel::ROW_BLOCK as PREDICT_BLOCK;
+use crate::parallel::ROW_BLOCK;
 
 /// Rows per register tile.
 const MR: usize = 4;
@@ -206,7 +206,7 @@ pub(crate) struct TiledPanel<'a, O: Clone> {
 
 impl<'a, O: Float> TiledPanel<'a, O> {
     /// An all-zero `rows x n_out` matrix, tiled for products with row blocks of
-    /// [`PREDICT_BLOCK`] rows of `row_nonzeros` stored entries on average.
+    /// [`ROW_BLOCK`] rows of `row_nonzeros` stored entries on average.
     ///
     /// # Errors
     /// [`Error::OutOfMemory`] when it cannot be allocated.
@@ -229,7 +229,7 @@ impl<'a, O: Float> TiledPanel<'a, O> {
     fn layout(rows: usize, n_out: usize, row_nonzeros: f64) -> (usize, bool) {
         // The rows of B one block reads, at most.
         #[allow(clippy::cast_precision_loss)]
-        let touched = ((PREDICT_BLOCK as f64 * row_nonzeros).ceil() as usize).clamp(1, rows.max(1));
+        let touched = ((ROW_BLOCK as f64 * row_nonzeros).ceil() as usize).clamp(1, rows.max(1));
         let fit = TILE_BYTES / (touched * std::mem::size_of::<O>()) / NS * NS;
         if fit < MIN_TILE {
             (n_out.max(1), true)

@@ -102,15 +102,7 @@ where
     T: Send,
     F: Fn(usize, &mut [T]) -> Result<()> + Sync,
 {
-    blocks_of(
-        out,
-        width,
-        ROW_BLOCK,
-        n_threads,
-        cancel,
-        || (),
-        |(), first, rows| f(first, rows),
-    )
+    row_blocks_of(out, width, ROW_BLOCK, n_threads, cancel, f)
 }
 
 /// [`row_blocks`] in blocks of `block_rows` rows, for rows so cheap that blocks of

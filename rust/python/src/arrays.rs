@@ -82,50 +82,30 @@ fn bad_dtype(a: Borrowed<'_, '_, PyUntypedArray>, what: &str, expected: &str) ->
     ))
 }
 
-impl<'py> FromPyObject<'_, 'py> for DenseArray<'py> {
-    type Error = PyErr;
+/// `FromPyObject` for an enum of two array types told apart by their dtype:
+/// `ndim` dimensions, described as `what` in errors.
+macro_rules! extract_by_dtype {
+    ($enum:ident, $ndim:expr, $what:expr, $a:ident: $ta:ty, $b:ident: $tb:ty, $expected:expr) => {
+        impl<'py> FromPyObject<'_, 'py> for $enum<'py> {
+            type Error = PyErr;
 
-    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let a = untyped(obj, 2, "a dense matrix")?;
-        if holds::<f64>(a) {
-            Ok(Self::F64(obj.extract()?))
-        } else if holds::<f32>(a) {
-            Ok(Self::F32(obj.extract()?))
-        } else {
-            Err(bad_dtype(a, "a dense matrix", "float32 or float64"))
+            fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+                let a = untyped(obj, $ndim, $what)?;
+                if holds::<$ta>(a) {
+                    Ok(Self::$a(obj.extract()?))
+                } else if holds::<$tb>(a) {
+                    Ok(Self::$b(obj.extract()?))
+                } else {
+                    Err(bad_dtype(a, $what, $expected))
+                }
+            }
         }
-    }
+    };
 }
 
-impl<'py> FromPyObject<'_, 'py> for Values<'py> {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let a = untyped(obj, 1, "CSR data")?;
-        if holds::<f64>(a) {
-            Ok(Self::F64(obj.extract()?))
-        } else if holds::<f32>(a) {
-            Ok(Self::F32(obj.extract()?))
-        } else {
-            Err(bad_dtype(a, "CSR data", "float32 or float64"))
-        }
-    }
-}
-
-impl<'py> FromPyObject<'_, 'py> for Indices<'py> {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let a = untyped(obj, 1, "CSR indices and indptr")?;
-        if holds::<i32>(a) {
-            Ok(Self::I32(obj.extract()?))
-        } else if holds::<i64>(a) {
-            Ok(Self::I64(obj.extract()?))
-        } else {
-            Err(bad_dtype(a, "CSR indices and indptr", "int32 or int64"))
-        }
-    }
-}
+extract_by_dtype!(DenseArray, 2, "a dense matrix", F64: f64, F32: f32, "float32 or float64");
+extract_by_dtype!(Values, 1, "CSR data", F64: f64, F32: f32, "float32 or float64");
+extract_by_dtype!(Indices, 1, "CSR indices and indptr", I32: i32, I64: i64, "int32 or int64");
 
 impl<'py> FromPyObject<'_, 'py> for Matrix<'py> {
     type Error = PyErr;
