@@ -7,7 +7,7 @@
 //! `rust/core/tests/fuzz_smoke.rs` includes this file and replays the seeds in
 //! `fuzz/seeds/` plus mutations of them (the short run CI does).
 
-use std::sync::atomic::AtomicBool;
+use pegasos_core::monitor::Monitor;
 
 use pegasos_core::codec::{decode_states, encode_states};
 use pegasos_core::params::{Averaging, Intercept, Params, Sampling};
@@ -182,7 +182,7 @@ fn exercise(state: LinearState, which: u8) {
             &params,
             &mut s,
             &mut coef,
-            &AtomicBool::new(false),
+            &Monitor::new(),
             "",
         );
     }

@@ -57,13 +57,8 @@ class LinearSolverState:
         self, v: NDArray[np.float64], bias: NDArray[np.float64], t: list[int], seed: int
     ) -> None: ...
 
-_FitReturn = tuple[
-    NDArray[np.float64],
-    NDArray[np.float64],
-    list[int],
-    list[int],
-    list[float | None],
-]
+# Keys: coef, intercept, n_iter, t, objective, converged.
+_FitReturn = dict[str, Any]
 
 def fit_linear(
     x: _Dense | _Csr,
@@ -103,7 +98,7 @@ class StreamedLinearFit:
         drawn: list[NDArray[np.int64]],
     ) -> None: ...
     def models(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
-    def end_pass(self, loss_sums: list[float] | None) -> None: ...
+    def end_pass(self, loss_sums: list[float] | None) -> list[str]: ...
     def finish(self, solver: LinearSolverState) -> _FitReturn: ...
 
 def weight_sums(

@@ -28,6 +28,8 @@ import re
 import sys
 import time
 
+from pegasos_rs._progress import ProgressBar, reporting
+
 TRAIN_HELP = """\
 LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
   -s type        3: L2-regularised hinge loss, the objective Pegasos solves (the
@@ -301,25 +303,26 @@ def train(argv: list[str]) -> int:
     if args.more_files:
         raise SystemExit("pegasos-rs train: one data file (several need --dask)")
     try:
-        X, y = load_svmlight_file(args.data_file, n_jobs=args.threads)
+        with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
+            X, y = load_svmlight_file(args.data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
-    interactive = not args.quiet and sys.stderr.isatty()
-    est = _estimator(args, X.shape[0], class_weight, verbose=interactive)
+    est = _estimator(args, X.shape[0], class_weight, verbose=False)
     if args.folds:
         from sklearn.model_selection import KFold, cross_val_predict
 
         cv = KFold(args.folds, shuffle=True, random_state=args.seed)
-        est.set_params(verbose=0)
         try:
-            pred = cross_val_predict(est, X, y, cv=cv)
+            with reporting(_bar(args, f"{args.folds}-fold cross-validation", "steps")):
+                pred = cross_val_predict(est, X, y, cv=cv)
         except ValueError as e:
             raise SystemExit(f"pegasos-rs train: cross-validation: {e}") from None
         print(f"Cross Validation Accuracy = {100 * np.mean(pred == y):g}%")
         return 0
     started = time.perf_counter()
     try:
-        est.fit(X, y)
+        with reporting(_bar(args, "training", "steps")):
+            est.fit(X, y)
     except ValueError as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
     model_file = args.model_file or os.path.basename(args.data_file) + ".model"
@@ -332,6 +335,14 @@ def train(argv: list[str]) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _bar(args, desc: str, unit: str) -> ProgressBar | None:
+    """A progress bar on a terminal, unless ``-q``; ``None`` otherwise (also when
+    the output is redirected: nothing is written then)."""
+    if args.quiet or not sys.stderr.isatty():
+        return None
+    return ProgressBar(desc, unit)
 
 
 def _save(est, model_file) -> None:
@@ -362,6 +373,7 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
     show = not args.quiet and sys.stderr.isatty()
     started = time.perf_counter()
     client = None
+    bar = None
     try:
         if scheduler is not None:
             client = distributed.Client(scheduler)
@@ -375,14 +387,15 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
                 X, y = pdask.read_svmlight(data_files)
             local = _estimator(args, int(X.shape[0]), class_weight, verbose=False)
             est = pdask.PegasosClassifier(**local.get_params(), mode=args.mode, client=on)
-            est.fit(X, y, callback=_progress_line if show else None)
+            bar = _bar(args, "training", "steps")
+            est.fit(X, y, callback=None if bar is None else _dask_progress(bar))
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
     finally:
+        if bar is not None:
+            bar.close()
         if client is not None:
             client.close()
-    if show:
-        print(file=sys.stderr)
     _save(est, model_file)
     if not args.quiet:
         print(
@@ -395,14 +408,15 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
     return 0
 
 
-def _progress_line(info) -> None:
-    print(
-        f"\r{info['stage']}: pass {info['pass']}, {info['steps']}/{info['steps_in_pass']} "
-        f"steps, {info['seconds']:.1f}s   ",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
+def _dask_progress(bar: ProgressBar):
+    """The ``callback`` of a Dask fit that moves ``bar`` after every round."""
+
+    def show(info) -> None:
+        what = "round" if info["stage"] == "round" else "pass"
+        bar.bar.set_description(f"training, {what} {info['pass']}", refresh=False)
+        bar.update(info["steps"], info["steps_in_pass"], None, [], False)
+
+    return show
 
 
 def _predict_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pegasos_rs import _core
+from pegasos_rs import _core, _progress
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._validation import (
     as_rust_matrix,
@@ -107,7 +107,9 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     n_jobs : int or None, default=None
         Threads for training (classes, kernel columns) and prediction (-1: all cores).
     verbose : int, default=0
-        Print progress after every pass to stderr.
+        Report to :data:`sys.stderr` (so :func:`contextlib.redirect_stderr`
+        captures it): a line after every pass, and during a pass a progress line
+        every few seconds; prediction reports its progress too.
 
     Attributes
     ----------
@@ -235,33 +237,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         classes, present, counts, codes = encode_targets(type(self).__name__, y)
         sample_weight = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, classes, present, counts)
-        sampling_name, order = sampling_args(self.sampling)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
 
         Xk = X if precomputed else _kernel_view(X)
-        support, dual_coef, intercept, reports = _core.fit_kernel(
-            as_rust_matrix(Xk),
-            codes,
-            int(classes.size),
-            class_weight,
-            sample_weight,
-            kernel_name=self.kernel,
-            gamma=gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            alpha=float(self.alpha),
-            batch_size=int(self.batch_size),
-            fit_intercept=bool(self.fit_intercept),
-            average=bool(self.average),
-            sampling_name=sampling_name,
-            order=order,
-            max_iter=int(self.max_iter),
-            seed=seed_from(self.random_state),
-            verbose=bool(self.verbose),
-            n_threads=n_threads(self.n_jobs),
-            cache_size=float(self.cache_size),
-            strategy_name=self.strategy,
-        )
+        report = _progress.verbose_report(self.verbose, f"{type(self).__name__}.fit", "steps")
+        with _progress.reporting(report):
+            support, dual_coef, intercept, reports = self._fit_kernel(
+                Xk, codes, classes, class_weight, sample_weight, gamma
+            )
         self.classes_ = classes
         self._gamma = gamma
         self.support_ = support.astype(np.int32)
@@ -290,6 +273,33 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         ]
         return self
 
+    def _fit_kernel(self, Xk, codes, classes, class_weight, sample_weight, gamma):
+        """One call of the extension's kernel solver."""
+        sampling_name, order = sampling_args(self.sampling)
+        return _core.fit_kernel(
+            as_rust_matrix(Xk),
+            codes,
+            int(classes.size),
+            class_weight,
+            sample_weight,
+            kernel_name=self.kernel,
+            gamma=gamma,
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            alpha=float(self.alpha),
+            batch_size=int(self.batch_size),
+            fit_intercept=bool(self.fit_intercept),
+            average=bool(self.average),
+            sampling_name=sampling_name,
+            order=order,
+            max_iter=int(self.max_iter),
+            seed=seed_from(self.random_state),
+            verbose=bool(self.verbose),
+            n_threads=n_threads(self.n_jobs),
+            cache_size=float(self.cache_size),
+            strategy_name=self.strategy,
+        )
+
     def decision_function(self, X):
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``; shape
         (n_samples,) for two classes, else (n_samples, n_classes)."""
@@ -305,17 +315,21 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         else:
             X = validate_data(self, X, reset=False, **_DATA_CHECKS)
             sv = getattr(self, "_sv_kernel_rows", None)
-            scores = _core.kernel_decision(
-                as_rust_matrix(self.support_vectors_ if sv is None else sv),
-                as_rust_matrix(X),
-                buffer(self.dual_coef_, np.float64),
-                buffer(self.intercept_, np.float64),
-                kernel_name=self.kernel,
-                gamma=float(self._gamma),
-                degree=int(self.degree),
-                coef0=float(self.coef0),
-                n_threads=n_threads(self.n_jobs),
+            report = _progress.verbose_report(
+                self.verbose, f"{type(self).__name__}.decision_function", "rows"
             )
+            with _progress.reporting(report):
+                scores = _core.kernel_decision(
+                    as_rust_matrix(self.support_vectors_ if sv is None else sv),
+                    as_rust_matrix(X),
+                    buffer(self.dual_coef_, np.float64),
+                    buffer(self.intercept_, np.float64),
+                    kernel_name=self.kernel,
+                    gamma=float(self._gamma),
+                    degree=int(self.degree),
+                    coef0=float(self.coef0),
+                    n_threads=n_threads(self.n_jobs),
+                )
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 

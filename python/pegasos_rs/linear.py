@@ -11,8 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pegasos_rs import _core
-from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
+from pegasos_rs import _core, _progress
+from pegasos_rs._base import PegasosModelMixin, store_linear_fit, unchanged_on_error
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
@@ -104,7 +104,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     n_jobs : int or None, default=None
         Threads for one-vs-rest training and prediction (-1: all cores).
     verbose : int, default=0
-        Print the objective after every pass to stderr.
+        Report to :data:`sys.stderr` (so :func:`contextlib.redirect_stderr`
+        captures it): the primal objective after every pass, and during a pass a
+        progress line every few seconds; prediction reports its progress too.
+        Evaluating the objective costs one pass over the data per pass.
 
     Attributes
     ----------
@@ -113,7 +116,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     n_iter_ : int
-        Passes run by the last call (the maximum over classes).
+        Passes run by the last call (the maximum over classes). When ``fit`` with
+        ``tol`` runs all ``max_iter`` passes without meeting the stopping rule, a
+        :class:`~sklearn.exceptions.ConvergenceWarning` is issued.
     t_ : int
         Total steps taken so far (the paper's t; the maximum over classes).
     objective_ : ndarray or None
@@ -226,9 +231,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit")
-        return self._fit(X, y, sample_weight, classes, not first, 1, None)
+        return self._fit(X, y, sample_weight, classes, not first, 1, None, partial=True)
 
-    def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps):
+    def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps, partial=False):
         X, y = validate_data(self, X, y, reset=not resume, **_INPUT_CHECKS)
         check_classification_targets(y)
         if resume:
@@ -241,22 +246,22 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         sample_weight = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, known, present, counts)
         solver = self._solver if resume else _core.LinearSolverState()
-        coef, intercept, n_iter, t, objective = _core.fit_linear(
-            as_rust_matrix(X),
-            codes,
-            int(known.size),
-            class_weight,
-            sample_weight,
-            solver,
-            self._solver_params(resume, max_iter, max_steps),
-            n_threads(self.n_jobs),
-        )
+        report = _progress.verbose_report(self.verbose, f"{type(self).__name__}.fit", "steps")
+        with _progress.reporting(report):
+            result = _core.fit_linear(
+                as_rust_matrix(X),
+                codes,
+                int(known.size),
+                class_weight,
+                sample_weight,
+                solver,
+                self._solver_params(resume, max_iter, max_steps),
+                n_threads(self.n_jobs),
+            )
         self.classes_ = known
-        self.coef_ = coef
-        self.intercept_ = intercept
-        self.n_iter_ = max(n_iter)
-        self.t_ = max(t)
-        self.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
+        # partial_fit runs one pass by design, and max_steps one "pass" of T steps:
+        # only fit's passes can fall short of `tol`.
+        store_linear_fit(self, result, check_convergence=not partial and max_steps is None)
         self._solver = solver
         return self
 
@@ -289,12 +294,16 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_INPUT_CHECKS)
-        scores = _core.decision_function(
-            as_rust_matrix(X),
-            buffer(self.coef_, np.float64),
-            buffer(self.intercept_, np.float64),
-            n_threads(self.n_jobs),
+        report = _progress.verbose_report(
+            self.verbose, f"{type(self).__name__}.decision_function", "rows"
         )
+        with _progress.reporting(report):
+            scores = _core.decision_function(
+                as_rust_matrix(X),
+                buffer(self.coef_, np.float64),
+                buffer(self.intercept_, np.float64),
+                n_threads(self.n_jobs),
+            )
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 

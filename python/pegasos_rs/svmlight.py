@@ -32,11 +32,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from pegasos_rs import _core
+from pegasos_rs import _core, _progress
 from pegasos_rs._validation import as_rust_matrix, buffer, canonical_csr, n_threads
 from pegasos_rs.exceptions import DataFormatError
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open, ".lzma": lzma.open}
+
+#: Bytes read at once while a progress bar shows the reading.
+_READ_PIECE = 1 << 22
 
 #: The largest feature index the parser accepts (``n_features`` fits an int32).
 MAX_INDEX = 2**31 - 2
@@ -59,11 +62,11 @@ def _read(f) -> tuple[bytes, str]:
     opener = _OPENERS.get(ext, open)
     if opener is open:
         with open(path, "rb") as fh:
-            return fh.read(), path
+            return _read_all(fh, fh), path
     with open(path, "rb") as raw:  # a missing file is a FileNotFoundError, as usual
         try:
             with opener(raw, "rb") as fh:
-                return fh.read(), path
+                return _read_all(fh, raw), path
         except (OSError, EOFError, lzma.LZMAError, zlib.error) as e:
             # gzip.BadGzipFile and bz2's "Invalid data stream" are OSErrors, a
             # truncated stream is an EOFError, damaged deflate data a zlib.error.
@@ -72,6 +75,24 @@ def _read(f) -> tuple[bytes, str]:
                 f"{ext[1:]}-compressed svmlight text",
                 path,
             ) from None
+
+
+def _read_all(fh, raw) -> bytes:
+    """The rest of ``fh``; while a progress reporter is active, read in pieces and
+    report the bytes of the file on disk (``raw``) read so far."""
+    reporter = _progress.current()
+    if reporter is None:
+        return fh.read()
+    try:
+        size = os.fstat(raw.fileno()).st_size
+    except (OSError, AttributeError, ValueError):
+        size = 0
+    pieces = []
+    while piece := fh.read(_READ_PIECE):
+        pieces.append(piece)
+        reporter.update(raw.tell(), size, None, [], False)
+    reporter.update(size, size, None, [], True)
+    return b"".join(pieces)
 
 
 def _window(text: bytes, offset: int, length: int) -> bytes:
@@ -109,13 +130,36 @@ def load_svmlight_files(
     offset=0,
     length=-1,
     n_jobs=None,
+    verbose=0,
 ):
     """Load several svmlight files with a common number of features.
 
     Returns ``[X1, y1, X2, y2, ...]`` (with ``q1``, ``q2``, ... after each ``y`` when
     ``query_id``), as :func:`sklearn.datasets.load_svmlight_files`. ``n_jobs``
-    threads parse each file in chunks (None: one).
+    threads parse each file in chunks (None: one). With ``verbose``, the progress
+    of long reads (every few seconds) and a summary of each file are written to
+    :data:`sys.stderr`.
     """
+    report = _progress.verbose_report(verbose, "load_svmlight_file", "bytes")
+    with _progress.reporting(report):
+        return _load_files(
+            files,
+            n_features,
+            dtype,
+            multilabel,
+            zero_based,
+            query_id,
+            offset,
+            length,
+            n_jobs,
+            report,
+        )
+
+
+def _load_files(
+    files, n_features, dtype, multilabel, zero_based, query_id, offset, length, n_jobs, report
+):
+    """:func:`load_svmlight_files` with its reporter in place."""
     if multilabel:
         raise ValueError("multilabel svmlight files are not supported by pegasos_rs")
     if zero_based not in (True, False, "auto"):
@@ -161,6 +205,9 @@ def load_svmlight_files(
             raise DataFormatError(e.reason, name, line, e.column) from None
         except ValueError as e:
             raise ValueError(f"{name}: {e}") from None
+        if report is not None:
+            rows, nnz = parsed[-1][2].shape[0] - 1, parsed[-1][0].shape[0]
+            report.write(f"{name}: {len(text):,} bytes, {rows:,} rows, {nnz:,} stored values")
     one_based = zero_based is False or (
         zero_based == "auto" and all(p[5] is not None and p[5] > 0 for p in parsed)
     )
@@ -198,6 +245,7 @@ def load_svmlight_file(
     offset=0,
     length=-1,
     n_jobs=None,
+    verbose=0,
 ):
     """Load one svmlight / libsvm file as ``(X, y)`` (CSR matrix and float64 labels),
     or ``(X, y, query_id)``, as :func:`sklearn.datasets.load_svmlight_file`.
@@ -216,6 +264,7 @@ def load_svmlight_file(
             offset=offset,
             length=length,
             n_jobs=n_jobs,
+            verbose=verbose,
         )
     )
 

@@ -12,9 +12,9 @@ from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core
+from pegasos_rs import _core, _progress
 from pegasos_rs import linear as _linear
-from pegasos_rs._base import unchanged_on_error
+from pegasos_rs._base import store_linear_fit, unchanged_on_error
 from pegasos_rs._validation import check_classes, class_weight_vector, n_threads, seed_from
 from pegasos_rs.dask import _exact, _parallel, _predict
 from pegasos_rs.dask._cluster import cluster, current_client
@@ -217,24 +217,24 @@ class PegasosClassifier(_linear.PegasosClassifier):
                 params = self._solver_params(resume, max_iter, max_steps)
                 callback = callback if callback is not None else self._verbose_callback()
                 run = _exact.fit if self.mode == "exact" else _parallel.fit
-                coef, intercept, n_iter, t, objective = run(
-                    data,
-                    params,
-                    solver,
-                    class_weight,
-                    n_threads=n_threads(self.n_jobs),
-                    round_bytes=int(self.round_bytes),
-                    callback=callback,
-                    seed=seed_from(self.random_state),
+                report = _progress.verbose_report(
+                    self.verbose, f"{type(self).__name__}.fit", "steps"
                 )
+                with _progress.reporting(report):
+                    result = run(
+                        data,
+                        params,
+                        solver,
+                        class_weight,
+                        n_threads=n_threads(self.n_jobs),
+                        round_bytes=int(self.round_bytes),
+                        callback=callback,
+                        seed=seed_from(self.random_state),
+                    )
             finally:
                 data.release()
         self.classes_ = known
-        self.coef_ = coef
-        self.intercept_ = intercept
-        self.n_iter_ = max(n_iter)
-        self.t_ = max(t)
-        self.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
+        store_linear_fit(self, result, check_convergence=max_iter > 1 and max_steps is None)
         self._solver = solver
         self.n_features_in_ = data.n_features
         if data.feature_names is not None:

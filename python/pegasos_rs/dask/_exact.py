@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from distributed import KilledWorker
 
-from pegasos_rs import _core
+from pegasos_rs import _core, _progress
 from pegasos_rs._validation import as_rust_matrix
 from pegasos_rs.dask import _blocks
 
@@ -223,7 +223,10 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
             [model] = data.client.scatter([fit.models()], broadcast=False)
             losses = chain(data, _blocks.hinge_chain, data.classes, class_weight, data.dtype, model)
             report("objective", pass_no, total, total, rounds)
-        fit.end_pass(losses)
+        lines = fit.end_pass(losses)
+        reporter = _progress.current()
+        if reporter is not None and lines:
+            reporter.update(0, 0, None, lines, False)
     return fit.finish(solver)
 
 

@@ -20,11 +20,11 @@ evaluated after every round by sums over the partitions in parallel.
 from __future__ import annotations
 
 import math
-import sys
 import time
 
 import numpy as np
 
+from pegasos_rs import _progress
 from pegasos_rs.dask import _blocks
 from pegasos_rs.dask._exact import gather, weight_sums
 
@@ -79,7 +79,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     suffix_from = rounds // 2 + 1
     avg_v, avg_b, avg_count = np.zeros_like(v), np.zeros_like(bias), 0
     tol, patience = params["tol"], params["n_iter_no_change"]
-    best, stale, objective, done = math.inf, 0, None, 0
+    best, stale, objective, done, converged = math.inf, 0, None, 0, False
     started = time.perf_counter()
     sent = received = 0
     for r in range(1, rounds + 1):
@@ -134,22 +134,31 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         objective = _objective(
             data, class_weight, params, *_model(*_current(v, bias, avg_v, avg_b, avg_count), params)
         )
-        if params["verbose"]:
-            print(
+        reporter = _progress.current()
+        if params["verbose"] and reporter is not None:
+            line = (
                 f"round {r}/{rounds}: objective {objective.max():.6e}, t {t}, "
-                f"{time.perf_counter() - started:.2f}s",
-                file=sys.stderr,
+                f"{time.perf_counter() - started:.2f}s"
             )
+            reporter.update(0, 0, None, [line], False)
         if tol is not None:
             worst = float(objective.max())
             stale = stale + 1 if worst > best - tol * abs(best) else 0
             best = min(best, worst)
             if stale >= patience:
+                converged = True
                 break
     coef, intercept = _model(*_current(v, bias, avg_v, avg_b, avg_count), params)
     solver.set_iterates(v, bias, [t] * problems, seed)
     objs = [None] * problems if objective is None else [float(o) for o in objective]
-    return coef, intercept, [done] * problems, [t] * problems, objs
+    return {
+        "coef": coef,
+        "intercept": intercept,
+        "n_iter": [done] * problems,
+        "t": [t] * problems,
+        "objective": objs,
+        "converged": [None if tol is None else converged] * problems,
+    }
 
 
 def _current(v, bias, avg_v, avg_b, count):

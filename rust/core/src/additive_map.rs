@@ -21,7 +21,7 @@
 //! `j`'s features are output columns `j (2n+1) .. (j+1)(2n+1)`. Zeros stay zeros,
 //! so a CSR row of `z` non-zeros maps to `z (2n+1)` non-zeros.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::monitor::Monitor;
 
 use rayon::prelude::*;
 
@@ -169,7 +169,7 @@ impl AdditiveMap {
         &self,
         x: &R,
         n_threads: usize,
-        stop: &AtomicBool,
+        monitor: &Monitor,
     ) -> Result<Vec<O>> {
         let d = x.n_features();
         let w = self.width();
@@ -184,7 +184,7 @@ impl AdditiveMap {
         if len == 0 {
             return Ok(out);
         }
-        row_blocks(&mut out, width, n_threads, stop, |first, block| {
+        row_blocks(&mut out, width, n_threads, monitor, |first, block| {
             let mut values = vec![0.0; d];
             for (r, row) in block.chunks_mut(width).enumerate() {
                 let i = first + r;
@@ -211,9 +211,9 @@ impl AdditiveMap {
         &self,
         x: &R,
         n_threads: usize,
-        stop: &AtomicBool,
+        monitor: &Monitor,
     ) -> Result<(Vec<O>, Vec<i64>, Vec<i64>)> {
-        let lengths = self.csr_row_lengths(x, n_threads, stop)?;
+        let lengths = self.csr_row_lengths(x, n_threads, monitor)?;
         let mut indptr = Vec::with_capacity(lengths.len() + 1);
         let mut total = 0_usize;
         indptr.push(0);
@@ -225,7 +225,7 @@ impl AdditiveMap {
         }
         let mut values = try_filled_vec(total, O::ZERO, "the transformed features")?;
         let mut cols = try_filled_vec(total, 0_i64, "the transformed column indices")?;
-        self.fill_csr(x, &lengths, &mut values, &mut cols, n_threads, stop)?;
+        self.fill_csr(x, &lengths, &mut values, &mut cols, n_threads, monitor)?;
         Ok((values, cols, indptr))
     }
 
@@ -241,7 +241,7 @@ impl AdditiveMap {
         &self,
         x: &R,
         n_threads: usize,
-        stop: &AtomicBool,
+        monitor: &Monitor,
     ) -> Result<Vec<usize>> {
         let w = self.width();
         let count = |i: usize| -> Result<usize> {
@@ -268,7 +268,7 @@ impl AdditiveMap {
             bad.map(|()| c)
         };
         let mut lengths = try_filled_vec(x.n_rows(), 0_usize, "the output row lengths")?;
-        row_blocks(&mut lengths, 1, n_threads, stop, |first, block| {
+        row_blocks(&mut lengths, 1, n_threads, monitor, |first, block| {
             for (r, c) in block.iter_mut().enumerate() {
                 *c = count(first + r)?;
             }
@@ -291,7 +291,7 @@ impl AdditiveMap {
         values: &mut [O],
         cols: &mut [I],
         n_threads: usize,
-        stop: &AtomicBool,
+        monitor: &Monitor,
     ) -> Result<()> {
         let w = self.width();
         let total: usize = lengths.iter().sum();
@@ -321,7 +321,7 @@ impl AdditiveMap {
             crest = qr;
         }
         let fill = |(first, v, k): &mut (usize, &mut [O], &mut [I])| -> Result<()> {
-            if stop.load(Ordering::Relaxed) {
+            if monitor.is_stopped() {
                 return Err(Error::Interrupted);
             }
             let mut at = 0;
@@ -439,9 +439,9 @@ mod tests {
             })
             .collect();
         let map = AdditiveMap::new(AdditiveKernel::JensenShannon, 2, None).unwrap();
-        let stop = AtomicBool::new(false);
+        let monitor = Monitor::new();
         let rows = DenseRows::new(&x, n, d).unwrap();
-        let dense: Vec<f64> = map.transform_dense(&rows, 2, &stop).unwrap();
+        let dense: Vec<f64> = map.transform_dense(&rows, 2, &monitor).unwrap();
         let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
         for i in 0..n {
             for j in 0..d {
@@ -453,7 +453,7 @@ mod tests {
             indptr.push(i64::try_from(data.len()).unwrap());
         }
         let csr = crate::data::CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
-        let (v, c, p): (Vec<f64>, _, _) = map.transform_csr(&csr, 2, &stop).unwrap();
+        let (v, c, p): (Vec<f64>, _, _) = map.transform_csr(&csr, 2, &monitor).unwrap();
         let width = d * map.width();
         let mut back = vec![0.0; n * width];
         for i in 0..n {
@@ -465,12 +465,14 @@ mod tests {
         let mut bad = x.clone();
         bad[7] = -1.0;
         let rows = DenseRows::new(&bad, n, d).unwrap();
-        let err = map.transform_dense::<_, f64>(&rows, 1, &stop).unwrap_err();
+        let err = map
+            .transform_dense::<_, f64>(&rows, 1, &monitor)
+            .unwrap_err();
         assert!(err.to_string().contains("row 1, column 2"), "{err}");
         let data = [1.0, 2.0];
         let unsorted =
             crate::data::CsrRows::new(&data[..], &[1_i64, 0][..], &[0_i64, 2][..], 1, 3).unwrap();
-        let r = map.transform_csr::<_, f64>(&unsorted, 1, &stop);
+        let r = map.transform_csr::<_, f64>(&unsorted, 1, &monitor);
         assert!(r.is_err(), "unsorted indices are refused");
     }
 }

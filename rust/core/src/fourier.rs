@@ -29,7 +29,7 @@
 //! and dense and CSR rows give the same bits), then `cos` and `sin` by
 //! [`crate::math::sin_cos`] (or [`crate::math::cos`]).
 
-use std::sync::atomic::AtomicBool;
+use crate::monitor::Monitor;
 
 use crate::data::Rows;
 use crate::dispatch::{with_avx2, Job};
@@ -141,7 +141,7 @@ pub fn sample_fourier(
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] when the parameters do not fit `x` and
-/// `n_components`; [`Error::Interrupted`] when `stop` is set;
+/// `n_components`; [`Error::Interrupted`] when `monitor` is stopped;
 /// [`Error::OutOfMemory`].
 pub fn fourier_transform<R: Rows, O: Float>(
     x: &R,
@@ -150,7 +150,7 @@ pub fn fourier_transform<R: Rows, O: Float>(
     n_components: usize,
     form: FourierForm,
     n_threads: usize,
-    stop: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<O>> {
     let n = x.n_rows();
     let len = n
@@ -164,7 +164,7 @@ pub fn fourier_transform<R: Rows, O: Float>(
         n_components,
         form,
         n_threads,
-        stop,
+        monitor,
         &mut out,
     )?;
     Ok(out)
@@ -184,7 +184,7 @@ pub fn fourier_transform_into<R: Rows, O: Float>(
     n_components: usize,
     form: FourierForm,
     n_threads: usize,
-    stop: &AtomicBool,
+    monitor: &Monitor,
     out: &mut [O],
 ) -> Result<()> {
     let d = x.n_features();
@@ -216,36 +216,43 @@ pub fn fourier_transform_into<R: Rows, O: Float>(
         FourierForm::SinCos => vec![O::ZERO; ROW_BLOCK * nf],
         FourierForm::Offset => Vec::new(),
     };
-    row_blocks_with(out, dc, n_threads, stop, scratch, |proj, first, block| {
-        let rows = block.len() / dc;
-        let a = SparseBlock::<O>::gather(x, first, rows);
-        match form {
-            FourierForm::Offset => {
-                for row in block.chunks_mut(dc) {
-                    row.copy_from_slice(offsets);
+    row_blocks_with(
+        out,
+        dc,
+        n_threads,
+        monitor,
+        scratch,
+        |proj, first, block| {
+            let rows = block.len() / dc;
+            let a = SparseBlock::<O>::gather(x, first, rows);
+            match form {
+                FourierForm::Offset => {
+                    for row in block.chunks_mut(dc) {
+                        row.copy_from_slice(offsets);
+                    }
+                    sparse_product(&a, &w, block, dc);
+                    with_avx2(CosJob {
+                        values: block,
+                        scale,
+                    });
                 }
-                sparse_product(&a, &w, block, dc);
-                with_avx2(CosJob {
-                    values: block,
-                    scale,
-                });
-            }
-            FourierForm::SinCos => {
-                let proj = &mut proj[..rows * nf];
-                for p in proj.chunks_mut(nf) {
-                    p.copy_from_slice(offsets);
+                FourierForm::SinCos => {
+                    let proj = &mut proj[..rows * nf];
+                    for p in proj.chunks_mut(nf) {
+                        p.copy_from_slice(offsets);
+                    }
+                    sparse_product(&a, &w, proj, nf);
+                    with_avx2(SinCosJob {
+                        proj,
+                        out: block,
+                        dc,
+                        scale,
+                    });
                 }
-                sparse_product(&a, &w, proj, nf);
-                with_avx2(SinCosJob {
-                    proj,
-                    out: block,
-                    dc,
-                    scale,
-                });
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 /// `v = scale cos(v)` for every projection of a block (the offset form).
@@ -297,7 +304,6 @@ impl<O: Float> Job for SinCosJob<'_, O> {
 mod tests {
     use super::*;
     use crate::data::{CsrRows, DenseRows};
-    use std::sync::atomic::Ordering;
 
     #[test]
     fn trig_loops_are_bit_identical_with_and_without_avx2() {
@@ -386,7 +392,7 @@ mod tests {
                 }
             })
             .collect();
-        let stop = AtomicBool::new(false);
+        let monitor = Monitor::new();
         let dense = DenseRows::new(&x, n, d).unwrap();
         let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
         for i in 0..n {
@@ -406,8 +412,8 @@ mod tests {
         ] {
             let p = sample_fourier(d, dc, gamma, form, 3).unwrap();
             let (w, b) = (&p.weights[..], &p.offsets[..]);
-            let z = fourier_transform(&dense, w, b, dc, form, 2, &stop).unwrap();
-            let zs = fourier_transform(&csr, w, b, dc, form, 1, &stop).unwrap();
+            let z = fourier_transform(&dense, w, b, dc, form, 2, &monitor).unwrap();
+            let zs = fourier_transform(&csr, w, b, dc, form, 1, &monitor).unwrap();
             assert_eq!(z, zs, "zeros skipped alike, so dense and CSR agree exactly");
             // The documented formula, feature by feature.
             let nf = form.n_frequencies(dc);
@@ -446,19 +452,17 @@ mod tests {
             let b32: Vec<f32> = p.offsets.iter().map(|&w| w as f32).collect();
             let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
             let dense32 = DenseRows::new(&x32, n, d).unwrap();
-            let z32 = fourier_transform(&dense32, &w32, &b32, dc, form, 1, &stop).unwrap();
+            let z32 = fourier_transform(&dense32, &w32, &b32, dc, form, 1, &monitor).unwrap();
             let diff = z32
                 .iter()
                 .zip(&z)
                 .map(|(a, b)| (f64::from(*a) - b).abs())
                 .fold(0.0, f64::max);
             assert!(diff < 1e-5, "float32 features differ by {diff}");
-            assert!(fourier_transform(&dense, &w[1..], b, dc, form, 1, &stop).is_err());
-            assert!(fourier_transform(&dense, w, b, dc + 2, form, 1, &stop).is_err());
-            stop.store(true, Ordering::Relaxed);
-            let r = fourier_transform(&dense, w, b, dc, form, 1, &stop);
+            assert!(fourier_transform(&dense, &w[1..], b, dc, form, 1, &monitor).is_err());
+            assert!(fourier_transform(&dense, w, b, dc + 2, form, 1, &monitor).is_err());
+            let r = fourier_transform(&dense, w, b, dc, form, 1, &Monitor::stopped());
             assert_eq!(r, Err(Error::Interrupted));
-            stop.store(false, Ordering::Relaxed);
         }
     }
 }

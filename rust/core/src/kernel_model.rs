@@ -6,7 +6,7 @@
 //! coefficients per problem, zero where an example is not a support vector of that
 //! problem.
 
-use std::sync::atomic::AtomicBool;
+use crate::monitor::Monitor;
 
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
@@ -53,7 +53,7 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
     cache_bytes: usize,
     states: &mut [KernelState],
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<(KernelModel, Vec<KernelFitOutput>)> {
     check_kernel_params(params)?;
     labels.check(gram.n())?;
@@ -85,7 +85,7 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
         let task = labels.task(p)?;
         let label = problem_label(multi && params.verbose, p);
         fit_kernel_binary_shared::<G, S>(
-            gram, &task, params, solver, &columns, state, cancel, &label,
+            gram, &task, params, solver, &columns, state, monitor, &label,
         )
     })?;
     Ok((merge(states, params.alpha)?, outputs))
@@ -120,14 +120,14 @@ fn merge(states: &[KernelState], alpha: f64) -> Result<KernelModel> {
 /// support vectors `sv` (prepared as `prep`), dual coefficients (row-major
 /// `n_problems x n_sv`) and intercepts, computed in parallel blocks of rows on
 /// `n_threads` threads (0 = all cores). Stops with [`Error::Interrupted`] once
-/// `cancel` is set.
+/// `monitor` is stopped.
 pub fn kernel_decision_function<R: Rows, Q: Rows>(
     prep: &KernelRows<'_, R>,
     x: &Q,
     dual_coef: &[f64],
     intercept: &[f64],
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<f64>> {
     let n_sv = prep.len();
     let k = intercept.len();
@@ -154,7 +154,7 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
     } else {
         None
     };
-    row_blocks(&mut out, k, n_threads, cancel, |first, chunk| {
+    row_blocks(&mut out, k, n_threads, monitor, |first, chunk| {
         let mut q = prep.query();
         let mut kv = vec![0.0; n_sv];
         for (r, row_out) in chunk.chunks_mut(k).enumerate() {
@@ -175,12 +175,12 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
 
 /// The kernel matrix `K(x_i, y_j)` (row-major `x.n_rows() x prep.len()`) between the
 /// rows of `x` and the rows `prep` was prepared on, in parallel blocks of rows.
-/// Stops with [`Error::Interrupted`] once `cancel` is set.
+/// Stops with [`Error::Interrupted`] once `monitor` is stopped.
 pub fn kernel_matrix<R: Rows, Q: Rows>(
     prep: &KernelRows<'_, R>,
     x: &Q,
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<f64>> {
     let m = prep.len();
     let n = x.n_rows();
@@ -191,7 +191,7 @@ pub fn kernel_matrix<R: Rows, Q: Rows>(
     if m == 0 || n == 0 {
         return Ok(out);
     }
-    row_blocks(&mut out, m, n_threads, cancel, |first, chunk| {
+    row_blocks(&mut out, m, n_threads, monitor, |first, chunk| {
         let mut q = prep.query();
         for (r, row) in chunk.chunks_mut(m).enumerate() {
             prep.load(&mut q, x, first + r)?;
@@ -257,7 +257,7 @@ mod tests {
                 cache,
                 &mut states,
                 threads,
-                &AtomicBool::new(false),
+                &Monitor::new(),
             )
             .unwrap()
             .0
@@ -276,13 +276,13 @@ mod tests {
             .collect();
         let sv_rows = DenseRows::new(&sv, n_sv, d).unwrap();
         let prep = KernelRows::new(kernel, &sv_rows).unwrap();
-        let go = AtomicBool::new(false);
+        let go = Monitor::new();
         let (dual, b) = (&model.dual_coef, &model.intercept);
         let f1 = kernel_decision_function(&prep, &rows, dual, b, 1, &go).unwrap();
         let f2 = kernel_decision_function(&prep, &rows, dual, b, 2, &go).unwrap();
         assert_eq!(f1, f2);
-        let stop = AtomicBool::new(true);
-        let r = kernel_decision_function(&prep, &rows, dual, b, 2, &stop);
+        let monitor = Monitor::stopped();
+        let r = kernel_decision_function(&prep, &rows, dual, b, 2, &monitor);
         assert_eq!(r, Err(Error::Interrupted));
         let mut k = KernelRow::new(kernel, &rows).unwrap();
         let mut correct = 0;

@@ -41,7 +41,7 @@
 //! independently, and summed in a fixed order: results do not depend on the number
 //! of threads.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::monitor::Monitor;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -55,6 +55,9 @@ use crate::params::{Averaging, Intercept, ValidParams};
 use crate::sampler::{Draws, Sampler};
 use crate::task::BinaryTask;
 
+/// Steps counted as done at once on the progress monitor (a kernel step costs
+/// microseconds or more; counting each would contend between classes' threads).
+const PROGRESS_STEPS: u64 = 64;
 /// Kernel values computed per parallel task.
 const CHUNK: usize = 1024;
 
@@ -459,7 +462,7 @@ struct Run<'a, G: Gram, S> {
     pending_values: Vec<f64>,
     /// Set when the caller asks the fit to stop (checked between steps and between
     /// the row chunks of a flush).
-    cancel: &'a AtomicBool,
+    monitor: &'a Monitor,
 }
 
 impl<G: Gram, S: Float> Run<'_, G, S> {
@@ -607,11 +610,11 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         let block_ref = &self.block;
         let rows = CHUNK.div_ceil(u.max(1)).max(1);
         let cached_ref = &cached;
-        let cancel = self.cancel;
+        let monitor = self.monitor;
         // Once cancelled, the remaining chunks are skipped and the fit ends with
         // `Interrupted` below: the half-updated margins are never used.
         let work = |tmp: &mut Vec<f64>, (c, (g, kb)): (usize, (&mut [f64], &mut [S]))| {
-            if cancel.load(Ordering::Relaxed) {
+            if monitor.is_stopped() {
                 return;
             }
             tmp.resize(u, 0.0);
@@ -655,7 +658,7 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             }
         }
         drop(cached);
-        if cancel.load(Ordering::Relaxed) {
+        if monitor.is_stopped() {
             return Err(Error::Interrupted);
         }
         if u > 0 && self.columns.can_hold(n) {
@@ -758,18 +761,18 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
 
 /// Fit one binary problem for `params.max_iter` passes (`ceil(n / k)` steps each),
 /// continuing `state`, with a kernel column cache of `solver.cache_bytes` of its
-/// own. Checks `cancel` between steps ([`Error::Interrupted`]).
+/// own. Checks `monitor` between steps ([`Error::Interrupted`]).
 pub fn fit_kernel_binary<G: Gram, S: Float>(
     gram: &G,
     task: &BinaryTask<'_>,
     params: &ValidParams,
     solver: KernelSolver,
     state: &mut KernelState,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
     label: &str,
 ) -> Result<KernelFitOutput> {
     let columns = SharedColumns::new(gram.n(), solver.cache_bytes);
-    fit_kernel_binary_shared::<G, S>(gram, task, params, solver, &columns, state, cancel, label)
+    fit_kernel_binary_shared::<G, S>(gram, task, params, solver, &columns, state, monitor, label)
 }
 
 /// [`fit_kernel_binary`] with a kernel column cache shared with other problems on
@@ -782,7 +785,7 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
     solver: KernelSolver,
     columns: &SharedColumns<S>,
     state: &mut KernelState,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
     label: &str,
 ) -> Result<KernelFitOutput> {
     check_kernel_params(params)?;
@@ -831,7 +834,7 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
         pending_coef: Vec::with_capacity(PENDING_COLUMNS),
         pending_values: vec![0.0; PENDING_COLUMNS],
         block: gram.block(),
-        cancel,
+        monitor,
     };
     let k = params.batch_size;
     let mut batch = Vec::new();
@@ -843,10 +846,14 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
     }
     let started = Instant::now();
     let mut objective = None;
+    monitor.add_total(per_pass * params.max_iter as u64);
     for pass in 1..=params.max_iter {
-        for _ in 0..per_pass {
-            if cancel.load(Ordering::Relaxed) {
+        for step in 0..per_pass {
+            if monitor.is_stopped() {
                 return Err(Error::Interrupted);
+            }
+            if step % PROGRESS_STEPS == 0 {
+                monitor.advance(PROGRESS_STEPS.min(per_pass - step));
             }
             batch.clear();
             for _ in 0..k {
@@ -856,18 +863,23 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
         }
         run.flush(state)?;
         objective = run.objective(state);
+        if let Some(o) = objective {
+            monitor.set_objective(o);
+        }
         if params.verbose {
             let (hits, misses) = (run.hits, run.misses);
             let obj = objective.map_or(String::new(), |o| format!("objective {o:.6e}, "));
-            eprintln!(
-                "{label}pass {pass}/{}: {obj}{} support vectors, t {}, {} kernel values, \
-                 cache {hits} hits / {misses} misses, {:.2}s",
-                params.max_iter,
-                state.support.len(),
-                state.t,
-                run.evals,
-                started.elapsed().as_secs_f64()
-            );
+            monitor.say(|| {
+                format!(
+                    "{label}pass {pass}/{}: {obj}{} support vectors, t {}, {} kernel values, \
+                     cache {hits} hits / {misses} misses, {:.2}s",
+                    params.max_iter,
+                    state.support.len(),
+                    state.t,
+                    run.evals,
+                    started.elapsed().as_secs_f64()
+                )
+            });
         }
     }
     let (cache_hits, cache_misses) = (run.hits, run.misses);

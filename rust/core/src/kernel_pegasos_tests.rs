@@ -62,7 +62,7 @@ fn fit<G: Gram>(
     stream: u64,
 ) -> KernelState {
     let mut state = KernelState::new(gram.n(), p.seed, stream).unwrap();
-    fit_kernel_binary::<G, f64>(gram, task, p, s, &mut state, &AtomicBool::new(false), "").unwrap();
+    fit_kernel_binary::<G, f64>(gram, task, p, s, &mut state, &Monitor::new(), "").unwrap();
     state
 }
 
@@ -101,16 +101,7 @@ fn linear_kernel_reproduces_the_linear_solver() {
         let p = params(0.05, k, 4, sampling);
         let mut lin = LinearState::new(d, p.seed, 2).unwrap();
         let mut w = vec![0.0; d];
-        fit_binary(
-            &rows,
-            &task,
-            &p,
-            &mut lin,
-            &mut w,
-            &AtomicBool::new(false),
-            "",
-        )
-        .unwrap();
+        fit_binary(&rows, &task, &p, &mut lin, &mut w, &Monitor::new(), "").unwrap();
         let want: Vec<f64> = (0..n).map(|i| rows.dot(i, &w)).collect();
         let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
         for strategy in STRATEGIES {
@@ -143,16 +134,7 @@ fn suffix_average_with_the_linear_kernel_matches_the_linear_solver() {
         .unwrap();
         let mut lin = LinearState::new(d, p.seed, 1).unwrap();
         let mut w = vec![0.0; d];
-        let out = fit_binary(
-            &rows,
-            &task,
-            &p,
-            &mut lin,
-            &mut w,
-            &AtomicBool::new(false),
-            "",
-        )
-        .unwrap();
+        let out = fit_binary(&rows, &task, &p, &mut lin, &mut w, &Monitor::new(), "").unwrap();
         let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
         for strategy in STRATEGIES {
             let state = fit(&gram, &task, &p, solver(strategy, 0, false), 1);
@@ -184,16 +166,7 @@ fn linear_kernel_with_bias_matches_the_linear_solver() {
     .unwrap();
     let mut lin = LinearState::new(d, p.seed, 0).unwrap();
     let mut w = vec![0.0; d];
-    let out = fit_binary(
-        &rows,
-        &task,
-        &p,
-        &mut lin,
-        &mut w,
-        &AtomicBool::new(false),
-        "",
-    )
-    .unwrap();
+    let out = fit_binary(&rows, &task, &p, &mut lin, &mut w, &Monitor::new(), "").unwrap();
     let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
     let state = fit(&gram, &task, &p, solver(Strategy::Margins, 0, false), 0);
     let model = state.model(p.alpha);
@@ -224,7 +197,7 @@ fn restart_is_bit_exact_and_cache_and_threads_change_nothing() {
         // Two calls of two passes, no cache.
         let p2 = params(0.01, 2, 2, Sampling::Shuffle);
         let mut state = KernelState::new(n, p2.seed, 0).unwrap();
-        let cancel = AtomicBool::new(false);
+        let monitor = Monitor::new();
         for _ in 0..2 {
             fit_kernel_binary::<_, f64>(
                 &gram,
@@ -232,7 +205,7 @@ fn restart_is_bit_exact_and_cache_and_threads_change_nothing() {
                 &p2,
                 solver(strategy, 0, false),
                 &mut state,
-                &cancel,
+                &monitor,
                 "",
             )
             .unwrap();
@@ -344,10 +317,14 @@ fn objective_falls_and_bad_setups_are_errors() {
         &rows,
         KernelRows::new(Kernel::Rbf { gamma: 1.0 }, &rows).unwrap(),
     );
-    let run = |p: &ValidParams, strategy: Strategy, state: &mut KernelState, stop: bool| {
-        let cancel = AtomicBool::new(stop);
+    let run = |p: &ValidParams, strategy: Strategy, state: &mut KernelState, monitor: bool| {
+        let monitor = if monitor {
+            Monitor::stopped()
+        } else {
+            Monitor::new()
+        };
         let s = solver(strategy, 1 << 20, false);
-        fit_kernel_binary::<_, f64>(&gram, &task, p, s, state, &cancel, "")
+        fit_kernel_binary::<_, f64>(&gram, &task, p, s, state, &monitor, "")
     };
     let objective = |passes: usize| {
         let p = params(0.01, 1, passes, Sampling::Uniform);

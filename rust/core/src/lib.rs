@@ -22,6 +22,7 @@ pub mod kernel_model;
 pub mod kernel_pegasos;
 pub mod linear;
 pub mod math;
+pub mod monitor;
 pub mod multiclass;
 pub mod nystroem;
 mod panel_product;
@@ -39,6 +40,7 @@ pub use float::{Float, Index};
 pub use linear::{
     fit_binary, primal_objective, run_drawn, FitOutput, LinearState, PassPlan, StepRule,
 };
+pub use monitor::Monitor;
 pub use multiclass::{decision_function, fit_one_vs_rest, initial_states, Labels};
 pub use params::{Averaging, Intercept, Params, Sampling, ValidParams};
 pub use rng::Rng;

@@ -35,7 +35,7 @@
 //! `S = u + beta v`: when `v` changes by `dv`, `u -= beta dv` (O(nnz)); after each
 //! step `beta += a`. See [`Averaging`] for the start `t0`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::monitor::Monitor;
 use std::time::Instant;
 
 use crate::data::Rows;
@@ -88,6 +88,9 @@ pub struct FitOutput {
     pub n_iter: usize,
     /// Primal objective of the returned model after the last pass, when computed.
     pub objective: Option<f64>,
+    /// With `tol`: whether its stopping rule was met (`false`: the fit ran out of
+    /// passes first). `None` without `tol`.
+    pub converged: Option<bool>,
 }
 
 impl LinearState {
@@ -468,7 +471,7 @@ pub fn steps_per_pass(n_samples: usize, batch_size: usize) -> u64 {
 ///
 /// The examples of up to `BLOCK_STEPS` steps are drawn at once (the draws do not
 /// depend on `w`, so this changes nothing but the memory access pattern) and their
-/// rows are prefetched a few examples ahead. Checks `cancel` between blocks and
+/// rows are prefetched a few examples ahead. Checks `monitor` between blocks and
 /// returns [`Error::Interrupted`] when set (the state is then left at a consistent
 /// step boundary).
 pub fn run_steps<R: Rows>(
@@ -477,9 +480,9 @@ pub fn run_steps<R: Rows>(
     params: &ValidParams,
     state: &mut LinearState,
     n_steps: u64,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<()> {
-    make_context(rows, task, params, state, None)?.run(state, n_steps, cancel)
+    make_context(rows, task, params, state, None)?.run(state, n_steps, monitor)
 }
 
 /// [`run_steps`] with the projection radius of examples of mean weight
@@ -491,9 +494,9 @@ pub fn run_steps_in_part<R: Rows>(
     mean_weight: f64,
     state: &mut LinearState,
     n_steps: u64,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<()> {
-    make_context(rows, task, params, state, Some(mean_weight))?.run(state, n_steps, cancel)
+    make_context(rows, task, params, state, Some(mean_weight))?.run(state, n_steps, monitor)
 }
 
 /// Scratch buffers of a run: the violators of a step and a block of drawn examples.
@@ -510,13 +513,13 @@ fn scratch(k: usize, block: usize) -> Result<(Vec<usize>, Vec<usize>)> {
 
 impl<R: Rows> Context<'_, R> {
     /// The loop of [`run_steps`] on an already checked context.
-    fn run(&self, state: &mut LinearState, n_steps: u64, cancel: &AtomicBool) -> Result<()> {
+    fn run(&self, state: &mut LinearState, n_steps: u64, monitor: &Monitor) -> Result<()> {
         let k = self.rule.batch_size;
         let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
         let (mut violators, mut drawn) = scratch(k, block_steps as usize * k)?;
         let mut remaining = n_steps;
         while remaining > 0 {
-            if cancel.load(Ordering::Relaxed) {
+            if monitor.is_stopped() {
                 return Err(Error::Interrupted);
             }
             let steps = remaining.min(block_steps) as usize;
@@ -527,6 +530,7 @@ impl<R: Rows> Context<'_, R> {
             }
             self.rule
                 .steps(self.rows, self.task, state, &drawn, &mut violators);
+            monitor.advance(steps as u64);
         }
         Ok(())
     }
@@ -544,7 +548,7 @@ pub fn run_drawn<R: Rows>(
     rule: &StepRule,
     state: &mut LinearState,
     drawn: &[usize],
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<()> {
     let k = rule.batch_size;
     if drawn.len() % k != 0 {
@@ -563,7 +567,7 @@ pub fn run_drawn<R: Rows>(
     let block = (BLOCK_EXAMPLES / k).max(1) * k;
     let (mut violators, _) = scratch(k, 0)?;
     for part in drawn.chunks(block) {
-        if cancel.load(Ordering::Relaxed) {
+        if monitor.is_stopped() {
             return Err(Error::Interrupted);
         }
         rule.steps(rows, task, state, part, &mut violators);
@@ -629,6 +633,7 @@ pub struct PassPlan {
     best: f64,
     no_improvement: usize,
     finishing_average: bool,
+    converged: bool,
     objective: Option<f64>,
     started: Instant,
 }
@@ -665,6 +670,7 @@ impl PassPlan {
             best: f64::INFINITY,
             no_improvement: 0,
             finishing_average: false,
+            converged: false,
             objective: None,
             started: Instant::now(),
         })
@@ -689,27 +695,37 @@ impl PassPlan {
         self.pass
     }
 
+    /// The most steps this call can run (every pass run to `max_iter`).
+    pub fn planned_steps(&self) -> u64 {
+        self.per_pass * self.max_passes as u64
+    }
+
     /// End the current pass with the primal objective of the model it returns
-    /// (`None` unless [`PassPlan::wants_objective`]): print the verbose line and
-    /// apply the stopping rule of `tol`. `label` prefixes the verbose line.
+    /// (`None` unless [`PassPlan::wants_objective`]): report it on `monitor` (the
+    /// verbose line, when `params.verbose`) and apply the stopping rule of `tol`.
+    /// `label` prefixes the verbose lines.
     pub fn end_pass(
         &mut self,
         params: &ValidParams,
         state: &mut LinearState,
         objective: Option<f64>,
+        monitor: &Monitor,
         label: &str,
     ) {
         let Some(obj) = objective else { return };
         self.objective = Some(obj);
+        monitor.set_objective(obj);
         if params.verbose {
-            eprintln!(
-                "{label}pass {}/{}: objective {obj:.6e}, ||w||^2 {:.4e}, t {}, {:.2}s",
-                self.pass,
-                self.last_pass,
-                state.sq_norm,
-                state.t,
-                self.started.elapsed().as_secs_f64()
-            );
+            monitor.say(|| {
+                format!(
+                    "{label}pass {}/{}: objective {obj:.6e}, ||w||^2 {:.4e}, t {}, {:.2}s",
+                    self.pass,
+                    self.last_pass,
+                    state.sq_norm,
+                    state.t,
+                    self.started.elapsed().as_secs_f64()
+                )
+            });
         }
         let Some(tol) = params.tol else { return };
         if self.finishing_average {
@@ -722,12 +738,27 @@ impl PassPlan {
         }
         self.best = self.best.min(obj);
         if self.no_improvement >= params.n_iter_no_change {
+            self.converged = true;
             if params.averaging == Averaging::Suffix && state.avg_count == 0 {
                 state.avg_start = state.t + 1;
                 self.last_pass = (2 * self.pass).min(self.max_passes);
                 self.finishing_average = true;
+                if params.verbose && self.last_pass > self.pass {
+                    monitor.say(|| {
+                        format!(
+                            "{label}converged at pass {} (tol): the average of the \
+                             iterates begins now, so {} more passes run (to pass {})",
+                            self.pass,
+                            self.last_pass - self.pass,
+                            self.last_pass
+                        )
+                    });
+                }
             } else {
                 self.last_pass = self.pass;
+                if params.verbose {
+                    monitor.say(|| format!("{label}converged at pass {} (tol)", self.pass));
+                }
             }
         }
     }
@@ -738,6 +769,7 @@ impl PassPlan {
             intercept: state.write_model(params.intercept, coef),
             n_iter: self.pass,
             objective: self.objective,
+            converged: params.tol.map(|_| self.converged),
         }
     }
 }
@@ -767,7 +799,7 @@ pub fn fit_binary<R: Rows>(
     params: &ValidParams,
     state: &mut LinearState,
     coef: &mut [f64],
-    cancel: &AtomicBool,
+    monitor: &Monitor,
     label: &str,
 ) -> Result<FitOutput> {
     if coef.len() != rows.n_features() {
@@ -778,14 +810,15 @@ pub fn fit_binary<R: Rows>(
         )));
     }
     let mut plan = PassPlan::start(params, state, rows.n_rows())?;
+    monitor.add_total(plan.planned_steps());
     let ctx = make_context(rows, task, params, state, None)?;
     while let Some(steps) = plan.next_pass() {
-        ctx.run(state, steps, cancel)?;
+        ctx.run(state, steps, monitor)?;
         let objective = PassPlan::wants_objective(params).then(|| {
             let (b, reg_sq) = current_model(params, state, coef);
             primal_objective(rows, task, coef, b, reg_sq, params.alpha)
         });
-        plan.end_pass(params, state, objective, label);
+        plan.end_pass(params, state, objective, monitor, label);
     }
     Ok(plan.finish(params, state, coef))
 }

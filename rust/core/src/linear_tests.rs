@@ -119,7 +119,7 @@ fn check_against_naive(params: Params, steps: u64) {
     let vp = params.clone().validate().unwrap();
     let mut state = LinearState::new(d, 5, 0).unwrap();
     state.avg_start = avg_from;
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     let mut naive = Naive {
         w: vec![0.0; d],
         b: 0.0,
@@ -224,7 +224,7 @@ fn rescaling_keeps_w_and_average() {
     .unwrap();
     let mut s = LinearState::new(d, 1, 0).unwrap();
     s.avg_start = 10;
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     run_steps(&rows, &task, &p, &mut s, 100, &never).unwrap();
     let before = (s.last_iterate(p.intercept), s.averaged_iterate(p.intercept));
     assert!(s.scale < 1.0);
@@ -241,7 +241,7 @@ fn exact_restart_is_bit_identical() {
     let (x, codes) = dataset(n, d, 4);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     for sampling in [
         Sampling::Uniform,
         Sampling::Shuffle,
@@ -284,7 +284,7 @@ fn sparse_and_dense_give_the_same_model() {
     }
     .validate()
     .unwrap();
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     let mut a = LinearState::new(d, 2, 0).unwrap();
     let mut b = a.clone();
     let (mut ca, mut cb) = (vec![0.0; d], vec![0.0; d]);
@@ -302,7 +302,7 @@ fn suffix_average_beats_last_iterate() {
     let (x, codes) = dataset(n, d, 17);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     let obj = |avg| {
         let p = Params {
             alpha: 1e-3,
@@ -333,8 +333,8 @@ fn cancellation_stops_the_run() {
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
     let p = Params::default().validate().unwrap();
     let mut s = LinearState::new(d, 0, 0).unwrap();
-    let stop = AtomicBool::new(true);
-    let r = run_steps(&rows, &task, &p, &mut s, 1 << 40, &stop);
+    let monitor = Monitor::stopped();
+    let r = run_steps(&rows, &task, &p, &mut s, 1 << 40, &monitor);
     assert_eq!(r, Err(Error::Interrupted));
 }
 
@@ -343,7 +343,7 @@ fn bad_order_and_mismatched_state_are_errors() {
     let (x, codes) = dataset(5, 2, 1);
     let rows = DenseRows::new(&x, 5, 2).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     let p = Params {
         sampling: Sampling::Order(vec![0, 9]),
         ..Params::default()
@@ -366,7 +366,7 @@ fn golden_model_is_pinned() {
     let (x, codes) = dataset(n, d, 99);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     let p = Params {
         alpha: 1e-3,
         batch_size: 2,
@@ -420,7 +420,7 @@ fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
     let (x, codes) = dataset(n, d, 21);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let cancel = AtomicBool::new(false);
+    let monitor = Monitor::new();
     for t in [1u64, 37, 450] {
         let p = Params {
             max_steps: Some(t),
@@ -431,10 +431,10 @@ fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
         .unwrap();
         let mut a = LinearState::new(d, 3, 0).unwrap();
         let mut w = vec![0.0; d];
-        let out = fit_binary(&rows, &task, &p, &mut a, &mut w, &cancel, "").unwrap();
+        let out = fit_binary(&rows, &task, &p, &mut a, &mut w, &monitor, "").unwrap();
         assert_eq!((a.steps(), out.n_iter), (t, 1));
         let mut b = LinearState::new(d, 3, 0).unwrap();
-        run_steps(&rows, &task, &p, &mut b, t, &cancel).unwrap();
+        run_steps(&rows, &task, &p, &mut b, t, &monitor).unwrap();
         assert_eq!(a, b);
     }
     let bad = Params {
@@ -459,7 +459,7 @@ fn fit_from_outside(
     state: &mut LinearState,
     coef: &mut [f64],
 ) -> FitOutput {
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     let (positives, negatives) = task.split_by_class();
     let keys = KeyDraws::new(Cow::Borrowed(&p.sampling), n, positives.len()).unwrap();
     let half = n / 2;
@@ -511,7 +511,7 @@ fn fit_from_outside(
             let loss = hinge_loss_sum(&second, &t2, coef, b, loss);
             objective_from_loss(loss, n, coef, reg_sq, p.alpha)
         });
-        plan.end_pass(p, state, objective, "");
+        plan.end_pass(p, state, objective, &Monitor::new(), "");
     }
     plan.finish(p, state, coef)
 }
@@ -522,7 +522,7 @@ fn examples_supplied_from_outside_give_the_in_memory_model() {
     let (x, codes) = dataset(n, d, 33);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let sw: Vec<f64> = (0..n).map(|i| 0.25 + (i % 5) as f64 * 0.3).collect();
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     for sampling in [
         Sampling::Uniform,
         Sampling::Shuffle,
@@ -573,7 +573,7 @@ fn supplied_draws_are_checked() {
     .validate()
     .unwrap();
     let rule = StepRule::new(&p, 1.0);
-    let never = AtomicBool::new(false);
+    let never = Monitor::new();
     let mut s = LinearState::new(d, 0, 0).unwrap();
     assert!(run_drawn(&rows, &task, &rule, &mut s, &[0, 1, 2], &never).is_err());
     assert!(run_drawn(&rows, &task, &rule, &mut s, &[0, 10], &never).is_err());

@@ -3,7 +3,7 @@
 //! Class `c` trains on stream `c` of the seed (see [`crate::rng`]) and its own state,
 //! so the models do not depend on how many threads run them or in which order.
 
-use std::sync::atomic::AtomicBool;
+use crate::monitor::Monitor;
 
 use crate::data::Rows;
 use crate::error::{try_filled_vec, Error, Result};
@@ -107,7 +107,7 @@ pub fn fit_one_vs_rest<R: Rows>(
     states: &mut [LinearState],
     coef: &mut [f64],
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<FitOutput>> {
     labels.check(rows.n_rows())?;
     let d = rows.n_features();
@@ -133,7 +133,7 @@ pub fn fit_one_vs_rest<R: Rows>(
     for_each_problem(problems, n_threads, |p, (state, w)| {
         let task = labels.task(p)?;
         let label = problem_label(multi && params.verbose, p);
-        fit_binary(rows, &task, params, state, w, cancel, &label)
+        fit_binary(rows, &task, params, state, w, monitor, &label)
     })
 }
 
@@ -148,13 +148,13 @@ pub fn problem_label(show: bool, p: usize) -> String {
 
 /// Decision values `X W^T + b` as a row-major `n_rows x n_outputs` matrix, computed
 /// in parallel blocks of rows. `coef` is row-major `n_outputs x n_features`. Stops
-/// with [`Error::Interrupted`] once `cancel` is set.
+/// with [`Error::Interrupted`] once `monitor` is stopped.
 pub fn decision_function<R: Rows>(
     rows: &R,
     coef: &[f64],
     intercept: &[f64],
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<f64>> {
     let d = rows.n_features();
     let k = intercept.len();
@@ -173,7 +173,7 @@ pub fn decision_function<R: Rows>(
         return Ok(out);
     }
     // A row costs one sparse dot product per output: blocks of 1,024 rows.
-    row_blocks_of(&mut out, k, 1024, n_threads, cancel, |first, block| {
+    row_blocks_of(&mut out, k, 1024, n_threads, monitor, |first, block| {
         for (r, row_out) in block.chunks_mut(k).enumerate() {
             for (c, o) in row_out.iter_mut().enumerate() {
                 *o = rows.dot(first + r, &coef[c * d..(c + 1) * d]) + intercept[c];

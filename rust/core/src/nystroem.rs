@@ -27,7 +27,7 @@
 //! entries for the rest), then multiplies by the
 //! triangular `L⁻ᵀ` in the output's precision: about `r² / 2` multiply-adds per row.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::monitor::Monitor;
 
 use rayon::prelude::*;
 
@@ -318,21 +318,21 @@ impl<'a, R: Rows> LandmarkKernel<'a, R> {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] when `m` is 0 or exceeds the number of rows;
-/// [`Error::Interrupted`] when `stop` is set; [`Error::OutOfMemory`].
+/// [`Error::Interrupted`] when `monitor` is stopped; [`Error::OutOfMemory`].
 pub fn select_landmarks<G: Gram>(
     gram: &G,
     m: usize,
     how: Landmarks,
     seed: u64,
     n_threads: usize,
-    stop: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<u32>> {
     let n = gram.n();
     check_sizes(n, m)?;
     let mut rng = Rng::seed_from_u64(seed);
     let mut chosen = match how {
         Landmarks::Uniform => uniform(&mut rng, n, m)?,
-        Landmarks::KMeansPlusPlus => kmeans_pp(gram, &mut rng, m, n_threads, stop)?,
+        Landmarks::KMeansPlusPlus => kmeans_pp(gram, &mut rng, m, n_threads, monitor)?,
         Landmarks::All if m == n => (0..n as u32).collect(),
         Landmarks::All => {
             return Err(Error::InvalidParameter(format!(
@@ -386,7 +386,7 @@ fn kmeans_pp<G: Gram>(
     rng: &mut Rng,
     m: usize,
     n_threads: usize,
-    stop: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<u32>> {
     let n = gram.n();
     let mut diag = try_filled_vec(n, 0.0, "the kernel diagonal")?;
@@ -405,7 +405,7 @@ fn kmeans_pp<G: Gram>(
             })?;
         let mut next = rng.below(n as u64) as usize;
         loop {
-            if stop.load(Ordering::Relaxed) {
+            if monitor.is_stopped() {
                 return Err(Error::Interrupted);
             }
             chosen.push(next as u32);
@@ -458,14 +458,14 @@ fn kmeans_pp<G: Gram>(
 pub fn landmark_kernel<G: Gram>(
     gram: &G,
     landmarks: &[u32],
-    stop: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<f64>> {
     let m = landmarks.len();
     let mut kmm = try_filled_vec(m * m, 0.0, "the landmark kernel matrix")?;
     kmm.par_chunks_mut(m.max(1))
         .zip(landmarks.par_iter())
         .try_for_each(|(row, &a)| {
-            check_cancel(stop)?;
+            check_cancel(monitor)?;
             let mut q = gram.query();
             gram.load(&mut q, a as usize)?;
             gram.eval_into(&q, a as usize, Targets::List(landmarks), row);
@@ -480,7 +480,7 @@ pub fn landmark_kernel<G: Gram>(
 /// # Errors
 /// [`Error::InvalidInput`] when `K_mm` has a non-finite value or no positive
 /// diagonal entry (then every landmark maps to zero).
-pub fn normalization(kmm: &[f64], m: usize, stop: &AtomicBool) -> Result<Normalization> {
+pub fn normalization(kmm: &[f64], m: usize, monitor: &Monitor) -> Result<Normalization> {
     if kmm.len() != m * m || m == 0 {
         return Err(Error::ShapeMismatch(format!(
             "a {m} x {m} landmark kernel needs {} values, got {}",
@@ -499,7 +499,7 @@ pub fn normalization(kmm: &[f64], m: usize, stop: &AtomicBool) -> Result<Normali
             "the kernel between the landmarks has no positive diagonal entry".into(),
         ));
     }
-    let (a, perm, rank) = pivoted_cholesky(kmm, m, RANK_TOL * max_diag, stop)?;
+    let (a, perm, rank) = pivoted_cholesky(kmm, m, RANK_TOL * max_diag, monitor)?;
     // inv = L⁻¹ (rank x rank, lower triangular), row by row: row i is
     // (e_i - sum_{k<i} L_ik inv_k) / L_ii, each inv_k non-zero up to column k. In
     // blocks of rows: the terms of the earlier blocks by one product (against their
@@ -509,7 +509,7 @@ pub fn normalization(kmm: &[f64], m: usize, stop: &AtomicBool) -> Result<Normali
     let mut panels = Panel::<f64>::zeros(rank, rank);
     let mut i0 = 0;
     while i0 < rank {
-        check_cancel(stop)?;
+        check_cancel(monitor)?;
         let i1 = (i0 + CHOLESKY_PANEL).min(rank);
         for i in i0..i1 {
             inv[i * rank + i] = 1.0;
@@ -561,12 +561,12 @@ pub fn landmark_kernel_rows<R: Rows>(
     kernel: Kernel,
     x: &R,
     n_threads: usize,
-    stop: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<f64>> {
     let m = x.n_rows();
     let route = LandmarkKernel::new(kernel, x)?;
     let mut kmm = try_filled_vec(m * m, 0.0, "the landmark kernel matrix")?;
-    row_blocks(&mut kmm, m.max(1), n_threads, stop, |first, block| {
+    row_blocks(&mut kmm, m.max(1), n_threads, monitor, |first, block| {
         route.eval_rows(x, first, block)
     })?;
     Ok(kmm)
@@ -580,7 +580,7 @@ fn pivoted_cholesky(
     kmm: &[f64],
     m: usize,
     tol: f64,
-    stop: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<(Vec<f64>, Vec<usize>, usize)> {
     let mut a = kmm.to_vec();
     let mut perm: Vec<usize> = (0..m).collect();
@@ -593,7 +593,7 @@ fn pivoted_cholesky(
     let mut d = vec![0.0; m]; // set from the diagonal at each panel's start
     let mut k0 = 0;
     'panels: while k0 < m {
-        check_cancel(stop)?;
+        check_cancel(monitor)?;
         let k1 = (k0 + CHOLESKY_PANEL).min(m);
         for i in k0..m {
             d[i] = a[i * m + i];
@@ -657,14 +657,14 @@ fn swap_sym(a: &mut [f64], m: usize, k: usize, p: usize) {
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] when the parts disagree; [`Error::Interrupted`] when
-/// `stop` is set; errors of `kernels`; [`Error::OutOfMemory`].
+/// `monitor` is stopped; errors of `kernels`; [`Error::OutOfMemory`].
 pub fn nystroem_transform<O, F>(
     n: usize,
     columns: &[O],
     starts: &[usize],
     kernels: F,
     n_threads: usize,
-    stop: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Vec<O>>
 where
     O: Float,
@@ -674,7 +674,7 @@ where
         .checked_mul(starts.len())
         .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {} feature matrix", starts.len())))?;
     let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
-    nystroem_transform_into(&mut out, columns, starts, kernels, n_threads, stop)?;
+    nystroem_transform_into(&mut out, columns, starts, kernels, n_threads, monitor)?;
     Ok(out)
 }
 
@@ -689,7 +689,7 @@ pub fn nystroem_transform_into<O, F>(
     starts: &[usize],
     kernels: F,
     n_threads: usize,
-    stop: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<()>
 where
     O: Float,
@@ -729,19 +729,26 @@ where
     }
     // Scratch reused by a thread's blocks: the kernel values, then in pivot order.
     let scratch = || (vec![0.0; ROW_BLOCK * m], vec![O::ZERO; ROW_BLOCK * rank]);
-    row_blocks_with(out, m, n_threads, stop, scratch, |(k, a), first, block| {
-        let rows = block.len() / m;
-        let (k, a) = (&mut k[..rows * m], &mut a[..rows * rank]);
-        kernels(first, k)?;
-        for (ar, kr) in a.chunks_mut(rank.max(1)).zip(k.chunks(m)) {
-            for (v, &j) in ar.iter_mut().zip(&perm[..rank]) {
-                *v = O::from_f64(kr[j]);
+    row_blocks_with(
+        out,
+        m,
+        n_threads,
+        monitor,
+        scratch,
+        |(k, a), first, block| {
+            let rows = block.len() / m;
+            let (k, a) = (&mut k[..rows * m], &mut a[..rows * rank]);
+            kernels(first, k)?;
+            for (ar, kr) in a.chunks_mut(rank.max(1)).zip(k.chunks(m)) {
+                for (v, &j) in ar.iter_mut().zip(&perm[..rank]) {
+                    *v = O::from_f64(kr[j]);
+                }
             }
-        }
-        block.fill(O::ZERO);
-        upper_product(a, rows, rank, &u, block, m);
-        Ok(())
-    })
+            block.fill(O::ZERO);
+            upper_product(a, rows, rank, &u, block, m);
+            Ok(())
+        },
+    )
 }
 
 #[cfg(test)]
@@ -770,21 +777,21 @@ mod tests {
             &rows,
             KernelRows::new(Kernel::Rbf { gamma }, &rows).unwrap(),
         );
-        let stop = AtomicBool::new(false);
+        let monitor = Monitor::new();
         for how in [Landmarks::Uniform, Landmarks::KMeansPlusPlus] {
-            let lm = select_landmarks(&gram, n, how, 5, 2, &stop).unwrap();
+            let lm = select_landmarks(&gram, n, how, 5, 2, &monitor).unwrap();
             assert_eq!(lm, (0..40).collect::<Vec<u32>>(), "all rows, sorted");
-            let all = select_landmarks(&gram, n, Landmarks::All, 5, 1, &stop).unwrap();
+            let all = select_landmarks(&gram, n, Landmarks::All, 5, 1, &monitor).unwrap();
             assert_eq!(all, lm);
-            let kmm = landmark_kernel(&gram, &lm, &AtomicBool::new(false)).unwrap();
-            let norm = normalization(&kmm, n, &AtomicBool::new(false)).unwrap();
+            let kmm = landmark_kernel(&gram, &lm, &Monitor::new()).unwrap();
+            let norm = normalization(&kmm, n, &Monitor::new()).unwrap();
             assert_eq!(norm.rank, n);
             let starts = norm.starts();
             let f = |first: usize, out: &mut [f64]| {
                 out.copy_from_slice(&kmm[first * n..first * n + out.len()]);
                 Ok(())
             };
-            let z = nystroem_transform(n, &norm.columns, &starts, f, 1, &stop).unwrap();
+            let z = nystroem_transform(n, &norm.columns, &starts, f, 1, &monitor).unwrap();
             for a in 0..n {
                 for b in 0..n {
                     let approx: f64 = (0..n).map(|r| z[a * n + r] * z[b * n + r]).sum();
@@ -894,7 +901,7 @@ mod tests {
             }
         }
         let tol = 1e-10 * (0..m).map(|i| k[i * m + i]).fold(0.0, f64::max);
-        let (a, perm, rank) = pivoted_cholesky(&k, m, tol, &AtomicBool::new(false)).unwrap();
+        let (a, perm, rank) = pivoted_cholesky(&k, m, tol, &Monitor::new()).unwrap();
         // The textbook algorithm: a rank-one update of the trailing matrix per column.
         let mut b = k.clone();
         let mut bperm: Vec<usize> = (0..m).collect();
@@ -946,7 +953,7 @@ mod tests {
                 *v /= b[i * m + i];
             }
         }
-        let norm = normalization(&k, m, &AtomicBool::new(false)).unwrap();
+        let norm = normalization(&k, m, &Monitor::new()).unwrap();
         assert_eq!(norm.rank, rank);
         for c in 0..rank {
             for r in c..rank {
@@ -963,10 +970,10 @@ mod tests {
         let x = data(n, d, 4);
         let rows = DenseRows::new(&x, n, d).unwrap();
         let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
-        let stop = AtomicBool::new(false);
-        let lm = select_landmarks(&gram, m, Landmarks::Uniform, 1, 1, &stop).unwrap();
-        let kmm = landmark_kernel(&gram, &lm, &AtomicBool::new(false)).unwrap();
-        let norm = normalization(&kmm, m, &AtomicBool::new(false)).unwrap();
+        let monitor = Monitor::new();
+        let lm = select_landmarks(&gram, m, Landmarks::Uniform, 1, 1, &monitor).unwrap();
+        let kmm = landmark_kernel(&gram, &lm, &Monitor::new()).unwrap();
+        let norm = normalization(&kmm, m, &Monitor::new()).unwrap();
         assert_eq!(norm.rank, 2);
         let starts = norm.starts();
         let kernels = |first: usize, out: &mut [f64]| {
@@ -979,7 +986,7 @@ mod tests {
             }
             Ok(())
         };
-        let z = nystroem_transform(n, &norm.columns, &starts, kernels, 2, &stop).unwrap();
+        let z = nystroem_transform(n, &norm.columns, &starts, kernels, 2, &monitor).unwrap();
         for a in 0..n {
             assert!(z[a * m + 2..(a + 1) * m].iter().all(|&v| v == 0.0));
             for b in 0..n {
@@ -1002,12 +1009,13 @@ mod tests {
         }
         let rows = DenseRows::new(&x, n, d).unwrap();
         let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
-        let stop = AtomicBool::new(false);
+        let monitor = Monitor::new();
         for seed in 0..5 {
-            let lm = select_landmarks(&gram, 2, Landmarks::KMeansPlusPlus, seed, 2, &stop).unwrap();
+            let lm =
+                select_landmarks(&gram, 2, Landmarks::KMeansPlusPlus, seed, 2, &monitor).unwrap();
             assert!(lm[0] < 190 && lm[1] >= 190, "seed {seed}: {lm:?}");
             let again =
-                select_landmarks(&gram, 2, Landmarks::KMeansPlusPlus, seed, 1, &stop).unwrap();
+                select_landmarks(&gram, 2, Landmarks::KMeansPlusPlus, seed, 1, &monitor).unwrap();
             assert_eq!(lm, again, "thread-count independent");
         }
         let k: Vec<f64> = (0..n * n)
@@ -1018,25 +1026,25 @@ mod tests {
             })
             .collect();
         let pre = PrecomputedGram::new(&k, n, n).unwrap();
-        let a = select_landmarks(&pre, 7, Landmarks::KMeansPlusPlus, 3, 1, &stop).unwrap();
-        let b = select_landmarks(&gram, 7, Landmarks::KMeansPlusPlus, 3, 1, &stop).unwrap();
+        let a = select_landmarks(&pre, 7, Landmarks::KMeansPlusPlus, 3, 1, &monitor).unwrap();
+        let b = select_landmarks(&gram, 7, Landmarks::KMeansPlusPlus, 3, 1, &monitor).unwrap();
         assert_eq!(a, b, "the same draws from the same kernel values");
-        assert!(select_landmarks(&gram, 0, Landmarks::Uniform, 0, 1, &stop).is_err());
-        assert!(select_landmarks(&gram, 3, Landmarks::All, 0, 1, &stop).is_err());
-        let u = select_landmarks(&gram, 9, Landmarks::Uniform, 4, 1, &stop).unwrap();
+        assert!(select_landmarks(&gram, 0, Landmarks::Uniform, 0, 1, &monitor).is_err());
+        assert!(select_landmarks(&gram, 3, Landmarks::All, 0, 1, &monitor).is_err());
+        let u = select_landmarks(&gram, 9, Landmarks::Uniform, 4, 1, &monitor).unwrap();
         assert_eq!(
             u,
             uniform_landmarks(n, 9, 4).unwrap(),
             "drawn without the data"
         );
-        assert!(select_landmarks(&gram, n + 1, Landmarks::Uniform, 0, 1, &stop).is_err());
-        stop.store(true, Ordering::Relaxed);
-        let r = select_landmarks(&gram, 5, Landmarks::KMeansPlusPlus, 0, 1, &stop);
+        assert!(select_landmarks(&gram, n + 1, Landmarks::Uniform, 0, 1, &monitor).is_err());
+        monitor.stop();
+        let r = select_landmarks(&gram, 5, Landmarks::KMeansPlusPlus, 0, 1, &monitor);
         assert_eq!(r, Err(Error::Interrupted));
-        assert!(normalization(&[0.0; 4], 2, &AtomicBool::new(false)).is_err());
-        assert!(normalization(&[1.0, f64::NAN, 0.0, 1.0], 2, &AtomicBool::new(false)).is_err());
+        assert!(normalization(&[0.0; 4], 2, &Monitor::new()).is_err());
+        assert!(normalization(&[1.0, f64::NAN, 0.0, 1.0], 2, &Monitor::new()).is_err());
         assert_eq!(
-            normalization(&[1.0, 0.0, 0.0, 1.0], 2, &AtomicBool::new(true)).unwrap_err(),
+            normalization(&[1.0, 0.0, 0.0, 1.0], 2, &Monitor::stopped()).unwrap_err(),
             Error::Interrupted
         );
     }

@@ -10,7 +10,7 @@
 //! Results never depend on the pool: each problem and each row block computes its
 //! own values in a fixed order, whatever thread runs it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::monitor::Monitor;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
@@ -51,9 +51,9 @@ pub fn thread_pool(n_threads: usize) -> Result<Arc<rayon::ThreadPool>> {
     Ok(pool)
 }
 
-/// [`Error::Interrupted`] once `cancel` is set.
-pub fn check_cancel(cancel: &AtomicBool) -> Result<()> {
-    if cancel.load(Ordering::Relaxed) {
+/// [`Error::Interrupted`] once `monitor` is stopped.
+pub fn check_cancel(monitor: &Monitor) -> Result<()> {
+    if monitor.is_stopped() {
         Err(Error::Interrupted)
     } else {
         Ok(())
@@ -90,19 +90,19 @@ where
 /// Run `f(first_row, rows)` on blocks of [`ROW_BLOCK`] rows of the row-major `out`
 /// (`width > 0` values per row): in order when `n_threads == 1` or there is only
 /// one block, else in parallel on `n_threads` threads (0 = all cores). Stops with
-/// [`Error::Interrupted`] before the next block once `cancel` is set.
+/// [`Error::Interrupted`] before the next block once `monitor` is stopped.
 pub fn row_blocks<T, F>(
     out: &mut [T],
     width: usize,
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
     f: F,
 ) -> Result<()>
 where
     T: Send,
     F: Fn(usize, &mut [T]) -> Result<()> + Sync,
 {
-    row_blocks_of(out, width, ROW_BLOCK, n_threads, cancel, f)
+    row_blocks_of(out, width, ROW_BLOCK, n_threads, monitor, f)
 }
 
 /// [`row_blocks`] in blocks of `block_rows` rows, for rows so cheap that blocks of
@@ -112,7 +112,7 @@ pub fn row_blocks_of<T, F>(
     width: usize,
     block_rows: usize,
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
     f: F,
 ) -> Result<()>
 where
@@ -124,7 +124,7 @@ where
         width,
         block_rows,
         n_threads,
-        cancel,
+        monitor,
         || (),
         |(), first, rows| f(first, rows),
     )
@@ -136,7 +136,7 @@ pub fn row_blocks_with<T, S, I, F>(
     out: &mut [T],
     width: usize,
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
     init: I,
     f: F,
 ) -> Result<()>
@@ -145,7 +145,7 @@ where
     I: Fn() -> S + Sync + Send,
     F: Fn(&mut S, usize, &mut [T]) -> Result<()> + Sync,
 {
-    blocks_of(out, width, ROW_BLOCK, n_threads, cancel, init, f)
+    blocks_of(out, width, ROW_BLOCK, n_threads, monitor, init, f)
 }
 
 /// The blocks of `block_rows` rows behind the public functions.
@@ -154,7 +154,7 @@ fn blocks_of<T, S, I, F>(
     width: usize,
     block_rows: usize,
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
     init: I,
     f: F,
 ) -> Result<()>
@@ -165,9 +165,12 @@ where
 {
     let block_rows = block_rows.max(1);
     let size = block_rows * width.max(1);
+    monitor.add_total((out.len() / width.max(1)) as u64);
     let block = |s: &mut S, (b, chunk): (usize, &mut [T])| {
-        check_cancel(cancel)?;
-        f(s, b * block_rows, chunk)
+        check_cancel(monitor)?;
+        f(s, b * block_rows, chunk)?;
+        monitor.advance((chunk.len() / width.max(1)) as u64);
+        Ok(())
     };
     if n_threads == 1 || out.len() <= size {
         let mut s = init();
@@ -205,10 +208,10 @@ mod tests {
 
     #[test]
     fn row_blocks_cover_every_row_once_and_stop_when_cancelled() {
-        let cancel = AtomicBool::new(false);
+        let monitor = Monitor::new();
         for threads in [1, 2] {
             let mut out = vec![0_usize; 1000 * 3];
-            row_blocks(&mut out, 3, threads, &cancel, |first, rows| {
+            row_blocks(&mut out, 3, threads, &monitor, |first, rows| {
                 for (r, row) in rows.chunks_mut(3).enumerate() {
                     row.fill(first + r + 1);
                 }
@@ -217,22 +220,22 @@ mod tests {
             .unwrap();
             assert!(out.chunks(3).enumerate().all(|(i, r)| r == [i + 1; 3]));
         }
-        cancel.store(true, Ordering::Relaxed);
+        monitor.stop();
         let mut out = vec![0_u8; 1000];
-        let r = row_blocks(&mut out, 1, 2, &cancel, |_, _| Ok(()));
+        let r = row_blocks(&mut out, 1, 2, &monitor, |_, _| Ok(()));
         assert_eq!(r, Err(Error::Interrupted));
     }
 
     #[test]
     fn concurrent_callers_share_a_pool() {
-        let cancel = AtomicBool::new(false);
+        let monitor = Monitor::new();
         std::thread::scope(|s| {
             for t in 0..4_usize {
-                let cancel = &cancel;
+                let monitor = &monitor;
                 s.spawn(move || {
                     for _ in 0..50 {
                         let mut out = vec![0_usize; 700];
-                        row_blocks(&mut out, 1, 2, cancel, |first, rows| {
+                        row_blocks(&mut out, 1, 2, monitor, |first, rows| {
                             for (r, v) in rows.iter_mut().enumerate() {
                                 *v = (first + r) * t;
                             }

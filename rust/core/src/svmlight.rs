@@ -22,7 +22,7 @@
 //! chunks' arrays are then joined in order, so the result does not depend on the
 //! number of threads.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::monitor::Monitor;
 
 use rayon::prelude::*;
 
@@ -81,20 +81,27 @@ struct LineError {
 /// Parse a whole svmlight file held in memory. Errors are [`Error::Format`], naming
 /// the line and column and saying what was expected there.
 pub fn parse<T: Float>(bytes: &[u8], options: ParseOptions) -> Result<Svmlight<T>> {
-    parse_until(bytes, options, &AtomicBool::new(false))
+    parse_until(bytes, options, &Monitor::new())
 }
 
-/// [`parse`], stopping with [`Error::Interrupted`] once `cancel` is set (checked
+/// [`parse`], stopping with [`Error::Interrupted`] once `monitor` is stopped (checked
 /// between chunks of about a megabyte).
 pub fn parse_until<T: Float>(
     bytes: &[u8],
     options: ParseOptions,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<Svmlight<T>> {
     // Chunks also on one thread, so that a long parse can be stopped between them;
     // joined, they give the arrays of one piece.
     let chunks = split_lines(bytes, CHUNK_BYTES);
-    let one = |c: &&[u8]| (!cancel.load(Ordering::Relaxed)).then(|| parse_chunk(c, options));
+    monitor.add_total(bytes.len() as u64);
+    let one = |c: &&[u8]| {
+        (!monitor.is_stopped()).then(|| {
+            let parsed = parse_chunk(c, options);
+            monitor.advance(c.len() as u64);
+            parsed
+        })
+    };
     let parsed: Vec<Option<std::result::Result<Svmlight<T>, LineError>>> =
         if options.n_threads != 1 && chunks.len() > 1 {
             thread_pool(options.n_threads)?.install(|| chunks.par_iter().map(one).collect())
@@ -451,11 +458,11 @@ pub fn format_rows<R: crate::data::Rows>(
         query_id,
         one_based,
         n_threads,
-        &AtomicBool::new(false),
+        &Monitor::new(),
     )
 }
 
-/// [`format_rows`], stopping with [`Error::Interrupted`] once `cancel` is set
+/// [`format_rows`], stopping with [`Error::Interrupted`] once `monitor` is stopped
 /// (checked between blocks of rows).
 pub fn format_rows_until<R: crate::data::Rows>(
     rows: &R,
@@ -463,7 +470,7 @@ pub fn format_rows_until<R: crate::data::Rows>(
     query_id: Option<&[i64]>,
     one_based: bool,
     n_threads: usize,
-    cancel: &AtomicBool,
+    monitor: &Monitor,
 ) -> Result<String> {
     let n = rows.n_rows();
     if labels.len() != n || query_id.is_some_and(|q| q.len() != n) {
@@ -475,7 +482,7 @@ pub fn format_rows_until<R: crate::data::Rows>(
     }
     let shift = usize::from(one_based);
     let block = |range: std::ops::Range<usize>| {
-        check_cancel(cancel)?;
+        check_cancel(monitor)?;
         let mut s = String::new();
         let mut entries = Vec::new();
         for i in range {
@@ -679,17 +686,17 @@ mod tests {
         for i in 0..200_000 {
             write_line(&mut text, 1.0, None, [(1, f64::from(i + 1))].into_iter());
         }
-        let stop = AtomicBool::new(true);
+        let monitor = Monitor::stopped();
         for parallel in [false, true] {
             let o = opts(true, false, parallel);
-            let r = parse_until::<f64>(text.as_bytes(), o, &stop);
+            let r = parse_until::<f64>(text.as_bytes(), o, &monitor);
             assert_eq!(r.unwrap_err(), Error::Interrupted);
         }
         let p = parse::<f64>(text.as_bytes(), opts(true, false, false)).unwrap();
         let rows =
             crate::data::CsrRows::new(&p.data, &p.indices, &p.indptr, p.labels.len(), 2).unwrap();
         for threads in [1, 2] {
-            let r = format_rows_until(&rows, &p.labels, None, false, threads, &stop);
+            let r = format_rows_until(&rows, &p.labels, None, false, threads, &monitor);
             assert_eq!(r.unwrap_err(), Error::Interrupted);
         }
         let again = format_rows(&rows, &p.labels, None, false, 2).unwrap();

@@ -4,8 +4,8 @@
 //! deterministic mutations of each. The long run is in `fuzz/README.md`.
 #![allow(clippy::cast_possible_truncation)]
 
+use pegasos_core::monitor::Monitor;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 #[allow(dead_code, missing_docs, clippy::pedantic)]
 #[path = "../../../fuzz/src/lib.rs"]
@@ -196,7 +196,7 @@ fn states() -> Vec<LinearState> {
             &params,
             &mut state,
             &mut coef,
-            &AtomicBool::new(false),
+            &Monitor::new(),
             "",
         )
         .unwrap();

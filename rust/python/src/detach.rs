@@ -1,15 +1,17 @@
-//! Run pure Rust work with the GIL released, and turn Ctrl-C into `KeyboardInterrupt`.
+//! Run pure Rust work with the GIL released, turn Ctrl-C into `KeyboardInterrupt`,
+//! and pass the work's progress and verbose lines to Python.
 //!
 //! The work runs on a scoped thread while the calling thread, GIL released, waits
 //! for it in short slices; between slices it briefly re-attaches to let Python run
-//! its signal handlers. If one raises (Ctrl-C), the work is asked to stop through
-//! an atomic flag, joined, and the exception is returned.
+//! its signal handlers and, when a reporter is active (`pegasos_rs._progress`), to
+//! hand it the [`Monitor`]'s counters and lines. If a handler raises (Ctrl-C), the
+//! work is asked to stop through the monitor, joined, and the exception is returned.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::Duration;
 
+use pegasos_core::Monitor;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
@@ -25,27 +27,57 @@ pub fn is_small(cost: usize) -> bool {
     (cost as f64) < 2e6
 }
 
-/// Run `job` without the GIL; it receives a flag it must poll to stop early.
+/// Run `job` without the GIL; it receives the [`Monitor`] it must poll to stop
+/// early and on which it counts its progress.
 ///
 /// Jobs expected to be short (`small`) run on the calling thread: starting the
 /// watcher thread would cost more than the job, and Ctrl-C waits only until it ends.
+/// The reporter active in the caller's context, if any, sees the progress every
+/// poll and once more at the end.
 pub fn detach_interruptible<T, F>(py: Python<'_>, small: bool, job: F) -> PyResult<T>
 where
     T: Send,
-    F: FnOnce(&AtomicBool) -> pegasos_core::Result<T> + Send,
+    F: FnOnce(&Monitor) -> pegasos_core::Result<T> + Send,
 {
     // A Ctrl-C that arrived before the job: raise it now rather than after.
     py.check_signals()?;
-    let cancel = AtomicBool::new(false);
-    if small {
-        return detach(py, || job(&cancel));
+    let reporter = Reporter::current(py)?;
+    let monitor = match reporter {
+        Some(_) => Monitor::new().with_lines(),
+        None => Monitor::new(),
+    };
+    let outcome = if small {
+        detach(py, || job(&monitor))
+    } else {
+        watched(py, &monitor, reporter.as_ref(), job)
+    };
+    if let Some(r) = &reporter {
+        // The last lines are reported even when the job failed; the job's error
+        // (or Ctrl-C) takes precedence over the reporter's.
+        let reported = r.update(py, &monitor, true);
+        let value = outcome?;
+        reported?;
+        return Ok(value);
     }
+    outcome
+}
+
+/// Run `job` on a scoped thread, polling signals (and reporting) while it runs.
+fn watched<T, F>(
+    py: Python<'_>,
+    monitor: &Monitor,
+    reporter: Option<&Reporter>,
+    job: F,
+) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce(&Monitor) -> pegasos_core::Result<T> + Send,
+{
     let outcome = py.detach(|| {
         std::thread::scope(|scope| {
             let (done_tx, done_rx) = channel::<()>();
-            let flag = &cancel;
             let worker = scope.spawn(move || {
-                let r = catch_unwind(AssertUnwindSafe(|| job(flag)));
+                let r = catch_unwind(AssertUnwindSafe(|| job(monitor)));
                 let _ = done_tx.send(());
                 r
             });
@@ -53,8 +85,12 @@ where
                 match done_rx.recv_timeout(POLL) {
                     Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
                     Err(RecvTimeoutError::Timeout) => {
-                        if let Err(err) = Python::attach(|py| py.check_signals()) {
-                            cancel.store(true, Ordering::Relaxed);
+                        let polled = Python::attach(|py| {
+                            py.check_signals()?;
+                            reporter.map_or(Ok(()), |r| r.update(py, monitor, false))
+                        });
+                        if let Err(err) = polled {
+                            monitor.stop();
                             let _ = worker.join();
                             return Err(err);
                         }
@@ -68,6 +104,36 @@ where
         })
     });
     outcome?.map_err(|e| CoreError(e).into())
+}
+
+/// The object `pegasos_rs._progress.current()` returns while a progress bar or a
+/// verbose report is active: it receives `update(done, total, objective, lines,
+/// finished)`.
+struct Reporter(Py<PyAny>);
+
+impl Reporter {
+    /// The reporter of the caller's context, if any.
+    fn current(py: Python<'_>) -> PyResult<Option<Self>> {
+        let current = py
+            .import("pegasos_rs._progress")?
+            .getattr("current")?
+            .call0()?;
+        Ok((!current.is_none()).then(|| Self(current.unbind())))
+    }
+
+    /// Hand the monitor's state to the reporter.
+    fn update(&self, py: Python<'_>, monitor: &Monitor, finished: bool) -> PyResult<()> {
+        let (done, total) = monitor.progress();
+        let args = (
+            done,
+            total,
+            monitor.objective(),
+            monitor.take_lines(),
+            finished,
+        );
+        self.0.bind(py).call_method1("update", args)?;
+        Ok(())
+    }
 }
 
 /// Run short `job` without the GIL (no signal polling; used for prediction).

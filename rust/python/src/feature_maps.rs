@@ -112,9 +112,9 @@ pub fn fourier_features<'py>(
             let b: PyReadonlyArray1<'py, f64> = offsets.extract()?;
             let (w, b) = (slice(&w)?, slice(&b)?);
             new_array(py, n, dc, |out| {
-                dispatch_rows!(x, make => detach_interruptible(py, small, |stop| {
+                dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
                     let rows = make()?;
-                    fourier_transform_into(&rows, w, b, dc, form, n_threads, stop, out)
+                    fourier_transform_into(&rows, w, b, dc, form, n_threads, monitor, out)
                 }))
             })
         }
@@ -122,9 +122,9 @@ pub fn fourier_features<'py>(
             let b: PyReadonlyArray1<'py, f32> = offsets.extract()?;
             let (w, b) = (slice(&w)?, slice(&b)?);
             new_array(py, n, dc, |out| {
-                dispatch_rows!(x, make => detach_interruptible(py, small, |stop| {
+                dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
                     let rows = make()?;
-                    fourier_transform_into(&rows, w, b, dc, form, n_threads, stop, out)
+                    fourier_transform_into(&rows, w, b, dc, form, n_threads, monitor, out)
                 }))
             })
         }
@@ -166,16 +166,16 @@ fn fit_gram<G: Gram>(
     how: Landmarks,
     seed: u64,
     n_threads: usize,
-    stop: &std::sync::atomic::AtomicBool,
+    monitor: &pegasos_core::Monitor,
     all_rows: Option<&(dyn Fn() -> pegasos_core::Result<Vec<f64>> + Sync)>,
 ) -> pegasos_core::Result<(Vec<u32>, Vec<f64>, usize)> {
-    let landmarks = select_landmarks(gram, m, how, seed, n_threads, stop)?;
+    let landmarks = select_landmarks(gram, m, how, seed, n_threads, monitor)?;
     thread_pool(n_threads)?.install(|| {
         let kmm = match all_rows {
             Some(kmm) if matches!(how, Landmarks::All) => kmm()?,
-            _ => landmark_kernel(gram, &landmarks, stop)?,
+            _ => landmark_kernel(gram, &landmarks, monitor)?,
         };
-        let norm = normalization(&kmm, m, stop)?;
+        let norm = normalization(&kmm, m, monitor)?;
         Ok((landmarks, norm.columns, norm.rank))
     })
 }
@@ -209,16 +209,16 @@ pub fn nystroem_fit<'py>(
             };
             let (rows, cols) = shape2(&a);
             let values = slice(&a)?;
-            detach_interruptible(py, small, |stop| {
+            detach_interruptible(py, small, |monitor| {
                 let gram = PrecomputedGram::new(values, rows, cols)?;
-                fit_gram(&gram, n_components, how, seed, n_threads, stop, None)
+                fit_gram(&gram, n_components, how, seed, n_threads, monitor, None)
             })?
         }
-        Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |stop| {
+        Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
             let rows = make()?;
             let gram = DataGram::new(&rows, KernelRows::new(kern, &rows)?);
-            let all_rows = || landmark_kernel_rows(kern, &rows, n_threads, stop);
-            fit_gram(&gram, n_components, how, seed, n_threads, stop, Some(&all_rows))
+            let all_rows = || landmark_kernel_rows(kern, &rows, n_threads, monitor);
+            fit_gram(&gram, n_components, how, seed, n_threads, monitor, Some(&all_rows))
         }))?,
     };
     let m = idx.len();
@@ -317,7 +317,7 @@ fn nystroem_dispatch<'py, O: Float + numpy::Element>(
             ));
         }
         return new_array(py, n, m, |out| {
-            detach_interruptible(py, small, |stop| {
+            detach_interruptible(py, small, |monitor| {
                 let kernels = |first: usize, out: &mut [f64]| {
                     for (r, row) in out.chunks_mut(m).enumerate() {
                         let src = &values[(first + r) * n_train..(first + r + 1) * n_train];
@@ -327,7 +327,7 @@ fn nystroem_dispatch<'py, O: Float + numpy::Element>(
                     }
                     Ok(())
                 };
-                nystroem_transform_into(out, columns, &st, kernels, n_threads, stop)
+                nystroem_transform_into(out, columns, &st, kernels, n_threads, monitor)
             })
         });
     };
@@ -336,7 +336,7 @@ fn nystroem_dispatch<'py, O: Float + numpy::Element>(
     };
     new_array(py, x.n_rows(), m, |out| {
         dispatch_rows!(components, make_c => dispatch_rows!(x, make_x => {
-            detach_interruptible(py, small, |stop| {
+            detach_interruptible(py, small, |monitor| {
                 let comp = make_c()?;
                 let rows = make_x()?;
                 if comp.n_rows() != m {
@@ -346,7 +346,7 @@ fn nystroem_dispatch<'py, O: Float + numpy::Element>(
                 }
                 let lk = LandmarkKernel::new(kern, &comp)?;
                 let kernels = |first: usize, out: &mut [f64]| lk.eval_rows(&rows, first, out);
-                nystroem_transform_into(out, columns, &st, kernels, n_threads, stop)
+                nystroem_transform_into(out, columns, &st, kernels, n_threads, monitor)
             })
         }))
     })
@@ -400,9 +400,9 @@ pub fn additive_features<'py>(
         if sparse {
             additive_csr(py, &map, make, n_threads, small)
         } else {
-            let (v, n, d) = detach_interruptible(py, small, |stop| {
+            let (v, n, d) = detach_interruptible(py, small, |monitor| {
                 let rows = make()?;
-                let v = same_dtype_dense(&map, &rows, n_threads, stop)?;
+                let v = same_dtype_dense(&map, &rows, n_threads, monitor)?;
                 Ok((v, rows.n_rows(), rows.n_features()))
             })?;
             to_array(py, v, n, d * w)
@@ -426,10 +426,10 @@ where
     R::Value: numpy::Element,
     M: Fn() -> pegasos_core::Result<R> + Sync,
 {
-    let (lengths, d) = detach_interruptible(py, small, |stop| {
+    let (lengths, d) = detach_interruptible(py, small, |monitor| {
         let rows = make()?;
         Ok((
-            map.csr_row_lengths(&rows, n_threads, stop)?,
+            map.csr_row_lengths(&rows, n_threads, monitor)?,
             rows.n_features(),
         ))
     })?;
@@ -476,9 +476,9 @@ where
             dv.as_slice_mut().map_err(contiguous)?,
             iv.as_slice_mut().map_err(contiguous)?,
         );
-        detach_interruptible(py, small, |stop| {
+        detach_interruptible(py, small, |monitor| {
             let rows = make()?;
-            map.fill_csr(&rows, lengths, values, cols, n_threads, stop)
+            map.fill_csr(&rows, lengths, values, cols, n_threads, monitor)
         })?;
     }
     let out = (data, indices, PyArray1::from_vec(py, indptr));
@@ -490,7 +490,7 @@ fn same_dtype_dense<R: Rows>(
     map: &AdditiveMap,
     rows: &R,
     n_threads: usize,
-    stop: &std::sync::atomic::AtomicBool,
+    monitor: &pegasos_core::Monitor,
 ) -> pegasos_core::Result<Vec<R::Value>> {
-    map.transform_dense(rows, n_threads, stop)
+    map.transform_dense(rows, n_threads, monitor)
 }

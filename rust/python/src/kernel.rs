@@ -10,7 +10,7 @@ use pegasos_core::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
     KernelModel,
 };
-use std::sync::atomic::AtomicBool;
+use pegasos_core::monitor::Monitor;
 
 use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram, Strategy};
 use pegasos_core::{Averaging, Float, Intercept, Labels, Params, Rows, ValidParams};
@@ -171,12 +171,12 @@ pub fn fit_kernel<'py>(
             };
             let (rows, cols) = shape2(&a);
             let values = slice(&a)?;
-            detach_interruptible(py, small, |cancel| {
-                job.train::<_, f64>(&PrecomputedGram::new(values, rows, cols)?, cancel)
+            detach_interruptible(py, small, |monitor| {
+                job.train::<_, f64>(&PrecomputedGram::new(values, rows, cols)?, monitor)
             })?
         }
-        Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
-            job.train_rows(&make()?, kern, cancel)
+        Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
+            job.train_rows(&make()?, kern, monitor)
         }))?,
     };
     let n_sv = model.support.len();
@@ -219,11 +219,11 @@ pub fn kernel_decision<'py>(
     let k = b.len();
     let small = is_small(x.stored_entries().saturating_mul(sv.n_rows().max(1)));
     let (values, n) = dispatch_rows!(sv, make_sv => dispatch_rows!(x, make_x =>
-        detach_interruptible(py, small, |cancel| {
+        detach_interruptible(py, small, |monitor| {
         let sv_rows = make_sv()?;
         let rows = make_x()?;
         let prep = KernelRows::new(kern, &sv_rows)?;
-        let values = kernel_decision_function(&prep, &rows, dual, b, n_threads, cancel)?;
+        let values = kernel_decision_function(&prep, &rows, dual, b, n_threads, monitor)?;
         Ok((values, rows.n_rows()))
     })))?;
     PyArray1::from_vec(py, values).reshape([n, k])
@@ -249,11 +249,11 @@ pub fn pairwise_kernel<'py>(
     };
     let small = is_small(x.stored_entries().saturating_mul(y.n_rows().max(1)));
     let (values, n, m) = dispatch_rows!(y, make_y => dispatch_rows!(x, make_x =>
-        detach_interruptible(py, small, |cancel| {
+        detach_interruptible(py, small, |monitor| {
         let y_rows = make_y()?;
         let x_rows = make_x()?;
         let prep = KernelRows::new(kern, &y_rows)?;
-        let values = kernel_matrix(&prep, &x_rows, n_threads, cancel)?;
+        let values = kernel_matrix(&prep, &x_rows, n_threads, monitor)?;
         Ok((values, x_rows.n_rows(), y_rows.n_rows()))
     })))?;
     PyArray1::from_vec(py, values).reshape([n, m])
@@ -275,17 +275,17 @@ impl Job<'_> {
         &self,
         rows: &R,
         kern: Kernel,
-        cancel: &AtomicBool,
+        monitor: &Monitor,
     ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
         let gram = DataGram::new(rows, KernelRows::new(kern, rows)?);
-        self.train::<_, R::Value>(&gram, cancel)
+        self.train::<_, R::Value>(&gram, monitor)
     }
 
     /// Train from fresh states on `gram`.
     fn train<G: Gram, S: Float>(
         &self,
         gram: &G,
-        cancel: &AtomicBool,
+        monitor: &Monitor,
     ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
         let mut states =
             initial_kernel_states(self.labels.n_problems(), gram.n(), self.params.seed)?;
@@ -297,7 +297,7 @@ impl Job<'_> {
             self.cache_bytes,
             &mut states,
             self.n_threads,
-            cancel,
+            monitor,
         )?;
         let reports = states
             .iter()

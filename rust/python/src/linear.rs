@@ -3,7 +3,7 @@
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 
 use pegasos_core::codec::{decode_states, encode_states};
 use pegasos_core::error::try_filled_vec;
@@ -102,14 +102,11 @@ impl LinearSolverState {
     }
 }
 
-/// What `fit_linear` returns to Python.
-pub(crate) type FitReturn<'py> = (
-    Bound<'py, PyArray2<f64>>,
-    Bound<'py, PyArray1<f64>>,
-    Vec<usize>,
-    Vec<u64>,
-    Vec<Option<f64>>,
-);
+/// What `fit_linear` returns to Python: a dict of `coef` (n_problems, n_features),
+/// `intercept`, and per problem `n_iter` (passes run), `t` (steps so far),
+/// `objective` (after the last pass, or None) and `converged` (whether `tol`'s rule
+/// was met; None without `tol`).
+pub(crate) type FitReturn<'py> = Bound<'py, PyDict>;
 
 /// Train one-vs-rest linear Pegasos, continuing `solver` (fresh when it is empty)
 /// and leaving the final state in it.
@@ -168,15 +165,22 @@ pub(crate) fn fit_return<'py>(
     d: usize,
     states: &[LinearState],
 ) -> PyResult<FitReturn<'py>> {
-    let coef = PyArray1::from_vec(py, coef).reshape([outputs.len(), d])?;
-    let intercept = PyArray1::from_vec(py, outputs.iter().map(|o| o.intercept).collect());
-    Ok((
-        coef,
-        intercept,
-        outputs.iter().map(|o| o.n_iter).collect(),
-        states.iter().map(LinearState::steps).collect(),
-        outputs.iter().map(|o| o.objective).collect(),
-    ))
+    let out = PyDict::new(py);
+    out.set_item(
+        "coef",
+        PyArray1::from_vec(py, coef).reshape([outputs.len(), d])?,
+    )?;
+    let intercept: Vec<f64> = outputs.iter().map(|o| o.intercept).collect();
+    out.set_item("intercept", PyArray1::from_vec(py, intercept))?;
+    let n_iter: Vec<usize> = outputs.iter().map(|o| o.n_iter).collect();
+    out.set_item("n_iter", n_iter)?;
+    let t: Vec<u64> = states.iter().map(LinearState::steps).collect();
+    out.set_item("t", t)?;
+    let objective: Vec<Option<f64>> = outputs.iter().map(|o| o.objective).collect();
+    out.set_item("objective", objective)?;
+    let converged: Vec<Option<bool>> = outputs.iter().map(|o| o.converged).collect();
+    out.set_item("converged", converged)?;
+    Ok(out)
 }
 
 /// Decision values `X coef^T + intercept`, shape `(n_samples, n_outputs)`.

@@ -18,6 +18,7 @@ use pegasos_core::linear::{current_model, hinge_loss_sum, objective_from_loss, w
 use pegasos_core::multiclass::problem_label;
 use pegasos_core::parallel::for_each_problem;
 use pegasos_core::sampler::{Drawn, KeyDraws};
+use pegasos_core::Monitor;
 use pegasos_core::{
     initial_states, run_drawn, Labels, LinearState, PassPlan, Rows, StepRule, ValidParams,
 };
@@ -304,8 +305,9 @@ impl StreamedLinearFit {
 
     /// End the pass of the problems that ran it, with their summed weighted hinge
     /// losses over the training set (`hinge_sums`; `None` unless
-    /// `wants_objective`): the verbose line and the stopping rule of `tol`.
-    fn end_pass(&mut self, loss_sums: Option<Vec<f64>>) -> PyResult<()> {
+    /// `wants_objective`): applies the stopping rule of `tol` and returns the
+    /// verbose lines (empty unless `verbose`) for the caller to print.
+    fn end_pass(&mut self, loss_sums: Option<Vec<f64>>) -> PyResult<Vec<String>> {
         if let Some(l) = &loss_sums {
             if l.len() != self.states.len() {
                 return Err(PyValueError::new_err(format!(
@@ -318,6 +320,7 @@ impl StreamedLinearFit {
         let d = self.states[0].n_features();
         let mut coef = try_filled_vec(d, 0.0, "the coefficients").map_err(CoreError)?;
         let multi = self.states.len() > 1;
+        let monitor = Monitor::new().with_lines();
         for p in 0..self.states.len() {
             if !self.active[p] {
                 continue;
@@ -327,9 +330,15 @@ impl StreamedLinearFit {
                 objective_from_loss(l[p], self.n_rows, &coef, reg_sq, self.params.alpha)
             });
             let label = problem_label(multi && self.params.verbose, p);
-            self.plans[p].end_pass(&self.params, &mut self.states[p], objective, &label);
+            self.plans[p].end_pass(
+                &self.params,
+                &mut self.states[p],
+                objective,
+                &monitor,
+                &label,
+            );
         }
-        Ok(())
+        Ok(monitor.take_lines())
     }
 
     /// Write the final states to `solver` and return the fit as
