@@ -691,27 +691,30 @@ class LibsvmModel:
         in the file), plus, for rbf, one column holding the norm of the rest of each
         row of ``X`` (which counts in its distances to the support vectors)."""
         sv = self.support_vectors
-        used = np.unique(sv.indices)
-        position = np.full(sv.shape[1], -1, dtype=np.int64)
-        position[used] = np.arange(used.size)
+        used = np.unique(sv.indices)  # sorted feature numbers
         svs = sp.csr_matrix(
-            (sv.data, position[sv.indices], sv.indptr), shape=(sv.shape[0], used.size)
+            (sv.data, np.searchsorted(used, sv.indices), sv.indptr),
+            shape=(sv.shape[0], used.size),
         )
         X = sp.csr_matrix(X)
         if not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
-        inside = X.indices < sv.shape[1]
-        inside[inside] = position[X.indices[inside]] >= 0
+        position = np.searchsorted(used, X.indices)
+        inside = np.zeros(X.indices.shape, dtype=bool)
+        if used.size:
+            inside = used[np.minimum(position, used.size - 1)] == X.indices
         row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
         xs = sp.csr_matrix(
-            (X.data[inside], (row[inside], position[X.indices[inside]])),
+            (X.data[inside], (row[inside], position[inside])),
             shape=(X.shape[0], used.size),
         )
         if self.kernel == "rbf":
             rest = np.bincount(row[~inside], X.data[~inside] ** 2, minlength=X.shape[0])
             xs = sp.hstack([xs, sp.csr_matrix(np.sqrt(rest)[:, None])], format="csr")
-            svs = sp.csr_matrix(svs, shape=(svs.shape[0], used.size + 1))
+            svs = sp.csr_matrix(
+                (svs.data, svs.indices, svs.indptr), shape=(svs.shape[0], used.size + 1)
+            )
         xs.sort_indices()
         svs.sort_indices()
         return xs, svs
