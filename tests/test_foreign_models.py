@@ -409,3 +409,52 @@ def test_other_files_are_not_models(tmp_path, svm_files):
     _, _, test, _ = svm_files
     with pytest.raises(DataFormatError, match="not a model file pegasos-rs reads"):
         read_model(test)
+
+
+def test_mutated_model_files_load_and_predict_or_raise_data_format_error(tmp_path):
+    """Random byte edits of LIBSVM and LIBLINEAR files: reading raises
+    DataFormatError or gives a model that predicts (or raises ValueError)."""
+    rng = np.random.RandomState(0)
+    liblinear_ok = (
+        "solver_type MCSVM_CS\nnr_class 3\nlabel 2 0 1\nnr_feature 2\nbias 1\n"
+        "w\n0.5 1 -1\n-0.25 0 1\n0.125 2 3\n"
+    )
+    poly = LIBSVM_OK.replace("rbf\ngamma 0.5", "polynomial\ndegree 3\ngamma 0.5\ncoef0 1")
+    alphabet = [*b"0123456789 .:-e\nxn", 0, 255]
+    X = sp.csr_matrix(np.random.RandomState(1).rand(3, 5))
+    path = tmp_path / "m"
+    outcomes = set()
+    for seed_text in (LIBSVM_OK, poly, liblinear_ok):
+        for _ in range(150):
+            data = bytearray(seed_text.encode())
+            for _ in range(rng.randint(1, 4)):
+                at = rng.randint(len(data))
+                edit = rng.randint(3)
+                if edit == 0:
+                    del data[at]
+                elif edit == 1:
+                    data.insert(at, alphabet[rng.randint(len(alphabet))])
+                else:
+                    data[at] = alphabet[rng.randint(len(alphabet))]
+            path.write_bytes(bytes(data))
+            try:
+                model = read_model(path)
+            except DataFormatError:
+                outcomes.add("refused")
+                continue
+            try:
+                assert model.predict(X).shape == (3,)
+                outcomes.add("predicted")
+            except ValueError:
+                outcomes.add("refused X")
+    assert {"refused", "predicted"} <= outcomes
+
+
+def test_cli_an_empty_data_file_predicts_nothing(tmp_path, svm_files, capsys):
+    X, y, _, _ = svm_files
+    empty = tmp_path / "empty.svm"
+    empty.write_text("")
+    path, _ = libsvm_file(tmp_path, X, y, "-t 2")
+    out = tmp_path / "out"
+    assert run_predict(capsys, empty, path, out) == "Accuracy = 0% (0/0) (classification)"
+    assert out.read_text() == ""

@@ -450,16 +450,19 @@ def predict(argv: list[str]) -> int:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
     # LIBSVM's programs write labels with %.17g and name the task; LIBLINEAR's %g.
     label_format, task = ".17g", " (classification)"
-    if isinstance(model, LibsvmModel):  # every feature counts (rbf distances)
-        pred = model.predict(X, n_jobs=args.threads)
-    else:
+    if not isinstance(model, LibsvmModel):  # for LIBSVM every feature counts (rbf)
         label_format, task = "g", ""
         X = _linear_width(X, model.n_features_in_, args.data_file)
-        if hasattr(model, "set_params"):
+    try:
+        if X.shape[0] == 0:
+            pred = np.zeros(0)
+        elif hasattr(model, "set_params"):
             model.set_params(n_jobs=args.threads)
             pred = model.predict(X)
         else:
             pred = model.predict(X, n_jobs=args.threads)
+    except ValueError as e:
+        raise SystemExit(f"pegasos-rs predict: {e}") from None
     try:
         with open(args.output_file, "w") as f:
             f.writelines(f"{v:{label_format}}\n" for v in np.asarray(pred, dtype=float))

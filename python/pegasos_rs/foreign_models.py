@@ -61,7 +61,7 @@ _LIBLINEAR_REFUSED = {
 }
 _LIBLINEAR_KEYS = ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho")
 
-#: LIBLINEAR's kernel names (``kernel_type``) and scikit-learn's / ours.
+#: LIBSVM's kernel names (``kernel_type``) and scikit-learn's (ours).
 LIBSVM_KERNELS = {"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmoid": "sigmoid"}
 LIBSVM_CLASSIFIERS = ("c_svc", "nu_svc")
 _LIBSVM_REFUSED = {
@@ -667,7 +667,9 @@ class LibsvmModel:
         constant = self._constant_kernel()
         if constant is not None:
             sums = np.asarray(C.sum(axis=0)).ravel()
-            return np.broadcast_to(constant * sums - self.rho, (n, C.shape[1])).copy()
+            with np.errstate(over="ignore", invalid="ignore"):  # inf * 0 is NaN, as in C
+                values = constant * sums - self.rho
+            return np.broadcast_to(values, (n, C.shape[1])).copy()
         xs, svs = self._kernel_inputs(X)
         out = np.empty((n, C.shape[1]))
         total = svs.shape[0]
