@@ -142,7 +142,7 @@ class _Header:
     """The ``keyword values...`` lines of a model file before its data section."""
 
     def __init__(self, lines: list[str], end: str, known: tuple[str, ...], where: str, fmt):
-        self.where, self.fmt = where, fmt
+        self.where, self.fmt, self.end_word = where, fmt, end
         self.fields: dict[str, tuple[int, list[str]]] = {}
         k = next((k for k, text in enumerate(lines) if text.strip() == end), None)
         if k is None:
@@ -163,15 +163,12 @@ class _Header:
     def line(self, key: str) -> int | None:
         return self.fields[key][0] if key in self.fields else None
 
-    def has(self, key: str) -> bool:
-        return key in self.fields
-
     def values(self, key: str, convert, count: int | None = None) -> list:
         """The values after ``key``, each converted; exactly ``count`` of them if
         given (the line's own count otherwise)."""
         if key not in self.fields:
             raise DataFormatError(
-                f"not a {self.fmt} model file (no {key!r} line before {self._end_name()})",
+                f"not a {self.fmt} model file (no {key!r} line before {self.end_word!r})",
                 self.where,
             )
         line, parts = self.fields[key]
@@ -192,9 +189,6 @@ class _Header:
 
     def value(self, key: str, convert):
         return self.values(key, convert, 1)[0]
-
-    def _end_name(self) -> str:
-        return "'w'" if self.fmt == "LIBLINEAR" else "'SV'"
 
 
 def _labels(header: _Header, count: int) -> np.ndarray:
@@ -318,14 +312,12 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
     )
     svm_type = header.value("svm_type", str)
     if svm_type not in LIBSVM_CLASSIFIERS:
-        what = _LIBSVM_REFUSED.get(svm_type, "unknown")
-        raise DataFormatError(
-            f"LIBSVM svm_type {svm_type[:40]} is {what}; {supported}"
+        what = (
+            f"LIBSVM svm_type {svm_type} is {_LIBSVM_REFUSED[svm_type]}"
             if svm_type in _LIBSVM_REFUSED
-            else f"unknown LIBSVM svm_type {svm_type[:40]!r}; {supported}",
-            where,
-            header.line("svm_type"),
+            else f"unknown LIBSVM svm_type {svm_type[:40]!r}"
         )
+        raise DataFormatError(f"{what}; {supported}", where, header.line("svm_type"))
     kernel_type = header.value("kernel_type", str)
     if kernel_type not in LIBSVM_KERNELS:
         what = (
