@@ -91,7 +91,7 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
         (["train", "-c", "-1", str(train)], "invalid -c cost -1.0: expected a number > 0"),
         (["train", "-w1", str(train)], "bad class weight"),
         (["train", "-t", "rbf", "-B", "1", str(train)], "unregularised bias: -R"),
-        (["predict", str(train), str(bad), str(tmp_path / "o")], "not a pegasos-rs model"),
+        (["predict", str(train), str(bad), str(tmp_path / "o")], "not a model file pegasos-rs"),
         (["train", str(train), str(tmp_path / "no" / "m.model")], "cannot write the model"),
         (["train", "-v", "500", str(train)], "cross-validation: "),
     ]:

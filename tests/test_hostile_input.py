@@ -379,27 +379,33 @@ LIBLINEAR_OK = (
 )
 
 BAD_LIBLINEAR = [
-    (LIBLINEAR_OK.replace("nr_feature 2", "nr_feature 1000000000000"), None, "found 3"),
-    (LIBLINEAR_OK.replace("nr_feature 2", "nr_feature -3"), None, "bad nr_feature"),
-    (LIBLINEAR_OK.replace("nr_feature 2", "nr_feature 2.5"), 4, "expected a int after"),
-    (LIBLINEAR_OK.replace("nr_class 2", "nr_class 10000000000000"), 3, "finite labels"),
-    (LIBLINEAR_OK.replace("nr_class 2", "nr_class 1"), 3, "at least 2"),
+    (LIBLINEAR_OK.replace("nr_feature 2", "nr_feature 1000000000000"), 10, "found 3"),
+    (LIBLINEAR_OK.replace("nr_feature 2", "nr_feature -3"), 4, "bad nr_feature"),
+    (LIBLINEAR_OK.replace("nr_feature 2", "nr_feature 2.5"), 4, "expected integers after"),
+    (LIBLINEAR_OK.replace("nr_class 2", "nr_class 10000000000000"), 2, "bad nr_class"),
+    (LIBLINEAR_OK.replace("nr_class 2", "nr_class 1"), 3, "expected 1 value(s) after label"),
+    (
+        LIBLINEAR_OK.replace("nr_class 2", "nr_class 1").replace("label 1 -1", "label 1"),
+        None,
+        "at least 2",
+    ),
     (LIBLINEAR_OK.replace("label 1 -1", "label 1 1"), 3, "not distinct"),
-    (LIBLINEAR_OK.replace("label 1 -1", "label 1 nan"), 3, "finite labels"),
-    (LIBLINEAR_OK.replace("label 1 -1", "label 1 x"), 3, "numeric labels"),
-    (LIBLINEAR_OK.replace("bias 1", "bias inf"), None, "bias inf"),
-    (LIBLINEAR_OK.replace("bias 1", "bias"), 5, "expected a float after bias"),
+    (LIBLINEAR_OK.replace("label 1 -1", "label 1 nan"), 3, "must be finite"),
+    (LIBLINEAR_OK.replace("label 1 -1", "label 1 x"), 3, "expected numbers after label"),
+    (LIBLINEAR_OK.replace("bias 1", "bias inf"), 5, "must be finite"),
+    (LIBLINEAR_OK.replace("bias 1", "bias"), 5, "expected 1 value(s) after bias"),
     (LIBLINEAR_OK.replace("-0.25 ", "-0.25 7"), 8, "expected 1 finite weights"),
     (LIBLINEAR_OK.replace("-0.25 ", "nan"), 8, "expected 1 finite weights"),
     (LIBLINEAR_OK.replace("-0.25 ", "1e400"), 8, "expected 1 finite weights"),
-    (LIBLINEAR_OK.replace("0.125 \n", ""), None, "truncated"),
+    (LIBLINEAR_OK.replace("0.125 \n", ""), 9, "truncated"),
+    (LIBLINEAR_OK + "0.5\n", 10, "text after the 3 weight lines"),
     (LIBLINEAR_OK.replace("w\n", ""), None, "no 'w' line"),
     (LIBLINEAR_OK.replace("label 1 -1\n", ""), None, "no 'label' line"),
-    (
-        LIBLINEAR_OK.replace("solver_type L2R_L2LOSS_SVC_DUAL", "solver_type MCSVM_CS"),
-        None,
-        "MCSVM_CS",
-    ),
+    (LIBLINEAR_OK.replace("bias 1", "bias 1\nnr_weights 3"), 6, "unknown keyword"),
+    # MCSVM_CS keeps a weight per class even for two classes.
+    (LIBLINEAR_OK.replace("_DUAL", "").replace("L2R_L2LOSS_SVC", "MCSVM_CS"), 7, "expected 2"),
+    (LIBLINEAR_OK.replace("L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVR"), 1, "regression"),
+    (LIBLINEAR_OK.replace("L2R_L2LOSS_SVC_DUAL", "L9R_NEW"), 1, "unknown LIBLINEAR solver"),
 ]
 
 

@@ -15,9 +15,11 @@ With ``--dask`` the files (globs allowed) are read and trained on by
 on a local cluster of worker processes when no scheduler is given: for files too
 large for one process. The last file name is the model file.
 
-``predict`` reads a model (pegasos-rs' format or a LIBLINEAR model file), writes one
+``predict`` reads a model (pegasos-rs' format, a LIBLINEAR model file or a LIBSVM
+``c_svc``/``nu_svc`` model file; see :mod:`pegasos_rs.foreign_models`), writes one
 predicted label per line to ``output_file`` and prints
-``Accuracy = 97.1234% (3204/3299)`` as LIBLINEAR's ``predict`` does.
+``Accuracy = 97.1234% (3204/3299)`` as LIBLINEAR's ``predict`` does (LIBSVM's
+``svm-predict`` adds `` (classification)``).
 """
 
 from __future__ import annotations
@@ -424,7 +426,7 @@ def _predict_parser() -> argparse.ArgumentParser:
         prog="pegasos-rs predict",
         usage="pegasos-rs predict [options] data_file model_file output_file",
         description="Predict the labels of an svmlight/libsvm file with a trained model "
-        "(pegasos-rs or LIBLINEAR format) and print the accuracy.",
+        "(pegasos-rs, LIBLINEAR or LIBSVM c_svc/nu_svc format) and print the accuracy.",
     )
     p.add_argument(
         "--threads", "-n", type=int, dest="threads", default=1, help="threads, -1 for all"
@@ -448,6 +450,7 @@ def predict(argv: list[str]) -> int:
     import numpy as np
 
     import pegasos_rs
+    from pegasos_rs.foreign_models import LibsvmModel, read_model
 
     args = _predict_parser().parse_args(argv)
     if args.probability:
@@ -455,30 +458,49 @@ def predict(argv: list[str]) -> int:
             "pegasos-rs predict: -b 1 (probability estimates) is not available; use -b 0 (labels)"
         )
     try:
-        model = pegasos_rs.load(args.model_file)
+        model = read_model(args.model_file)
         X, y = pegasos_rs.load_svmlight_file(args.data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
-    d = model.n_features_in_
+    # LIBSVM's programs write labels with %.17g and name the task; LIBLINEAR's %g.
+    label_format, task = ".17g", " (classification)"
+    if not isinstance(model, LibsvmModel):  # for LIBSVM every feature counts (rbf)
+        label_format, task = "g", ""
+        X = _linear_width(X, model.n_features_in_, args.data_file)
+    try:
+        if X.shape[0] == 0:
+            pred = np.zeros(0)
+        elif hasattr(model, "set_params"):
+            model.set_params(n_jobs=args.threads)
+            pred = model.predict(X)
+        else:
+            pred = model.predict(X, n_jobs=args.threads)
+    except ValueError as e:
+        raise SystemExit(f"pegasos-rs predict: {e}") from None
+    try:
+        with open(args.output_file, "w") as f:
+            f.writelines(f"{v:{label_format}}\n" for v in np.asarray(pred, dtype=float))
+    except OSError as e:
+        raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
+    if not args.quiet:
+        correct = int(np.sum(pred == y))
+        print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
+    return 0
+
+
+def _linear_width(X, d: int, data_file: str):
+    """``X`` with the ``d`` features of a linear model: absent trailing features are
+    zeros; features the model never saw are dropped with a warning (LIBLINEAR drops
+    them silently)."""
     if X.shape[1] < d:  # trailing features absent from the test file
         X.resize((X.shape[0], d))
     elif X.shape[1] > d:  # features unseen in training have no weight (as LIBLINEAR)
         unseen = X[:, d:].nnz
         print(
-            f"pegasos-rs predict: WARNING: {args.data_file} has {X.shape[1]} features but "
+            f"pegasos-rs predict: WARNING: {data_file} has {X.shape[1]} features but "
             f"the model was trained on {d}: {unseen} values of features {d + 1}.."
             f"{X.shape[1]} are ignored (as LIBLINEAR does). Is this the model of this data?",
             file=sys.stderr,
         )
         X = X[:, :d]
-    model.set_params(n_jobs=args.threads)
-    pred = model.predict(X)
-    try:
-        with open(args.output_file, "w") as f:
-            f.writelines(f"{v:g}\n" for v in np.asarray(pred, dtype=float))
-    except OSError as e:
-        raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
-    if not args.quiet:
-        correct = int(np.sum(pred == y))
-        print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)})")
-    return 0
+    return X

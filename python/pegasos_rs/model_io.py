@@ -17,7 +17,8 @@ a file is executed when it is read: only known estimator classes are built, with
 parameters that are JSON values, so loading an untrusted file is safe (unlike pickle).
 
 ``load`` also reads LIBLINEAR's text model files (``train``'s output) into a
-:class:`PegasosClassifier`, so that models can move over.
+:class:`PegasosClassifier`, so that models can move over (the parser is
+:mod:`pegasos_rs.foreign_models`, which also reads LIBSVM's model files).
 """
 
 from __future__ import annotations
@@ -173,6 +174,12 @@ def load(path):
     if not raw.startswith(MAGIC):
         if raw.startswith(b"solver_type"):
             return _load_liblinear(raw.decode("ascii", errors="replace"), where)
+        if raw.startswith(b"svm_type"):
+            raise DataFormatError(
+                "a LIBSVM model file: pegasos_rs.load reads pegasos-rs and LIBLINEAR models; "
+                "pegasos_rs.foreign_models.read_model (and pegasos-rs predict) read LIBSVM's",
+                where,
+            )
         raise DataFormatError(
             "not a pegasos-rs model file (bad magic bytes; expected a file written by "
             "pegasos_rs save or a LIBLINEAR text model)",
@@ -404,96 +411,11 @@ def _check_fitted(est, name: str, where: str) -> None:
 
 
 def _load_liblinear(text: str, where: str):
-    """A LIBLINEAR model file (binary or one-vs-rest linear SVM / LR) as a
-    PegasosClassifier with the same decision function."""
-    from pegasos_rs.linear import PegasosClassifier
+    """A LIBLINEAR model file (any of its linear classifiers) as a PegasosClassifier
+    with the same decision function."""
+    from pegasos_rs.foreign_models import read_liblinear
 
-    lines = text.splitlines()
-    fields: dict[str, tuple[int, list[str]]] = {}
-    k = 0
-    while k < len(lines) and lines[k].strip() != "w":
-        parts = lines[k].split()
-        if parts:
-            fields[parts[0]] = (k + 1, parts[1:])
-        k += 1
-
-    def value(key, convert):
-        if key not in fields:
-            raise _bad(where, f"not a LIBLINEAR model file (no {key!r} line before 'w')")
-        line, parts = fields[key]
-        try:
-            return convert(parts[0])
-        except (IndexError, ValueError, OverflowError):
-            raise DataFormatError(
-                f"not a LIBLINEAR model file: expected a {convert.__name__} after {key}, "
-                f"got {' '.join(parts)[:40]!r}",
-                where,
-                line,
-            ) from None
-
-    solver = value("solver_type", str)
-    n_class = value("nr_class", int)
-    n_feature = value("nr_feature", int)
-    bias = value("bias", float)
-    if "label" not in fields:
-        raise _bad(where, "not a LIBLINEAR model file (no 'label' line before 'w')")
-    label_line, label_parts = fields["label"]
-    try:
-        labels = np.array([float(v) for v in label_parts])
-    except ValueError:
-        raise DataFormatError("expected numeric labels", where, label_line) from None
-    if k == len(lines):
-        raise _bad(where, "not a LIBLINEAR model file (no 'w' line)")
-    if solver == "MCSVM_CS" or solver.endswith("SVR") or solver.startswith("ONECLASS"):
-        raise _bad(where, f"LIBLINEAR solver {solver} has no one-vs-rest form")
-    if n_class < 2 or labels.size != n_class or not np.all(np.isfinite(labels)):
-        raise DataFormatError(
-            f"expected {n_class} finite labels (at least 2), got {labels.size}", where, label_line
-        )
-    if np.unique(labels).size != labels.size:
-        raise DataFormatError("the labels are not distinct", where, label_line)
-    if n_feature < 0 or not math.isfinite(bias):
-        raise _bad(where, f"bad nr_feature {n_feature} or bias {bias}")
-    n_out = 1 if n_class == 2 else n_class
-    rows = n_feature + (1 if bias >= 0 else 0)
-    if len(lines) - (k + 1) < rows:
-        raise _bad(
-            where,
-            f"expected {rows} weight lines of {n_out} values after 'w' (line {k + 1}), "
-            f"found {len(lines) - (k + 1)}: truncated?",
-        )
-    W = np.empty((rows, n_out))
-    for r in range(rows):
-        parts = lines[k + 1 + r].split()
-        try:
-            row = [float(v) for v in parts]
-        except ValueError:
-            row = []
-        if len(row) != n_out or not all(map(math.isfinite, row)):
-            raise DataFormatError(
-                f"expected {n_out} finite weights, got {lines[k + 1 + r][:60]!r}",
-                where,
-                k + 2 + r,
-            )
-        W[r] = row
-    coef = W[:n_feature].T.copy()
-    intercept = bias * W[n_feature] if bias >= 0 else np.zeros(n_out)
-    order = np.argsort(labels)
-    if n_out == 1:
-        # LIBLINEAR predicts label[0] when w.x > 0; ours the larger class.
-        sign = 1.0 if labels[0] > labels[1] else -1.0
-        coef, intercept = sign * coef, sign * np.atleast_1d(intercept)
-    else:
-        coef, intercept = coef[order], np.asarray(intercept)[order]
-    classes = labels[order]
-    if np.all(classes == np.round(classes)) and np.all(np.abs(classes) < 2**53):
-        classes = classes.astype(np.int64)
-    est = PegasosClassifier(fit_intercept=bias >= 0, intercept_scaling=bias if bias > 0 else 1.0)
-    est.coef_ = coef
-    est.intercept_ = np.atleast_1d(intercept).astype(np.float64)
-    est.classes_ = classes
-    est.n_features_in_ = n_feature
-    est.n_iter_ = 0
-    est.t_ = 0
-    est.objective_ = None
-    return est
+    model = read_liblinear(text, where)
+    if model.labels.size < 2:
+        raise _bad(where, f"{model.labels.size} class (a classifier needs at least 2)")
+    return model.to_classifier()

@@ -1,0 +1,744 @@
+"""Model files written by LIBLINEAR and LIBSVM, predicting exactly as those
+libraries' ``predict`` programs do.
+
+:func:`read_model` reads any model file ``pegasos-rs predict`` accepts and tells
+them apart by their first line: pegasos-rs' binary format (:mod:`pegasos_rs.model_io`),
+LIBLINEAR's text format (first line ``solver_type ...``) or LIBSVM's (first line
+``svm_type ...``).
+
+* :class:`LiblinearModel`: LIBLINEAR's linear classifiers (``L2R_LR``,
+  ``L2R_L2LOSS_SVC_DUAL``, ``L2R_L2LOSS_SVC``, ``L2R_L1LOSS_SVC_DUAL``, ``MCSVM_CS``,
+  ``L1R_L2LOSS_SVC``, ``L1R_LR``, ``L2R_LR_DUAL``) score ``w.x + bias w_bias``; two
+  classes predict ``label[0]`` when the first score is positive, else ``label[1]``;
+  more classes predict the label of the first largest score (labels in the file's
+  order). Regression and one-class models are refused.
+* :class:`LibsvmModel`: LIBSVM's ``c_svc`` and ``nu_svc`` models with the ``linear``,
+  ``polynomial``, ``rbf`` or ``sigmoid`` kernel predict through their support
+  vectors: every pair of classes ``i < j`` (in the file's label order) has the
+  decision value ``sum_{s in i} coef[j-1]_s K(sv_s, x) + sum_{s in j} coef[i]_s
+  K(sv_s, x) - rho_p``, a positive value is a vote for ``i``, otherwise for ``j``,
+  and the first class with the most votes wins (LIBSVM's ``svm_predict_values``).
+  The kernel values come from the Rust kernels of :func:`pegasos_rs.pairwise_kernel`,
+  many rows at a time. Regression, one-class and precomputed-kernel models are
+  refused.
+
+Feature indices in both formats are 1-based, as in svmlight files: column ``j`` of
+``X`` is feature ``j + 1``. Malformed files raise
+:class:`~pegasos_rs.exceptions.DataFormatError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_array
+
+from pegasos_rs import _core
+from pegasos_rs._validation import as_rust_matrix, buffer, n_threads
+from pegasos_rs.exceptions import DataFormatError
+
+__all__ = ["LiblinearModel", "LibsvmModel", "read_liblinear", "read_libsvm", "read_model"]
+
+#: LIBLINEAR's classifiers, all predicting from ``w.x + b``.
+LIBLINEAR_CLASSIFIERS = (
+    "L2R_LR",
+    "L2R_L2LOSS_SVC_DUAL",
+    "L2R_L2LOSS_SVC",
+    "L2R_L1LOSS_SVC_DUAL",
+    "MCSVM_CS",
+    "L1R_L2LOSS_SVC",
+    "L1R_LR",
+    "L2R_LR_DUAL",
+)
+_LIBLINEAR_REFUSED = {
+    "L2R_L2LOSS_SVR": "a regression model",
+    "L2R_L2LOSS_SVR_DUAL": "a regression model",
+    "L2R_L1LOSS_SVR_DUAL": "a regression model",
+    "ONECLASS_SVM": "a one-class (novelty detection) model",
+}
+_LIBLINEAR_KEYS = ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho")
+
+#: LIBSVM's kernel names (``kernel_type``) and scikit-learn's (ours).
+LIBSVM_KERNELS = {"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmoid": "sigmoid"}
+LIBSVM_CLASSIFIERS = ("c_svc", "nu_svc")
+_LIBSVM_REFUSED = {
+    "one_class": "a one-class (novelty detection) model",
+    "epsilon_svr": "a regression model",
+    "nu_svr": "a regression model",
+}
+_LIBSVM_KEYS = (
+    "svm_type",
+    "kernel_type",
+    "degree",
+    "gamma",
+    "coef0",
+    "nr_class",
+    "total_sv",
+    "rho",
+    "label",
+    "probA",
+    "probB",
+    "prob_density_marks",
+    "nr_sv",
+)
+
+#: Kernel values computed at once when predicting (rows x support vectors): 32 MB.
+_KERNEL_BLOCK = 1 << 22
+
+
+def read_model(path):
+    """Read a model file ``pegasos-rs predict`` accepts, whatever wrote it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by pegasos-rs (``save``), LIBLINEAR's ``train`` or LIBSVM's
+        ``svm-train`` (or their Python bindings' ``save_model``).
+
+    Returns
+    -------
+    model : PegasosClassifier, KernelPegasosClassifier, LiblinearModel or LibsvmModel
+        The pegasos-rs estimator for pegasos-rs' files (as :func:`pegasos_rs.load`);
+        a :class:`LiblinearModel` or :class:`LibsvmModel` for the others. Each has
+        ``predict(X)``.
+
+    Raises
+    ------
+    DataFormatError
+        The file is none of these, is damaged or truncated, or holds a model type
+        that cannot be evaluated here (the message says which types can); the
+        message names the file and the line.
+    """
+    from pegasos_rs import model_io
+
+    with open(path, "rb") as f:
+        raw = f.read()
+    where = os.fspath(path)
+    if isinstance(where, bytes):
+        where = os.fsdecode(where)
+    if raw.startswith(model_io.MAGIC):
+        return model_io.load(path)
+    first = raw.lstrip()[:32]
+    if first.startswith(b"solver_type"):
+        return read_liblinear(raw.decode("utf-8", errors="replace"), where)
+    if first.startswith(b"svm_type"):
+        return read_libsvm(raw.decode("utf-8", errors="replace"), where)
+    raise DataFormatError(
+        "not a model file pegasos-rs reads: expected a file written by pegasos-rs, a "
+        "LIBLINEAR model (first line 'solver_type ...') or a LIBSVM model (first line "
+        "'svm_type ...')",
+        where,
+    )
+
+
+# ----------------------------------------------------------------------------------
+# Reading the text formats
+
+
+class _Header:
+    """The ``keyword values...`` lines of a model file before its data section."""
+
+    def __init__(self, lines: list[str], end: str, known: tuple[str, ...], where: str, fmt):
+        self.where, self.fmt, self.end_word = where, fmt, end
+        self.fields: dict[str, tuple[int, list[str]]] = {}
+        k = next((k for k, text in enumerate(lines) if text.strip() == end), None)
+        if k is None:
+            raise DataFormatError(f"not a {fmt} model file (no {end!r} line)", where)
+        for number, text in enumerate(lines[:k], 1):
+            parts = text.split()
+            if parts:
+                if parts[0] not in known:
+                    raise DataFormatError(
+                        f"not a {fmt} model file: unknown keyword {parts[0][:40]!r} before "
+                        f"the {end!r} line",
+                        where,
+                        number,
+                    )
+                self.fields[parts[0]] = (number, parts[1:])
+        self.end = k  # index of the line holding `end`
+
+    def line(self, key: str) -> int | None:
+        return self.fields[key][0] if key in self.fields else None
+
+    def values(self, key: str, convert, count: int | None = None) -> list:
+        """The values after ``key``, each converted; exactly ``count`` of them if
+        given (the line's own count otherwise)."""
+        if key not in self.fields:
+            raise DataFormatError(
+                f"not a {self.fmt} model file (no {key!r} line before {self.end_word!r})",
+                self.where,
+            )
+        line, parts = self.fields[key]
+        name = "integer" if convert is int else "number"
+        if count is not None and len(parts) != count:
+            raise DataFormatError(
+                f"expected {count} value(s) after {key}, got {len(parts)}", self.where, line
+            )
+        try:
+            out = [convert(v) for v in parts]
+        except (ValueError, OverflowError):
+            raise DataFormatError(
+                f"expected {name}s after {key}, got {' '.join(parts)[:40]!r}", self.where, line
+            ) from None
+        if convert is float and not all(map(math.isfinite, out)):
+            raise DataFormatError(f"{key}: the values must be finite", self.where, line)
+        return out
+
+    def value(self, key: str, convert):
+        return self.values(key, convert, 1)[0]
+
+
+def _labels(header: _Header, count: int) -> np.ndarray:
+    labels = np.array(header.values("label", float, count), dtype=np.float64)
+    if np.unique(labels).size != labels.size:
+        raise DataFormatError("the labels are not distinct", header.where, header.line("label"))
+    return labels
+
+
+def _label_array(labels: np.ndarray) -> np.ndarray:
+    """Integer labels as int64 (as LIBLINEAR/LIBSVM store them), others as floats."""
+    if np.all(labels == np.round(labels)) and np.all(np.abs(labels) < 2**53):
+        return labels.astype(np.int64)
+    return labels
+
+
+def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel:
+    """Parse the text of a LIBLINEAR model file.
+
+    Parameters
+    ----------
+    text : str
+        The file's contents.
+    where : str
+        The file's name, for error messages.
+
+    Returns
+    -------
+    model : LiblinearModel
+
+    Raises
+    ------
+    DataFormatError
+        Malformed or truncated text, or a regression / one-class model.
+    """
+    lines = text.splitlines()
+    fmt = "LIBLINEAR"
+    header = _Header(lines, "w", _LIBLINEAR_KEYS, where, fmt)
+    solver = header.value("solver_type", str)
+    if solver in _LIBLINEAR_REFUSED:
+        raise DataFormatError(
+            f"LIBLINEAR solver_type {solver} is {_LIBLINEAR_REFUSED[solver]}; pegasos-rs "
+            "predicts with LIBLINEAR's classifiers: " + ", ".join(LIBLINEAR_CLASSIFIERS),
+            where,
+            header.line("solver_type"),
+        )
+    if solver not in LIBLINEAR_CLASSIFIERS:
+        raise DataFormatError(
+            f"unknown LIBLINEAR solver_type {solver[:40]!r}; pegasos-rs predicts with "
+            + ", ".join(LIBLINEAR_CLASSIFIERS),
+            where,
+            header.line("solver_type"),
+        )
+    n_class = header.value("nr_class", int)
+    if not 1 <= n_class <= len(text):
+        raise DataFormatError(f"bad nr_class {n_class}", where, header.line("nr_class"))
+    labels = _labels(header, n_class)
+    n_feature = header.value("nr_feature", int)
+    bias = header.value("bias", float)
+    if n_feature < 0:
+        raise DataFormatError(f"bad nr_feature {n_feature}", where, header.line("nr_feature"))
+    n_w = 1 if n_class == 2 and solver != "MCSVM_CS" else n_class
+    rows = n_feature + (1 if bias >= 0 else 0)
+    start = header.end + 1
+    if len(lines) - start < rows:
+        raise DataFormatError(
+            f"expected {rows} weight lines of {n_w} values after 'w' (line {start}), found "
+            f"{len(lines) - start}: truncated?",
+            where,
+            len(lines) + 1,
+        )
+    W = np.empty((rows, n_w))
+    for r in range(rows):
+        parts = lines[start + r].split()
+        try:
+            row = [float(v) for v in parts]
+        except ValueError:
+            row = []
+        if len(row) != n_w or not all(map(math.isfinite, row)):
+            raise DataFormatError(
+                f"expected {n_w} finite weights, got {lines[start + r][:60]!r}",
+                where,
+                start + r + 1,
+            )
+        W[r] = row
+    for k in range(start + rows, len(lines)):
+        if lines[k].strip():
+            raise DataFormatError(
+                f"text after the {rows} weight lines: {lines[k][:40]!r}", where, k + 1
+            )
+    weights = W[:n_feature]
+    bias_weights = W[n_feature] if bias >= 0 else np.zeros(n_w)
+    return LiblinearModel(solver, _label_array(labels), weights, bias, bias_weights)
+
+
+def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
+    """Parse the text of a LIBSVM model file.
+
+    Parameters
+    ----------
+    text : str
+        The file's contents.
+    where : str
+        The file's name, for error messages.
+
+    Returns
+    -------
+    model : LibsvmModel
+
+    Raises
+    ------
+    DataFormatError
+        Malformed or truncated text, or a model type other than ``c_svc``/``nu_svc``
+        with a ``linear``, ``polynomial``, ``rbf`` or ``sigmoid`` kernel.
+    """
+    lines = text.splitlines()
+    header = _Header(lines, "SV", _LIBSVM_KEYS, where, "LIBSVM")
+    supported = (
+        "pegasos-rs predicts with LIBSVM's c_svc and nu_svc models with kernel_type "
+        + ", ".join(LIBSVM_KERNELS)
+    )
+    svm_type = header.value("svm_type", str)
+    if svm_type not in LIBSVM_CLASSIFIERS:
+        what = (
+            f"LIBSVM svm_type {svm_type} is {_LIBSVM_REFUSED[svm_type]}"
+            if svm_type in _LIBSVM_REFUSED
+            else f"unknown LIBSVM svm_type {svm_type[:40]!r}"
+        )
+        raise DataFormatError(f"{what}; {supported}", where, header.line("svm_type"))
+    kernel_type = header.value("kernel_type", str)
+    if kernel_type not in LIBSVM_KERNELS:
+        what = (
+            "a precomputed kernel (the model names training examples by number, not their features)"
+            if kernel_type == "precomputed"
+            else f"unknown kernel_type {kernel_type[:40]!r}"
+        )
+        raise DataFormatError(f"{what}; {supported}", where, header.line("kernel_type"))
+    kernel = LIBSVM_KERNELS[kernel_type]
+    gamma = header.value("gamma", float) if kernel != "linear" else 0.0
+    if gamma < 0:
+        raise DataFormatError(f"gamma {gamma} < 0", where, header.line("gamma"))
+    degree = header.value("degree", int) if kernel == "poly" else 3
+    if not 0 <= degree < 2**31:
+        raise DataFormatError(f"bad degree {degree}", where, header.line("degree"))
+    coef0 = header.value("coef0", float) if kernel in ("poly", "sigmoid") else 0.0
+    n_class = header.value("nr_class", int)
+    if not 1 <= n_class <= len(text):
+        raise DataFormatError(f"bad nr_class {n_class}", where, header.line("nr_class"))
+    labels = _labels(header, n_class)
+    n_sv = np.array(header.values("nr_sv", int, n_class), dtype=np.int64)
+    total = header.value("total_sv", int)
+    if np.any(n_sv < 0) or int(n_sv.sum()) != total:
+        raise DataFormatError(
+            f"nr_sv must be {n_class} counts adding up to total_sv = {total}",
+            where,
+            header.line("nr_sv"),
+        )
+    rho = np.array(header.values("rho", float, n_class * (n_class - 1) // 2))
+    sv_line = header.end + 1  # 1-based number of the "SV" line
+    if len(lines) - sv_line < total:
+        raise DataFormatError(
+            f"expected {total} support vectors after 'SV' (line {sv_line}), found "
+            f"{len(lines) - sv_line}: truncated?",
+            where,
+            len(lines) + 1,
+        )
+    n_coef = n_class - 1
+    coef = np.empty((total, n_coef))
+    indptr = np.zeros(total + 1, dtype=np.int64)
+    indices: list[int] = []
+    values: list[float] = []
+    for s in range(total):
+        number = sv_line + 1 + s
+        parts = lines[number - 1].split()
+        if len(parts) < n_coef:
+            raise DataFormatError(
+                f"expected {n_coef} coefficient(s) then index:value pairs, got "
+                f"{lines[number - 1][:60]!r}",
+                where,
+                number,
+            )
+        try:
+            coef[s] = [float(v) for v in parts[:n_coef]]
+            last = 0
+            for tok in parts[n_coef:]:
+                i, colon, v = tok.partition(":")
+                index, value = int(i), float(v)
+                if not colon or index <= last or not math.isfinite(value):
+                    raise ValueError(tok)
+                indices.append(index - 1)
+                values.append(value)
+                last = index
+        except (ValueError, OverflowError):
+            raise DataFormatError(
+                f"expected {n_coef} coefficient(s) then index:value pairs with increasing "
+                f"indices >= 1 and finite values, got {lines[number - 1][:60]!r}",
+                where,
+                number,
+            ) from None
+        indptr[s + 1] = len(indices)
+    if not np.all(np.isfinite(coef)):
+        raise DataFormatError("the coefficients must be finite", where, sv_line + 1)
+    for k in range(sv_line + total, len(lines)):
+        if lines[k].strip():
+            raise DataFormatError(
+                f"text after the {total} support vectors: {lines[k][:40]!r}", where, k + 1
+            )
+    idx = np.array(indices, dtype=np.int64)
+    width = int(idx.max()) + 1 if idx.size else 0
+    sv = sp.csr_matrix((np.array(values, dtype=np.float64), idx, indptr), shape=(total, width))
+    return LibsvmModel(
+        svm_type=svm_type,
+        kernel=kernel,
+        gamma=gamma,
+        degree=degree,
+        coef0=coef0,
+        labels=_label_array(labels),
+        n_support=n_sv,
+        support_vectors=sv,
+        dual_coef=coef.T.copy(),
+        rho=rho,
+    )
+
+
+def _check_X(X) -> sp.csr_matrix | np.ndarray:
+    return check_array(X, accept_sparse="csr", dtype=np.float64, order="C")
+
+
+# ----------------------------------------------------------------------------------
+# The models
+
+
+class LiblinearModel:
+    """A LIBLINEAR classifier read from its model file (see :func:`read_liblinear`).
+
+    Attributes
+    ----------
+    solver_type : str
+        LIBLINEAR's name of the solver that trained it (``L2R_L2LOSS_SVC_DUAL``, ...).
+    labels : ndarray of shape (n_classes,)
+        The class labels in the file's order (LIBLINEAR's order: first appearance in
+        the training data), which decides ties.
+    weights : ndarray of shape (n_features, n_scores)
+        One column per score: one for two classes (except ``MCSVM_CS``), else one per
+        class.
+    bias : float
+        The value of LIBLINEAR's bias feature (``-B``); negative when there is none.
+    bias_weights : ndarray of shape (n_scores,)
+        The weights of the bias feature (zeros without one).
+    n_features_in_ : int
+        ``nr_feature``: features of larger index are ignored, as LIBLINEAR does.
+    """
+
+    def __init__(self, solver_type, labels, weights, bias, bias_weights):
+        self.solver_type = solver_type
+        self.labels = labels
+        self.weights = weights
+        self.bias = bias
+        self.bias_weights = bias_weights
+        self.n_features_in_ = weights.shape[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"LiblinearModel(solver_type={self.solver_type!r}, labels={self.labels.tolist()}, "
+            f"n_features={self.n_features_in_}, bias={self.bias:g})"
+        )
+
+    def decision_function(self, X, n_jobs=None) -> np.ndarray:
+        """LIBLINEAR's scores ``X w + bias w_bias``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``; columns beyond ``n_features_in_`` are
+            ignored, missing ones are zero.
+        n_jobs : int, default=None
+            Threads (-1: all cores).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_scores)
+        """
+        X = _check_X(X)
+        d = self.n_features_in_
+        if X.shape[1] != d:
+            if sp.issparse(X):
+                X = (
+                    X[:, :d]
+                    if X.shape[1] > d
+                    else sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], d))
+                )
+            else:
+                X = np.ascontiguousarray(X[:, :d]) if X.shape[1] > d else _pad(X, d)
+        intercept = self.bias * self.bias_weights if self.bias >= 0 else self.bias_weights
+        return _core.decision_function(
+            as_rust_matrix(X),
+            buffer(self.weights.T, np.float64),
+            buffer(intercept, np.float64),
+            n_threads(n_jobs),
+        )
+
+    def predict(self, X, n_jobs=None) -> np.ndarray:
+        """LIBLINEAR's predicted labels: for two classes ``labels[0]`` where the
+        first score is positive, else ``labels[1]``; otherwise the label of the first
+        largest score.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        n_jobs : int, default=None
+            Threads (-1: all cores).
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X, n_jobs)
+        if self.labels.size == 2:
+            return np.where(scores[:, 0] > 0, self.labels[0], self.labels[1])
+        return self.labels[np.argmax(scores, axis=1)]
+
+    def to_classifier(self):
+        """The same linear model as a :class:`~pegasos_rs.PegasosClassifier` (classes
+        sorted, scikit-learn's conventions). Its predictions equal LIBLINEAR's except
+        on exact ties of scores, which scikit-learn breaks towards the smaller class.
+
+        Returns
+        -------
+        estimator : PegasosClassifier
+        """
+        from pegasos_rs.linear import PegasosClassifier
+
+        labels = self.labels.astype(np.float64)
+        coef, intercept = self.weights.T, self.bias * self.bias_weights
+        if self.bias < 0:
+            intercept = np.zeros_like(self.bias_weights)
+        order = np.argsort(labels)
+        if labels.size == 2:
+            # LIBLINEAR predicts label[0] when the first score is > 0; ours the larger class.
+            sign = 1.0 if labels[0] > labels[1] else -1.0
+            coef, intercept = sign * coef[:1], sign * intercept[:1]
+        else:
+            coef, intercept = coef[order], intercept[order]
+        bias = self.bias
+        est = PegasosClassifier(
+            fit_intercept=bias >= 0, intercept_scaling=bias if bias > 0 else 1.0
+        )
+        est.coef_ = np.ascontiguousarray(coef, dtype=np.float64)
+        est.intercept_ = np.ascontiguousarray(intercept, dtype=np.float64)
+        est.classes_ = self.labels[order]
+        est.n_features_in_ = self.n_features_in_
+        est.n_iter_ = 0
+        est.t_ = 0
+        est.objective_ = None
+        return est
+
+
+class LibsvmModel:
+    """A LIBSVM ``c_svc`` or ``nu_svc`` classifier read from its model file (see
+    :func:`read_libsvm`), predicting by one-vs-one votes as LIBSVM does.
+
+    Attributes
+    ----------
+    svm_type : str
+        ``"c_svc"`` or ``"nu_svc"``.
+    kernel : str
+        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
+    gamma, degree, coef0 : float, int, float
+        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
+    labels : ndarray of shape (n_classes,)
+        The labels in the file's order, which decides ties of votes.
+    n_support : ndarray of shape (n_classes,)
+        Support vectors of each class; they come in this order.
+    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
+    dual_coef : ndarray of shape (n_classes - 1, total_sv)
+        LIBSVM's ``sv_coef``.
+    rho : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        One per pair of classes ``(0, 1), (0, 2), ..., (1, 2), ...``.
+    """
+
+    def __init__(
+        self,
+        *,
+        svm_type,
+        kernel,
+        gamma,
+        degree,
+        coef0,
+        labels,
+        n_support,
+        support_vectors,
+        dual_coef,
+        rho,
+    ):
+        self.svm_type = svm_type
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.labels = labels
+        self.n_support = n_support
+        self.support_vectors = support_vectors
+        self.dual_coef = dual_coef
+        self.rho = rho
+
+    def __repr__(self) -> str:
+        return (
+            f"LibsvmModel(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
+            f"labels={self.labels.tolist()}, n_support={self.n_support.tolist()})"
+        )
+
+    def _pair_coefficients(self) -> sp.csc_matrix:
+        """The matrix ``C`` (total_sv x n_pairs) with ``K C - rho`` = the decision
+        values: column ``p`` of pair ``(i, j)`` holds ``dual_coef[j-1]`` on class
+        ``i``'s support vectors and ``dual_coef[i]`` on class ``j``'s."""
+        k = self.labels.size
+        start = np.concatenate([[0], np.cumsum(self.n_support)])
+        rows, cols, vals = [], [], []
+        p = 0
+        for i in range(k):
+            for j in range(i + 1, k):
+                si = np.arange(start[i], start[i + 1])
+                sj = np.arange(start[j], start[j + 1])
+                rows += [si, sj]
+                vals += [self.dual_coef[j - 1, si], self.dual_coef[i, sj]]
+                cols.append(np.full(si.size + sj.size, p))
+                p += 1
+        total = self.support_vectors.shape[0]
+        if p == 0:
+            return sp.csc_matrix((total, 0))
+        return sp.csc_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(total, p),
+        )
+
+    def _constant_kernel(self) -> float | None:
+        """The kernel's value when it does not depend on the data (``gamma = 0``, or
+        a polynomial of degree 0), else None."""
+        if self.kernel == "poly" and (self.degree == 0 or self.gamma == 0):
+            with np.errstate(over="ignore"):
+                return float(np.power(np.float64(self.coef0), self.degree))
+        if self.kernel == "rbf" and self.gamma == 0:
+            return 1.0
+        if self.kernel == "sigmoid" and self.gamma == 0:
+            return math.tanh(self.coef0)
+        return None
+
+    def decision_function(self, X, n_jobs=None) -> np.ndarray:
+        """LIBSVM's one-vs-one decision values, computed through the support vectors.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``; any number of columns (features the
+            support vectors lack still count in the rbf kernel's distances).
+        n_jobs : int, default=None
+            Threads for the kernel values (-1: all cores).
+
+        Returns
+        -------
+        values : ndarray of shape (n_samples, n_classes * (n_classes - 1) / 2)
+            Column ``p`` is pair ``(i, j)`` of labels ``i < j`` in the order
+            ``(0, 1), (0, 2), ..., (1, 2), ...``; positive votes for ``labels[i]``.
+        """
+        X = _check_X(X)
+        C = self._pair_coefficients()
+        n = X.shape[0]
+        constant = self._constant_kernel()
+        if constant is not None:
+            sums = np.asarray(C.sum(axis=0)).ravel()
+            with np.errstate(over="ignore", invalid="ignore"):  # inf * 0 is NaN, as in C
+                values = constant * sums - self.rho
+            return np.broadcast_to(values, (n, C.shape[1])).copy()
+        xs, svs = self._kernel_inputs(X)
+        out = np.empty((n, C.shape[1]))
+        total = svs.shape[0]
+        step = max(1, _KERNEL_BLOCK // max(total, 1))
+        for lo in range(0, n, step):  # blocks of rows bound the kernel values' memory
+            K = _core.pairwise_kernel(
+                as_rust_matrix(xs[lo : lo + step]),
+                as_rust_matrix(svs),
+                kernel_name=self.kernel,
+                gamma=float(self.gamma) if self.kernel != "linear" else 1.0,
+                degree=int(self.degree),
+                coef0=float(self.coef0),
+                n_threads=n_threads(n_jobs),
+            )
+            out[lo : lo + step] = np.asarray((C.T @ K.T).T) - self.rho
+        return out
+
+    def _kernel_inputs(self, X):
+        """``X`` and the support vectors restricted to the features the support
+        vectors use (so that the width is bounded by the model, whatever the indices
+        in the file), plus, for rbf, one column holding the norm of the rest of each
+        row of ``X`` (which counts in its distances to the support vectors)."""
+        sv = self.support_vectors
+        used = np.unique(sv.indices)  # sorted feature numbers
+        svs = sp.csr_matrix(
+            (sv.data, np.searchsorted(used, sv.indices), sv.indptr),
+            shape=(sv.shape[0], used.size),
+        )
+        X = sp.csr_matrix(X)
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        position = np.searchsorted(used, X.indices)
+        inside = np.zeros(X.indices.shape, dtype=bool)
+        if used.size:
+            inside = used[np.minimum(position, used.size - 1)] == X.indices
+        row = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        xs = sp.csr_matrix(
+            (X.data[inside], (row[inside], position[inside])),
+            shape=(X.shape[0], used.size),
+        )
+        if self.kernel == "rbf":
+            rest = np.bincount(row[~inside], X.data[~inside] ** 2, minlength=X.shape[0])
+            xs = sp.hstack([xs, sp.csr_matrix(np.sqrt(rest)[:, None])], format="csr")
+            svs = sp.csr_matrix(
+                (svs.data, svs.indices, svs.indptr), shape=(svs.shape[0], used.size + 1)
+            )
+        xs.sort_indices()
+        svs.sort_indices()
+        return xs, svs
+
+    def predict(self, X, n_jobs=None) -> np.ndarray:
+        """LIBSVM's predicted labels: one vote per pair of classes (a positive
+        decision value votes for the first of the pair), the first label (in the
+        file's order) with the most votes wins.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        n_jobs : int, default=None
+            Threads (-1: all cores).
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        values = self.decision_function(X, n_jobs)
+        k = self.labels.size
+        first, second = np.triu_indices(k, 1)  # (0, 1), (0, 2), ..., (1, 2), ...
+        winner = np.where(values > 0, first, second)
+        n = values.shape[0]
+        cells = (np.arange(n)[:, None] * k + winner).ravel()
+        votes = np.bincount(cells, minlength=n * k).reshape(n, k)
+        return self.labels[np.argmax(votes, axis=1)]  # the first of the most voted
+
+
+def _pad(X: np.ndarray, width: int) -> np.ndarray:
+    out = np.zeros((X.shape[0], width))
+    out[:, : X.shape[1]] = X
+    return out
