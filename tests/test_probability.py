@@ -447,3 +447,19 @@ def test_damaged_sigmoids_in_a_model_file_are_data_format_errors(tmp_path, edit)
     _rewrite(path, edit)
     with pytest.raises(DataFormatError, match="probA_ and probB_ must be finite floats"):
         load(path)
+
+
+def test_a_file_from_before_the_parameter_loads(tmp_path):
+    X, y = _problem(2)
+    est = _linear().fit(X, y)
+    path = tmp_path / "m.pegasos"
+    est.save(path)
+
+    def forget_probability(header, blob):
+        del header["params"]["probability"]
+        return blob
+
+    _rewrite(path, forget_probability)
+    loaded = load(path)
+    assert loaded.probability is False
+    assert loaded.coef_.tobytes() == est.coef_.tobytes()

@@ -122,10 +122,12 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         5-fold split of the data (shuffled with ``random_state``; as many folds as
         the smallest class has examples when that is fewer than 5, at least 2), fits
         Platt's sigmoid to the held-out decision values of each one-vs-rest problem
-        (see :meth:`predict_proba`), then trains the model on all the data as
-        without ``probability``, so ``coef_``, ``decision_function`` and ``predict``
-        are bit for bit those of ``probability=False``. ``fit`` takes about 6 times
-        as long (5 folds on 4/5 of the data, then the final fit). Not with
+        (see :meth:`predict_proba`; ``sample_weight`` weighs both the folds' fits and
+        the sigmoids' likelihood, as in ``CalibratedClassifierCV``), then trains the
+        model on all the data as without ``probability``, so ``coef_``,
+        ``decision_function`` and ``predict`` are bit for bit those of
+        ``probability=False``. ``fit`` takes about 5 to 6 times as long: 5 fits on 4/5
+        of the data, then the final fit on all of it. Not with
         ``warm_start`` (the folds' models could not continue the previous fit):
         ``fit`` raises ``ValueError``; and ``partial_fit`` is not available (the
         sigmoids would no longer describe the model).
