@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import make_problem
+from conftest import PROBABILITY_ARGMAX, make_problem
 from pegasos_rs import PegasosClassifier
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
@@ -19,7 +19,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 
 def _expected_failed_checks(estimator):
-    return {
+    failed = {
         "check_sample_weight_equivalence_on_dense_data": (
             "a stochastic solver: an integer weight w_i and w_i copies of a row define the "
             "same objective, but the data set with copies has more rows, hence other draws "
@@ -36,6 +36,9 @@ def _expected_failed_checks(estimator):
             "weights act as intended"
         ),
     }
+    if estimator.probability:
+        failed["check_classifiers_train"] = PROBABILITY_ARGMAX
+    return failed
 
 
 def test_class_weight_check_without_projection():
@@ -47,7 +50,8 @@ def test_class_weight_check_without_projection():
 
 
 @parametrize_with_checks(
-    [PegasosClassifier(random_state=0)], expected_failed_checks=_expected_failed_checks
+    [PegasosClassifier(random_state=0), PegasosClassifier(random_state=0, probability=True)],
+    expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -7,6 +7,10 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._available_if import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from pegasos_rs import _platt
 
 
 def unchanged_on_error(method):
@@ -28,8 +32,15 @@ def unchanged_on_error(method):
     return wrapper
 
 
+def _has_probability(estimator) -> bool:
+    if not estimator.probability:
+        raise AttributeError("predict_proba is not available when probability=False")
+    return True
+
+
 class PegasosModelMixin:
-    """Prediction from ``decision_function`` and saving to a model file.
+    """Prediction from ``decision_function``, probabilities (``probability=True``)
+    and saving to a model file.
 
     Put it left of ``ClassifierMixin`` and ``BaseEstimator``.
     """
@@ -40,6 +51,61 @@ class PegasosModelMixin:
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+    @available_if(_has_probability)
+    def predict_proba(self, X):
+        """Probabilities of the classes by Platt scaling (``probability=True`` only).
+
+        Two classes: ``p = 1 / (1 + exp(probA_ f + probB_))`` for ``classes_[1]``,
+        ``f`` the decision value. More classes: each one-vs-rest decision value
+        through its own sigmoid, then normalised to sum to 1, as
+        ``CalibratedClassifierCV(method="sigmoid")`` does. As with ``SVC``, the
+        class of largest probability can differ from ``predict``'s (the sigmoids
+        were fitted on held-out folds, and differ between classes).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    @available_if(_has_probability)
+    def predict_log_proba(self, X):
+        """Logarithms of :meth:`predict_proba`, computed without underflow.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(
+            self,
+            ["probA_", "probB_"],
+            msg=(
+                "This %(name)s has no probabilities yet: call fit with probability=True "
+                "before predict_proba."
+            ),
+        )
+        return _platt.log_proba(self.decision_function(X), self.probA_, self.probB_)
+
+    def _fit_probability(self, X, y, sample_weight, n_folds, *, pairwise=False):
+        """Set (``probability=True``) or remove the fitted sigmoids after a fit on
+        validated ``(X, y)``."""
+        if not self.probability:
+            for attr in ("probA_", "probB_"):
+                self.__dict__.pop(attr, None)
+            return
+        self.probA_, self.probB_ = _platt.fit_calibration(
+            self, X, y, sample_weight, self.classes_, n_folds, pairwise=pairwise
+        )
 
     def save(self, path) -> None:
         """Write the fitted model to ``path`` in pegasos-rs' portable format (not

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from pegasos_rs import _core, _progress
+from pegasos_rs import _core, _platt, _progress
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._validation import (
     as_rust_matrix,
@@ -110,6 +110,22 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         Report to :data:`sys.stderr` (so :func:`contextlib.redirect_stderr`
         captures it): a line after every pass, and during a pass a progress line
         every few seconds; prediction reports its progress too.
+    probability : bool, default=False
+        Also fit class probabilities (:meth:`predict_proba`,
+        :meth:`predict_log_proba`) by Platt scaling, as ``SVC(probability=True)``:
+        ``fit`` trains a copy of the estimator on each training part of a stratified
+        5-fold split of the data (shuffled with ``random_state``; as many folds as
+        the smallest class has examples when that is fewer than 5, at least 2), fits
+        Platt's sigmoid to the held-out decision values of each one-vs-rest problem
+        (see :meth:`predict_proba`; ``sample_weight`` weighs both the folds' fits and
+        the sigmoids' likelihood, as in ``CalibratedClassifierCV``), then trains the
+        model on all the data as without ``probability``, so the support vectors,
+        ``dual_coef_`` and ``predict`` are bit for bit those of
+        ``probability=False``. ``fit`` takes up to about 6 times as long: 5 fits on
+        4/5 of the data, then the final fit on all of it (less when the cost grows
+        faster than the rows: about 4.2 times for a cost that grows as their
+        square). ``gamma="scale"`` is computed on each fold's training part, as any
+        clone in a scikit-learn cross-validation does.
 
     Attributes
     ----------
@@ -136,6 +152,10 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         and misses, and the primal objective of the last iterate (``"margins"``
         strategy only; with ``average=True`` the returned model is the average, whose
         objective is usually lower).
+    probA_, probB_ : ndarray of shape (n_problems,)
+        Platt's sigmoid ``1 / (1 + exp(probA_ f + probB_))`` of each one-vs-rest
+        problem (one for two classes, whose positive class is ``classes_[1]``; one
+        per class otherwise). Only with ``probability=True``.
 
     Notes
     -----
@@ -166,6 +186,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
+        "probability": ["boolean"],
     }
 
     def __init__(
@@ -187,6 +208,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         random_state=None,
         n_jobs=None,
         verbose=0,
+        probability=False,
     ):
         self.alpha = alpha
         self.kernel = kernel
@@ -204,6 +226,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.probability = probability
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -235,6 +258,8 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             )
         check_classification_targets(y)
         classes, present, counts, codes = encode_targets(type(self).__name__, y)
+        # Checked before training: too small a class for the folds is an input error.
+        n_folds = _platt.n_folds_for(counts) if self.probability else 0
         sample_weight = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, classes, present, counts)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
@@ -271,6 +296,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             }
             for r in reports
         ]
+        self._fit_probability(X, y, sample_weight, n_folds, pairwise=precomputed)
         return self
 
     def _fit_kernel(self, Xk, codes, classes, class_weight, sample_weight, gamma):

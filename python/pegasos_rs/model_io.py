@@ -41,7 +41,7 @@ FORMAT_VERSION = 1
 
 #: Fitted attributes written for each estimator (those present are saved).
 _ATTRIBUTES = {
-    "PegasosClassifier": ["coef_", "intercept_", "classes_", "objective_"],
+    "PegasosClassifier": ["coef_", "intercept_", "classes_", "objective_", "probA_", "probB_"],
     "KernelPegasosClassifier": [
         "support_",
         "support_vectors_",
@@ -51,6 +51,8 @@ _ATTRIBUTES = {
         "classes_",
         "shape_fit_",
         "_sv_kernel_rows",
+        "probA_",
+        "probB_",
     ],
 }
 _SCALARS = ["n_features_in_", "n_iter_", "t_", "_gamma"]
@@ -357,6 +359,19 @@ def _check_fitted(est, name: str, where: str) -> None:
     need(intercept.dtype.kind == "f", "intercept_ must hold floats")
     n_features = est.n_features_in_
     need(_is_count(n_features), "n_features_in_ must be a count")
+    # Platt's sigmoids (probability=True): both or neither, one per problem.
+    sigmoids = [getattr(est, attr, None) for attr in ("probA_", "probB_")]
+    if any(s is not None for s in sigmoids):
+        need(
+            all(
+                isinstance(s, np.ndarray)
+                and s.shape == (n_out,)
+                and s.dtype.kind == "f"
+                and np.all(np.isfinite(s))
+                for s in sigmoids
+            ),
+            f"probA_ and probB_ must be finite floats of shape ({n_out},)",
+        )
     if name == "PegasosClassifier":
         coef = getattr(est, "coef_", None)
         need(

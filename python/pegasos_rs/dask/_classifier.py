@@ -74,7 +74,8 @@ class PegasosClassifier(_linear.PegasosClassifier):
 
     Parameters
     ----------
-    (all of :class:`pegasos_rs.PegasosClassifier`'s, and:)
+    (all of :class:`pegasos_rs.PegasosClassifier`'s, ``probability`` only False,
+    and:)
     mode : {"exact", "parallel"}, default="exact"
     client : distributed.Client or None, default=None
         The cluster to run on. None: the current client if there is one, else a
@@ -117,6 +118,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
         random_state=None,
         n_jobs=None,
         verbose=0,
+        probability=False,
         mode="exact",
         client=None,
         round_bytes=32 << 20,
@@ -138,6 +140,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
             random_state=random_state,
             n_jobs=n_jobs,
             verbose=verbose,
+            probability=probability,
         )
         self.mode = mode
         self.client = client
@@ -189,6 +192,11 @@ class PegasosClassifier(_linear.PegasosClassifier):
         return self._fit_dask(X, y, sample_weight, classes, not first, 1, None, True, None)
 
     def _fit_dask(self, X, y, sample_weight, classes, resume, max_iter, max_steps, check, callback):
+        if self.probability:
+            raise ValueError(
+                "probability=True is not supported on a Dask cluster; fit with "
+                "probability=False (or fit pegasos_rs.PegasosClassifier in memory)"
+            )
         if self.mode == "parallel" and not isinstance(self.sampling, str):
             raise ValueError("sampling as a visiting order is not supported in parallel mode")
         with cluster(self.client) as client, deferred_ctrl_c() as ctrl_c:
