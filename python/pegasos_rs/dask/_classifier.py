@@ -70,10 +70,14 @@ class PegasosClassifier(_linear.PegasosClassifier):
     later rounds, removed at the end of the fit. Not the in-memory iterates; its
     objective is reported against the exact mode's in the Dask benchmark.
 
+    It takes every parameter of :class:`pegasos_rs.PegasosClassifier`; those
+    below are its own, or mean more here.
+
     Parameters
     ----------
-    (all of :class:`pegasos_rs.PegasosClassifier`'s, and:)
     mode : {"exact", "parallel"}, default="exact"
+        ``"exact"``: the in-memory solver's model, bit for bit; ``"parallel"``:
+        iterative parameter mixing (both described above).
     client : distributed.Client or None, default=None
         The cluster to run on. None: the current client if there is one, else a
         ``LocalCluster`` of worker processes sized to the machine, started for the
