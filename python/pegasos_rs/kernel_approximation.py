@@ -379,7 +379,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, ``n_components_``)
         """
         check_is_fitted(self)
         precomputed = self.kernel == "precomputed"

@@ -48,9 +48,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
     The rows of row partition ``b`` are rows ``offset_b ... offset_b + n_b - 1`` of
     the training set, partitions in order: the order of ``X.compute()``.
 
-    Modes
-    -----
-    ``"exact"`` (default): the iterates of the in-memory solver, bit for bit:
+    ``mode="exact"`` (default): the iterates of the in-memory solver, bit for bit:
     ``fit(X, y)`` gives the ``coef_`` of ``pegasos_rs.PegasosClassifier(...).fit(
     X.compute(), y.compute())`` with the same parameters, for any chunking and any
     number of workers. The client draws the examples with the solver's seeded
@@ -62,7 +60,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
     ``sampling="shuffle"`` keeps a permutation of all rows on the client (4 bytes
     per row).
 
-    ``"parallel"``: iterative parameter mixing (McDonald, Hall, Mann 2010;
+    ``mode="parallel"``: iterative parameter mixing (McDonald, Hall, Mann 2010;
     Zinkevich, Weimer, Smola, Li 2010), for many passes over data that does not fit
     one machine: in each round every partition runs one local pass of the solver
     from the shared iterate, on the worker that holds it, and the client averages
@@ -70,13 +68,16 @@ class PegasosClassifier(_linear.PegasosClassifier):
     number of rounds. Blocks read from svmlight files are parsed in the first
     round and kept on the workers' local disks as binary CSR, memory-mapped by
     later rounds, removed at the end of the fit. Not the in-memory iterates; its
-    objective is reported against the exact mode's in the README.
+    objective is reported against the exact mode's in the Dask benchmark.
+
+    It takes every parameter of :class:`pegasos_rs.PegasosClassifier`
+    (``probability`` only False); those below are its own, or mean more here.
 
     Parameters
     ----------
-    (all of :class:`pegasos_rs.PegasosClassifier`'s, ``probability`` only False,
-    and:)
     mode : {"exact", "parallel"}, default="exact"
+        ``"exact"``: the in-memory solver's model, bit for bit; ``"parallel"``:
+        iterative parameter mixing (both described above).
     client : distributed.Client or None, default=None
         The cluster to run on. None: the current client if there is one, else a
         ``LocalCluster`` of worker processes sized to the machine, started for the
