@@ -86,8 +86,7 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
         (["train", "-t", "4", str(train)], "precomputed"),
         (["train", "-t", "9", str(train)], "invalid -t 9: expected 0-3"),
         (["train", "-R", str(train)], "-R needs -B 1"),
-        (["train", "-b", "1", str(train)], "probability estimates"),
-        (["predict", "-b", "1", str(train), str(bad), str(tmp_path / "o")], "probability"),
+        (["train", "-b", "1", "--dask", str(train), str(tmp_path / "m")], "-b 1 is not"),
         (["train", "-c", "-1", str(train)], "invalid -c cost -1.0: expected a number > 0"),
         (["train", "-w1", str(train)], "bad class weight"),
         (["train", "-t", "rbf", "-B", "1", str(train)], "unregularised bias: -R"),
@@ -170,3 +169,26 @@ def test_liblinear_and_libsvm_letters_keep_their_meaning(files, tmp_path):
     for number, name in [("1", "poly"), ("2", "rbf"), ("3", "sigmoid")]:
         assert trained("-t", number, "--passes", "1").kernel == name
     assert trained("-t", "2", "-R", "--passes", "1").fit_intercept
+
+
+def test_probability_estimates_with_b_1(tmp_path):
+    """-b 1 at training fits Platt's sigmoids (probability=True); -b 1 at prediction
+    writes LIBLINEAR's layout: a "labels" header, then the label and one
+    probability per class; a model trained without -b 1 is refused."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 5)
+    y = np.where(X[:, 0] + 0.3 * rng.randn(300) > 0, 1, -1)
+    data = tmp_path / "d.svm"
+    pegasos_rs.dump_svmlight_file(X, y, data)
+    model, plain, out = tmp_path / "p.model", tmp_path / "q.model", tmp_path / "o.txt"
+    assert main(["train", "-q", "-b", "1", "--seed", "3", str(data), str(model)]) == 0
+    assert main(["train", "-q", "--seed", "3", str(data), str(plain)]) == 0
+    assert main(["predict", "-q", "-b", "1", str(data), str(model), str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == "labels -1 1"
+    rows = np.array([[float(v) for v in line.split()] for line in lines[1:]])
+    est = pegasos_rs.load(model)
+    np.testing.assert_array_equal(rows[:, 0], est.predict(X))
+    np.testing.assert_allclose(rows[:, 1:], est.predict_proba(X), rtol=1e-5)
+    with pytest.raises(SystemExit, match="has no probability estimates; train the model with"):
+        main(["predict", "-b", "1", str(data), str(plain), str(out)])

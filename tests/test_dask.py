@@ -31,6 +31,11 @@ import pegasos_rs.dask as pdask  # noqa: E402
 from conftest import make_problem, primal_objective  # noqa: E402
 from pegasos_rs import _datasets  # noqa: E402
 from pegasos_rs.exceptions import DataFormatError  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning  # noqa: E402
+
+# The comparisons with the in-memory solver use tol with few passes; both sides warn
+# alike (test_convergence_warning_as_in_memory checks the warning itself).
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 
 def _local_cluster(n_workers: int):
@@ -593,3 +598,15 @@ def test_command_line_trains_on_a_cluster(client, tmp_path, capsys):
     assert est.coef_.tobytes() == ref.coef_.tobytes()
     with pytest.raises(SystemExit, match="--dask trains linear models"):
         main(["train", "--dask", addr, "-t", "rbf", str(tmp_path / "d0.svm"), str(model)])
+
+
+@pytest.mark.filterwarnings("error::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("mode", ["exact", "parallel"])
+def test_convergence_warning_as_in_memory(client, mode):
+    X, y = make_problem(n_samples=300, n_features=6, n_classes=2, seed=3)
+    dX, dy = _as_dask(X, y, [150, 150], unknown=False)
+    kw = {"alpha": 1e-3, "max_iter": 2, "tol": 1e-12, "random_state": 0}
+    with pytest.warns(ConvergenceWarning, match="tol=1e-12 was not reached within max_iter=2"):
+        pdask.PegasosClassifier(client=client, mode=mode, **kw).fit(dX, dy)
+    with pytest.warns(ConvergenceWarning, match="tol=1e-12 was not reached"):
+        pegasos_rs.PegasosClassifier(**kw).fit(X, y)

@@ -103,7 +103,7 @@ def test_in_pass_progress_lines_on_a_long_pass(monkeypatch):
     50 ms; this fit takes far longer than one poll)."""
     monkeypatch.setattr(_progress, "REPORT_EVERY", 0.0)
     X, y = _problem(n=6000, d=50)
-    text, est = _captured(
+    text, _ = _captured(
         lambda: KernelPegasosClassifier(max_iter=1, verbose=1, random_state=0).fit(X, y)
     )
     lines = text.splitlines()

@@ -385,6 +385,7 @@ def linear_cases(draw):
     return _classifier_case(draw, lambda d, y, info: _linear_params(d, y, info["n"]))
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # random tol
 @_settings(200)
 @given(case=linear_cases())
 def test_linear_fits_or_raises_and_layouts_agree(case):

@@ -284,6 +284,7 @@ def test_uniform_weight_s_is_alpha_over_s(how, s):
     ids=["B=1", "B=2.5", "unregularised", "none"],
 )
 @pytest.mark.parametrize("average", [False, True])
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # tol=0.0: objective
 def test_reported_objective_is_the_documented_objective(problem, intercept, average):
     X, y, y_pm1 = problem
     sw = np.linspace(0.2, 2.0, len(y))

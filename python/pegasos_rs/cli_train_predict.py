@@ -25,10 +25,12 @@ predicted label per line to ``output_file`` and prints
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
 import time
+import warnings
 
 from pegasos_rs._progress import ProgressBar, reporting
 
@@ -50,6 +52,8 @@ LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
   -r coef0       poly/sigmoid constant term                           (default 0)
   -m cachesize   kernel cache size in MB                            (default 200)
   -h 0|1         LIBSVM's shrinking: accepted, no effect (Pegasos has no shrinking)
+  -b 0|1         1: also fit probability estimates (Platt scaling on 5 folds, as
+                 LIBSVM's -b 1; fit takes about 6 times as long)      (default 0)
   -v n           n-fold cross-validation; prints the accuracy, saves no model
   -q             quiet: no progress output
 Pegasos' own options:
@@ -69,8 +73,7 @@ Pegasos' own options:
   --help         this text
 Refused, with what to use instead: -p (LIBLINEAR's SVR epsilon; passes are
 --passes), -n (nu; threads are --threads), -C (parameter search; use -v with
-several -c), -b 1 (probability estimates), -t 4 (precomputed kernels: the Python
-API takes them).
+several -c), -t 4 (precomputed kernels: the Python API takes them).
 """
 
 #: LIBLINEAR / LIBSVM letters whose meaning pegasos-rs does not offer: the message.
@@ -195,10 +198,6 @@ def _check_liblinear_choices(args) -> None:
             + ", ".join(names)
         )
     args.kernel = kernel
-    if args.probability:
-        raise SystemExit(
-            "pegasos-rs train: -b 1 (probability estimates) is not available; decision values are"
-        )
     if args.unregularized_bias and args.kernel == "linear" and args.bias <= 0:
         raise SystemExit("pegasos-rs train: -R needs -B 1, as in LIBLINEAR")
 
@@ -236,6 +235,7 @@ def _estimator(args, n_samples: int, class_weight, verbose: bool):
         "random_state": args.seed,
         "n_jobs": args.threads,
         "verbose": int(verbose),
+        "probability": bool(args.probability),
     }
     if args.tol is not None:
         common["tol"] = args.tol
@@ -301,6 +301,8 @@ def train(argv: list[str]) -> int:
         if not ok:
             raise SystemExit(f"pegasos-rs train: invalid {name} {value}: expected {valid}")
     if on_dask:
+        if args.probability:
+            raise SystemExit("pegasos-rs train: -b 1 is not available with --dask")
         return _train_on_dask(args, scheduler, class_weight)
     if args.more_files:
         raise SystemExit("pegasos-rs train: one data file (several need --dask)")
@@ -323,7 +325,7 @@ def train(argv: list[str]) -> int:
         return 0
     started = time.perf_counter()
     try:
-        with reporting(_bar(args, "training", "steps")):
+        with reporting(_bar(args, "training", "steps")), _warnings_as_lines(args):
             est.fit(X, y)
     except ValueError as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
@@ -337,6 +339,19 @@ def train(argv: list[str]) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+@contextlib.contextmanager
+def _warnings_as_lines(args):
+    """Show the warnings of the block (e.g. ConvergenceWarning) as one line each on
+    stderr, as LIBLINEAR prints its "WARNING: reaching max number of iterations";
+    none with ``-q``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    if not args.quiet:
+        for w in caught:
+            print(f"pegasos-rs train: WARNING: {w.message}", file=sys.stderr)
 
 
 def _bar(args, desc: str, unit: str) -> ProgressBar | None:
@@ -437,7 +452,8 @@ def _predict_parser() -> argparse.ArgumentParser:
         choices=[0, 1],
         default=0,
         dest="probability",
-        help="0: labels (as LIBLINEAR's predict; 1, probability estimates, is not available)",
+        help="1: also write probability estimates (models trained with -b 1), as "
+        "LIBLINEAR's and LIBSVM's predict; 0: labels only (default)",
     )
     p.add_argument("-q", action="store_true", dest="quiet", help="quiet: print nothing")
     p.add_argument("data_file")
@@ -453,33 +469,46 @@ def predict(argv: list[str]) -> int:
     from pegasos_rs.foreign_models import LibsvmModel, read_model
 
     args = _predict_parser().parse_args(argv)
-    if args.probability:
-        raise SystemExit(
-            "pegasos-rs predict: -b 1 (probability estimates) is not available; use -b 0 (labels)"
-        )
     try:
         model = read_model(args.model_file)
-        X, y = pegasos_rs.load_svmlight_file(args.data_file, n_jobs=args.threads)
+        with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
+            X, y = pegasos_rs.load_svmlight_file(args.data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
+    if args.probability and not hasattr(model, "predict_proba"):
+        raise SystemExit(
+            f"pegasos-rs predict: -b 1: {args.model_file} has no probability estimates; "
+            "train the model with -b 1 (pegasos-rs train -b 1, or probability=True)"
+        )
     # LIBSVM's programs write labels with %.17g and name the task; LIBLINEAR's %g.
     label_format, task = ".17g", " (classification)"
     if not isinstance(model, LibsvmModel):  # for LIBSVM every feature counts (rbf)
         label_format, task = "g", ""
         X = _linear_width(X, model.n_features_in_, args.data_file)
     try:
-        if X.shape[0] == 0:
-            pred = np.zeros(0)
-        elif hasattr(model, "set_params"):
-            model.set_params(n_jobs=args.threads)
-            pred = model.predict(X)
-        else:
-            pred = model.predict(X, n_jobs=args.threads)
+        with reporting(_bar(args, "predicting", "rows")):
+            proba = np.zeros((X.shape[0], len(getattr(model, "classes_", ()))))
+            if X.shape[0] == 0:
+                pred = np.zeros(0)
+            elif hasattr(model, "set_params"):
+                model.set_params(n_jobs=args.threads)
+                pred = model.predict(X)
+                proba = model.predict_proba(X) if args.probability else None
+            else:
+                pred = model.predict(X, n_jobs=args.threads)
     except ValueError as e:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
     try:
         with open(args.output_file, "w") as f:
-            f.writelines(f"{v:{label_format}}\n" for v in np.asarray(pred, dtype=float))
+            if args.probability:  # LIBLINEAR's layout: a header, then label p_1 .. p_K
+                labels = " ".join(f"{c:{label_format}}" for c in model.classes_.astype(float))
+                f.write(f"labels {labels}\n")
+                f.writelines(
+                    f"{v:{label_format}} " + " ".join(f"{q:g}" for q in p) + "\n"
+                    for v, p in zip(np.asarray(pred, dtype=float), proba, strict=True)
+                )
+            else:
+                f.writelines(f"{v:{label_format}}\n" for v in np.asarray(pred, dtype=float))
     except OSError as e:
         raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
     if not args.quiet:
