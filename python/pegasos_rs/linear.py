@@ -81,7 +81,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         is less noisy than the last iterate and, on most problems, more accurate
         after the same number of passes. ``False``: return the last iterate. An int
         ``n``: average from the moment ``n`` samples have been seen, across calls
-        (as scikit-learn's ``SGDClassifier``).
+        (as scikit-learn's ``SGDClassifier``); with ``partial_fit`` on small chunks
+        this is the better choice, as ``True`` averages within each call only.
     sampling : {"uniform", "shuffle", "balanced"} or array-like of int, default="uniform"
         ``"uniform"``: i.i.d. draws with replacement (the paper). ``"shuffle"``: a
         new permutation every pass. ``"balanced"``: positives and negatives drawn
