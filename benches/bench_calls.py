@@ -32,11 +32,12 @@ def _cases(n_jobs: int):
     X = rng.randn(200, 20)
     y = np.arange(200) % 3
     Xs = sp.csr_matrix(np.where(np.abs(X) > 1, X, 0.0))
-    lin = PegasosClassifier(random_state=0, n_jobs=n_jobs, max_iter=1).fit(X, y)
+    # average=False: the call costs as recorded before averaging became the default.
+    lin = PegasosClassifier(random_state=0, n_jobs=n_jobs, max_iter=1, average=False).fit(X, y)
     ker = KernelPegasosClassifier(random_state=0, n_jobs=n_jobs, max_iter=1).fit(X[:50], y[:50])
     rff = RandomFourierFeatures(n_components=64, random_state=0, n_jobs=n_jobs).fit(X)
     small, small_s = X[:10], Xs[:10]
-    tiny = PegasosClassifier(random_state=0, n_jobs=n_jobs, max_iter=1)
+    tiny = PegasosClassifier(random_state=0, n_jobs=n_jobs, max_iter=1, average=False)
     return {
         "linear decision_function, 10 dense rows": lambda: lin.decision_function(small),
         "linear decision_function, 10 CSR rows": lambda: lin.decision_function(small_s),

@@ -48,11 +48,13 @@ def optimum(X, y) -> float:
     return objective(X, y, w)
 
 
-def pegasos(X, y, steps, **kw) -> float:
+def pegasos(X, y, steps, average=False, **kw) -> float:
+    """The objective after ``steps`` steps; the last iterate (the paper's output)
+    unless ``average``."""
     from pegasos_rs import PegasosClassifier
 
     est = PegasosClassifier(
-        alpha=ALPHA, max_steps=steps, fit_intercept=False, random_state=0, **kw
+        alpha=ALPHA, max_steps=steps, fit_intercept=False, average=average, random_state=0, **kw
     ).fit(X, y)
     return objective(X, y, est.coef_.ravel())
 

@@ -43,6 +43,20 @@ def test_train_then_predict_prints_accuracy_like_liblinear(files, capsys, monkey
     assert model.alpha == pytest.approx(1 / 300)
 
 
+@pytest.mark.parametrize(("flag", "average"), [([], True), (["--average", "0"], False)])
+def test_train_averages_by_default_as_the_estimator_does(files, tmp_path, flag, average):
+    _, train, _, _ = files
+    model = tmp_path / "m.model"
+    assert main(["train", "-q", "--passes", "3", *flag, str(train), str(model)]) == 0
+    est = pegasos_rs.load(model)
+    assert est.average is average
+    X, y = pegasos_rs.load_svmlight_file(train)
+    ref = pegasos_rs.PegasosClassifier(
+        alpha=1e-4, max_iter=3, fit_intercept=False, average=average, random_state=0
+    ).fit(X, y)
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+
+
 def test_kernel_training_class_weights_and_cross_validation(files, capsys):
     tmp, train, _, _ = files
     model = tmp / "k.model"

@@ -61,7 +61,7 @@ Pegasos' own options:
   --passes n     passes over the data            (default 20 linear, 10 kernel)
   --max-steps T  run exactly T steps (the paper's T) instead of --passes
   --batch-size k examples per step (the paper's k)                   (default 1)
-  --average 0|1  1: return the suffix-averaged iterate (default 0 linear, 1 kernel)
+  --average 0|1  1: the suffix-averaged iterate, 0: the last iterate (default 1)
   --projection 0|1  project onto the ball of radius 1/sqrt(alpha) (linear; 1)
   --sampling s   uniform, shuffle or balanced                   (default uniform)
   --seed s       random seed                                          (default 0)
@@ -246,7 +246,7 @@ def _estimator(args, n_samples: int, class_weight, verbose: bool):
             projection=bool(args.projection),
             fit_intercept=bias > 0,
             intercept_scaling=None if args.unregularized_bias else (bias if bias > 0 else 1.0),
-            average=bool(args.average),
+            average=True if args.average is None else bool(args.average),
             max_steps=args.max_steps,
             **common,
         )

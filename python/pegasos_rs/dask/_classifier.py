@@ -110,7 +110,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
         projection=True,
         fit_intercept=True,
         intercept_scaling=1.0,
-        average=False,
+        average=True,
         sampling="uniform",
         class_weight=None,
         tol=None,
