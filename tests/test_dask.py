@@ -193,6 +193,31 @@ def test_dataframes_and_in_memory_inputs(client):
     )
 
 
+def test_dataframe_prediction_checks_column_names(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = make_problem(n_samples=200, n_features=4, n_classes=3, seed=3)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    ddf, dy = dd.from_pandas(frame, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3)
+    kw = {"alpha": 1e-3, "random_state": 1, "max_iter": 2}
+    ours = pdask.PegasosClassifier(client=client, **kw).fit(ddf, dy)
+    ref = pegasos_rs.PegasosClassifier(**kw).fit(frame, y)
+    scores = ours.decision_function(ddf).compute()
+    assert scores.tobytes() == ref.decision_function(frame).tobytes()
+    np.testing.assert_array_equal(ours.predict(ddf).compute(), ref.predict(frame))
+    assert ours.score(ddf, dy) == ref.score(frame, y)
+    reordered = ddf[["b", "a", "c", "d"]]
+    for call in (ours.decision_function, ours.predict):
+        with pytest.raises(ValueError, match="same order as they were in fit"):
+            call(reordered)
+    coef = ours.coef_.copy()
+    with pytest.raises(ValueError, match="same order as they were in fit"):
+        ours.partial_fit(reordered, dy)
+    assert ours.coef_.tobytes() == coef.tobytes()
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        ours.decision_function(ddf.to_dask_array(lengths=True))
+
+
 def test_warm_start_and_partial_fit_continue_the_solver(client):
     X, y = make_problem(n_samples=300, n_features=8, n_classes=3, seed=9)
     dX, dy = _as_dask(X, y, [100, 100, 100], unknown=False)

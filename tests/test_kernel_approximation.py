@@ -367,5 +367,7 @@ def test_map_plus_pegasos_learns_a_non_linear_boundary():
 def test_feature_names_out():
     X = _data(10, 3)
     names = AdditiveKernelMap(order=1).fit(X).get_feature_names_out()
-    assert len(names) == 9 and names[0] == "additivekernelmap0"
+    assert names.tolist() == [
+        f"additivekernelmap_x{j}_{part}" for j in range(3) for part in ("sqrt", "cos1", "sin1")
+    ]
     assert len(Nystroem(n_components=4).fit(X).get_feature_names_out()) == 4

@@ -10,7 +10,69 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.validation import _check_sample_weight
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+
+def validate_input(estimator, X, y="no_validation", *, reset=True, **check_params):
+    """scikit-learn's ``validate_data`` (``n_features_in_``, ``feature_names_in_`` and
+    their checks, then ``check_array``), with a clearer error for data frames with
+    columns that are not numbers: scikit-learn reports only the first value it could
+    not convert; this names the columns and their dtypes. Column names are checked
+    first, as by scikit-learn: a frame whose names do not match the fit's gets
+    scikit-learn's error about the names."""
+    try:
+        return validate_data(estimator, X, y, reset=reset, **check_params)
+    except (ValueError, TypeError) as e:
+        columns = non_numeric_columns(X)
+        if not columns or not (reset or _names_match(estimator, X)):
+            raise
+        listed = ", ".join(f"{name!r} ({dtype})" for name, dtype in columns)
+        raise ValueError(
+            f"{type(estimator).__name__} needs numeric data, but X has columns that are "
+            f"not numbers: {listed}. Encode them first (for example with a "
+            "ColumnTransformer and a OneHotEncoder) or drop them."
+        ) from e
+
+
+def _names_match(estimator, X) -> bool:
+    """Whether ``X`` passes the fitted estimator's column name check."""
+    try:
+        validate_data(estimator, X, reset=False, skip_check_array=True, ensure_2d=False)
+    except ValueError:
+        return False
+    return True
+
+
+def non_numeric_columns(X) -> list:
+    """``(name, dtype)`` of the columns of a pandas or polars data frame ``X`` whose
+    values cannot be read as float64 (empty for anything else). Columns of a numeric
+    or boolean dtype are not examined; the others (strings, categories, objects) are
+    tried, so that an object column holding numbers, which scikit-learn accepts, is
+    not reported."""
+    columns, dtypes = getattr(X, "columns", None), getattr(X, "dtypes", None)
+    if (
+        columns is None
+        or dtypes is None
+        or sp.issparse(X)
+        or not callable(getattr(X, "__getitem__", None))
+    ):
+        return []
+    found = []
+    for name, dtype in zip(list(columns), list(dtypes), strict=True):
+        if _numeric_dtype(dtype):
+            continue
+        try:
+            np.asarray(X[name]).astype(np.float64)
+        except (ValueError, TypeError):
+            found.append((name, dtype))
+    return found
+
+
+def _numeric_dtype(dtype) -> bool:
+    """A numpy, pandas or polars column dtype of numbers or booleans."""
+    if callable(getattr(dtype, "is_numeric", None)):  # polars
+        return bool(dtype.is_numeric()) or str(dtype) == "Boolean"
+    return getattr(dtype, "kind", "O") in "biufc"
 
 
 def buffer(a, dtype=None):

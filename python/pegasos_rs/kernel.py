@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt, _progress
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
@@ -24,6 +24,7 @@ from pegasos_rs._validation import (
     sample_weight_vector,
     sampling_args,
     seed_from,
+    validate_input,
 )
 
 _KERNELS = ("linear", "rbf", "poly", "sigmoid", "chi2", "intersection", "precomputed")
@@ -251,7 +252,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self
         """
         precomputed = self.kernel == "precomputed"
-        X, y = validate_data(self, X, y, **(_PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS))
+        X, y = validate_input(self, X, y, **(_PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS))
         if precomputed and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
@@ -331,7 +332,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         (n_samples,) for two classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
         if self.kernel == "precomputed":
-            X = validate_data(self, X, reset=False, **_PRECOMPUTED_CHECKS)
+            X = validate_input(self, X, reset=False, **_PRECOMPUTED_CHECKS)
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(
                     f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
@@ -339,7 +340,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
                 )
             scores = X[:, self.support_] @ self.dual_coef_.T + self.intercept_
         else:
-            X = validate_data(self, X, reset=False, **_DATA_CHECKS)
+            X = validate_input(self, X, reset=False, **_DATA_CHECKS)
             sv = getattr(self, "_sv_kernel_rows", None)
             report = _progress.verbose_report(
                 self.verbose, f"{type(self).__name__}.decision_function", "rows"

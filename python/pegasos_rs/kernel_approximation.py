@@ -31,7 +31,11 @@ from sklearn.base import (
     _fit_context,
 )
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names_in,
+    check_is_fitted,
+    check_non_negative,
+)
 
 from pegasos_rs import _core
 from pegasos_rs._base import unchanged_on_error
@@ -43,6 +47,7 @@ from pegasos_rs._validation import (
     n_threads,
     resolve_gamma,
     seed_from,
+    validate_input,
 )
 from pegasos_rs.kernel import _DATA_CHECKS, _KERNELS, _PRECOMPUTED_CHECKS, _kernel_view
 
@@ -142,7 +147,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         -------
         self
         """
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        X = validate_input(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
         return self._draw(X.shape[1], resolve_gamma("rbf", self.gamma, X))
 
     def _draw(self, n_features: int, gamma: float):
@@ -171,7 +176,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_DATA_CHECKS)
+        X = validate_input(self, X, reset=False, **_DATA_CHECKS)
         W = buffer(self.random_weights_, X.dtype)
         b = buffer(self.random_offset_, X.dtype)
         return _core.fourier_features(
@@ -309,7 +314,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self
         """
         precomputed = self.kernel == "precomputed"
-        X = validate_data(self, X, **(_PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS))
+        X = validate_input(self, X, **(_PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS))
         if precomputed and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
@@ -384,7 +389,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         check_is_fitted(self)
         precomputed = self.kernel == "precomputed"
         checks = _PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS
-        X = validate_data(self, X, reset=False, **checks)
+        X = validate_input(self, X, reset=False, **checks)
         columns = buffer(self.normalization_, X.dtype)
         if precomputed:
             components = None
@@ -408,7 +413,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 _ADDITIVE = ("chi2", "intersection", "js")
 
 
-class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class AdditiveKernelMap(TransformerMixin, BaseEstimator):
     """Homogeneous kernel map of an additive kernel (Vedaldi and Zisserman, 2012).
 
     For non-negative data (histograms, bag-of-words counts) and the additive kernels
@@ -421,7 +426,10 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
     each input feature becomes ``2 order + 1`` features sampling the kernel's
     spectrum at steps ``L = 2 pi / period``, so that ``psi(x) . psi(y)`` approximates
     ``K(x, y)``. Zeros stay zeros (CSR in, CSR out); feature ``j``'s outputs are
-    columns ``j (2 order + 1)`` to ``(j + 1)(2 order + 1) - 1``. With ``kernel="chi2"``
+    columns ``j (2 order + 1)`` to ``(j + 1)(2 order + 1) - 1``: ``sqrt(x)`` times a
+    constant, then a cosine and a sine of ``k L ln(x)`` for ``k = 1..order``
+    (:meth:`get_feature_names_out` names them ``additivekernelmap_<feature>_sqrt``,
+    ``..._cos1``, ``..._sin1``, ...). With ``kernel="chi2"``
     it is scikit-learn's ``AdditiveChi2Sampler`` (``sample_steps = order + 1``,
     ``sample_interval = L``), with the columns in another order. On random sparse
     histograms the relative error ``||K - Z Z^T||_F / ||K||_F`` is below 0.05 / 0.01
@@ -490,9 +498,37 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         -------
         self
         """
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
+        X = validate_input(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
         check_non_negative(X, f"{type(self).__name__} (input X)")
         return self._sample(X.shape[1])
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns, as scikit-learn's ``AdditiveChi2Sampler``
+        forms them, in this map's column order.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            The input feature names; checked against ``feature_names_in_`` when it
+            is set. None: ``feature_names_in_``, or ``x0``, ``x1``, ... .
+
+        Returns
+        -------
+        ndarray of str objects
+            For each input feature ``f`` in turn, ``additivekernelmap_f_sqrt``, then
+            ``additivekernelmap_f_cos<k>`` and ``additivekernelmap_f_sin<k>`` for
+            ``k = 1..order``.
+        """
+        check_is_fitted(self, "n_features_in_")
+        input_features = _check_feature_names_in(self, input_features)
+        prefix = type(self).__name__.lower()
+        suffixes = ["sqrt"]
+        for k in range(1, int(self.order) + 1):
+            suffixes += [f"cos{k}", f"sin{k}"]
+        return np.asarray(
+            [f"{prefix}_{name}_{suffix}" for name in input_features for suffix in suffixes],
+            dtype=object,
+        )
 
     def _sample(self, n_features: int):
         """Record the map's sampling for ``n_features`` inputs."""
@@ -515,7 +551,9 @@ class AdditiveKernelMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseE
         ndarray or CSR matrix of shape (n_samples, n_features * (2 order + 1))
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32])
+        X = validate_input(
+            self, X, reset=False, accept_sparse="csr", dtype=[np.float64, np.float32]
+        )
         if sp.issparse(X):
             X = canonical_csr(X)  # the map is not linear: repeated entries add up first
         out = _core.additive_features(

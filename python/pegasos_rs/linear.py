@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt, _progress
 from pegasos_rs._base import PegasosModelMixin, store_linear_fit, unchanged_on_error
@@ -23,6 +23,7 @@ from pegasos_rs._validation import (
     sample_weight_vector,
     sampling_args,
     seed_from,
+    validate_input,
 )
 
 #: How ``validate_data`` shapes X for the extension: CSR (int32/int64 indices) or
@@ -279,7 +280,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         return self._fit(X, y, sample_weight, classes, not first, 1, None, partial=True)
 
     def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps, partial=False):
-        X, y = validate_data(self, X, y, reset=not resume, **_INPUT_CHECKS)
+        X, y = validate_input(self, X, y, reset=not resume, **_INPUT_CHECKS)
         check_classification_targets(y)
         if resume:
             known = self.classes_
@@ -341,7 +342,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two
         classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_INPUT_CHECKS)
+        X = validate_input(self, X, reset=False, **_INPUT_CHECKS)
         report = _progress.verbose_report(
             self.verbose, f"{type(self).__name__}.decision_function", "rows"
         )

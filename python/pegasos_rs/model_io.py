@@ -11,10 +11,12 @@ Layout (all integers little-endian)::
 
 The header holds ``{"estimator": class name, "library_version": ..., "params":
 get_params(), "scalars": {...}, "arrays": {name: {"dtype", "shape", "offset",
-"nbytes"}}, "sparse": {name: {"shape", "format": "csr"}}}``; a sparse attribute is
-stored as the three arrays ``name.data``, ``name.indices``, ``name.indptr``. Nothing in
-a file is executed when it is read: only known estimator classes are built, with
-parameters that are JSON values, so loading an untrusted file is safe (unlike pickle).
+"nbytes"}}, "sparse": {name: {"shape", "format": "csr"}}}``, plus
+``"feature_names_in_": [str, ...]`` for a model fitted on a data frame; a sparse
+attribute is stored as the three arrays ``name.data``, ``name.indices``,
+``name.indptr``. Nothing in a file is executed when it is read: only known estimator
+classes are built, with parameters that are JSON values, so loading an untrusted file
+is safe (unlike pickle).
 
 ``load`` also reads LIBLINEAR's text model files (``train``'s output) into a
 :class:`PegasosClassifier`, so that models can move over (the parser is
@@ -116,6 +118,8 @@ def save(estimator, path) -> None:
     def add(key, arr):
         nonlocal offset
         arr = np.ascontiguousarray(arr)
+        if arr.dtype == object and all(isinstance(v, str) for v in arr.flat):
+            arr = arr.astype(str)  # string labels from a data frame's column
         if arr.dtype == object:
             raise TypeError(f"{key} holds Python objects; only numeric labels can be saved")
         arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
@@ -146,6 +150,9 @@ def save(estimator, path) -> None:
     for attr in _SCALARS:
         if hasattr(estimator, attr):
             header["scalars"][attr] = _jsonable(getattr(estimator, attr))
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:  # fitted on a data frame (its column names are strings)
+        header["feature_names_in_"] = [str(n) for n in names]
     solver = getattr(estimator, "_solver", None)
     if solver is not None:  # the exact solver state (warm_start continues it)
         add("_solver", np.frombuffer(solver.__getstate__(), dtype=np.uint8))
@@ -331,6 +338,15 @@ def _build(header, blob: memoryview, where: str):
     if name == "PegasosClassifier" and not hasattr(est, "objective_"):
         est.objective_ = None
     _check_fitted(est, name, where)
+    if "feature_names_in_" in header:
+        names = header["feature_names_in_"]
+        if not (
+            isinstance(names, list)
+            and len(names) == est.n_features_in_
+            and all(isinstance(n, str) for n in names)
+        ):
+            raise _bad(where, f"feature_names_in_ must be {est.n_features_in_} strings")
+        est.feature_names_in_ = np.asarray(names, dtype=object)
     return est
 
 

@@ -18,7 +18,7 @@ from pegasos_rs._base import store_linear_fit, unchanged_on_error
 from pegasos_rs._validation import check_classes, class_weight_vector, n_threads, seed_from
 from pegasos_rs.dask import _exact, _parallel, _predict
 from pegasos_rs.dask._cluster import cluster, current_client
-from pegasos_rs.dask._data import distribute
+from pegasos_rs.dask._data import check_feature_names, distribute
 from pegasos_rs.dask._interrupt import deferred_ctrl_c
 
 #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
@@ -200,6 +200,8 @@ class PegasosClassifier(_linear.PegasosClassifier):
             )
         if self.mode == "parallel" and not isinstance(self.sampling, str):
             raise ValueError("sampling as a visiting order is not supported in parallel mode")
+        if resume:  # the columns must be those of the fit being continued
+            check_feature_names(self, X)
         with cluster(self.client) as client, deferred_ctrl_c() as ctrl_c:
             data = distribute(client, X, y, sample_weight, check=check, ctrl_c=ctrl_c)
             try:

@@ -127,6 +127,15 @@ def _feature_names(X):
     return _get_feature_names(X._meta if _is_dataframe(X) else X)
 
 
+def check_feature_names(est, X) -> None:
+    """scikit-learn's check of ``X``'s column names against those ``est`` was fitted
+    with (a dask dataframe's are those of its meta): ``ValueError`` when they differ,
+    a warning when only one of the two has names."""
+    from sklearn.utils.validation import _check_feature_names
+
+    _check_feature_names(est, X._meta if _is_dataframe(X) else X, reset=False)
+
+
 def distribute(client, X, y, sample_weight, *, check: bool, ctrl_c: CtrlC) -> TrainingData:
     """Put ``(X, y, sample_weight)`` on the cluster, one block per row partition
     (see the module doc). ``check``: check every value as the in-memory estimator

@@ -10,6 +10,7 @@ from sklearn.utils import check_array
 from pegasos_rs import _core
 from pegasos_rs._validation import as_rust_matrix, buffer
 from pegasos_rs.dask._blocks import _PARTITION_CHECKS
+from pegasos_rs.dask._data import check_feature_names
 
 
 def _rows(X):
@@ -19,7 +20,7 @@ def _rows(X):
             raise ValueError(f"expected a 2-D X, got a dask array of shape {X.shape}")
         return X if X.numblocks[1] == 1 else X.rechunk({1: -1})
     if hasattr(X, "to_dask_array"):
-        return X.to_dask_array(lengths=False)
+        return X.to_dask_array()  # rows per partition unknown: nothing is computed
     raise TypeError(f"expected a dask array or dataframe, got {type(X).__name__}")
 
 
@@ -37,6 +38,7 @@ def _decision_block(block, model):
 
 def decision_function(est, X):
     """``est``'s decision values on ``X``, a dask array with X's row chunks."""
+    check_feature_names(est, X)
     rows = _rows(X)
     if not np.isnan(rows.shape[1]) and rows.shape[1] != est.n_features_in_:
         raise ValueError(
@@ -84,7 +86,7 @@ def _as_vector(v, like, what: str):
             like = like.compute_chunk_sizes()
         return da.from_array(v, chunks=(like.chunks[0],))
     if hasattr(v, "to_dask_array"):
-        v = v.to_dask_array(lengths=False)
+        v = v.to_dask_array()
     if v.ndim == 2 and v.shape[1] == 1:
         v = v[:, 0]
     if v.numblocks[0] == like.numblocks[0] and (
