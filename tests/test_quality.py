@@ -376,3 +376,24 @@ def test_kernel_pegasos_reaches_the_papers_test_error(
     ).fit(X, y)
     error = 1.0 - clf.score(Xt, yt)
     assert error <= paper_pegasos_error, error
+
+
+def test_partial_fit_averages_across_calls():
+    """partial_fit with average=True (the default) averages every iterate since the
+    first call, weighted by its step number: on a stream of small chunks it is as
+    good as an average from a fixed step and far better than the last iterate (an
+    average within each call of 40 rows would be little better than the last
+    iterate). The Rust tests check the weighted mean itself."""
+    X, y = make_problem(n_samples=6000, n_features=30, n_classes=2, seed=21)
+    rng = np.random.RandomState(0)
+    flip = rng.rand(len(y)) < 0.1
+    y = np.where(flip, 1 - y, y)
+    Xtr, ytr, Xte, yte = X[:4000], y[:4000], X[4000:], y[4000:]
+    scores = {}
+    for average in (False, True, 1000):
+        est = PegasosClassifier(alpha=1e-4, average=average, random_state=0)
+        for start in range(0, 4000, 40):
+            est.partial_fit(Xtr[start : start + 40], ytr[start : start + 40], classes=[0, 1])
+        scores[average] = est.score(Xte, yte)
+    assert scores[True] >= scores[1000] - 0.01, scores
+    assert scores[True] >= scores[False] + 0.02, scores

@@ -90,10 +90,13 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         the steps of each fit (suffix averaging, which converges at the optimal
         rate; an average from step 1 would be dominated by the first iterates); it
         is less noisy than the last iterate and, on most problems, more accurate
-        after the same number of passes. ``False``: return the last iterate. An int
-        ``n``: average from the moment ``n`` samples have been seen, across calls
-        (as scikit-learn's ``SGDClassifier``); with ``partial_fit`` on small chunks
-        this is the better choice, as ``True`` averages within each call only.
+        after the same number of passes. With ``partial_fit``, whose calls do not
+        know which steps will be the last half, ``True`` is the average of all
+        iterates since the first call weighted by their step number ``t``
+        (Lacoste-Julien, Schmidt, Bach 2012; an anytime average with the same
+        optimal rate), continued across calls. ``False``: return the last
+        iterate. An int ``n``: the plain mean of the iterates from the moment ``n``
+        samples have been seen, across calls (as scikit-learn's ``SGDClassifier``).
     sampling : {"uniform", "shuffle", "balanced"} or array-like of int, default="uniform"
         ``"uniform"``: i.i.d. draws with replacement (the paper). ``"shuffle"``: a
         new permutation every pass. ``"balanced"``: positives and negatives drawn
@@ -303,7 +306,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
                 class_weight,
                 sample_weight,
                 solver,
-                self._solver_params(resume, max_iter, max_steps),
+                self._solver_params(resume, max_iter, max_steps, partial=partial),
                 n_threads(self.n_jobs),
             )
         self.classes_ = known
@@ -314,9 +317,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         self._fit_probability(X, y, sample_weight, n_folds)
         return self
 
-    def _solver_params(self, resume: bool, max_iter: int, max_steps) -> dict:
+    def _solver_params(self, resume: bool, max_iter: int, max_steps, *, partial=False) -> dict:
         """The hyper-parameters as the extension reads them (one named dict)."""
-        average_mode, average_start = _averaging(self.average, self.batch_size)
+        average_mode, average_start = _averaging(self.average, self.batch_size, partial)
         sampling_name, order = sampling_args(self.sampling)
         return {
             "alpha": float(self.alpha),
@@ -356,9 +359,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 
-def _averaging(average, batch_size) -> tuple[str, int]:
+def _averaging(average, batch_size, partial: bool) -> tuple[str, int]:
     if average is True or (isinstance(average, np.bool_) and bool(average)):
-        return "suffix", 1
+        # partial_fit cannot know which steps are the last half: an anytime average.
+        return ("weighted" if partial else "suffix"), 1
     if average is False or (isinstance(average, np.bool_) and not bool(average)):
         return "off", 1
     # An int n: average from the step at which n samples have been seen.

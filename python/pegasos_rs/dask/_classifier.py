@@ -190,9 +190,13 @@ class PegasosClassifier(_linear.PegasosClassifier):
         self._validate_params()  # on every call, as fit does
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit")
-        return self._fit_dask(X, y, sample_weight, classes, not first, 1, None, True, None)
+        return self._fit_dask(
+            X, y, sample_weight, classes, not first, 1, None, True, None, partial=True
+        )
 
-    def _fit_dask(self, X, y, sample_weight, classes, resume, max_iter, max_steps, check, callback):
+    def _fit_dask(
+        self, X, y, sample_weight, classes, resume, max_iter, max_steps, check, callback, partial=False
+    ):
         if self.probability:
             raise ValueError(
                 "probability=True is not supported on a Dask cluster; fit with "
@@ -225,7 +229,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
                     moved[:, np.searchsorted(known, present)] = data.counts
                     data.classes, data.counts = known, moved
                 solver = copy.deepcopy(self._solver) if resume else _core.LinearSolverState()
-                params = self._solver_params(resume, max_iter, max_steps)
+                params = self._solver_params(resume, max_iter, max_steps, partial=partial)
                 callback = callback if callback is not None else self._verbose_callback()
                 run = _exact.fit if self.mode == "exact" else _parallel.fit
                 report = _progress.verbose_report(
@@ -245,7 +249,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
             finally:
                 data.release()
         self.classes_ = known
-        store_linear_fit(self, result, check_convergence=max_iter > 1 and max_steps is None)
+        store_linear_fit(self, result, check_convergence=not partial and max_steps is None)
         self._solver = solver
         self.n_features_in_ = data.n_features
         if data.feature_names is not None:

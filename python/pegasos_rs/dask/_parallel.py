@@ -83,8 +83,10 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     started = time.perf_counter()
     sent = received = 0
     for r in range(1, rounds + 1):
-        averaging = (average == "suffix" and r >= suffix_from) or (
-            average == "from" and t + per_round >= average_start
+        averaging = (
+            (average == "suffix" and r >= suffix_from)
+            or (average == "from" and t + per_round >= average_start)
+            or average == "weighted"
         )
         start = {"v": v, "bias": bias, "t": t, "mean_weight": mean_weight, "average": averaging}
         [start] = client.scatter([start], broadcast=False)
@@ -113,9 +115,11 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         if averaging:
             # The mean of every local iterate of the round, as the in-memory solver
             # averages every iterate (not only the mixed ones).
-            avg_v += total[2] / n
-            avg_b += total[3] / n
-            avg_count += 1
+            # "weighted" (partial_fit): each round's mean iterate weighs its step t.
+            weight = t if average == "weighted" else 1
+            avg_v += weight * total[2] / n
+            avg_b += weight * total[3] / n
+            avg_count += weight
         if callback is not None:
             callback(
                 {

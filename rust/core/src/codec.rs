@@ -97,7 +97,9 @@ impl LinearState {
         }
         // Counters a run increments: far from overflowing in any real run (2^62
         // steps), and no more steps averaged than taken.
-        if t >= MAX_COUNT || cursor >= MAX_COUNT || avg_count > t {
+        // Weighted averaging counts the sum of the step numbers averaged.
+        let most_averaged = t.saturating_mul(t.saturating_add(1)) / 2;
+        if t >= MAX_COUNT || cursor >= MAX_COUNT || avg_count > most_averaged {
             return Err(Error::InvalidState(format!(
                 "implausible step counts in the solver state (t = {t}, cursor = {cursor}, \
                  averaged steps = {avg_count})"

@@ -256,7 +256,7 @@ pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
     if params.projection {
         return bad("the kernel solver does not project; set projection off");
     }
-    if let Averaging::FromStep(_) = params.averaging {
+    if let Averaging::FromStep(_) | Averaging::Weighted = params.averaging {
         return bad("the kernel solver averages the last half of each fit (suffix) or not at all");
     }
     if let Intercept::BiasMultiplier(_) = params.intercept {

@@ -33,7 +33,9 @@
 //! # Averaging
 //! The averaged iterate `S / n` with `S = sum_{s >= t0} w_s` is kept lazily as
 //! `S = u + beta v`: when `v` changes by `dv`, `u -= beta dv` (O(nnz)); after each
-//! step `beta += a`. See [`Averaging`] for the start `t0`.
+//! step `beta += a`. See [`Averaging`] for the start `t0`. With
+//! [`Averaging::Weighted`] the iterate of step `t` enters with weight `t`
+//! (`beta += t a`) and `n` is the sum of the weights.
 
 use crate::monitor::Monitor;
 use std::time::Instant;
@@ -271,6 +273,8 @@ pub struct StepRule {
     /// `1 / (lambda k)`.
     inv_alpha_k: f64,
     batch_size: usize,
+    /// Weigh each averaged iterate by its step number ([`Averaging::Weighted`]).
+    weighted: bool,
 }
 
 impl StepRule {
@@ -288,6 +292,7 @@ impl StepRule {
             sq_radius,
             inv_alpha_k: 1.0 / (params.alpha * params.batch_size as f64),
             batch_size: params.batch_size,
+            weighted: params.averaging == Averaging::Weighted,
         }
     }
 
@@ -376,9 +381,12 @@ impl StepRule {
                 state.avg_bias_sum = 0.0;
                 state.avg_count = 0;
             }
-            state.avg_beta += state.scale;
-            state.avg_bias_sum += state.bias;
-            state.avg_count += 1;
+            // `avg_count` is the sum of the weights: the number of averaged steps,
+            // or the sum of their step numbers when weighted.
+            let c = if self.weighted { state.t } else { 1 };
+            state.avg_beta += c as f64 * state.scale;
+            state.avg_bias_sum += c as f64 * state.bias;
+            state.avg_count = state.avg_count.saturating_add(c);
         }
     }
 
@@ -658,6 +666,9 @@ impl PassPlan {
                 state.t + planned / 2 + 1
             }
             Averaging::FromStep(s) => s,
+            // Continue the running average; start one at the next step if none.
+            Averaging::Weighted if state.avg_count > 0 => state.avg_start,
+            Averaging::Weighted => state.t + 1,
         };
         if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
             state.avg_u = try_filled_vec(state.v.len(), 0.0, "an averaged weight vector")?;

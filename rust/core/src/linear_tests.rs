@@ -90,11 +90,16 @@ impl Naive {
             }
         }
         if self.t >= avg_from {
+            let c = if p.averaging == Averaging::Weighted {
+                self.t
+            } else {
+                1
+            };
             for (s, v) in self.sum.iter_mut().zip(&self.w) {
-                *s += v;
+                *s += c as f64 * v;
             }
-            self.bsum += self.b;
-            self.count += 1;
+            self.bsum += c as f64 * self.b;
+            self.count += c;
         }
     }
 }
@@ -114,6 +119,7 @@ fn check_against_naive(params: Params, steps: u64) {
     let rows = DenseRows::new(&x, n, d).unwrap();
     let avg_from = match params.averaging {
         Averaging::FromStep(s) => s,
+        Averaging::Weighted => 1,
         _ => u64::MAX,
     };
     let vp = params.clone().validate().unwrap();
@@ -207,6 +213,52 @@ fn averaging_matches_explicit_mean() {
         },
         400,
     );
+}
+
+#[test]
+fn weighted_averaging_matches_explicit_weighted_mean() {
+    check_against_naive(
+        Params {
+            alpha: 1e-3,
+            batch_size: 2,
+            averaging: Averaging::Weighted,
+            ..Params::default()
+        },
+        400,
+    );
+}
+
+#[test]
+fn weighted_averaging_continues_across_calls() {
+    // Calls of one pass each (partial_fit) give the weighted mean of all iterates:
+    // the same state as one call of all the steps.
+    let (n, d) = (50, 4);
+    let (x, codes) = dataset(n, d, 9);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let params = |max_iter| {
+        Params {
+            alpha: 1e-2,
+            averaging: Averaging::Weighted,
+            max_iter,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap()
+    };
+    let (one_pass, all) = (params(1), params(5));
+    let never = Monitor::new();
+    let mut coef = vec![0.0; d];
+    let mut calls = LinearState::new(d, 3, 0).unwrap();
+    for _ in 0..5 {
+        fit_binary(&rows, &task, &one_pass, &mut calls, &mut coef, &never, "").unwrap();
+    }
+    let mut once = LinearState::new(d, 3, 0).unwrap();
+    let mut coef_once = vec![0.0; d];
+    fit_binary(&rows, &task, &all, &mut once, &mut coef_once, &never, "").unwrap();
+    assert_eq!(calls, once);
+    assert_eq!(coef, coef_once);
+    assert_eq!(calls.avg_count, (1..=5 * 50).sum::<u64>());
 }
 
 #[test]

@@ -43,6 +43,13 @@ pub enum Averaging {
     Suffix,
     /// The mean of all iterates from this step number on (1-based), across calls.
     FromStep(u64),
+    /// The mean of the iterates weighted by their step number `t`, from the first
+    /// step averaged, across calls (Lacoste-Julien, Schmidt, Bach 2012, "A simpler
+    /// approach to obtaining an O(1/t) convergence rate for the projected stochastic
+    /// subgradient method"): an anytime average with the optimal rate, for runs
+    /// whose length is not known in advance (`partial_fit`). A running average of
+    /// another mode is continued with these weights.
+    Weighted,
 }
 
 /// Hyper-parameters of a linear Pegasos fit.

@@ -43,6 +43,7 @@ impl LinearParams<'_> {
             "off" => Averaging::Off,
             "suffix" => Averaging::Suffix,
             "from" => Averaging::FromStep(self.average_start),
+            "weighted" => Averaging::Weighted,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown averaging {other:?}"
