@@ -34,9 +34,7 @@ def objective(clf):
     return alpha / 2 * norm2 + np.maximum(0.0, 1.0 - margins).mean()
 
 
-clf = PegasosClassifier(
-    alpha=alpha, max_iter=1, warm_start=True, average=False, random_state=0
-)
+clf = PegasosClassifier(alpha=alpha, max_iter=1, warm_start=True, average=False, random_state=0)
 objectives, accuracies = [], []
 for _ in range(30):
     clf.fit(X_train, y_train)  # one more pass

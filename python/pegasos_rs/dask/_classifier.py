@@ -195,7 +195,17 @@ class PegasosClassifier(_linear.PegasosClassifier):
         )
 
     def _fit_dask(
-        self, X, y, sample_weight, classes, resume, max_iter, max_steps, check, callback, partial=False
+        self,
+        X,
+        y,
+        sample_weight,
+        classes,
+        resume,
+        max_iter,
+        max_steps,
+        check,
+        callback,
+        partial=False,
     ):
         if self.probability:
             raise ValueError(
