@@ -11,7 +11,7 @@ from pegasos_rs.exceptions import DataFormatError, PegasosError
 from pegasos_rs.kernel import KernelPegasosClassifier, pairwise_kernel
 from pegasos_rs.kernel_approximation import AdditiveKernelMap, Nystroem, RandomFourierFeatures
 from pegasos_rs.linear import PegasosClassifier
-from pegasos_rs.model_io import load
+from pegasos_rs.model_io import load, save
 from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
 __all__ = [
@@ -29,4 +29,5 @@ __all__ = [
     "load_svmlight_file",
     "load_svmlight_files",
     "pairwise_kernel",
+    "save",
 ]
