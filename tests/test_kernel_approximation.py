@@ -17,7 +17,7 @@ from pegasos_rs import (
     Nystroem,
     PegasosClassifier,
     RandomFourierFeatures,
-    pairwise_kernel,
+    pairwise_kernels,
 )
 from sklearn.datasets import make_moons
 from sklearn.kernel_approximation import AdditiveChi2Sampler
@@ -79,7 +79,9 @@ def test_fourier_error_falls_like_one_over_sqrt_components(form):
 def test_nystroem_error_falls_and_is_exact_with_every_row(kernel, landmarks):
     X = _data(120, 6)
     kw = {"gamma": 0.5} if kernel in ("rbf", "chi2") else {}
-    K = pairwise_kernel(X, kernel=kernel, **(kw or {"gamma": 1 / 6}), coef0=1.0)
+    K = pairwise_kernels(
+        X, metric=kernel, filter_params=True, **(kw or {"gamma": 1 / 6}), coef0=1.0
+    )
     errors = [
         _rel_error(
             K,
