@@ -5,6 +5,7 @@ written, damaged files reported with the file and the step."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 import zlib
 
@@ -459,3 +460,22 @@ def test_a_zero_scale_is_refused(tmp_path, scaler):
     path.write_bytes(_join(header, bytes(bad)))
     with pytest.raises(DataFormatError, match="scale_ must be finite, not 0"):
         pegasos_rs.load(path)
+
+
+def test_a_huge_n_jobs_in_a_file_starts_no_more_threads_than_cores_allow(tmp_path):
+    """n_jobs is a parameter a hostile file may set: the thread count is capped (at
+    four per core), so transform neither tries to start 10**12 threads nor changes."""
+    from pegasos_rs._validation import n_threads
+
+    X, y = _problem(False)
+    pipe = make_pipeline(RandomFourierFeatures(random_state=0), PegasosClassifier()).fit(X, y)
+    path = tmp_path / "p.pgs"
+    pegasos_rs.save(pipe, path)
+    header, blob = _split(path.read_bytes())
+    for entry in header["steps"]:
+        entry["params"]["n_jobs"] = 10**12
+    path.write_bytes(_join(header, blob))
+    loaded = pegasos_rs.load(path)
+    assert loaded[0].n_jobs == 10**12
+    assert 1 <= n_threads(10**12) <= 4 * (os.cpu_count() or 1)
+    assert _same_bits(loaded.decision_function(X), pipe.decision_function(X))
