@@ -4,8 +4,8 @@
         -rss_limit_mb=2048 -timeout=10
 
 Every input must load or raise ``DataFormatError`` (a ``ValueError``) or
-``MemoryError``; a model that loads must predict on a small input (or raise
-``ValueError``). The first byte picks how the rest becomes a file:
+``MemoryError``; a model (a transformer, a pipeline) that loads must predict (or
+transform) a small input, or raise ``ValueError``. The first byte picks how the rest becomes a file:
 
 * 0: as is;
 * 1: with its last 4 bytes replaced by the right CRC-32 (so that mutations reach the
@@ -64,18 +64,22 @@ def check(data: bytes) -> None:
         est = pegasos_rs.load(_PATH)
     except (DataFormatError, MemoryError):
         return
-    n = est.n_features_in_
+    steps = [s for _, s in est.steps if s != "passthrough"] if hasattr(est, "steps") else [est]
+    if not steps:
+        return
+    n = steps[0].n_features_in_
     if n > 100_000:
         return
-    if getattr(est, "kernel", None) == "precomputed":
+    if getattr(steps[0], "kernel", None) == "precomputed":
         X = np.zeros((2, n))
     else:
         X = sp.csr_matrix(([1.0], [0], [0, 1, 1]), shape=(2, n)) if n else sp.csr_matrix((2, 0))
-    try:
-        est.decision_function(X)
-        est.predict(X)
-    except ValueError:
-        pass
+    for method in ("decision_function", "predict", "transform"):
+        if hasattr(est, method):
+            try:
+                getattr(est, method)(X)
+            except ValueError:
+                pass
 
 
 def main() -> None:

@@ -86,6 +86,26 @@ def _model_files(tmp: Path) -> dict[str, bytes]:
         path = tmp / name
         est.save(path)
         out[name] = path.read_bytes()
+    # Feature maps, scalers and pipelines (format version 2).
+    from pegasos_rs import AdditiveKernelMap, Nystroem, RandomFourierFeatures, save
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+    A = np.abs(X)
+    fitted = {
+        "pipeline_nystroem_linear": make_pipeline(
+            StandardScaler(), Nystroem(n_components=6, random_state=0), PegasosClassifier()
+        ).fit(X, y2),
+        "pipeline_fourier_kernel_sparse": make_pipeline(
+            MaxAbsScaler(), RandomFourierFeatures(n_components=5, random_state=0),
+            KernelPegasosClassifier(max_iter=1, random_state=0),
+        ).fit(sp.csr_matrix(X), y3),
+        "map_additive": AdditiveKernelMap(order=1).fit(A),
+        "map_nystroem_precomputed": Nystroem("precomputed", n_components=4).fit(A @ A.T),
+    }  # fmt: skip
+    for name, est in fitted.items():
+        save(est, tmp / name)
+        out[name] = (tmp / name).read_bytes()
     # String labels.
     est = PegasosClassifier(random_state=0, max_iter=1).fit(X, np.array(["a", "b"])[y2])
     est.save(tmp / "labels")

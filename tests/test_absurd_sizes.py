@@ -40,8 +40,8 @@ CASES = {
         "KernelPegasosClassifier(batch_size=10**15).fit(X, y)",
         "MemoryError",
     ),
-    "pairwise_kernel of 10**6 x 10**6": (
-        "pairwise_kernel(np.zeros((10**6, 1)), np.zeros((10**6, 1)))",
+    "pairwise_kernels of 10**6 x 10**6": (
+        "pairwise_kernels(np.zeros((10**6, 1)), np.zeros((10**6, 1)), 'rbf')",
         "MemoryError",
     ),
     "AdditiveKernelMap(order=10**9)": (
@@ -64,7 +64,7 @@ def test_absurd_sizes_raise_before_allocating():
         resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
         import numpy as np
         from pegasos_rs import (AdditiveKernelMap, KernelPegasosClassifier, Nystroem,
-                                PegasosClassifier, RandomFourierFeatures, pairwise_kernel)
+                                PegasosClassifier, RandomFourierFeatures, pairwise_kernels)
         X = np.random.RandomState(0).rand(50, 5)
         y = np.arange(50) % 2
         for name, (code, expected) in CASES.items():

@@ -25,9 +25,18 @@ import pytest
 import scipy.sparse as sp
 import sklearn.exceptions
 from conftest import make_problem
-from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, load_svmlight_file
+from pegasos_rs import (
+    AdditiveKernelMap,
+    KernelPegasosClassifier,
+    Nystroem,
+    PegasosClassifier,
+    RandomFourierFeatures,
+    load_svmlight_file,
+)
 from pegasos_rs.exceptions import DataFormatError, NotFittedError, PegasosError
 from pegasos_rs.model_io import FORMAT_VERSION, MAGIC
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
 FUZZ = Path(__file__).resolve().parent.parent / "fuzz"
 
@@ -478,10 +487,19 @@ def _model_seeds(tmp_path):
             PegasosClassifier(random_state=0, warm_start=True, max_iter=1),
             PegasosClassifier(random_state=0, average=True, sampling="shuffle", max_iter=1),
             KernelPegasosClassifier(random_state=0, max_iter=1, gamma=0.5),
+            make_pipeline(
+                StandardScaler(), Nystroem(n_components=5, random_state=0), PegasosClassifier()
+            ),
+            make_pipeline(
+                MaxAbsScaler(),
+                AdditiveKernelMap(order=1),
+                RandomFourierFeatures(n_components=6, random_state=0),
+            ),
         ]
     ):
-        est.fit(sp.csr_matrix(X) if k == 2 else X, y if k else (y > 0).astype(int))
-        est.save(tmp_path / "seed")
+        Xk = np.abs(X) if k == 4 else X
+        est.fit(sp.csr_matrix(Xk) if k in (2, 4) else Xk, y if k else (y > 0).astype(int))
+        pegasos_rs.save(est, tmp_path / "seed")
         raw = (tmp_path / "seed").read_bytes()
         header, blob = _split(raw)
         seeds += [

@@ -59,7 +59,7 @@ def _check(latencies, expected: int) -> None:
 def test_long_calls_release_the_gil():
     out = _run(
         """
-        from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, pairwise_kernel
+        from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, pairwise_kernels
         rng = np.random.RandomState(0)
         X = rng.randn(20000, 200)
         y = (X[:, 0] > 0).astype(int)
@@ -67,7 +67,7 @@ def test_long_calls_release_the_gil():
             (lambda: PegasosClassifier(max_iter=30, random_state=0).fit(X, y), "fit_linear"),
             (lambda: PegasosClassifier(max_iter=30, random_state=0, n_jobs=2)
                 .fit(X, np.arange(20000) % 3), "fit_linear"),
-            (lambda: pairwise_kernel(X[:3000], X[:3000], kernel="rbf"), "pairwise_kernel"),
+            (lambda: pairwise_kernels(X[:3000], X[:3000], "rbf", gamma=1.0), "pairwise_kernel"),
         ]
         ker = KernelPegasosClassifier(max_iter=1, random_state=0).fit(X[:2000, :50], y[:2000])
         cases.append((lambda: ker.decision_function(X[:, :50]), "kernel_decision"))
@@ -108,7 +108,7 @@ def test_ctrl_c_stops_predictions_kernels_and_maps():
     latencies = _run(
         """
         from pegasos_rs import (AdditiveKernelMap, KernelPegasosClassifier, Nystroem,
-                                PegasosClassifier, RandomFourierFeatures, pairwise_kernel)
+                                PegasosClassifier, RandomFourierFeatures, pairwise_kernels)
         rng = np.random.RandomState(0)
         small = rng.randn(3000, 50)
         ker = KernelPegasosClassifier(max_iter=1, random_state=0, n_jobs=2)
@@ -123,7 +123,7 @@ def test_ctrl_c_stops_predictions_kernels_and_maps():
         lin.fit(wide[:3000], np.arange(3000) % 60)
         calls = [
             (lambda: lin.decision_function(np.tile(wide, (3, 1))), "decision_function"),
-            (lambda: pairwise_kernel(wide, wide[:2000], kernel="rbf", n_jobs=2),
+            (lambda: pairwise_kernels(wide, wide[:2000], "rbf", gamma=1.0, n_jobs=2),
              "pairwise_kernel"),
             (lambda: RandomFourierFeatures(n_components=3000, random_state=0)
                 .fit(wide).transform(wide), "fourier_features"),

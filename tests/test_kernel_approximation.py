@@ -5,6 +5,7 @@ scikit-learn's transformers, seeds, dtypes, threads, bad inputs, pipelines."""
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from pegasos_rs import (
     Nystroem,
     PegasosClassifier,
     RandomFourierFeatures,
-    pairwise_kernel,
+    pairwise_kernels,
 )
 from sklearn.datasets import make_moons
 from sklearn.kernel_approximation import AdditiveChi2Sampler
@@ -78,7 +79,9 @@ def test_fourier_error_falls_like_one_over_sqrt_components(form):
 def test_nystroem_error_falls_and_is_exact_with_every_row(kernel, landmarks):
     X = _data(120, 6)
     kw = {"gamma": 0.5} if kernel in ("rbf", "chi2") else {}
-    K = pairwise_kernel(X, kernel=kernel, **(kw or {"gamma": 1 / 6}), coef0=1.0)
+    K = pairwise_kernels(
+        X, metric=kernel, filter_params=True, **(kw or {"gamma": 1 / 6}), coef0=1.0
+    )
     errors = [
         _rel_error(
             K,
@@ -175,6 +178,66 @@ def test_nystroem_spans_what_scikit_learns_does():
     ours = Nystroem(gamma=0.3, n_components=80, random_state=0).fit_transform(X)
     sk = SkNystroem(gamma=0.3, n_components=80, random_state=0).fit_transform(X)
     np.testing.assert_allclose(ours @ ours.T, sk @ sk.T, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "kernel, params",
+    [
+        ("rbf", {"gamma": 0.3}),
+        ("linear", {}),
+        ("poly", {"gamma": 0.5, "degree": 2, "coef0": 0.7}),
+        ("sigmoid", {"gamma": 0.05, "coef0": 0.2}),
+        ("chi2", {"gamma": 0.4}),
+    ],
+)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_nystroem_attributes_work_in_scikit_learns_formula(kernel, params, sparse):
+    """normalization_ has scikit-learn's orientation: scikit-learn's Nystroem.transform
+    (``kernel(X, components_) @ normalization_.T``) run on our fitted attributes gives
+    our features."""
+    X = _data(90, 6)
+    X[X < 0.3] = 0.0
+    Xin = sp.csr_matrix(X) if sparse else X
+    ours = Nystroem(kernel, n_components=25, random_state=0, **params).fit(Xin)
+    sk = SkNystroem(
+        kernel=kernel,
+        gamma=ours.gamma_,
+        degree=params.get("degree", 3),
+        coef0=params.get("coef0", 1.0),
+        n_components=25,
+    )
+    # scikit-learn's chi2 kernel reads dense arrays only
+    dense = kernel == "chi2"
+    sk.components_ = ours.components_.toarray() if dense and sparse else ours.components_
+    sk.component_indices_ = ours.component_indices_
+    sk.normalization_ = ours.normalization_
+    sk.n_features_in_ = ours.n_features_in_
+    sk._n_features_out = ours.n_components_
+    theirs = sk.transform(X if dense else Xin)
+    np.testing.assert_allclose(theirs, ours.transform(Xin), atol=1e-10)
+    assert ours.normalization_.shape == (25, 25)
+    # Landmark j's kernel column times normalization_.T: output i mixes landmarks
+    # 0..n through row i, so a non-symmetric factor shows the orientation.
+    assert not np.allclose(ours.normalization_, ours.normalization_.T)
+
+
+def test_nystroem_normalization_assignment_and_old_pickles_keep_the_features():
+    X = _data(70, 5)
+    est = Nystroem(gamma=0.4, n_components=20, landmarks="k-means++", random_state=1).fit(X)
+    Z = est.transform(X)
+    # Code written for scikit-learn's attribute may assign it.
+    other = pickle.loads(pickle.dumps(est))
+    other.normalization_ = np.array(est.normalization_)
+    assert other.transform(X).tobytes() == Z.tobytes()
+    assert pickle.loads(pickle.dumps(est)).transform(X).tobytes() == Z.tobytes()
+    # A pickle made when normalization_ held the transposed matrix is converted.
+    state = dict(est.__getstate__())
+    state["normalization_"] = state.pop("_columns")
+    old = Nystroem.__new__(Nystroem)
+    old.__setstate__(state)
+    assert old.transform(X).tobytes() == Z.tobytes()
+    np.testing.assert_array_equal(old.normalization_, est.normalization_)
+    assert not hasattr(Nystroem(), "normalization_")
 
 
 @pytest.mark.parametrize("D", [300, 301])

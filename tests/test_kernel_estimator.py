@@ -1,4 +1,4 @@
-"""KernelPegasosClassifier and pairwise_kernel: the scikit-learn checks, composition,
+"""KernelPegasosClassifier and pairwise_kernels: the scikit-learn checks, composition,
 fitted attributes, agreement with scikit-learn's kernels and with the linear solver,
 determinism, precomputed kernels, bad inputs and weights."""
 
@@ -15,12 +15,13 @@ import pytest
 import scipy.sparse as sp
 from _digest import sha256_le
 from conftest import PROBABILITY_ARGMAX, make_problem
-from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, pairwise_kernel
+from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, pairwise_kernels
 from sklearn.base import clone
 from sklearn.datasets import load_digits, make_circles, make_moons
 from sklearn.exceptions import NotFittedError
 from sklearn.metrics import recall_score
-from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
+from sklearn.metrics.pairwise import pairwise_kernels as sk_pairwise_kernels
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -62,7 +63,7 @@ def _reference_kernel(kernel, A, B, gamma=1.0, degree=3, coef0=0.0):
         "sigmoid": {"gamma": gamma, "coef0": coef0},
         "chi2": {"gamma": gamma},
     }[kernel]
-    return pairwise_kernels(A, B, metric=kernel, **params)
+    return sk_pairwise_kernels(A, B, metric=kernel, **params)
 
 
 def _reference_decision(est, X):
@@ -437,7 +438,7 @@ def test_decision_function_of_a_single_row_and_n_jobs(multiclass_dense):
 
 
 # --------------------------------------------------------------------------------------
-# pairwise_kernel
+# pairwise_kernels
 
 
 PAIRWISE_CASES = [
@@ -462,15 +463,15 @@ def _pairwise_data(kernel, dtype=np.float64):
 
 
 @pytest.mark.parametrize("kernel, params", PAIRWISE_CASES)
-def test_pairwise_kernel_matches_sklearn(kernel, params):
+def test_pairwise_kernels_matches_sklearn(kernel, params):
     X, Y = _pairwise_data(kernel)
     expected = _reference_kernel(kernel, X, Y, **params)
-    K = pairwise_kernel(X, Y, kernel=kernel, **params)
+    K = pairwise_kernels(X, Y, metric=kernel, **params)
     assert K.shape == (70, 45)
     assert K.dtype == np.float64
     _assert_close(K, expected, rtol=1e-12)
     # Y defaults to X; the result is symmetric.
-    KX = pairwise_kernel(X, kernel=kernel, **params)
+    KX = pairwise_kernels(X, metric=kernel, **params)
     _assert_close(KX, _reference_kernel(kernel, X, X, **params), rtol=1e-12)
     _assert_close(KX, KX.T, rtol=1e-12)
     if kernel in ("rbf", "chi2"):
@@ -481,53 +482,53 @@ def test_pairwise_kernel_matches_sklearn(kernel, params):
 
 
 @pytest.mark.parametrize("kernel, params", PAIRWISE_CASES)
-def test_pairwise_kernel_csr_equals_dense(kernel, params):
+def test_pairwise_kernels_csr_equals_dense(kernel, params):
     X, Y = _pairwise_data(kernel)
-    expected = pairwise_kernel(X, Y, kernel=kernel, **params)
+    expected = pairwise_kernels(X, Y, metric=kernel, **params)
     for Xs in (sp.csr_matrix(X), _unsorted(X)):
         for Ys in (Y, sp.csr_matrix(Y), _unsorted(Y)):
-            _assert_close(pairwise_kernel(Xs, Ys, kernel=kernel, **params), expected, 1e-12)
-            _assert_close(pairwise_kernel(Ys, Xs, kernel=kernel, **params), expected.T, 1e-12)
+            _assert_close(pairwise_kernels(Xs, Ys, metric=kernel, **params), expected, 1e-12)
+            _assert_close(pairwise_kernels(Ys, Xs, metric=kernel, **params), expected.T, 1e-12)
     # Duplicate entries in a row of X add up (scipy's meaning) ...
     Xd = _unsorted_with_duplicates(X)
-    _assert_close(pairwise_kernel(Xd, Y, kernel=kernel, **params), expected, 1e-12)
-    _assert_close(pairwise_kernel(Xd, sp.csr_matrix(Y), kernel=kernel, **params), expected, 1e-12)
+    _assert_close(pairwise_kernels(Xd, Y, metric=kernel, **params), expected, 1e-12)
+    _assert_close(pairwise_kernels(Xd, sp.csr_matrix(Y), metric=kernel, **params), expected, 1e-12)
     if kernel not in ADDITIVE:
         # ... and in Y too, except for the additive kernels (next test).
         Yd = _unsorted_with_duplicates(Y)
-        _assert_close(pairwise_kernel(X, Yd, kernel=kernel, **params), expected, 1e-12)
-        _assert_close(pairwise_kernel(Xd, Yd, kernel=kernel, **params), expected, 1e-12)
+        _assert_close(pairwise_kernels(X, Yd, metric=kernel, **params), expected, 1e-12)
+        _assert_close(pairwise_kernels(Xd, Yd, metric=kernel, **params), expected, 1e-12)
 
 
 @pytest.mark.parametrize("kernel", ADDITIVE)
 def test_pairwise_additive_kernel_rejects_repeated_columns_in_y(kernel):
     X, Y = _pairwise_data(kernel)
     with pytest.raises(ValueError, match="repeats a column index"):
-        pairwise_kernel(X, _unsorted_with_duplicates(Y), kernel=kernel)
+        pairwise_kernels(X, _unsorted_with_duplicates(Y), metric=kernel)
     Yd = _unsorted_with_duplicates(Y)
     Yd.sum_duplicates()  # the fix the message suggests
     _assert_close(
-        pairwise_kernel(X, Yd, kernel=kernel), pairwise_kernel(X, Y, kernel=kernel), 1e-12
+        pairwise_kernels(X, Yd, metric=kernel), pairwise_kernels(X, Y, metric=kernel), 1e-12
     )
 
 
 @pytest.mark.parametrize("kernel, params", PAIRWISE_CASES)
-def test_pairwise_kernel_float32(kernel, params):
+def test_pairwise_kernels_float32(kernel, params):
     X, Y = _pairwise_data(kernel, np.float32)
     # float32 values are read as they are and the kernel is computed in float64.
     expected = _reference_kernel(kernel, X, Y, **params)
     for Xin, Yin in ((X, Y), (sp.csr_matrix(X), sp.csr_matrix(Y)), (X, Y.astype(np.float64))):
-        K = pairwise_kernel(Xin, Yin, kernel=kernel, **params)
+        K = pairwise_kernels(Xin, Yin, metric=kernel, **params)
         assert K.dtype == np.float64
         _assert_close(K, expected, rtol=1e-12)
 
 
-def test_pairwise_kernel_n_jobs_gives_identical_bits():
+def test_pairwise_kernels_n_jobs_gives_identical_bits():
     X, Y = _pairwise_data("rbf")
     X = np.tile(X, (5, 1))  # several parallel blocks of rows
-    one = pairwise_kernel(X, Y, kernel="rbf", gamma=0.3)
+    one = pairwise_kernels(X, Y, metric="rbf", gamma=0.3)
     for n_jobs in (2, -1):
-        assert pairwise_kernel(X, Y, kernel="rbf", gamma=0.3, n_jobs=n_jobs).tobytes() == (
+        assert pairwise_kernels(X, Y, metric="rbf", gamma=0.3, n_jobs=n_jobs).tobytes() == (
             one.tobytes()
         )
 
@@ -535,34 +536,115 @@ def test_pairwise_kernel_n_jobs_gives_identical_bits():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"kernel": "precomputed"}, "kernel"),
-        ({"kernel": "cosine"}, "kernel"),
-        ({"kernel": "rbf", "gamma": 0.0}, "gamma"),
-        ({"kernel": "chi2", "gamma": -1.0}, "gamma"),
-        ({"kernel": "poly", "degree": 0}, "degree"),
-        ({"kernel": "sigmoid", "coef0": np.inf}, "coef0"),
+        ({"metric": "precomputed"}, "metric must be one of"),
+        ({"metric": "cosine"}, "metric must be one of"),
+        ({"metric": np.dot}, "metric must be one of"),
+        ({"metric": "poly", "degree": 2.5}, "degree must be an integer"),
+        ({"metric": "rbf", "gamma": 0.0}, "gamma"),
+        ({"metric": "chi2", "gamma": -1.0}, "gamma"),
+        ({"metric": "poly", "degree": 0}, "degree"),
+        ({"metric": "sigmoid", "coef0": np.inf}, "coef0"),
     ],
 )
-def test_pairwise_kernel_bad_parameters(kwargs, match):
+def test_pairwise_kernels_bad_parameters(kwargs, match):
     X, Y = _pairwise_data("rbf")
     with pytest.raises(ValueError, match=match):
-        pairwise_kernel(X, Y, **kwargs)
+        pairwise_kernels(X, Y, **kwargs)
 
 
-def test_pairwise_kernel_bad_data():
+def test_pairwise_kernels_bad_data():
     X, Y = _pairwise_data("rbf")
     with pytest.raises(ValueError, match="features"):
-        pairwise_kernel(X, Y[:, :-1])
+        pairwise_kernels(X, Y[:, :-1], "rbf")
     with pytest.raises(ValueError, match="non-negative"):
-        pairwise_kernel(X, np.abs(Y), kernel="chi2")
+        pairwise_kernels(X, np.abs(Y), metric="chi2")
     with pytest.raises(ValueError, match="non-negative"):
-        pairwise_kernel(np.abs(X), Y, kernel="intersection")
+        pairwise_kernels(np.abs(X), Y, metric="intersection")
     bad = X.copy()
     bad[2, 3] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        pairwise_kernel(bad, Y)
+        pairwise_kernels(bad, Y, "rbf")
     with pytest.raises(ValueError, match="NaN"):
-        pairwise_kernel(X, sp.csr_matrix(bad))
+        pairwise_kernels(X, sp.csr_matrix(bad), "rbf")
+
+
+#: Every metric both libraries have, with scikit-learn's defaults (no keywords) and
+#: with keywords.
+SKLEARN_CASES = [
+    pytest.param(metric, params, id=f"{metric}-{sorted(params)}")
+    for metric, options in [
+        ("linear", [{}]),
+        ("rbf", [{}, {"gamma": 0.3}, {"gamma": None}]),
+        ("poly", [{}, {"gamma": 0.5, "degree": 2, "coef0": -0.5}, {"degree": 4}]),
+        ("polynomial", [{}, {"coef0": 0.0}]),
+        ("sigmoid", [{}, {"gamma": 0.1, "coef0": -0.5}]),
+        ("chi2", [{}, {"gamma": 0.2}]),
+    ]
+    for params in options
+]
+
+
+@pytest.mark.parametrize("metric, params", SKLEARN_CASES)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_pairwise_kernels_is_scikit_learns_for_every_shared_kernel(metric, params, sparse):
+    """The same call, same keywords and same defaults, gives scikit-learn's matrix."""
+    X, Y = _pairwise_data("chi2" if metric == "chi2" else "rbf")
+    Xin, Yin = (sp.csr_matrix(X), sp.csr_matrix(Y)) if sparse else (X, Y)
+    # scikit-learn computes chi2 on dense arrays only
+    Xs, Ys = (X, Y) if metric == "chi2" else (Xin, Yin)
+    _assert_close(
+        pairwise_kernels(Xin, Yin, metric, **params), sk_pairwise_kernels(Xs, Ys, metric, **params),
+        rtol=1e-12,
+    )  # fmt: skip
+    _assert_close(
+        pairwise_kernels(Xin, metric=metric, n_jobs=2, **params),
+        sk_pairwise_kernels(Xs, metric=metric, n_jobs=2, **params),
+        rtol=1e-12,
+    )
+
+
+def test_pairwise_kernels_default_metric_and_filter_params_are_scikit_learns():
+    X, Y = _pairwise_data("rbf")
+    _assert_close(pairwise_kernels(X, Y), sk_pairwise_kernels(X, Y), rtol=1e-12)
+    np.testing.assert_allclose(pairwise_kernels(X, Y), X @ Y.T, rtol=1e-12)
+    extra = {"gamma": 0.3, "degree": 5, "coef0": 2.0}
+    for metric in ("linear", "rbf", "sigmoid", "chi2", "poly"):
+        Xm, Ym = (np.abs(X), np.abs(Y)) if metric == "chi2" else (X, Y)
+        _assert_close(
+            pairwise_kernels(Xm, Ym, metric, filter_params=True, **extra),
+            sk_pairwise_kernels(Xm, Ym, metric, filter_params=True, **extra),
+            rtol=1e-12,
+        )
+    # Keywords a metric does not take are a TypeError, as in scikit-learn.
+    for metric, kwds in [("rbf", {"degree": 2}), ("linear", {"gamma": 1.0}), ("chi2", {"c": 1})]:
+        with pytest.raises(TypeError):
+            sk_pairwise_kernels(np.abs(X), np.abs(Y), metric, **kwds)
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{next(iter(kwds))}'"):
+            pairwise_kernels(np.abs(X), np.abs(Y), metric, **kwds)
+
+
+@pytest.mark.parametrize("kernel, params", PAIRWISE_CASES)
+def test_deprecated_pairwise_kernel_keeps_its_keywords_and_defaults(kernel, params):
+    from pegasos_rs import pairwise_kernel
+
+    X, Y = _pairwise_data(kernel)
+    with pytest.warns(FutureWarning, match="use pairwise_kernels"):
+        K = pairwise_kernel(X, Y, kernel=kernel, **params)
+    assert K.tobytes() == pairwise_kernels(X, Y, kernel, **params).tobytes()
+    # Its defaults: rbf, gamma=1.0, degree=3, coef0=0.0.
+    with pytest.warns(FutureWarning):
+        K = pairwise_kernel(X, Y)
+    assert K.tobytes() == pairwise_kernels(X, Y, "rbf", gamma=1.0).tobytes()
+    with pytest.warns(FutureWarning):
+        K = pairwise_kernel(X, Y, kernel="poly")
+    expected = pairwise_kernels(X, Y, "poly", gamma=1.0, degree=3, coef0=0.0)
+    assert K.tobytes() == expected.tobytes()
+    with pytest.warns(FutureWarning), pytest.raises(ValueError, match="kernel must be one of"):
+        pairwise_kernel(X, Y, kernel="cosine")
+    # The old import path still works.
+    from pegasos_rs.kernel import pairwise_kernel as old_path
+
+    assert old_path is pairwise_kernel
 
 
 @pytest.mark.parametrize("degree", [2**31, 2**32 - 1, 2**32, 2**40])
@@ -573,7 +655,7 @@ def test_poly_kernel_of_a_huge_degree(degree):
     rng = np.random.RandomState(0)
     X = rng.uniform(0.1, 0.5, size=(4, 3))  # 0 < <x, y> < 1: the true power is 0.0
     try:
-        K = pairwise_kernel(X, kernel="poly", gamma=1.0, coef0=0.0, degree=degree)
+        K = pairwise_kernels(X, metric="poly", gamma=1.0, coef0=0.0, degree=degree)
     except ValueError as e:
         assert "degree" in str(e)
     else:

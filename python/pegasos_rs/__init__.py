@@ -8,10 +8,11 @@ by stochastic sub-gradient steps of size ``1/(alpha t)``.
 from pegasos_rs import exceptions
 from pegasos_rs._core import __version__
 from pegasos_rs.exceptions import DataFormatError, PegasosError
-from pegasos_rs.kernel import KernelPegasosClassifier, pairwise_kernel
+from pegasos_rs.kernel import KernelPegasosClassifier
 from pegasos_rs.kernel_approximation import AdditiveKernelMap, Nystroem, RandomFourierFeatures
 from pegasos_rs.linear import PegasosClassifier
-from pegasos_rs.model_io import load
+from pegasos_rs.model_io import load, save
+from pegasos_rs.pairwise import pairwise_kernel, pairwise_kernels
 from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
 __all__ = [
@@ -29,4 +30,6 @@ __all__ = [
     "load_svmlight_file",
     "load_svmlight_files",
     "pairwise_kernel",
+    "pairwise_kernels",
+    "save",
 ]

@@ -168,14 +168,20 @@ def canonical_csr(X):
 
 
 def n_threads(n_jobs: int | None) -> int:
-    """joblib's convention mapped to a thread count (0 lets Rust use every core)."""
+    """joblib's convention mapped to a thread count (0 lets Rust use every core).
+
+    More threads than four per core are not started (results do not depend on the
+    thread count): ``n_jobs=10**12``, from a hostile model file say, would otherwise
+    make the extension try to start that many.
+    """
     if n_jobs is None:
         return 1
     if n_jobs == 0:
         raise ValueError("n_jobs == 0 has no meaning; use None, a positive number or -1")
+    cores = os.cpu_count() or 1
     if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return int(n_jobs)
+        return max(1, cores + 1 + n_jobs)
+    return min(int(n_jobs), 4 * cores)
 
 
 def seed_from(random_state) -> int:

@@ -7,7 +7,6 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
@@ -371,28 +370,10 @@ def _kernel_view(X):
     return X
 
 
-def pairwise_kernel(X, Y=None, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, n_jobs=None):
-    """The kernel matrix ``K(X[i], Y[j])``, shape ``(n_samples_X, n_samples_Y)``.
+def __getattr__(name):
+    # pairwise_kernel moved to pegasos_rs.pairwise (and is deprecated there).
+    if name == "pairwise_kernel":
+        from pegasos_rs.pairwise import pairwise_kernel
 
-    The kernels and their parameters are those of :class:`KernelPegasosClassifier`
-    (scikit-learn's definitions); ``Y`` defaults to ``X``. Dense and CSR inputs,
-    float32 or float64, are read in place; rows are computed in parallel blocks
-    (``n_jobs``).
-    """
-    if kernel not in _KERNELS or kernel == "precomputed":
-        raise ValueError(f"kernel must be one of {_KERNELS[:-1]}, got {kernel!r}")
-    if not 1 <= degree < 2**32:
-        raise ValueError(f"degree must be an integer in [1, 2**32), got {degree}")
-    X = check_array(X, **_DATA_CHECKS)
-    Y = X if Y is None else check_array(Y, **_DATA_CHECKS)
-    if X.shape[1] != Y.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}")
-    return _core.pairwise_kernel(
-        as_rust_matrix(X),
-        as_rust_matrix(Y),
-        kernel_name=kernel,
-        gamma=float(gamma),
-        degree=int(degree),
-        coef0=float(coef0),
-        n_threads=n_threads(n_jobs),
-    )
+        return pairwise_kernel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -230,8 +230,10 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     component_indices_ : ndarray of shape (n_components,)
         Their indices in the training data, increasing.
     normalization_ : ndarray of shape (n_components, n_components)
-        Row ``j`` is landmark ``j``'s coefficients on the outputs (``L^-1 P^T``,
-        transposed).
+        ``L^-1 P^T``, in scikit-learn's orientation: ``transform(X)`` is
+        ``kernel(X, components_) @ normalization_.T`` (up to rounding; row ``i`` holds
+        output ``i``'s coefficients on the landmarks). Earlier builds stored
+        it transposed; pickles of such fits are converted when they are read.
     rank_ : int
         Numerical rank of the landmarks' kernel matrix.
     gamma_ : float
@@ -368,7 +370,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             # The landmark rows the kernel reads (CSR when the data is mostly zeros).
             view = Xk if how == "all" else Xk[idx]
             self._components_view = None if view is self.components_ else view
-        self.normalization_ = columns
+        self._columns = columns
         self.rank_ = int(rank)
         self.n_components_ = m
         self._n_features_out = m
@@ -390,7 +392,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         precomputed = self.kernel == "precomputed"
         checks = _PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS
         X = validate_input(self, X, reset=False, **checks)
-        columns = buffer(self.normalization_, X.dtype)
+        columns = buffer(self._columns, X.dtype)
         if precomputed:
             components = None
         else:
@@ -408,6 +410,29 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
             **self._kernel_args(),
             n_threads=n_threads(self.n_jobs),
         )
+
+    # The extension reads the transpose of scikit-learn's ``normalization_`` (row
+    # ``j``: landmark ``j``'s coefficients on the outputs), kept as ``_columns``;
+    # ``normalization_`` is its transpose, a view (transposing is exact, so the
+    # features are the same bits either way).
+    @property
+    def normalization_(self):
+        try:
+            return self._columns.T
+        except AttributeError:
+            raise AttributeError("'Nystroem' object has no attribute 'normalization_'") from None
+
+    @normalization_.setter
+    def normalization_(self, value):
+        self._columns = np.ascontiguousarray(np.asarray(value).T)
+
+    def __setstate__(self, state):
+        # Pickles made before normalization_ took scikit-learn's orientation hold
+        # the extension's matrix under that name.
+        if "normalization_" in state and "_columns" not in state:
+            state = dict(state)
+            state["_columns"] = state.pop("normalization_")
+        super().__setstate__(state)
 
 
 _ADDITIVE = ("chi2", "intersection", "js")

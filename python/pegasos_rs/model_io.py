@@ -9,14 +9,28 @@ Layout (all integers little-endian)::
     ...       the arrays' bytes, one after the other, each little-endian
     4 bytes   CRC-32 of everything before it
 
-The header holds ``{"estimator": class name, "library_version": ..., "params":
-get_params(), "scalars": {...}, "arrays": {name: {"dtype", "shape", "offset",
-"nbytes"}}, "sparse": {name: {"shape", "format": "csr"}}}``, plus
-``"feature_names_in_": [str, ...]`` for a model fitted on a data frame; a sparse
+The header of one estimator holds ``{"estimator": class name, "library_version": ...,
+"params": get_params(), "scalars": {...}, "arrays": {name: {"dtype", "shape",
+"offset", "nbytes"}}, "sparse": {name: {"shape", "format": "csr"}}}``; a sparse
 attribute is stored as the three arrays ``name.data``, ``name.indices``,
-``name.indptr``. Nothing in a file is executed when it is read: only known estimator
-classes are built, with parameters that are JSON values, so loading an untrusted file
-is safe (unlike pickle).
+``name.indptr``. A scikit-learn ``Pipeline`` is ``{"estimator": "Pipeline",
+"library_version": ..., "params": {"memory", "verbose"}, "steps": [...]}``, each step
+``{"name": ..., "estimator": "passthrough"}`` or an estimator's entry as above with its
+``"name"``, all steps' arrays in the one byte area after the header (offsets from its
+start).
+
+Version 1 holds :class:`PegasosClassifier` and :class:`KernelPegasosClassifier`;
+version 2 adds the feature maps (:class:`Nystroem`, :class:`RandomFourierFeatures`,
+:class:`AdditiveKernelMap`), scikit-learn's ``StandardScaler`` and ``MaxAbsScaler``
+(saved by their fitted attributes) and Pipelines of these. A file holding one
+classifier is still written as version 1, so older releases read it; version 1 files
+load unchanged. ``Nystroem.normalization_`` is stored in scikit-learn's orientation
+(``transform(X) = kernel(X, components_) @ normalization_.T``); no earlier version of
+the format held a Nystroem, so there is no other orientation to convert.
+
+Nothing in a file is executed when it is read: only known estimator classes are
+built, with parameters that are JSON values, so loading an untrusted file is safe
+(unlike pickle).
 
 ``load`` also reads LIBLINEAR's text model files (``train``'s output) into a
 :class:`PegasosClassifier`, so that models can move over (the parser is
@@ -25,6 +39,7 @@ is safe (unlike pickle).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -34,14 +49,18 @@ import zlib
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core
+from pegasos_rs import _core, _saved_transformers
 from pegasos_rs.exceptions import DataFormatError
 
 MAGIC = b"PEGASOS\x00"
-FORMAT_VERSION = 1
+#: The newest format version this module reads. Version 2 added transformers and
+#: pipelines; a file holding one classifier is still written as version 1.
+FORMAT_VERSION = 2
 
-#: Fitted attributes written for each estimator (those present are saved).
+#: Fitted attributes written for each classifier (those present are saved).
 _ATTRIBUTES = {
     "PegasosClassifier": ["coef_", "intercept_", "classes_", "objective_", "probA_", "probB_"],
     "KernelPegasosClassifier": [
@@ -59,12 +78,27 @@ _ATTRIBUTES = {
 }
 _SCALARS = ["n_features_in_", "n_iter_", "t_", "_gamma"]
 
+#: Top-level packages whose classes may be saved (a subclass defined elsewhere may
+#: change what its parent computes, so it is refused).
+_MODULES = ("pegasos_rs", "sklearn")
+
 
 def _estimator_classes():
     from pegasos_rs.kernel import KernelPegasosClassifier
     from pegasos_rs.linear import PegasosClassifier
 
-    return {c.__name__: c for c in (PegasosClassifier, KernelPegasosClassifier)}
+    found = {c.__name__: c for c in (PegasosClassifier, KernelPegasosClassifier)}
+    return found | _saved_transformers.classes()
+
+
+def _array_names(name: str) -> list[str]:
+    return _ATTRIBUTES[name] if name in _ATTRIBUTES else _saved_transformers.ARRAYS[name]
+
+
+def _scalar_kinds(name: str) -> dict[str, str]:
+    if name in _ATTRIBUTES:
+        return dict.fromkeys(_SCALARS, "count")
+    return _saved_transformers.SCALARS[name]
 
 
 def _jsonable(value):
@@ -97,34 +131,146 @@ def _from_json(value):
     return value
 
 
-def save(estimator, path) -> None:
-    """Write a fitted estimator to ``path`` (see the module documentation)."""
+def _spec(estimator, what: str):
+    """The class name under which ``estimator`` is saved; TypeError if it cannot be."""
     name = type(estimator).__name__
-    if name not in _ATTRIBUTES:
-        raise TypeError(f"cannot save a {name}")
-    if not hasattr(estimator, "classes_"):
-        raise ValueError(f"this {name} is not fitted yet; call fit first")
-    header = {
+    known = _estimator_classes()
+    module = type(estimator).__module__.partition(".")[0]
+    if name not in known or not isinstance(estimator, known[name]) or module not in _MODULES:
+        saveable = ", ".join(sorted(known))
+        raise TypeError(
+            f"{what} cannot be saved: pegasos-rs model files hold {saveable} and Pipelines of them"
+        )
+    return name
+
+
+def _fitted(estimator, name: str) -> bool:
+    if name in _ATTRIBUTES:
+        return hasattr(estimator, "classes_")
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError:
+        return False
+    return True
+
+
+def _describe(estimator, add, what: str) -> dict:
+    """The header entry of one fitted estimator; its arrays go through ``add``."""
+    name = _spec(estimator, what)
+    if not _fitted(estimator, name):
+        raise ValueError(f"{what} is not fitted yet; call fit first")
+    entry = {
         "estimator": name,
-        "library_version": _core.__version__,
         "params": {k: _jsonable(v) for k, v in estimator.get_params(deep=False).items()},
         "scalars": {},
         "arrays": {},
         "sparse": {},
     }
+    scalar_names = _scalar_kinds(name)
+    for attr in _array_names(name):
+        value = getattr(estimator, attr, None)
+        if attr in scalar_names and isinstance(value, np.generic):
+            value = np.asarray(value)  # a numpy scalar: stored 0-d, read back as one
+        elif value is None or (attr in scalar_names and not isinstance(value, np.ndarray)):
+            continue
+        if sp.issparse(value):
+            value = sp.csr_matrix(value)
+            entry["sparse"][attr] = {"shape": list(value.shape), "format": "csr"}
+            add(entry, attr + ".data", value.data)
+            add(entry, attr + ".indices", value.indices)
+            add(entry, attr + ".indptr", value.indptr)
+        elif isinstance(value, tuple):
+            entry["scalars"][attr] = list(value)
+        else:
+            add(entry, attr, np.asarray(value))
+    array_names = _array_names(name)
+    for attr in scalar_names:
+        value = getattr(estimator, attr, None)
+        stored = isinstance(value, np.ndarray) or (
+            attr in array_names and isinstance(value, np.generic)
+        )
+        if value is not None and not stored:
+            entry["scalars"][attr] = _jsonable(value)
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        entry["scalars"]["feature_names_in_"] = [str(v) for v in names]
+    solver = getattr(estimator, "_solver", None)
+    if solver is not None:  # the exact solver state (warm_start continues it)
+        add(entry, "_solver", np.frombuffer(solver.__getstate__(), dtype=np.uint8))
+    return entry
+
+
+def _pipeline_header(pipeline, add) -> dict:
+    """The header of a Pipeline: its settings and one entry per step, in order."""
+    params = pipeline.get_params(deep=False)
+    memory = params.get("memory")
+    if not (memory is None or isinstance(memory, str)):
+        raise TypeError(
+            f"the Pipeline's memory={memory!r:.80} cannot be saved; use a directory path or None"
+        )
+    settings = {"memory": memory, "verbose": bool(params.get("verbose", False))}
+    if params.get("transform_input") is not None:
+        settings["transform_input"] = _jsonable(params["transform_input"])
+    steps = []
+    for i, step in enumerate(pipeline.steps):
+        if not (isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str)):
+            raise TypeError(f"pipeline step {i} is not a (name, estimator) pair: {step!r:.80}")
+        step_name, est = step
+        if est is None or (isinstance(est, str) and est == "passthrough"):
+            steps.append({"name": step_name, "estimator": "passthrough"})
+            continue
+        what = f"pipeline step {step_name!r} ({type(est).__name__})"
+        if isinstance(est, str):
+            raise TypeError(f"{what}: only 'passthrough' may stand for a step")
+        entry = _describe(est, add, what)
+        entry["name"] = step_name
+        steps.append(entry)
+    return {"estimator": "Pipeline", "params": settings, "steps": steps}
+
+
+def save(estimator, path) -> None:
+    """Write a fitted estimator to ``path`` in pegasos-rs' portable format.
+
+    Parameters
+    ----------
+    estimator : estimator or Pipeline
+        A fitted :class:`PegasosClassifier`, :class:`KernelPegasosClassifier`,
+        :class:`Nystroem`, :class:`RandomFourierFeatures`, :class:`AdditiveKernelMap`,
+        scikit-learn ``StandardScaler`` or ``MaxAbsScaler``, or a scikit-learn
+        ``Pipeline`` of them (``"passthrough"`` steps included). Parameters must be
+        plain values (an int ``random_state``, not a ``RandomState``).
+    path : str or path-like
+        The file to write (replaced if it exists).
+
+    Raises
+    ------
+    TypeError
+        For an estimator (or pipeline step, named with its class) that cannot be saved.
+    ValueError
+        For an estimator (or step) that is not fitted.
+
+    Notes
+    -----
+    Everything is checked before the file is opened; if writing fails midway (a
+    full disk), the partial file is removed. A file holding one classifier is
+    written as format version 1, readable by every pegasos-rs; one holding a
+    transformer or a pipeline as version 2.
+    """
     blobs: list[bytes] = []
     offset = 0
 
-    def add(key, arr):
+    def add(entry, key, arr):
         nonlocal offset
-        arr = np.ascontiguousarray(arr)
+        arr = np.asarray(arr)
+        if arr.ndim:  # (ascontiguousarray would make a 0-d array 1-d)
+            arr = np.ascontiguousarray(arr)
         if arr.dtype == object and all(isinstance(v, str) for v in arr.flat):
             arr = arr.astype(str)  # string labels from a data frame's column
         if arr.dtype == object:
             raise TypeError(f"{key} holds Python objects; only numeric labels can be saved")
         arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
         raw = arr.tobytes()
-        header["arrays"][key] = {
+        entry["arrays"][key] = {
             "dtype": arr.dtype.str,
             "shape": list(arr.shape),
             "offset": offset,
@@ -133,35 +279,30 @@ def save(estimator, path) -> None:
         blobs.append(raw)
         offset += len(raw)
 
-    for attr in _ATTRIBUTES[name]:
-        value = getattr(estimator, attr, None)
-        if value is None:
-            continue
-        if sp.issparse(value):
-            value = sp.csr_matrix(value)
-            header["sparse"][attr] = {"shape": list(value.shape), "format": "csr"}
-            add(attr + ".data", value.data)
-            add(attr + ".indices", value.indices)
-            add(attr + ".indptr", value.indptr)
-        elif isinstance(value, tuple):
-            header["scalars"][attr] = list(value)
-        else:
-            add(attr, np.asarray(value))
-    for attr in _SCALARS:
-        if hasattr(estimator, attr):
-            header["scalars"][attr] = _jsonable(getattr(estimator, attr))
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is not None:  # fitted on a data frame (its column names are strings)
-        header["feature_names_in_"] = [str(n) for n in names]
-    solver = getattr(estimator, "_solver", None)
-    if solver is not None:  # the exact solver state (warm_start continues it)
-        add("_solver", np.frombuffer(solver.__getstate__(), dtype=np.uint8))
+    if _is_pipeline(estimator):
+        header = _pipeline_header(estimator, add)
+        version = 2
+    else:
+        header = _describe(estimator, add, f"a {type(estimator).__name__}")
+        version = 1 if header["estimator"] in _ATTRIBUTES else 2
+    header["library_version"] = _core.__version__
     text = json.dumps(header, sort_keys=True).encode("utf-8")
-    head = MAGIC + struct.pack("<IQ", FORMAT_VERSION, len(text)) + text
+    head = MAGIC + struct.pack("<IQ", version, len(text)) + text
     body = head + b"".join(blobs)
-    with open(path, "wb") as f:
-        f.write(body)
-        f.write(struct.pack("<I", zlib.crc32(body)))
+    try:
+        with open(path, "wb") as f:
+            f.write(body)
+            f.write(struct.pack("<I", zlib.crc32(body)))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        raise
+
+
+def _is_pipeline(estimator) -> bool:
+    from sklearn.pipeline import Pipeline
+
+    return isinstance(estimator, Pipeline)
 
 
 #: dtypes an array of a model file may have: byte order, kind (bool, integers,
@@ -170,12 +311,27 @@ _DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|U[0-9]{1,4})")
 
 
 def load(path):
-    """Read an estimator saved by :func:`save` (or a LIBLINEAR text model file).
+    """Read an estimator or Pipeline saved by :func:`save` (or a LIBLINEAR text model).
 
-    A damaged, truncated or hostile file raises
-    :class:`~pegasos_rs.exceptions.DataFormatError` (a ``ValueError``) naming the file
-    and what is wrong, before any array larger than the file is allocated; a file
-    that loads gives a model whose arrays agree with each other.
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    estimator
+        The fitted estimator, or a scikit-learn ``Pipeline`` with the saved step
+        names, ``memory`` and ``verbose``; it predicts and transforms exactly (bit for
+        bit) as the saved one did.
+
+    Raises
+    ------
+    DataFormatError
+        A damaged, truncated or hostile file raises
+        :class:`~pegasos_rs.exceptions.DataFormatError` (a ``ValueError``) naming the
+        file (and the pipeline step) and what is wrong, before any array larger than
+        the file is allocated; a file that loads gives a model whose arrays agree with
+        each other.
     """
     with open(path, "rb") as f:
         raw = f.read()
@@ -225,10 +381,10 @@ def _bad(where: str, reason: str) -> DataFormatError:
     return DataFormatError(reason, where)
 
 
-def _field(header: dict, key: str, kind: type, where: str, default=None):
+def _field(header: dict, key: str, kind: type, bad, default=None):
     value = header.get(key, default)
     if not isinstance(value, kind):
-        raise _bad(where, f"header field {key!r} must be a {kind.__name__}, got {value!r:.60}")
+        raise bad(f"header field {key!r} must be a {kind.__name__}, got {value!r:.60}")
     return value
 
 
@@ -236,34 +392,93 @@ def _build(header, blob: memoryview, where: str):
     """The estimator described by a parsed header and the arrays' bytes."""
     if not isinstance(header, dict):
         raise _bad(where, "the header is not a JSON object")
+    if header.get("estimator") == "Pipeline":
+        return _build_pipeline(header, blob, where)
+    return _build_one(header, blob, where, "")
+
+
+#: Pipeline settings a file may hold, with the types they must have.
+_PIPELINE_PARAMS = {"memory": (str, type(None)), "verbose": bool, "transform_input": list}
+
+
+def _build_pipeline(header: dict, blob: memoryview, where: str):
+    """A scikit-learn Pipeline: its settings and its steps, each checked."""
+    from sklearn.pipeline import Pipeline
+
+    def bad(reason):
+        return _bad(where, reason)
+
+    params = _field(header, "params", dict, bad)
+    entries = _field(header, "steps", list, bad)
+    for key, value in params.items():
+        kind = _PIPELINE_PARAMS.get(key)
+        if (
+            kind is None
+            or not isinstance(value, kind)
+            or (key == "transform_input" and not all(isinstance(v, str) for v in value))
+        ):
+            raise bad(f"bad Pipeline setting {key!r:.40}: {value!r:.60}")
+    known = Pipeline([("a", "passthrough")]).get_params(deep=False)
+    if not set(params) <= set(known):
+        raise bad(f"this scikit-learn's Pipeline has no {sorted(set(params) - set(known))}")
+    if not entries:
+        raise bad("a Pipeline needs at least one step")
+    steps = []
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise bad(f"pipeline step {i} has no name")
+        name, kind = entry["name"], entry.get("estimator")
+        if not name or "__" in name or name in known or name in {n for n, _ in steps}:
+            raise bad(f"pipeline step {i}: bad or repeated step name {name!r:.80}")
+        if kind == "passthrough":
+            steps.append((name, "passthrough"))
+            continue
+        est = _build_one(entry, blob, where, f"pipeline step {name!r} ({kind!s:.40}): ")
+        if i < len(entries) - 1 and not hasattr(est, "transform"):
+            raise bad(f"pipeline step {name!r} ({kind}) comes before the last but has no transform")
+        steps.append((name, est))
+    try:
+        pipeline = Pipeline(steps, **params)
+        pipeline._validate_params()
+    except (ValueError, TypeError) as e:
+        raise bad(f"invalid Pipeline settings: {e}") from None
+    return pipeline
+
+
+def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
+    """One estimator from its header entry (``prefix`` starts its error messages)."""
+
+    def bad(reason):
+        return _bad(where, prefix + reason)
+
     classes = _estimator_classes()
     name = header.get("estimator")
     if not isinstance(name, str) or name not in classes:
-        raise _bad(where, f"unknown estimator {name!r:.80} (expected one of {sorted(classes)})")
-    params = _field(header, "params", dict, where)
-    scalars = _field(header, "scalars", dict, where, {})
-    arrays = _field(header, "arrays", dict, where, {})
-    sparse = _field(header, "sparse", dict, where, {})
+        raise bad(f"unknown estimator {name!r:.80} (expected one of {sorted(classes)})")
+    params = _field(header, "params", dict, bad)
+    scalars = _field(header, "scalars", dict, bad, {})
+    arrays = _field(header, "arrays", dict, bad, {})
+    sparse = _field(header, "sparse", dict, bad, {})
     cls = classes[name]
     known = cls().get_params(deep=False)
     unknown = sorted(set(params) - set(known))
     if unknown:
-        raise _bad(where, f"unknown parameters {unknown} for {name}")
+        raise bad(f"unknown parameters {unknown} for {name}")
     try:
         est = cls(**{k: _from_json(v) for k, v in params.items()})
         est._validate_params()
     except (ValueError, TypeError, RecursionError) as e:
-        raise _bad(where, f"invalid parameters for {name}: {e}") from None
+        raise bad(f"invalid parameters for {name}: {e}") from None
 
     def array(key):
         meta = arrays.get(key)
         if not isinstance(meta, dict):
-            raise _bad(where, f"no description of array {key!r}")
+            raise bad(f"no description of array {key!r}")
         kind = meta.get("dtype")
         # Only the plain forms save writes ("<f8", "|u1", "<U3"): numpy's parser
         # of other strings can raise anything (a SyntaxError for "f8,(").
         if not (isinstance(kind, str) and _DTYPE.fullmatch(kind)):
-            raise _bad(where, f"array {key}: unsupported dtype {kind!r:.40}")
+            raise bad(f"array {key}: unsupported dtype {kind!r:.40}")
         dtype = np.dtype(kind)
         shape, offset, nbytes = meta.get("shape"), meta.get("offset"), meta.get("nbytes")
         if not (
@@ -273,49 +488,83 @@ def _build(header, blob: memoryview, where: str):
             and _is_count(offset)
             and _is_count(nbytes)
         ):
-            raise _bad(where, f"array {key}: bad shape, offset or size in {meta!r:.200}")
+            raise bad(f"array {key}: bad shape, offset or size in {meta!r:.200}")
         count = 1
         for n in shape:
             count *= n
         if count * dtype.itemsize != nbytes:
-            raise _bad(
-                where,
+            raise bad(
                 f"array {key}: shape {shape} of {dtype} needs {count * dtype.itemsize} "
                 f"bytes, the header says {nbytes}",
             )
         if offset + nbytes > len(blob):
-            raise _bad(
-                where,
+            raise bad(
                 f"array {key} lies outside the file (bytes {offset} to {offset + nbytes} "
                 f"of {len(blob)})",
             )
         if dtype.itemsize == 0:
-            raise _bad(where, f"array {key}: empty dtype {kind!r}")
+            raise bad(f"array {key}: empty dtype {kind!r}")
         a = np.frombuffer(blob[offset : offset + nbytes], dtype=dtype)
         return a.reshape(shape).astype(a.dtype.newbyteorder("="))
 
-    for attr in _ATTRIBUTES[name]:
+    for attr in _array_names(name):
         if attr in sparse:
             meta = sparse[attr]
             shape = meta.get("shape") if isinstance(meta, dict) else None
             if not (isinstance(shape, list) and len(shape) == 2 and all(map(_is_count, shape))):
-                raise _bad(where, f"sparse {attr}: bad shape in {meta!r:.200}")
+                raise bad(f"sparse {attr}: bad shape in {meta!r:.200}")
             parts = [array(f"{attr}.{p}") for p in ("data", "indices", "indptr")]
             if not all(p.ndim == 1 for p in parts) or parts[1].dtype.kind not in "iu":
-                raise _bad(where, f"sparse {attr}: its arrays must be 1-d, indices integers")
+                raise bad(f"sparse {attr}: its arrays must be 1-d, indices integers")
             try:
                 value = sp.csr_matrix(tuple(parts), shape=tuple(shape))
                 value.check_format(full_check=True)
             except (ValueError, TypeError, OverflowError) as e:
-                raise _bad(where, f"sparse {attr}: {e}") from None
+                raise bad(f"sparse {attr}: {e}") from None
             setattr(est, attr, value)
         elif attr in arrays:
-            setattr(est, attr, array(attr))
-        elif attr in scalars:
+            value = array(attr)
+            setattr(est, attr, value[()] if value.ndim == 0 else value)
+        elif attr in scalars and name in _ATTRIBUTES:
             value = scalars[attr]
             if not (isinstance(value, list) and all(_is_count(n) for n in value)):
-                raise _bad(where, f"{attr} must be a list of counts, got {value!r:.80}")
+                raise bad(f"{attr} must be a list of counts, got {value!r:.80}")
             setattr(est, attr, tuple(value))
+    if name in _ATTRIBUTES:
+        _set_classifier_scalars(est, scalars, bad)
+    else:
+        _set_transformer_scalars(est, name, scalars, bad)
+    names = scalars.get("feature_names_in_")
+    if names is not None:
+        if not (isinstance(names, list) and all(isinstance(v, str) for v in names)):
+            raise bad(f"feature_names_in_ must be a list of strings, got {names!r:.80}")
+        est.feature_names_in_ = np.asarray(names, dtype=object)
+    if name == "KernelPegasosClassifier" and not hasattr(est, "_sv_kernel_rows"):
+        est._sv_kernel_rows = None
+    if "_solver" in arrays and name == "PegasosClassifier":
+        solver = _core.LinearSolverState()
+        try:
+            solver.__setstate__(array("_solver").tobytes())
+        except ValueError as e:
+            raise bad(f"the solver state cannot be read: {e}") from None
+        est._solver = solver
+    if name == "PegasosClassifier" and not hasattr(est, "objective_"):
+        est.objective_ = None
+
+    def need(cond, what):
+        if not cond:
+            raise bad(f"inconsistent {name}: {what}")
+
+    if name in _ATTRIBUTES:
+        _check_fitted(est, name, need)
+    else:
+        _saved_transformers.check(est, name, need)
+    n_names = getattr(est, "feature_names_in_", None)
+    need(n_names is None or n_names.size == est.n_features_in_, "one feature name per feature")
+    return est
+
+
+def _set_classifier_scalars(est, scalars: dict, bad) -> None:
     for attr, value in scalars.items():
         if attr in _SCALARS:
             ok = (
@@ -324,44 +573,38 @@ def _build(header, blob: memoryview, where: str):
                 else (_is_count(value))
             )
             if not ok:
-                raise _bad(where, f"{attr} must be a non-negative number, got {value!r:.80}")
+                raise bad(f"{attr} must be a non-negative number, got {value!r:.80}")
             setattr(est, attr, value)
-    if name == "KernelPegasosClassifier" and not hasattr(est, "_sv_kernel_rows"):
-        est._sv_kernel_rows = None
-    if "_solver" in arrays:
-        solver = _core.LinearSolverState()
-        try:
-            solver.__setstate__(array("_solver").tobytes())
-        except ValueError as e:
-            raise _bad(where, f"the solver state cannot be read: {e}") from None
-        est._solver = solver
-    if name == "PegasosClassifier" and not hasattr(est, "objective_"):
-        est.objective_ = None
-    _check_fitted(est, name, where)
-    if "feature_names_in_" in header:
-        names = header["feature_names_in_"]
-        if not (
-            isinstance(names, list)
-            and len(names) == est.n_features_in_
-            and all(isinstance(n, str) for n in names)
-        ):
-            raise _bad(where, f"feature_names_in_ must be {est.n_features_in_} strings")
-        est.feature_names_in_ = np.asarray(names, dtype=object)
-    return est
+
+
+def _set_transformer_scalars(est, name: str, scalars: dict, bad) -> None:
+    kinds = _saved_transformers.SCALARS[name]
+    for attr, value in scalars.items():
+        kind = kinds.get(attr)
+        if kind is None:
+            continue
+        ok = {
+            "count": _is_count(value),
+            "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "str": isinstance(value, str),
+            "seen": _is_count(value) or (isinstance(value, float) and value >= 0),
+        }[kind]
+        if not ok:
+            what = "non-negative number" if kind == "seen" else kind
+            raise bad(f"{attr} must be a {what}, got {value!r:.80}")
+        setattr(est, attr, value)
+    for attr in _saved_transformers.OPTIONAL.get(name, ()):
+        if not hasattr(est, attr):
+            setattr(est, attr, None)
 
 
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _check_fitted(est, name: str, where: str) -> None:
+def _check_fitted(est, name: str, need) -> None:
     """The fitted arrays agree with each other (shapes, dtypes, index ranges), so the
     loaded model predicts or raises ValueError, never anything worse."""
-
-    def need(cond, what):
-        if not cond:
-            raise _bad(where, f"inconsistent {name}: {what}")
-
     for attr in ("classes_", "intercept_", "n_features_in_"):
         need(hasattr(est, attr), f"{attr} is missing")
     classes, intercept = est.classes_, est.intercept_
