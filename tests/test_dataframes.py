@@ -458,8 +458,9 @@ def test_model_file_with_bad_feature_names_is_refused(names, tmp_path):
     X, y = _data()
     path = tmp_path / "model.pegasos"
     PegasosClassifier(random_state=0).fit(_frame("pandas", X), y).save(path)
-    _rewrite_header(path, lambda header: header.update(feature_names_in_=names))
-    with pytest.raises(DataFormatError, match="feature_names_in_ must be 4 strings"):
+    _rewrite_header(path, lambda header: header["scalars"].update(feature_names_in_=names))
+    message = "feature_names_in_ must be a list of strings|one feature name per feature"
+    with pytest.raises(DataFormatError, match=message):
         load(path)
 
 

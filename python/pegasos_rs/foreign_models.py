@@ -18,7 +18,7 @@ LIBLINEAR's text format (first line ``solver_type ...``) or LIBSVM's (first line
   decision value ``sum_{s in i} coef[j-1]_s K(sv_s, x) + sum_{s in j} coef[i]_s
   K(sv_s, x) - rho_p``, a positive value is a vote for ``i``, otherwise for ``j``,
   and the first class with the most votes wins (LIBSVM's ``svm_predict_values``).
-  The kernel values come from the Rust kernels of :func:`pegasos_rs.pairwise_kernel`,
+  The kernel values come from the Rust kernels of :func:`pegasos_rs.pairwise_kernels`,
   many rows at a time. Regression, one-class and precomputed-kernel models are
   refused.
 

@@ -534,8 +534,8 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         _set_classifier_scalars(est, scalars, bad)
     else:
         _set_transformer_scalars(est, name, scalars, bad)
-    names = scalars.get("feature_names_in_")
-    if names is not None:
+    if "feature_names_in_" in scalars:
+        names = scalars["feature_names_in_"]
         if not (isinstance(names, list) and all(isinstance(v, str) for v in names)):
             raise bad(f"feature_names_in_ must be a list of strings, got {names!r:.80}")
         est.feature_names_in_ = np.asarray(names, dtype=object)
