@@ -268,3 +268,30 @@ def test_cli_shows_progress_bars_on_a_terminal_only(tmp_path):
     assert code == 0 and "%|" not in err and "reading" not in err
     code, err = _cli(["train", "-q", str(data), str(model)], tty=True)
     assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: pegasos_rs.Nystroem(n_components=50, random_state=0, verbose=v),
+        lambda v: pegasos_rs.RandomFourierFeatures(n_components=64, random_state=0, verbose=v),
+        lambda v: pegasos_rs.AdditiveKernelMap(verbose=v),
+    ],
+    ids=["nystroem", "fourier", "additive"],
+)
+def test_feature_maps_count_rows_and_report_when_verbose(make, monkeypatch, capfd):
+    X = np.abs(np.random.RandomState(0).randn(3000, 20))
+    rec = Recorder()
+    with _progress.reporting(rec):
+        make(0).fit(X).transform(X)
+    assert rec.updates[-1][:2] == (3000, 3000) and rec.updates[-1][4]
+    # verbose: progress lines of a long transform, through sys.stderr.
+    monkeypatch.setattr(_progress, "REPORT_EVERY", 0.0)
+    big = np.abs(np.random.RandomState(1).randn(60000, 100))
+    est = make(1)
+    if "n_components" in est.get_params():  # long enough to be polled (50 ms)
+        est.set_params(n_components=500)
+    est.fit(big)
+    text, _ = _captured(lambda: est.transform(big))
+    assert f"[{type(est).__name__}.transform]" in text and "/60,000 rows" in text
+    assert capfd.readouterr().err == ""

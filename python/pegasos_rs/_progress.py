@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import sys
 import time
 from collections.abc import Iterator
@@ -180,3 +181,20 @@ class ProgressBar:
     def close(self) -> None:
         """Remove the bar from the terminal."""
         self.bar.close()
+
+
+def reported(unit: str):
+    """Decorate an estimator method so that, when the estimator's ``verbose`` is
+    set, its long calls report on :data:`sys.stderr` (:class:`VerboseReport`,
+    prefixed ``Class.method``, counting ``unit``)."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            what = f"{type(self).__name__}.{method.__name__}"
+            with reporting(verbose_report(getattr(self, "verbose", 0), what, unit)):
+                return method(self, *args, **kwargs)
+
+        return wrapper
+
+    return decorate

@@ -39,6 +39,7 @@ from sklearn.utils.validation import (
 
 from pegasos_rs import _core
 from pegasos_rs._base import unchanged_on_error
+from pegasos_rs._progress import reported
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
@@ -94,6 +95,9 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         ``W`` and ``b`` on every platform).
     n_jobs : int or None, default=None
         Threads of :meth:`transform` (None: one; -1: all cores).
+    verbose : int, default=0
+        Report the progress of long calls (rows transformed) on
+        :data:`sys.stderr`, every few seconds.
 
     Attributes
     ----------
@@ -119,22 +123,32 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         "form": [StrOptions({"sincos", "offset"})],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
+        "verbose": ["verbose"],
     }
 
     def __init__(
-        self, *, gamma=1.0, n_components=100, form="sincos", random_state=None, n_jobs=None
+        self,
+        *,
+        gamma=1.0,
+        n_components=100,
+        form="sincos",
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
     ):
         self.gamma = gamma
         self.n_components = n_components
         self.form = form
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         return _sparse_tags(super().__sklearn_tags__())
 
     @unchanged_on_error
     @_fit_context(prefer_skip_nested_validation=True)
+    @reported("rows")
     def fit(self, X, y=None):
         """Draw the random weights for the features of ``X``.
 
@@ -164,6 +178,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self._form = self.form
         return self
 
+    @reported("rows")
     def transform(self, X):
         """The features of ``X`` (see the class docs), in the dtype of ``X``.
 
@@ -222,6 +237,9 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
     random_state : int, RandomState instance or None, default=None
     n_jobs : int or None, default=None
         Threads of fit and transform (None: one; -1: all cores).
+    verbose : int, default=0
+        Report the progress of long calls (rows transformed, landmark kernel rows) on
+        :data:`sys.stderr`, every few seconds.
 
     Attributes
     ----------
@@ -260,6 +278,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         "landmarks": [StrOptions({"uniform", "k-means++"})],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -273,6 +292,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         landmarks="uniform",
         random_state=None,
         n_jobs=None,
+        verbose=0,
     ):
         self.kernel = kernel
         self.gamma = gamma
@@ -282,6 +302,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self.landmarks = landmarks
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -302,6 +323,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 
     @unchanged_on_error
     @_fit_context(prefer_skip_nested_validation=True)
+    @reported("rows")
     def fit(self, X, y=None):
         """Choose the landmarks and factor their kernel matrix.
 
@@ -376,6 +398,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
         self._n_features_out = m
         return self
 
+    @reported("rows")
     def transform(self, X):
         """The Nyström features of ``X``, in its dtype (float64 for precomputed).
 
@@ -475,6 +498,9 @@ class AdditiveKernelMap(TransformerMixin, BaseEstimator):
         grows with the order (chi2: ``5.86 sqrt(order) + 3.65``).
     n_jobs : int or None, default=None
         Threads of :meth:`transform`.
+    verbose : int, default=0
+        Report the progress of long calls (rows transformed) on
+        :data:`sys.stderr`, every few seconds.
 
     Attributes
     ----------
@@ -495,13 +521,15 @@ class AdditiveKernelMap(TransformerMixin, BaseEstimator):
         "order": [Interval(Integral, 0, 1000, closed="both")],
         "period": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [None, Integral],
+        "verbose": ["verbose"],
     }
 
-    def __init__(self, kernel="chi2", *, order=2, period=None, n_jobs=None):
+    def __init__(self, kernel="chi2", *, order=2, period=None, n_jobs=None, verbose=0):
         self.kernel = kernel
         self.order = order
         self.period = period
         self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = _sparse_tags(super().__sklearn_tags__())
@@ -511,6 +539,7 @@ class AdditiveKernelMap(TransformerMixin, BaseEstimator):
 
     @unchanged_on_error
     @_fit_context(prefer_skip_nested_validation=True)
+    @reported("rows")
     def fit(self, X, y=None):
         """Check ``X`` (non-negative) and record the map's sampling.
 
@@ -564,6 +593,7 @@ class AdditiveKernelMap(TransformerMixin, BaseEstimator):
         self._n_features_out = n_features * (2 * int(self.order) + 1)
         return self
 
+    @reported("rows")
     def transform(self, X):
         """The map of ``X``: CSR for sparse input, dense otherwise; dtype of ``X``.
 
