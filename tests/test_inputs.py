@@ -583,3 +583,59 @@ def test_failed_fit_leaves_a_fitted_estimator_usable(binary_dense):
         est.partial_fit(_malformed("index-negative")(X), y)
     np.testing.assert_array_equal(est.coef_, before)
     est.partial_fit(X, y)  # the solver state is intact
+
+
+@pytest.mark.parametrize("layout", ["dense64", "dense32", "csr", "csr_array"])
+@pytest.mark.parametrize("labels", ["int", "bool", "float"])
+def test_fast_validation_equals_scikit_learns(layout, labels):
+    """validate_input's fast path returns what validate_data returns and sets the
+    same attributes, for the inputs it takes."""
+    from pegasos_rs._validation import validate_input
+    from pegasos_rs.linear import _INPUT_CHECKS
+    from sklearn.utils.validation import validate_data
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(30, 4)
+    X = {
+        "dense64": X,
+        "dense32": X.astype(np.float32),
+        "csr": sp.csr_matrix(X),
+        "csr_array": sp.csr_array(X),
+    }[layout]
+    y = {"int": np.arange(30) % 3, "bool": np.arange(30) % 2 == 0, "float": np.arange(30) % 2.0}
+    y = y[labels]
+    ours, theirs = PegasosClassifier(), PegasosClassifier()
+    ours.feature_names_in_ = theirs.feature_names_in_ = np.array(["a"], dtype=object)
+    Xo, yo = validate_input(ours, X, y, reset=True, **_INPUT_CHECKS)
+    Xt, yt = validate_data(theirs, X, y, reset=True, **_INPUT_CHECKS)
+    assert type(Xo) is type(Xt) and Xo.dtype == Xt.dtype and yo.dtype == yt.dtype
+    assert (Xo != Xt).nnz == 0 if sp.issparse(Xo) else np.array_equal(Xo, Xt)
+    np.testing.assert_array_equal(yo, yt)
+    assert vars(ours) == vars(theirs) or (
+        ours.n_features_in_ == theirs.n_features_in_ == 4
+        and not hasattr(ours, "feature_names_in_")
+        and not hasattr(theirs, "feature_names_in_")
+    )
+    assert validate_input(ours, X, reset=False, **_INPUT_CHECKS) is Xo
+
+
+def test_fast_validation_leaves_errors_and_warnings_to_scikit_learn():
+    from pegasos_rs._validation import check_targets
+
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(30, 4), np.arange(30) % 2
+    est = PegasosClassifier(random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="X has 5 features, but PegasosClassifier is expecting 4"):
+        est.predict(rng.randn(3, 5))
+    for bad, message in [
+        (np.where(y == 1, np.nan, 0.0), "Input y contains NaN"),
+        (y + 0.5, "Unknown label type: continuous"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            PegasosClassifier().fit(X, bad)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        check_targets(y + 0.25)
+    pd = pytest.importorskip("pandas")
+    named = PegasosClassifier(random_state=0).fit(pd.DataFrame(X, columns=list("abcd")), y)
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        named.predict(X)

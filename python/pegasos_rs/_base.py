@@ -38,7 +38,24 @@ def _has_probability(estimator) -> bool:
     return True
 
 
-class PegasosModelMixin:
+class CachedParamNames:
+    """Keep the parameter names of an estimator class once read.
+
+    scikit-learn reads them from ``__init__``'s signature with :mod:`inspect` on
+    every ``get_params`` (and so on every parameter validation), about 30 µs: a
+    noticeable part of a small fit. Put it left of ``BaseEstimator``.
+    """
+
+    @classmethod
+    def _get_param_names(cls):
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            names = tuple(super()._get_param_names())  # type: ignore[misc]
+            cls._param_names_cache = names  # on this class, not its subclasses
+        return list(names)
+
+
+class PegasosModelMixin(CachedParamNames):
     """Prediction from ``decision_function``, probabilities (``probability=True``)
     and saving to a model file.
 

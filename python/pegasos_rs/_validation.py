@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 
@@ -19,7 +20,18 @@ def validate_input(estimator, X, y="no_validation", *, reset=True, **check_param
     columns that are not numbers: scikit-learn reports only the first value it could
     not convert; this names the columns and their dtypes. Column names are checked
     first, as by scikit-learn: a frame whose names do not match the fit's gets
-    scikit-learn's error about the names."""
+    scikit-learn's error about the names.
+
+    Inputs that ``validate_data`` would return unchanged (a C-ordered float numpy
+    array or a CSR matrix of the accepted dtypes, a finite numeric 1-d ``y``, no
+    column names now or at fit time, the fitted number of features) take a fast
+    path with the same result and side effects, in a few microseconds instead of
+    about 150 (a noticeable part of a small fit or prediction); anything else, and
+    every error, goes through scikit-learn's code and messages.
+    """
+    fast = _unchanged_by_validation(estimator, X, y, reset, check_params)
+    if fast is not None:
+        return fast
     try:
         return validate_data(estimator, X, y, reset=reset, **check_params)
     except (ValueError, TypeError) as e:
@@ -32,6 +44,71 @@ def validate_input(estimator, X, y="no_validation", *, reset=True, **check_param
             f"not numbers: {listed}. Encode them first (for example with a "
             "ColumnTransformer and a OneHotEncoder) or drop them."
         ) from e
+
+
+#: ``validate_data`` options under which the fast path of :func:`validate_input`
+#: returns what scikit-learn would (others go through scikit-learn).
+_FAST_OPTIONS = frozenset(
+    {"accept_sparse", "dtype", "order", "accept_large_sparse", "ensure_all_finite"}
+)
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
+def _unchanged_by_validation(estimator, X, y, reset, check_params):
+    """``X`` (or ``(X, y)``) when ``validate_data`` would return it unchanged and
+    raise or warn nothing, after doing what it does to the estimator
+    (``n_features_in_``, dropping ``feature_names_in_`` on reset); else ``None``."""
+    if not set(check_params) <= _FAST_OPTIONS or check_params.get("ensure_all_finite", True):
+        return None
+    dtypes = check_params.get("dtype")
+    if not isinstance(dtypes, list) or X.__class__ not in (np.ndarray, *_CSR_TYPES):
+        return None
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1 or X.dtype not in dtypes:
+        return None
+    if isinstance(X, np.ndarray):
+        if check_params.get("order") == "C" and not X.flags.c_contiguous:
+            return None
+    elif check_params.get("accept_sparse") not in ("csr", ["csr"]) or X.format != "csr":
+        return None
+    checked_y = isinstance(y, str) and y == "no_validation"
+    if not checked_y and not _plain_labels(y, X.shape[0]):
+        return None
+    if reset:
+        estimator.n_features_in_ = X.shape[1]
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+    elif hasattr(estimator, "feature_names_in_") or (
+        getattr(estimator, "n_features_in_", X.shape[1]) != X.shape[1]
+    ):
+        return None  # scikit-learn's warning or error
+    return X if checked_y else (X, y)
+
+
+def _plain_labels(y, n_rows: int) -> bool:
+    """Whether ``y`` is a 1-d numpy array of ``n_rows`` finite numbers that
+    scikit-learn's checks leave as they are."""
+    if y.__class__ is not np.ndarray or y.ndim != 1 or y.shape[0] != n_rows:
+        return False
+    if y.dtype.kind in "biu":
+        return True
+    return y.dtype.kind == "f" and bool(np.isfinite(y).all())
+
+
+def check_targets(y) -> None:
+    """scikit-learn's ``check_classification_targets``, answered at once for the
+    common labels (integers, or floats with integral values) that it accepts."""
+    if y.__class__ is np.ndarray and y.ndim == 1:
+        if y.dtype.kind in "biu":
+            return
+        # Integral values within int32: scikit-learn's own test (astype(int)) agrees.
+        if (
+            y.dtype.kind == "f"
+            and np.isfinite(y).all()
+            and (np.abs(y) < 2**31).all()
+            and not (y != np.floor(y)).any()
+        ):
+            return
+    check_classification_targets(y)
 
 
 def _names_match(estimator, X) -> bool:

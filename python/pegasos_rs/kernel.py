@@ -8,7 +8,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt, _progress
@@ -16,6 +15,7 @@ from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
+    check_targets,
     class_weight_vector,
     encode_targets,
     n_threads,
@@ -256,7 +256,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             raise ValueError(
                 f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
             )
-        check_classification_targets(y)
+        check_targets(y)
         classes, present, counts, codes = encode_targets(type(self).__name__, y)
         # Checked before training: too small a class for the folds is an input error.
         n_folds = _platt.n_folds_for(counts) if self.probability else 0

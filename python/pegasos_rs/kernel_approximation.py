@@ -38,7 +38,7 @@ from sklearn.utils.validation import (
 )
 
 from pegasos_rs import _core
-from pegasos_rs._base import unchanged_on_error
+from pegasos_rs._base import CachedParamNames, unchanged_on_error
 from pegasos_rs._progress import reported
 from pegasos_rs._validation import (
     as_rust_matrix,
@@ -61,7 +61,9 @@ def _sparse_tags(tags):
     return tags
 
 
-class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(
+    CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Random Fourier features approximating the rbf kernel ``exp(-gamma ||x-y||^2)``.
 
     Frequencies ``w``, the columns of ``random_weights_``, are drawn from
@@ -199,7 +201,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         )
 
 
-class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Nyström approximation of any kernel of :class:`KernelPegasosClassifier`.
 
     ``n_components`` training rows become landmarks ``c_j``; a row maps to
@@ -461,7 +463,7 @@ class Nystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator)
 _ADDITIVE = ("chi2", "intersection", "js")
 
 
-class AdditiveKernelMap(TransformerMixin, BaseEstimator):
+class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
     """Homogeneous kernel map of an additive kernel (Vedaldi and Zisserman, 2012).
 
     For non-negative data (histograms, bag-of-words counts) and the additive kernels

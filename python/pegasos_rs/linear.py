@@ -9,7 +9,6 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt, _progress
@@ -17,6 +16,7 @@ from pegasos_rs._base import PegasosModelMixin, store_linear_fit, unchanged_on_e
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
+    check_targets,
     class_weight_vector,
     encode_targets,
     n_threads,
@@ -284,7 +284,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps, partial=False):
         X, y = validate_input(self, X, y, reset=not resume, **_INPUT_CHECKS)
-        check_classification_targets(y)
+        check_targets(y)
         if resume:
             known = self.classes_
         elif classes is not None:
