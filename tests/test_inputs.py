@@ -639,3 +639,26 @@ def test_fast_validation_leaves_errors_and_warnings_to_scikit_learn():
     named = PegasosClassifier(random_state=0).fit(pd.DataFrame(X, columns=list("abcd")), y)
     with pytest.warns(UserWarning, match="X does not have valid feature names"):
         named.predict(X)
+
+
+def test_label_codes_by_counting_equal_numpy_unique():
+    from pegasos_rs._validation import _unique_codes
+
+    rng = np.random.RandomState(0)
+    cases = [
+        rng.randint(-3, 4, size=1000),
+        rng.randint(0, 2, size=17).astype(np.uint8),
+        np.array([2**40, 2**40 + 5, 2**40], dtype=np.int64),
+        np.array([np.iinfo(np.int64).min, 0, np.iinfo(np.int64).max]),  # wide: sorted
+        rng.randint(0, 10**6, size=50),  # sparse range: sorted
+        np.array([7], dtype=np.int16),
+        rng.randn(20).round(),
+        np.array(["b", "a", "b"]),
+    ]
+    for y in cases:
+        present, codes, counts = _unique_codes(y)
+        ref = np.unique(y, return_inverse=True, return_counts=True)
+        assert present.dtype == ref[0].dtype
+        np.testing.assert_array_equal(present, ref[0])
+        np.testing.assert_array_equal(codes, ref[1].reshape(-1))
+        np.testing.assert_array_equal(counts, ref[2])
