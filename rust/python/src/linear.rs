@@ -102,7 +102,7 @@ impl LinearSolverState {
     }
 }
 
-/// What `fit_linear` returns to Python: a dict of `coef` (n_problems, n_features),
+/// What `fit_linear` returns to Python: a dict of `coef` (`n_problems`, `n_features`),
 /// `intercept`, and per problem `n_iter` (passes run), `t` (steps so far),
 /// `objective` (after the last pass, or None) and `converged` (whether `tol`'s rule
 /// was met; None without `tol`).
