@@ -8,7 +8,8 @@
 
 use crate::monitor::Monitor;
 
-use crate::data::Rows;
+use crate::data::labels::Labels;
+use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel::{KernelRows, Targets};
@@ -17,7 +18,7 @@ use crate::kernel_pegasos::{
     check_kernel_params, fit_kernel_binary_shared, Gram, KernelFitOutput, KernelSolver,
     KernelState, Strategy,
 };
-use crate::multiclass::{problem_label, Labels};
+use crate::multiclass::problem_label;
 use crate::parallel::{for_each_problem, row_blocks};
 use crate::params::ValidParams;
 
@@ -205,7 +206,7 @@ pub fn kernel_matrix<R: Rows, Q: Rows>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::DenseRows;
+    use crate::data::rows::DenseRows;
     use crate::kernel::{Kernel, KernelRow};
     use crate::kernel_pegasos::DataGram;
     use crate::params::{Averaging, Intercept, Params, Sampling};

@@ -46,14 +46,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::data::Rows;
+use crate::data::rows::Rows;
+use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel::{InvertedBlock, KernelRows, Query, Targets};
 use crate::kernel_cache::{KernelCache, SharedColumns};
 use crate::params::{Averaging, Intercept, ValidParams};
 use crate::sampler::{Draws, Sampler};
-use crate::task::BinaryTask;
 
 /// Steps counted as done at once on the progress monitor (a kernel step costs
 /// microseconds or more; counting each would contend between classes' threads).

@@ -3,7 +3,7 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use super::*;
-use crate::data::{CsrRows, DenseRows};
+use crate::data::rows::{CsrRows, DenseRows};
 use crate::kernel::{Kernel, KernelRow};
 use crate::linear::{fit_binary, LinearState};
 use crate::params::{Params, Sampling};

@@ -32,16 +32,16 @@ mod prefetch;
 pub mod rng;
 pub mod sampler;
 pub mod svmlight;
-pub mod task;
 
-pub use data::{CsrRows, DenseRows, Rows};
+pub use data::labels::Labels;
+pub use data::rows::{CsrRows, DenseRows, Rows};
+pub use data::task::BinaryTask;
 pub use error::{Error, Result};
 pub use float::{Float, Index};
 pub use linear::{
     fit_binary, primal_objective, run_drawn, FitOutput, LinearState, PassPlan, StepRule,
 };
 pub use monitor::Monitor;
-pub use multiclass::{decision_function, fit_one_vs_rest, initial_states, Labels};
+pub use multiclass::{decision_function, fit_one_vs_rest, initial_states};
 pub use params::{Averaging, Intercept, Params, Sampling, ValidParams};
 pub use rng::Rng;
-pub use task::BinaryTask;

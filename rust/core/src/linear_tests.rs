@@ -2,7 +2,7 @@
 #![allow(clippy::needless_range_loop, clippy::needless_pass_by_value)]
 
 use super::*;
-use crate::data::{CsrRows, DenseRows};
+use crate::data::rows::{CsrRows, DenseRows};
 use crate::params::{Params, Sampling};
 use crate::rng::Rng;
 use std::borrow::Cow;

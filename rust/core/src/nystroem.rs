@@ -31,7 +31,7 @@ use crate::monitor::Monitor;
 
 use rayon::prelude::*;
 
-use crate::data::Rows;
+use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernel::{InvertedBlock, Kernel, KernelRows, Targets};
@@ -754,7 +754,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::DenseRows;
+    use crate::data::rows::DenseRows;
     use crate::kernel::{Kernel, KernelRows};
     use crate::kernel_pegasos::{DataGram, PrecomputedGram};
 
@@ -807,7 +807,7 @@ mod tests {
 
     #[test]
     fn every_landmark_kernel_route_gives_the_pairwise_values() {
-        use crate::data::CsrRows;
+        use crate::data::rows::CsrRows;
         let mut rng = Rng::seed_from_u64(11);
         // (rows, features, density, landmarks): dense-ish (product route), very
         // sparse (split route for the inner-product kernels, inverted for chi2), in

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 mod targets;
 
 use pegasos_core::codec::encode_states;
+use pegasos_core::data::task::BinaryTask;
 use pegasos_core::params::{Averaging, Params, Sampling};
-use pegasos_core::task::BinaryTask;
 use pegasos_core::{fit_binary, DenseRows, LinearState};
 
 /// Mutations of each seed.
