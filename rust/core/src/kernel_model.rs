@@ -12,12 +12,13 @@ use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel::{KernelRows, Targets};
-use crate::kernel_cache::SharedColumns;
 use crate::kernel_pegasos::{
-    check_kernel_params, fit_kernel_binary_shared, Gram, KernelFitOutput, KernelSolver,
-    KernelState, Strategy,
+    check_kernel_params, fit_kernel_binary_shared, KernelFitOutput, KernelSolver, KernelState,
+    Strategy,
 };
+use crate::kernels::cache::SharedColumns;
+use crate::kernels::function::{KernelRows, Targets};
+use crate::kernels::gram::Gram;
 use crate::multiclass::problem_label;
 use crate::parallel::{for_each_problem, row_blocks};
 use crate::params::ValidParams;
@@ -207,8 +208,8 @@ pub fn kernel_matrix<R: Rows, Q: Rows>(
 mod tests {
     use super::*;
     use crate::data::rows::DenseRows;
-    use crate::kernel::{Kernel, KernelRow};
-    use crate::kernel_pegasos::DataGram;
+    use crate::kernels::function::{Kernel, KernelRow};
+    use crate::kernels::gram::DataGram;
     use crate::params::{Averaging, Intercept, Params, Sampling};
     use crate::rng::Rng;
 

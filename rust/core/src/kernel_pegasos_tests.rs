@@ -3,8 +3,9 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use super::*;
-use crate::data::rows::{CsrRows, DenseRows};
-use crate::kernel::{Kernel, KernelRow};
+use crate::data::rows::{CsrRows, DenseRows, Rows};
+use crate::kernels::function::{Kernel, KernelRow, KernelRows};
+use crate::kernels::gram::{DataGram, PrecomputedGram};
 use crate::linear::{fit_binary, LinearState};
 use crate::params::{Params, Sampling};
 use crate::rng::Rng;

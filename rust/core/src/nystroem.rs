@@ -34,8 +34,8 @@ use rayon::prelude::*;
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel::{InvertedBlock, Kernel, KernelRows, Targets};
-use crate::kernel_pegasos::Gram;
+use crate::kernels::function::{InvertedBlock, Kernel, KernelRows, Targets};
+use crate::kernels::gram::Gram;
 use crate::panel_product::{
     lower_rank_update, sparse_product, subtract_lower_product, upper_product, Panel, SparseBlock,
     TiledPanel,
@@ -755,8 +755,8 @@ where
 mod tests {
     use super::*;
     use crate::data::rows::DenseRows;
-    use crate::kernel::{Kernel, KernelRows};
-    use crate::kernel_pegasos::{DataGram, PrecomputedGram};
+    use crate::kernels::function::{Kernel, KernelRows};
+    use crate::kernels::gram::{DataGram, PrecomputedGram};
 
     fn data(n: usize, d: usize, seed: u64) -> Vec<f64> {
         let mut rng = Rng::seed_from_u64(seed);

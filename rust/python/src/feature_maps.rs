@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 
 use pegasos_core::additive_map::{AdditiveKernel, AdditiveMap};
 use pegasos_core::fourier::{fourier_transform_into, sample_fourier, FourierForm};
-use pegasos_core::kernel::KernelRows;
-use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram};
+use pegasos_core::kernels::function::KernelRows;
+use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::nystroem::{
     landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform_into,
     select_landmarks, uniform_landmarks, LandmarkKernel, Landmarks,
@@ -282,7 +282,7 @@ fn nystroem_dispatch<'py, O: Float + numpy::Element>(
     components: Option<Matrix<'py>>,
     columns: &[O],
     landmarks: &[i64],
-    kern: Option<pegasos_core::kernel::Kernel>,
+    kern: Option<pegasos_core::kernels::function::Kernel>,
     n_threads: usize,
     small: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
