@@ -16,20 +16,15 @@ mod dispatch;
 pub mod error;
 pub mod float;
 pub mod fourier;
-pub mod kernel_model;
-pub mod kernel_pegasos;
 pub mod kernels;
-pub mod linear;
 pub mod math;
 pub mod monitor;
-pub mod multiclass;
 pub mod nystroem;
 mod panel_product;
 pub mod parallel;
-pub mod params;
 mod prefetch;
 pub mod rng;
-pub mod sampler;
+pub mod solvers;
 pub mod svmlight;
 
 pub use data::labels::Labels;
@@ -37,10 +32,10 @@ pub use data::rows::{CsrRows, DenseRows, Rows};
 pub use data::task::BinaryTask;
 pub use error::{Error, Result};
 pub use float::{Float, Index};
-pub use linear::{
+pub use monitor::Monitor;
+pub use rng::Rng;
+pub use solvers::linear::{
     fit_binary, primal_objective, run_drawn, FitOutput, LinearState, PassPlan, StepRule,
 };
-pub use monitor::Monitor;
-pub use multiclass::{decision_function, fit_one_vs_rest, initial_states};
-pub use params::{Averaging, Intercept, Params, Sampling, ValidParams};
-pub use rng::Rng;
+pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
+pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};

@@ -13,7 +13,7 @@ mod targets;
 
 use pegasos_core::codec::encode_states;
 use pegasos_core::data::task::BinaryTask;
-use pegasos_core::params::{Averaging, Params, Sampling};
+use pegasos_core::solvers::params::{Averaging, Params, Sampling};
 use pegasos_core::{fit_binary, DenseRows, LinearState};
 
 /// Mutations of each seed.

@@ -5,15 +5,15 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use pegasos_core::kernel_model::{
+use pegasos_core::kernels::function::{Kernel, KernelRows};
+use pegasos_core::monitor::Monitor;
+use pegasos_core::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
     KernelModel,
 };
-use pegasos_core::kernels::function::{Kernel, KernelRows};
-use pegasos_core::monitor::Monitor;
 
-use pegasos_core::kernel_pegasos::Strategy;
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
+use pegasos_core::solvers::kernel::Strategy;
 use pegasos_core::{Averaging, Float, Intercept, Labels, Params, Rows, ValidParams};
 
 use crate::arrays::{shape2, slice, DenseArray, Matrix};

@@ -8,8 +8,8 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pegasos_core::linear::{run_steps_in_part, steps_per_pass};
 use pegasos_core::parallel::for_each_problem;
+use pegasos_core::solvers::linear::{run_steps_in_part, steps_per_pass};
 use pegasos_core::{LinearState, Params, Rows, Sampling};
 
 use crate::arrays::{shape2, slice, Matrix, MatrixAndVector};

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
-use crate::params::{Params, Sampling};
 use crate::rng::Rng;
+use crate::solvers::params::{Params, Sampling};
 use std::borrow::Cow;
 
 /// A small seeded data set: `n x d` dense values with about half zeros, labels from

@@ -52,8 +52,8 @@ use crate::float::Float;
 use crate::kernels::cache::{KernelCache, SharedColumns};
 use crate::kernels::function::{Query, Targets};
 use crate::kernels::gram::Gram;
-use crate::params::{Averaging, Intercept, ValidParams};
-use crate::sampler::{Draws, Sampler};
+use crate::solvers::params::{Averaging, Intercept, ValidParams};
+use crate::solvers::sampler::{Draws, Sampler};
 
 /// Steps counted as done at once on the progress monitor (a kernel step costs
 /// microseconds or more; counting each would contend between classes' threads).
@@ -766,5 +766,5 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
 }
 
 #[cfg(test)]
-#[path = "kernel_pegasos_tests.rs"]
+#[path = "kernel_tests.rs"]
 mod tests;

@@ -12,16 +12,16 @@ use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel_pegasos::{
-    check_kernel_params, fit_kernel_binary_shared, KernelFitOutput, KernelSolver, KernelState,
-    Strategy,
-};
 use crate::kernels::cache::SharedColumns;
 use crate::kernels::function::{KernelRows, Targets};
 use crate::kernels::gram::Gram;
-use crate::multiclass::problem_label;
 use crate::parallel::{for_each_problem, row_blocks};
-use crate::params::ValidParams;
+use crate::solvers::kernel::{
+    check_kernel_params, fit_kernel_binary_shared, KernelFitOutput, KernelSolver, KernelState,
+    Strategy,
+};
+use crate::solvers::multiclass::problem_label;
+use crate::solvers::params::ValidParams;
 
 /// A trained kernel model:
 /// `f_p(x) = sum_s dual_coef[p][s] K(x_{support[s]}, x) + intercept[p]`.
@@ -210,8 +210,8 @@ mod tests {
     use crate::data::rows::DenseRows;
     use crate::kernels::function::{Kernel, KernelRow};
     use crate::kernels::gram::DataGram;
-    use crate::params::{Averaging, Intercept, Params, Sampling};
     use crate::rng::Rng;
+    use crate::solvers::params::{Averaging, Intercept, Params, Sampling};
 
     #[test]
     fn one_vs_rest_is_thread_independent_and_predicts_through_the_union() {

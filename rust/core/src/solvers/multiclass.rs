@@ -8,9 +8,9 @@ use crate::monitor::Monitor;
 use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
-use crate::linear::{fit_binary, FitOutput, LinearState};
 use crate::parallel::{for_each_problem, row_blocks_of};
-use crate::params::ValidParams;
+use crate::solvers::linear::{fit_binary, FitOutput, LinearState};
+use crate::solvers::params::ValidParams;
 
 /// Fresh states for every binary problem: problem `p` uses stream `p` of `seed`.
 pub fn initial_states(n_problems: usize, n_features: usize, seed: u64) -> Result<Vec<LinearState>> {
