@@ -9,18 +9,15 @@
 //! reproducibility guarantee of the generator in [`rng`]. This crate knows nothing
 //! of Python: the binding crate converts arrays and maps [`Error`] to exceptions.
 
-pub mod additive_map;
 pub mod codec;
 pub mod data;
 mod dispatch;
 pub mod error;
 pub mod float;
-pub mod fourier;
 pub mod kernels;
+pub mod maps;
 pub mod math;
 pub mod monitor;
-pub mod nystroem;
-mod panel_product;
 pub mod parallel;
 mod prefetch;
 pub mod rng;

@@ -5,11 +5,11 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use pegasos_core::additive_map::{AdditiveKernel, AdditiveMap};
-use pegasos_core::fourier::{fourier_transform_into, sample_fourier, FourierForm};
 use pegasos_core::kernels::function::KernelRows;
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
-use pegasos_core::nystroem::{
+use pegasos_core::maps::additive::{AdditiveKernel, AdditiveMap};
+use pegasos_core::maps::fourier::{fourier_transform_into, sample_fourier, FourierForm};
+use pegasos_core::maps::nystroem::{
     landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform_into,
     select_landmarks, uniform_landmarks, LandmarkKernel, Landmarks,
 };

@@ -36,7 +36,7 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernels::function::{InvertedBlock, Kernel, KernelRows, Targets};
 use crate::kernels::gram::Gram;
-use crate::panel_product::{
+use crate::maps::panel_product::{
     lower_rank_update, sparse_product, subtract_lower_product, upper_product, Panel, SparseBlock,
     TiledPanel,
 };

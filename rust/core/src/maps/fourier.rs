@@ -35,8 +35,8 @@ use crate::data::rows::Rows;
 use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
+use crate::maps::panel_product::{sparse_product, SparseBlock, TiledPanel};
 use crate::math;
-use crate::panel_product::{sparse_product, SparseBlock, TiledPanel};
 use crate::parallel::{row_blocks_with, ROW_BLOCK};
 use crate::rng::Rng;
 
