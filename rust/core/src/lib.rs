@@ -9,11 +9,11 @@
 //! reproducibility guarantee of the generator in [`rng`]. This crate knows nothing
 //! of Python: the binding crate converts arrays and maps [`Error`] to exceptions.
 
-pub mod codec;
 pub mod data;
 mod dispatch;
 pub mod error;
 pub mod float;
+pub mod io;
 pub mod kernels;
 pub mod maps;
 pub mod math;
@@ -22,7 +22,6 @@ pub mod parallel;
 mod prefetch;
 pub mod rng;
 pub mod solvers;
-pub mod svmlight;
 
 pub use data::labels::Labels;
 pub use data::rows::{CsrRows, DenseRows, Rows};

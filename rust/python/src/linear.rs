@@ -5,8 +5,8 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use pegasos_core::codec::{decode_states, encode_states};
 use pegasos_core::error::try_filled_vec;
+use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
     decision_function as core_decision, fit_one_vs_rest, initial_states, FitOutput, Labels,
     LinearState, Rows,
@@ -90,7 +90,7 @@ impl LinearSolverState {
         Ok(())
     }
 
-    /// Versioned little-endian encoding (see `pegasos_core::codec`).
+    /// Versioned little-endian encoding (see `pegasos_core::io::codec`).
     fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &encode_states(&self.states))
     }

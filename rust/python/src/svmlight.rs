@@ -6,7 +6,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
 
-use pegasos_core::svmlight::{format_rows_until, index_rows, parse_until, ParseOptions, Svmlight};
+use pegasos_core::io::svmlight::{
+    format_rows_until, index_rows, parse_until, ParseOptions, Svmlight,
+};
 use pegasos_core::Float;
 
 use crate::arrays::{slice, Matrix};
