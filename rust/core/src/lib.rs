@@ -22,6 +22,7 @@ pub mod parallel;
 mod prefetch;
 pub mod rng;
 pub mod solvers;
+pub mod thresholds;
 
 pub use data::labels::Labels;
 pub use data::rows::{CsrRows, DenseRows, Rows};

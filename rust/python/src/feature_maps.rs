@@ -17,9 +17,10 @@ use pegasos_core::parallel::thread_pool;
 use pegasos_core::{Float, Rows};
 
 use crate::arrays::{shape2, slice, DenseArray, Matrix};
-use crate::detach::{detach_interruptible, is_small};
+use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::kernel::kernel;
+use pegasos_core::thresholds::is_small;
 
 /// A row-major `(n, width)` numpy array from a vector of either float type.
 fn to_array<O: Float + numpy::Element>(

@@ -13,10 +13,11 @@ use pegasos_core::{
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
-use crate::detach::{detach_interruptible, is_small};
+use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::params::LinearParams;
+use pegasos_core::thresholds::{is_small, SMALL_VISITS};
 
 /// The complete solver state of a linear model (one entry per binary problem), kept
 /// in Rust between calls; it is serialized only when pickled.
@@ -142,7 +143,7 @@ pub fn fit_linear<'py>(
     };
     // About 10^7 visits of stored entries take a few milliseconds: below, no watcher.
     let visits = x.stored_entries() as f64 * max_iter as f64 * labels.n_problems() as f64;
-    let small = visits < 1e7;
+    let small = visits < SMALL_VISITS;
     let (outputs, coef, d) = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
         if states.is_empty() {

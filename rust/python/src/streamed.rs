@@ -20,6 +20,7 @@ use pegasos_core::solvers::linear::{
 };
 use pegasos_core::solvers::multiclass::problem_label;
 use pegasos_core::solvers::sampler::{Drawn, KeyDraws};
+use pegasos_core::thresholds::SMALL_VISITS;
 use pegasos_core::Monitor;
 use pegasos_core::{
     initial_states, run_drawn, Labels, LinearState, PassPlan, Rows, StepRule, ValidParams,
@@ -269,7 +270,8 @@ impl StreamedLinearFit {
             None => None,
         };
         let total: usize = drawn.iter().map(Vec::len).sum();
-        let small = (total as f64) * (x.stored_entries() as f64 / x.n_rows().max(1) as f64) < 1e7;
+        let small =
+            (total as f64) * (x.stored_entries() as f64 / x.n_rows().max(1) as f64) < SMALL_VISITS;
         let mut states = std::mem::take(&mut self.states);
         let outcome = {
             let labels = self.labels(codes, sample_weight);

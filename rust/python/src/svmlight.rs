@@ -12,8 +12,9 @@ use pegasos_core::io::svmlight::{
 use pegasos_core::Float;
 
 use crate::arrays::{slice, Matrix};
-use crate::detach::{detach, detach_interruptible, is_small};
+use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
+use pegasos_core::thresholds::is_small;
 
 /// What `parse_svmlight` returns: data, indices, indptr, labels, query ids,
 /// smallest and largest index.
