@@ -9,10 +9,12 @@
 
 use pegasos_core::monitor::Monitor;
 
-use pegasos_core::codec::{decode_states, encode_states};
-use pegasos_core::params::{Averaging, Intercept, Params, Sampling};
-use pegasos_core::svmlight::{index_rows, parse, write_line, ParseOptions, Svmlight, MAX_INDEX};
-use pegasos_core::task::BinaryTask;
+use pegasos_core::data::task::BinaryTask;
+use pegasos_core::io::codec::{decode_states, encode_states};
+use pegasos_core::io::svmlight::{
+    index_rows, parse, write_line, ParseOptions, Svmlight, MAX_INDEX,
+};
+use pegasos_core::solvers::params::{Averaging, Intercept, Params, Sampling};
 use pegasos_core::{fit_binary, DenseRows, Error, Float, LinearState};
 
 /// The longest message an error may carry (long tokens are cut).

@@ -5,43 +5,54 @@
 //! `SOlver` for SVM", Mathematical Programming 127, 2011), generic over the data's
 //! float type ([`Float`]) and over dense or CSR row access ([`Rows`]).
 //!
-//! The update rule and its O(nnz) implementation are documented in [`linear`]; the
-//! reproducibility guarantee of the generator in [`rng`]. This crate knows nothing
-//! of Python: the binding crate converts arrays and maps [`Error`] to exceptions.
+//! The update rule and its O(nnz) implementation are documented in
+//! [`solvers::linear`]; the reproducibility guarantee of the generator in [`rng`].
+//! This crate knows nothing of Python: the binding crate converts arrays and maps
+//! [`Error`] to exceptions.
+//!
+//! # Layers
+//! Each module uses only its own layer and the layers listed before it; nothing
+//! imports from a layer above (tests included). `solvers` and `maps` share a level
+//! and do not use each other.
+//!
+//! 1. Shared ground, flat at the root: [`float`] (the sealed element and index types),
+//!    [`error`], [`math`] (portable elementary functions), [`rng`], [`monitor`]
+//!    (cancellation and progress), [`parallel`] (thread pools, one task per problem,
+//!    row blocks), [`thresholds`] (when a call is small); and, private, `dispatch`
+//!    (the AVX2 build of hot loops) and `prefetch` (cache hints).
+//! 2. [`data`]: row views (dense, CSR), a binary task, one-vs-rest labels.
+//! 3. [`kernels`]: kernel functions, the kernel row cache, the Gram matrix.
+//! 4. [`solvers`]: hyper-parameters, sampling, linear and kernel Pegasos, one-vs-rest;
+//!    and, beside them, [`maps`]: the explicit feature maps (Fourier, Nyström,
+//!    additive) and their matrix products.
+//! 5. [`io`]: the svmlight text format and the solver-state codec.
+//!
+//! The items most callers need are re-exported here.
 
-pub mod additive_map;
-pub mod codec;
 pub mod data;
 mod dispatch;
 pub mod error;
 pub mod float;
-pub mod fourier;
-pub mod kernel;
-pub mod kernel_cache;
-pub mod kernel_model;
-pub mod kernel_pegasos;
-pub mod linear;
+pub mod io;
+pub mod kernels;
+pub mod maps;
 pub mod math;
 pub mod monitor;
-pub mod multiclass;
-pub mod nystroem;
-mod panel_product;
 pub mod parallel;
-pub mod params;
 mod prefetch;
 pub mod rng;
-pub mod sampler;
-pub mod svmlight;
-pub mod task;
+pub mod solvers;
+pub mod thresholds;
 
-pub use data::{CsrRows, DenseRows, Rows};
+pub use data::labels::Labels;
+pub use data::rows::{CsrRows, DenseRows, Rows};
+pub use data::task::BinaryTask;
 pub use error::{Error, Result};
 pub use float::{Float, Index};
-pub use linear::{
+pub use monitor::Monitor;
+pub use rng::Rng;
+pub use solvers::linear::{
     fit_binary, primal_objective, run_drawn, FitOutput, LinearState, PassPlan, StepRule,
 };
-pub use monitor::Monitor;
-pub use multiclass::{decision_function, fit_one_vs_rest, initial_states, Labels};
-pub use params::{Averaging, Intercept, Params, Sampling, ValidParams};
-pub use rng::Rng;
-pub use task::BinaryTask;
+pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
+pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};

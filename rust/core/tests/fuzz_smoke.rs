@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 #[path = "../../../fuzz/src/lib.rs"]
 mod targets;
 
-use pegasos_core::codec::encode_states;
-use pegasos_core::params::{Averaging, Params, Sampling};
-use pegasos_core::task::BinaryTask;
+use pegasos_core::data::task::BinaryTask;
+use pegasos_core::io::codec::encode_states;
+use pegasos_core::solvers::params::{Averaging, Params, Sampling};
 use pegasos_core::{fit_binary, DenseRows, LinearState};
 
 /// Mutations of each seed.

@@ -19,14 +19,6 @@ use crate::error::CoreError;
 
 const POLL: Duration = Duration::from_millis(50);
 
-/// Whether work of about `cost` elementary operations is short (a millisecond or
-/// two): then it runs on the calling thread without a watcher, and Ctrl-C waits
-/// for it to end.
-#[allow(clippy::cast_precision_loss)]
-pub fn is_small(cost: usize) -> bool {
-    (cost as f64) < 2e6
-}
-
 /// Run `job` without the GIL; it receives the [`Monitor`] it must poll to stop
 /// early and on which it counts its progress.
 ///

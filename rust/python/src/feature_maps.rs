@@ -5,11 +5,11 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use pegasos_core::additive_map::{AdditiveKernel, AdditiveMap};
-use pegasos_core::fourier::{fourier_transform_into, sample_fourier, FourierForm};
-use pegasos_core::kernel::KernelRows;
-use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram};
-use pegasos_core::nystroem::{
+use pegasos_core::kernels::function::KernelRows;
+use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
+use pegasos_core::maps::additive::{AdditiveKernel, AdditiveMap};
+use pegasos_core::maps::fourier::{fourier_transform_into, sample_fourier, FourierForm};
+use pegasos_core::maps::nystroem::{
     landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform_into,
     select_landmarks, uniform_landmarks, LandmarkKernel, Landmarks,
 };
@@ -17,9 +17,10 @@ use pegasos_core::parallel::thread_pool;
 use pegasos_core::{Float, Rows};
 
 use crate::arrays::{shape2, slice, DenseArray, Matrix};
-use crate::detach::{detach_interruptible, is_small};
+use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::kernel::kernel;
+use pegasos_core::thresholds::is_small;
 
 /// A row-major `(n, width)` numpy array from a vector of either float type.
 fn to_array<O: Float + numpy::Element>(
@@ -282,7 +283,7 @@ fn nystroem_dispatch<'py, O: Float + numpy::Element>(
     components: Option<Matrix<'py>>,
     columns: &[O],
     landmarks: &[i64],
-    kern: Option<pegasos_core::kernel::Kernel>,
+    kern: Option<pegasos_core::kernels::function::Kernel>,
     n_threads: usize,
     small: bool,
 ) -> PyResult<Bound<'py, PyAny>> {

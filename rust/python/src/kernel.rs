@@ -5,21 +5,23 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-use pegasos_core::kernel::{Kernel, KernelRows};
-use pegasos_core::kernel_model::{
+use pegasos_core::kernels::function::{Kernel, KernelRows};
+use pegasos_core::monitor::Monitor;
+use pegasos_core::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
     KernelModel,
 };
-use pegasos_core::monitor::Monitor;
 
-use pegasos_core::kernel_pegasos::{DataGram, Gram, PrecomputedGram, Strategy};
+use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
+use pegasos_core::solvers::kernel::Strategy;
 use pegasos_core::{Averaging, Float, Intercept, Labels, Params, Rows, ValidParams};
 
 use crate::arrays::{shape2, slice, DenseArray, Matrix};
-use crate::detach::{detach_interruptible, is_small};
+use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::params::sampling;
+use pegasos_core::thresholds::{is_small, SMALL_KERNEL_VALUES};
 
 /// The kernel named `name` (`None` for "precomputed").
 pub(crate) fn kernel(name: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Option<Kernel>> {
@@ -154,7 +156,7 @@ pub fn fit_kernel<'py>(
         class_weight,
     };
     let n = codes.len();
-    let small = (n as f64) * (n as f64) * (max_iter as f64) < 1e6;
+    let small = (n as f64) * (n as f64) * (max_iter as f64) < SMALL_KERNEL_VALUES;
     let job = Job {
         labels,
         params: &params,

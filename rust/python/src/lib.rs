@@ -31,7 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         &numpy::PyArray1::<f64>::zeros(m.py(), 0, false),
     ));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("STATE_VERSION", pegasos_core::codec::STATE_VERSION)?;
+    m.add("STATE_VERSION", pegasos_core::io::codec::STATE_VERSION)?;
     m.add_class::<linear::LinearSolverState>()?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(linear::decision_function, m)?)?;

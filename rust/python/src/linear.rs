@@ -5,18 +5,19 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use pegasos_core::codec::{decode_states, encode_states};
 use pegasos_core::error::try_filled_vec;
+use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
     decision_function as core_decision, fit_one_vs_rest, initial_states, FitOutput, Labels,
     LinearState, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
-use crate::detach::{detach_interruptible, is_small};
+use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::params::LinearParams;
+use pegasos_core::thresholds::{is_small, SMALL_VISITS};
 
 /// The complete solver state of a linear model (one entry per binary problem), kept
 /// in Rust between calls; it is serialized only when pickled.
@@ -90,7 +91,7 @@ impl LinearSolverState {
         Ok(())
     }
 
-    /// Versioned little-endian encoding (see `pegasos_core::codec`).
+    /// Versioned little-endian encoding (see `pegasos_core::io::codec`).
     fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &encode_states(&self.states))
     }
@@ -102,7 +103,7 @@ impl LinearSolverState {
     }
 }
 
-/// What `fit_linear` returns to Python: a dict of `coef` (n_problems, n_features),
+/// What `fit_linear` returns to Python: a dict of `coef` (`n_problems`, `n_features`),
 /// `intercept`, and per problem `n_iter` (passes run), `t` (steps so far),
 /// `objective` (after the last pass, or None) and `converged` (whether `tol`'s rule
 /// was met; None without `tol`).
@@ -142,7 +143,7 @@ pub fn fit_linear<'py>(
     };
     // About 10^7 visits of stored entries take a few milliseconds: below, no watcher.
     let visits = x.stored_entries() as f64 * max_iter as f64 * labels.n_problems() as f64;
-    let small = visits < 1e7;
+    let small = visits < SMALL_VISITS;
     let (outputs, coef, d) = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
         if states.is_empty() {

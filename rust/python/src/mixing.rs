@@ -8,8 +8,9 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pegasos_core::linear::{run_steps_in_part, steps_per_pass};
 use pegasos_core::parallel::for_each_problem;
+use pegasos_core::solvers::linear::{run_steps_in_part, steps_per_pass};
+use pegasos_core::thresholds::SMALL_VISITS;
 use pegasos_core::{LinearState, Params, Rows, Sampling};
 
 use crate::arrays::{shape2, slice, Matrix, MatrixAndVector};
@@ -84,7 +85,7 @@ pub fn local_pass<'py>(
         )));
     }
     let (t, average) = (start.t, start.average);
-    let small = (x.stored_entries() as f64) * (k as f64) < 1e7;
+    let small = (x.stored_entries() as f64) * (k as f64) < SMALL_VISITS;
     let states = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
         labels.check(rows.n_rows())?;

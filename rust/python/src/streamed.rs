@@ -5,7 +5,7 @@
 //! states, the pass plans, the constants of the update rule) and nothing of size m:
 //! it draws the examples of the next steps from counts only, Python fetches those
 //! rows, and `run` takes the steps on them, so the model is the in-memory
-//! solver's, bit for bit (`pegasos_core::linear::run_drawn`).
+//! solver's, bit for bit (`pegasos_core::solvers::linear::run_drawn`).
 
 use std::borrow::Cow;
 
@@ -14,10 +14,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use pegasos_core::error::try_filled_vec;
-use pegasos_core::linear::{current_model, hinge_loss_sum, objective_from_loss, weight_sum};
-use pegasos_core::multiclass::problem_label;
 use pegasos_core::parallel::for_each_problem;
-use pegasos_core::sampler::{Drawn, KeyDraws};
+use pegasos_core::solvers::linear::{
+    current_model, hinge_loss_sum, objective_from_loss, weight_sum,
+};
+use pegasos_core::solvers::multiclass::problem_label;
+use pegasos_core::solvers::sampler::{Drawn, KeyDraws};
+use pegasos_core::thresholds::SMALL_VISITS;
 use pegasos_core::Monitor;
 use pegasos_core::{
     initial_states, run_drawn, Labels, LinearState, PassPlan, Rows, StepRule, ValidParams,
@@ -267,7 +270,8 @@ impl StreamedLinearFit {
             None => None,
         };
         let total: usize = drawn.iter().map(Vec::len).sum();
-        let small = (total as f64) * (x.stored_entries() as f64 / x.n_rows().max(1) as f64) < 1e7;
+        let small =
+            (total as f64) * (x.stored_entries() as f64 / x.n_rows().max(1) as f64) < SMALL_VISITS;
         let mut states = std::mem::take(&mut self.states);
         let outcome = {
             let labels = self.labels(codes, sample_weight);
@@ -364,7 +368,7 @@ impl StreamedLinearFit {
 }
 
 /// Per binary problem, `acc[p] + sum_i c_i` over these rows in order (see
-/// `pegasos_core::linear::weight_sum`).
+/// `pegasos_core::solvers::linear::weight_sum`).
 #[pyfunction]
 #[pyo3(signature = (codes, labels, acc))]
 pub fn weight_sums(
@@ -386,7 +390,7 @@ pub fn weight_sums(
 
 /// Per binary problem `p`, `acc[p] + sum_i c_i max(0, 1 - y_i (<coef[p], x_i> +
 /// intercept[p]))` over the rows of `x` in order (see
-/// `pegasos_core::linear::hinge_loss_sum`).
+/// `pegasos_core::solvers::linear::hinge_loss_sum`).
 #[pyfunction]
 #[pyo3(signature = (x, codes, labels, coef, intercept, acc))]
 pub fn hinge_sums<'py>(

@@ -6,12 +6,15 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
 
-use pegasos_core::svmlight::{format_rows_until, index_rows, parse_until, ParseOptions, Svmlight};
+use pegasos_core::io::svmlight::{
+    format_rows_until, index_rows, parse_until, ParseOptions, Svmlight,
+};
 use pegasos_core::Float;
 
 use crate::arrays::{slice, Matrix};
-use crate::detach::{detach, detach_interruptible, is_small};
+use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
+use pegasos_core::thresholds::is_small;
 
 /// What `parse_svmlight` returns: data, indices, indptr, labels, query ids,
 /// smallest and largest index.

@@ -31,12 +31,12 @@ use crate::monitor::Monitor;
 
 use rayon::prelude::*;
 
-use crate::data::Rows;
+use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel::{InvertedBlock, Kernel, KernelRows, Targets};
-use crate::kernel_pegasos::Gram;
-use crate::panel_product::{
+use crate::kernels::function::{InvertedBlock, Kernel, KernelRows, Targets};
+use crate::kernels::gram::Gram;
+use crate::maps::panel_product::{
     lower_rank_update, sparse_product, subtract_lower_product, upper_product, Panel, SparseBlock,
     TiledPanel,
 };
@@ -754,9 +754,9 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::DenseRows;
-    use crate::kernel::{Kernel, KernelRows};
-    use crate::kernel_pegasos::{DataGram, PrecomputedGram};
+    use crate::data::rows::DenseRows;
+    use crate::kernels::function::{Kernel, KernelRows};
+    use crate::kernels::gram::{DataGram, PrecomputedGram};
 
     fn data(n: usize, d: usize, seed: u64) -> Vec<f64> {
         let mut rng = Rng::seed_from_u64(seed);
@@ -807,7 +807,7 @@ mod tests {
 
     #[test]
     fn every_landmark_kernel_route_gives_the_pairwise_values() {
-        use crate::data::CsrRows;
+        use crate::data::rows::CsrRows;
         let mut rng = Rng::seed_from_u64(11);
         // (rows, features, density, landmarks): dense-ish (product route), very
         // sparse (split route for the inner-product kernels, inverted for chi2), in

@@ -25,7 +25,7 @@ use crate::monitor::Monitor;
 
 use rayon::prelude::*;
 
-use crate::data::Rows;
+use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::{Float, Index};
 use crate::math;
@@ -358,7 +358,7 @@ impl AdditiveMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::DenseRows;
+    use crate::data::rows::DenseRows;
     use crate::rng::Rng;
 
     fn exact(kernel: AdditiveKernel, x: f64, y: f64) -> f64 {
@@ -452,7 +452,7 @@ mod tests {
             }
             indptr.push(i64::try_from(data.len()).unwrap());
         }
-        let csr = crate::data::CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
+        let csr = crate::data::rows::CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
         let (v, c, p): (Vec<f64>, _, _) = map.transform_csr(&csr, 2, &monitor).unwrap();
         let width = d * map.width();
         let mut back = vec![0.0; n * width];
@@ -471,7 +471,8 @@ mod tests {
         assert!(err.to_string().contains("row 1, column 2"), "{err}");
         let data = [1.0, 2.0];
         let unsorted =
-            crate::data::CsrRows::new(&data[..], &[1_i64, 0][..], &[0_i64, 2][..], 1, 3).unwrap();
+            crate::data::rows::CsrRows::new(&data[..], &[1_i64, 0][..], &[0_i64, 2][..], 1, 3)
+                .unwrap();
         let r = map.transform_csr::<_, f64>(&unsorted, 1, &monitor);
         assert!(r.is_err(), "unsorted indices are refused");
     }

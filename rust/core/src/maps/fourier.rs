@@ -31,12 +31,12 @@
 
 use crate::monitor::Monitor;
 
-use crate::data::Rows;
+use crate::data::rows::Rows;
 use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
+use crate::maps::panel_product::{sparse_product, SparseBlock, TiledPanel};
 use crate::math;
-use crate::panel_product::{sparse_product, SparseBlock, TiledPanel};
 use crate::parallel::{row_blocks_with, ROW_BLOCK};
 use crate::rng::Rng;
 
@@ -303,7 +303,7 @@ impl<O: Float> Job for SinCosJob<'_, O> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{CsrRows, DenseRows};
+    use crate::data::rows::{CsrRows, DenseRows};
 
     #[test]
     fn trig_loops_are_bit_identical_with_and_without_avx2() {

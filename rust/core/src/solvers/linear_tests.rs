@@ -2,9 +2,9 @@
 #![allow(clippy::needless_range_loop, clippy::needless_pass_by_value)]
 
 use super::*;
-use crate::data::{CsrRows, DenseRows};
-use crate::params::{Params, Sampling};
+use crate::data::rows::{CsrRows, DenseRows};
 use crate::rng::Rng;
+use crate::solvers::params::{Params, Sampling};
 use std::borrow::Cow;
 
 /// A small seeded data set: `n x d` dense values with about half zeros, labels from

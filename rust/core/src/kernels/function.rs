@@ -28,7 +28,7 @@
 //! The additive kernels read the other rows entry by entry, so those rows must not
 //! repeat a column index (checked).
 
-use crate::data::Rows;
+use crate::data::rows::Rows;
 use crate::error::{Error, Result};
 use crate::math;
 
@@ -615,7 +615,7 @@ fn drain(buf: &mut [f64], touched: &mut Vec<usize>) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{CsrRows, DenseRows};
+    use crate::data::rows::{CsrRows, DenseRows};
     use crate::rng::Rng;
 
     /// Non-negative `n x d` data with about half zeros.

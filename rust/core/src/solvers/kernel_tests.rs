@@ -3,11 +3,12 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use super::*;
-use crate::data::{CsrRows, DenseRows};
-use crate::kernel::{Kernel, KernelRow};
-use crate::linear::{fit_binary, LinearState};
-use crate::params::{Params, Sampling};
+use crate::data::rows::{CsrRows, DenseRows, Rows};
+use crate::kernels::function::{Kernel, KernelRow, KernelRows};
+use crate::kernels::gram::{DataGram, PrecomputedGram};
 use crate::rng::Rng;
+use crate::solvers::linear::{fit_binary, LinearState};
+use crate::solvers::params::{Params, Sampling};
 
 /// `n x d` values with about half zeros; labels from a planted non-linear rule
 /// (inside or outside a sphere) with some noise.

@@ -14,9 +14,9 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::linear::LinearState;
 use crate::rng::Rng;
-use crate::sampler::Sampler;
+use crate::solvers::linear::LinearState;
+use crate::solvers::sampler::Sampler;
 
 const MAGIC: &[u8; 8] = b"PGLSTATE";
 /// Step counters at or above this are refused (they could overflow when training

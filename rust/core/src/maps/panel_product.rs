@@ -29,7 +29,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use crate::data::Rows;
+use crate::data::rows::Rows;
 use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
@@ -651,7 +651,7 @@ fn tile_sum<O: Float, const C: usize>(ap: &[[O; MR]], b: &[O], acc: &mut [[O; C]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{CsrRows, DenseRows};
+    use crate::data::rows::{CsrRows, DenseRows};
     use crate::rng::Rng;
 
     #[test]

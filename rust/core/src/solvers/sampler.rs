@@ -8,10 +8,10 @@
 
 use std::borrow::Cow;
 
+use crate::data::task::BinaryTask;
 use crate::error::{Error, Result};
-use crate::params::Sampling;
 use crate::rng::Rng;
-use crate::task::BinaryTask;
+use crate::solvers::params::Sampling;
 
 /// The mutable part of sampling: generator, cursor, current permutation.
 #[derive(Clone, Debug, PartialEq)]

@@ -445,7 +445,7 @@ pub fn write_line(
 /// row), optional query ids, and indices shifted by one when `one_based`. Rows are
 /// formatted in parallel blocks on `n_threads` threads (1: this thread; 0: one per
 /// core), joined in order.
-pub fn format_rows<R: crate::data::Rows>(
+pub fn format_rows<R: crate::data::rows::Rows>(
     rows: &R,
     labels: &[f64],
     query_id: Option<&[i64]>,
@@ -464,7 +464,7 @@ pub fn format_rows<R: crate::data::Rows>(
 
 /// [`format_rows`], stopping with [`Error::Interrupted`] once `monitor` is stopped
 /// (checked between blocks of rows).
-pub fn format_rows_until<R: crate::data::Rows>(
+pub fn format_rows_until<R: crate::data::rows::Rows>(
     rows: &R,
     labels: &[f64],
     query_id: Option<&[i64]>,
@@ -694,7 +694,8 @@ mod tests {
         }
         let p = parse::<f64>(text.as_bytes(), opts(true, false, false)).unwrap();
         let rows =
-            crate::data::CsrRows::new(&p.data, &p.indices, &p.indptr, p.labels.len(), 2).unwrap();
+            crate::data::rows::CsrRows::new(&p.data, &p.indices, &p.indptr, p.labels.len(), 2)
+                .unwrap();
         for threads in [1, 2] {
             let r = format_rows_until(&rows, &p.labels, None, false, threads, &monitor);
             assert_eq!(r.unwrap_err(), Error::Interrupted);

@@ -8,18 +8,20 @@
 
 use crate::monitor::Monitor;
 
-use crate::data::Rows;
+use crate::data::labels::Labels;
+use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
-use crate::kernel::{KernelRows, Targets};
-use crate::kernel_cache::SharedColumns;
-use crate::kernel_pegasos::{
-    check_kernel_params, fit_kernel_binary_shared, Gram, KernelFitOutput, KernelSolver,
-    KernelState, Strategy,
-};
-use crate::multiclass::{problem_label, Labels};
+use crate::kernels::cache::SharedColumns;
+use crate::kernels::function::{KernelRows, Targets};
+use crate::kernels::gram::Gram;
 use crate::parallel::{for_each_problem, row_blocks};
-use crate::params::ValidParams;
+use crate::solvers::kernel::{
+    check_kernel_params, fit_kernel_binary_shared, KernelFitOutput, KernelSolver, KernelState,
+    Strategy,
+};
+use crate::solvers::multiclass::problem_label;
+use crate::solvers::params::ValidParams;
 
 /// A trained kernel model:
 /// `f_p(x) = sum_s dual_coef[p][s] K(x_{support[s]}, x) + intercept[p]`.
@@ -205,11 +207,11 @@ pub fn kernel_matrix<R: Rows, Q: Rows>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::DenseRows;
-    use crate::kernel::{Kernel, KernelRow};
-    use crate::kernel_pegasos::DataGram;
-    use crate::params::{Averaging, Intercept, Params, Sampling};
+    use crate::data::rows::DenseRows;
+    use crate::kernels::function::{Kernel, KernelRow};
+    use crate::kernels::gram::DataGram;
     use crate::rng::Rng;
+    use crate::solvers::params::{Averaging, Intercept, Params, Sampling};
 
     #[test]
     fn one_vs_rest_is_thread_independent_and_predicts_through_the_union() {

@@ -40,11 +40,11 @@
 use crate::monitor::Monitor;
 use std::time::Instant;
 
-use crate::data::Rows;
+use crate::data::rows::Rows;
+use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
-use crate::params::{Averaging, Intercept, ValidParams};
-use crate::sampler::{Drawn, Draws, KeyDraws, Sampler};
-use crate::task::BinaryTask;
+use crate::solvers::params::{Averaging, Intercept, ValidParams};
+use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
 
 /// The scale `a` of `w = a v` below which `v` is multiplied out.
 pub const RESCALE_BELOW: f64 = 1e-9;

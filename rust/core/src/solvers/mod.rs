@@ -1,0 +1,20 @@
+//! The solver layer: Pegasos itself, linear and kernel, and one-vs-rest over them.
+//!
+//! - [`params`]: the hyper-parameters, validated once into [`params::ValidParams`];
+//! - [`sampler`]: drawing the examples of each step, shared by both solvers and saved
+//!   with their state;
+//! - [`linear`]: linear Pegasos (update rule, pass loop, averaging, objective);
+//! - [`multiclass`]: one-vs-rest of the linear solver and its batched prediction;
+//! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
+//! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
+//!   support vectors.
+//!
+//! Builds on the kernel and data layers and the shared ground; the feature maps and
+//! the file formats are not used here.
+
+pub mod kernel;
+pub mod kernel_model;
+pub mod linear;
+pub mod multiclass;
+pub mod params;
+pub mod sampler;
