@@ -267,9 +267,16 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         Xk = X if precomputed else _kernel_view(X)
         report = _progress.verbose_report(self.verbose, f"{type(self).__name__}.fit", "steps")
         with _progress.reporting(report):
-            support, dual_coef, intercept, reports = self._fit_kernel(
-                Xk, codes, classes, class_weight, sample_weight, gamma
+            result = _core.fit_kernel(
+                as_rust_matrix(Xk),
+                codes,
+                int(classes.size),
+                class_weight,
+                sample_weight,
+                self._solver_params(gamma),
+                n_threads(self.n_jobs),
             )
+        support = result["support"]
         self.classes_ = classes
         self._gamma = gamma
         self.support_ = support.astype(np.int32)
@@ -280,51 +287,39 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             self.support_vectors_ = X[support]
             # The rows the kernel is evaluated against at prediction time.
             self._sv_kernel_rows = Xk[support] if Xk is not X else None
-        self.dual_coef_ = dual_coef
-        self.intercept_ = intercept
+        self.dual_coef_ = result["dual_coef"]
+        self.intercept_ = result["intercept"]
         self.n_support_ = np.bincount(codes[support], minlength=classes.size).astype(np.int32)
         self.n_iter_ = int(self.max_iter)
-        self.t_ = int(reports[0][1])
+        self.t_ = int(result["steps"][0])
+        names = ("strategy", "steps", "kernel_evaluations", "cache_hits", "cache_misses")
         self.fit_report_ = [
-            {
-                "strategy": r[0],
-                "steps": r[1],
-                "kernel_evaluations": r[2],
-                "cache_hits": r[3],
-                "cache_misses": r[4],
-                "objective": r[5],
-            }
-            for r in reports
+            dict(zip((*names, "objective"), values, strict=True))
+            for values in zip(*(result[n] for n in (*names, "objective")), strict=True)
         ]
         self._fit_probability(X, y, sample_weight, n_folds, pairwise=precomputed)
         return self
 
-    def _fit_kernel(self, Xk, codes, classes, class_weight, sample_weight, gamma):
-        """One call of the extension's kernel solver."""
+    def _solver_params(self, gamma: float) -> dict:
+        """The hyper-parameters as the extension reads them (one named dict)."""
         sampling_name, order = sampling_args(self.sampling)
-        return _core.fit_kernel(
-            as_rust_matrix(Xk),
-            codes,
-            int(classes.size),
-            class_weight,
-            sample_weight,
-            kernel_name=self.kernel,
-            gamma=gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            alpha=float(self.alpha),
-            batch_size=int(self.batch_size),
-            fit_intercept=bool(self.fit_intercept),
-            average=bool(self.average),
-            sampling_name=sampling_name,
-            order=order,
-            max_iter=int(self.max_iter),
-            seed=seed_from(self.random_state),
-            verbose=bool(self.verbose),
-            n_threads=n_threads(self.n_jobs),
-            cache_size=float(self.cache_size),
-            strategy_name=self.strategy,
-        )
+        return {
+            "kernel_name": self.kernel,
+            "gamma": gamma,
+            "degree": int(self.degree),
+            "coef0": float(self.coef0),
+            "alpha": float(self.alpha),
+            "batch_size": int(self.batch_size),
+            "fit_intercept": bool(self.fit_intercept),
+            "average": bool(self.average),
+            "sampling_name": sampling_name,
+            "order": order,
+            "max_iter": int(self.max_iter),
+            "seed": seed_from(self.random_state),
+            "verbose": bool(self.verbose),
+            "cache_size": float(self.cache_size),
+            "strategy_name": self.strategy,
+        }
 
     def decision_function(self, X):
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``; shape

@@ -4,6 +4,7 @@
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use pegasos_core::kernels::function::{Kernel, KernelRows};
 use pegasos_core::monitor::Monitor;
@@ -14,13 +15,13 @@ use pegasos_core::solvers::kernel_model::{
 
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::solvers::kernel::Strategy;
-use pegasos_core::{Averaging, Float, Intercept, Labels, Params, Rows, ValidParams};
+use pegasos_core::{Float, Labels, Rows, ValidParams};
 
 use crate::arrays::{shape2, slice, DenseArray, Matrix};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::error::CoreError;
-use crate::params::sampling;
+use crate::params::KernelParams;
 use pegasos_core::thresholds::{is_small, SMALL_KERNEL_VALUES};
 
 /// The kernel named `name` (`None` for "precomputed").
@@ -70,22 +71,14 @@ fn strategy_name(s: Strategy) -> &'static str {
 /// misses, objective).
 type Report = (&'static str, u64, u64, u64, u64, Option<f64>);
 
-/// What `fit_kernel` returns: support indices, dual coefficients
-/// `(n_problems, n_sv)`, intercepts, per-problem reports.
-type FitReturn<'py> = (
-    Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray2<f64>>,
-    Bound<'py, PyArray1<f64>>,
-    Vec<Report>,
-);
+/// What `fit_kernel` returns: a dict of `support` (indices), `dual_coef`
+/// `(n_problems, n_sv)`, `intercept`, and per problem `strategy`, `steps`,
+/// `kernel_evaluations`, `cache_hits`, `cache_misses` and `objective`.
+type FitReturn<'py> = Bound<'py, PyDict>;
 
 /// Train one-vs-rest kernel Pegasos from scratch.
 #[pyfunction]
-#[pyo3(signature = (
-    x, codes, n_classes, class_weight, sample_weight, *,
-    kernel_name, gamma, degree, coef0, alpha, batch_size, fit_intercept, average, sampling_name,
-    order, max_iter, seed, verbose, n_threads, cache_size, strategy_name
-))]
+#[pyo3(signature = (x, codes, n_classes, class_weight, sample_weight, params, n_threads))]
 pub fn fit_kernel<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
@@ -93,25 +86,17 @@ pub fn fit_kernel<'py>(
     n_classes: usize,
     class_weight: PyReadonlyArray1<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    kernel_name: &str,
-    gamma: f64,
-    degree: u32,
-    coef0: f64,
-    alpha: f64,
-    batch_size: usize,
-    fit_intercept: bool,
-    average: bool,
-    sampling_name: &str,
-    order: Option<PyReadonlyArray1<'py, i64>>,
-    max_iter: usize,
-    seed: u64,
-    verbose: bool,
+    params: KernelParams<'py>,
     n_threads: usize,
-    cache_size: f64,
-    strategy_name: &str,
 ) -> PyResult<FitReturn<'py>> {
-    let kern = kernel(kernel_name, gamma, degree, coef0)?;
-    let strategy = strategy(strategy_name)?;
+    let kern = kernel(
+        &params.kernel_name,
+        params.gamma,
+        params.degree,
+        params.coef0,
+    )?;
+    let strategy = strategy(&params.strategy_name)?;
+    let cache_size = params.cache_size;
     if !(cache_size.is_finite() && cache_size >= 0.0) {
         return Err(PyValueError::new_err(format!(
             "cache_size must be a non-negative number of megabytes, got {cache_size}"
@@ -119,30 +104,8 @@ pub fn fit_kernel<'py>(
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let cache_bytes = (cache_size * 1024.0 * 1024.0).min(usize::MAX as f64) as usize;
-    let params = Params {
-        alpha,
-        batch_size,
-        projection: false,
-        intercept: if fit_intercept {
-            Intercept::Unregularized
-        } else {
-            Intercept::None
-        },
-        averaging: if average {
-            Averaging::Suffix
-        } else {
-            Averaging::Off
-        },
-        sampling: sampling(sampling_name, order)?,
-        max_iter,
-        max_steps: None,
-        tol: None,
-        n_iter_no_change: 1,
-        seed,
-        verbose,
-    }
-    .validate()
-    .map_err(CoreError)?;
+    let params = params.validate()?;
+    let max_iter = params.max_iter;
     let codes = slice(&codes)?;
     let class_weight = slice(&class_weight)?;
     let sample_weight = match &sample_weight {
@@ -191,8 +154,20 @@ pub fn fit_kernel<'py>(
             .collect(),
     );
     let dual = PyArray1::from_vec(py, model.dual_coef).reshape([model.intercept.len(), n_sv])?;
-    let intercept = PyArray1::from_vec(py, model.intercept);
-    Ok((support, dual, intercept, reports))
+    let out = PyDict::new(py);
+    out.set_item("support", support)?;
+    out.set_item("dual_coef", dual)?;
+    out.set_item("intercept", PyArray1::from_vec(py, model.intercept))?;
+    let column = |name: &str, values: Vec<_>| out.set_item(name, values);
+    column("steps", reports.iter().map(|r| r.1).collect())?;
+    column("kernel_evaluations", reports.iter().map(|r| r.2).collect())?;
+    column("cache_hits", reports.iter().map(|r| r.3).collect())?;
+    column("cache_misses", reports.iter().map(|r| r.4).collect())?;
+    let strategies: Vec<&str> = reports.iter().map(|r| r.0).collect();
+    out.set_item("strategy", strategies)?;
+    let objectives: Vec<Option<f64>> = reports.iter().map(|r| r.5).collect();
+    out.set_item("objective", objectives)?;
+    Ok(out)
 }
 
 /// Decision values `(n_samples, n_outputs)` of a kernel model whose support vectors

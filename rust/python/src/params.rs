@@ -31,6 +31,58 @@ pub struct LinearParams<'py> {
     verbose: bool,
 }
 
+/// The entries of the parameter dict built by `pegasos_rs.kernel`.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct KernelParams<'py> {
+    pub(crate) kernel_name: String,
+    pub(crate) gamma: f64,
+    pub(crate) degree: u32,
+    pub(crate) coef0: f64,
+    alpha: f64,
+    batch_size: usize,
+    fit_intercept: bool,
+    average: bool,
+    sampling_name: String,
+    order: Option<PyReadonlyArray1<'py, i64>>,
+    max_iter: usize,
+    seed: u64,
+    verbose: bool,
+    pub(crate) cache_size: f64,
+    pub(crate) strategy_name: String,
+}
+
+impl KernelParams<'_> {
+    /// The validated core parameters of the kernel solver (no projection, no
+    /// `tol`: a fixed number of passes).
+    pub fn validate(self) -> PyResult<ValidParams> {
+        Params {
+            alpha: self.alpha,
+            batch_size: self.batch_size,
+            projection: false,
+            intercept: if self.fit_intercept {
+                Intercept::Unregularized
+            } else {
+                Intercept::None
+            },
+            averaging: if self.average {
+                Averaging::Suffix
+            } else {
+                Averaging::Off
+            },
+            sampling: sampling(&self.sampling_name, self.order)?,
+            max_iter: self.max_iter,
+            max_steps: None,
+            tol: None,
+            n_iter_no_change: 1,
+            seed: self.seed,
+            verbose: self.verbose,
+        }
+        .validate()
+        .map_err(|e| CoreError(e).into())
+    }
+}
+
 impl LinearParams<'_> {
     /// The validated core parameters.
     pub fn validate(self) -> PyResult<ValidParams> {
