@@ -49,8 +49,10 @@ from pathlib import Path
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table
+import plots
+from common import RESULTS_DIR, check
 from dask.utils import parse_bytes
+from report import markdown_table
 
 HERE = Path(__file__).resolve().parent
 ALPHA = 1e-5
@@ -738,12 +740,7 @@ def _scaling_text(part) -> list[str]:
 
 
 def _plot(results) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    fig, ax = plots.pyplot().subplots(figsize=(6.5, 4.5))
     names = {
         "exact": "(a) pegasos_rs.dask exact",
         "parallel": "(b) parallel mode",
@@ -771,14 +768,10 @@ def _plot(results) -> None:
                 color=line.get_color(),
                 label=label.split(" ", 1)[0] + " cold page cache",
             )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("training rows m (svmlight shards)")
-    ax.set_ylabel(f"seconds from files to {100 * results['target']:.1f} % test accuracy")
-    ax.grid(True, which="both", alpha=0.3)
+    ylabel = f"seconds from files to {100 * results['target']:.1f} % test accuracy"
+    plots.log_axes(ax, "training rows m (svmlight shards)", ylabel, ylog=True)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(RESULTS_DIR / "dask.png", dpi=110)
+    plots.save(fig, RESULTS_DIR / "dask.png")
 
 
 if __name__ == "__main__":

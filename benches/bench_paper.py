@@ -24,8 +24,10 @@ import argparse
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table
+import plots
+from common import RESULTS_DIR, check
 from rcv1_like import make_rcv1_like
+from report import markdown_table
 
 ALPHA = 1e-5
 
@@ -127,23 +129,15 @@ def main() -> None:
 
 
 def plot(rate, name: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     T = np.array([r[0] for r in rate], dtype=float)
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plots.pyplot().subplots(figsize=(6, 4.2))
     ax.loglog(T, [r[1] for r in rate], "o-", label="last iterate (projected)")
     ax.loglog(T, [r[2] for r in rate], "s-", label="suffix average")
     ax.loglog(T, 1.0 / (ALPHA * T), "k--", label="1/(alpha T)")
-    ax.set_xlabel("steps T")
-    ax.set_ylabel("primal objective - optimum")
+    plots.log_axes(ax, "steps T", "primal objective - optimum", ylog=True)
     ax.set_title("Pegasos' rate on RCV1-shaped data")
-    ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(RESULTS_DIR / f"{name}.png", dpi=110)
+    plots.save(fig, RESULTS_DIR / f"{name}.png")
 
 
 if __name__ == "__main__":

@@ -33,8 +33,10 @@ import time
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table
+import plots
+from common import RESULTS_DIR, check
 from rcv1_like import make_rcv1_like
+from report import markdown_table
 
 ALPHA = 1e-5
 TOLERANCE = 0.005
@@ -172,24 +174,15 @@ def main() -> None:
 
 
 def plot(points, target, name: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     m = [p[0] for p in points]
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plots.pyplot().subplots(figsize=(6, 4.2))
     for k, label in [(1, "LIBLINEAR -s 3"), (2, "SGDClassifier"), (3, "Pegasos (averaged)")]:
         ax.plot(m, [p[k] for p in points], "o-", label=label)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("training rows m")
-    ax.set_ylabel(f"training time to {100 * target:.1f} % test accuracy [s]")
+    ylabel = f"training time to {100 * target:.1f} % test accuracy [s]"
+    plots.log_axes(ax, "training rows m", ylabel, ylog=True)
     ax.set_title("RCV1-shaped data, fixed alpha")
-    ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(RESULTS_DIR / f"{name}.png", dpi=110)
+    plots.save(fig, RESULTS_DIR / f"{name}.png")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table, timeit
+from common import RESULTS_DIR, check, timeit
+from report import markdown_table
 
 FILES = [
     "imdb.tfidf1.train.xz",

@@ -21,8 +21,9 @@ import os
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table, timeit
+from common import RESULTS_DIR, check, timeit
 from rcv1_like import make_rcv1_like
+from report import markdown_table
 
 
 def main() -> None:
