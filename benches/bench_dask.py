@@ -50,7 +50,7 @@ from pathlib import Path
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
 import plots
-from common import RESULTS_DIR, check
+from common import RESULTS_DIR, check, time_once
 from dask.utils import parse_bytes
 from report import markdown_table
 
@@ -153,12 +153,6 @@ def _rss() -> int:
 # ------------------------------------------------------------------------ methods
 
 
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
 def _accuracy(model, Xt, yt) -> float:
     return float(np.mean(model.predict(Xt) == yt))
 
@@ -186,7 +180,7 @@ def exact_mode(client, files, d, Xt, yt, steps, limit, dtype):
             est = pdask.PegasosClassifier(
                 alpha=ALPHA, max_steps=T, average=True, random_state=0, client=client
             )
-            seconds, _ = _timed(
+            seconds, _ = time_once(
                 lambda: est.fit(X, y, check_input=check_input, callback=info.update)
             )
         rounds = max(1, info.get("rounds", 1))
@@ -228,7 +222,7 @@ def parallel_mode(client, files, d, Xt, yt, rounds, limit, dtype):
                 mode="parallel",
                 client=client,
             )
-            seconds, _ = _timed(lambda: est.fit(X, y, check_input=False, callback=info.update))
+            seconds, _ = time_once(lambda: est.fit(X, y, check_input=False, callback=info.update))
         extra = {
             "client_peak_mb": peaks.client_peak / 2**20,
             "worker_peak_mb": max(peaks.worker_peaks.values(), default=0) / 2**20,
@@ -256,7 +250,7 @@ def incremental(client, files, d, Xt, yt, passes, limit, dtype, make, cold=False
                     inc.partial_fit(X, y, classes=[-1.0, 1.0])
                 return inc
 
-            seconds, _ = _timed(fit)
+            seconds, _ = time_once(fit)
         extra = {
             "client_peak_mb": peaks.client_peak / 2**20,
             "worker_peak_mb": max(peaks.worker_peaks.values(), default=0) / 2**20,
@@ -308,14 +302,14 @@ def _in_memory_child(spec: dict) -> None:
     Xt, yt = make_rcv1_like(
         spec["n_test"], n_features=d, nnz_per_row=spec["nnz"], test=True, dtype=np.float32
     )
-    load_s, parts = _timed(
+    load_s, parts = time_once(
         lambda: pegasos_rs.load_svmlight_files(files, n_features=d, dtype=np.float32, n_jobs=2)
     )
     X = sp.vstack(parts[0::2], format="csr")
     y = np.concatenate(parts[1::2])
     del parts
     est = pegasos_rs.PegasosClassifier(alpha=ALPHA, max_steps=T, average=True, random_state=0)
-    fit_s, _ = _timed(lambda: est.fit(X, y))
+    fit_s, _ = time_once(lambda: est.fit(X, y))
     out = {
         "load_seconds": load_s,
         "pegasos_fit_seconds": fit_s,
@@ -327,7 +321,7 @@ def _in_memory_child(spec: dict) -> None:
 
         prob = ll.problem(np.ascontiguousarray(y, dtype=np.float64), X)
         C = 1.0 / (ALPHA * X.shape[0])
-        ll_s, model = _timed(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
+        ll_s, model = time_once(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
         labels, _, _ = llu.predict(yt.astype(np.float64), Xt, model, "-q")
         out |= {
             "liblinear_seconds": ll_s,

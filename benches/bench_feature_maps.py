@@ -43,7 +43,7 @@ import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
 import plots
 import scipy.sparse as sp
-from common import RESULTS_DIR, check, timeit
+from common import RESULTS_DIR, check, time_once, timeit
 from report import command, fmt_pct, fmt_time, markdown_table, publish, verdict, write_json
 
 SEED = 0
@@ -312,62 +312,64 @@ END_TO_END = {
 }
 
 
+def map_and_pegasos(cfg: dict, spec: tuple, data32, threads: int) -> dict:
+    """One feature map ``spec`` (kind, size, landmarks) + averaged PegasosClassifier
+    on the float32 ``data32``: its row (times, test accuracy)."""
+    from pegasos_rs import Nystroem, PegasosClassifier, RandomFourierFeatures
+
+    X32, y, Xt32, yt = data32
+    kind, size, landmarks = spec
+    if kind == "Nystroem":
+        fmap = Nystroem(gamma=cfg["gamma"], n_components=size, landmarks=landmarks,
+                        random_state=SEED, n_jobs=threads)  # fmt: skip
+        label = f"Nystroem({size}, {landmarks}) + averaged Pegasos"
+    else:
+        fmap = RandomFourierFeatures(gamma=cfg["gamma"], n_components=size,
+                                     random_state=SEED, n_jobs=threads)  # fmt: skip
+        label = f"RandomFourierFeatures({size}) + averaged Pegasos"
+    # Averaged: at these small alphas the last iterate's test accuracy varies by
+    # a point or more with the seed (ijcnn1: 97.2-98.6 % over four seeds), the
+    # average by under 0.1 point.
+    clf = PegasosClassifier(alpha=cfg["alpha"], max_iter=cfg["passes"], average=True,
+                            random_state=SEED, n_jobs=threads)  # fmt: skip
+    t_map, Z = time_once(lambda: fmap.fit_transform(X32))
+    t_fit, _ = time_once(lambda: clf.fit(Z, y))
+    t_pred, pred = time_once(lambda: clf.predict(fmap.transform(Xt32)))
+    acc = float(np.mean(pred == yt))
+    row = {"method": label, "map": t_map, "fit": t_map + t_fit,
+           "total": t_map + t_fit + t_pred, "acc": acc}  # fmt: skip
+    print(f"  {label}: total {fmt_time(row['total'])} acc {acc:.4f}", flush=True)
+    return row
+
+
 def run_end_to_end(name: str, data, args) -> dict:
-    from pegasos_rs import (
-        KernelPegasosClassifier,
-        Nystroem,
-        PegasosClassifier,
-        RandomFourierFeatures,
-    )
+    """Part 2 on one dataset: SVC, KernelPegasosClassifier (one pass) and each map +
+    PegasosClassifier, with their total times and test accuracies."""
+    from pegasos_rs import KernelPegasosClassifier
     from sklearn.svm import SVC
 
     X, y, Xt, yt = data
     cfg = END_TO_END[name]
     n = X.shape[0]
     rows = []
-
-    def timed(fn):
-        t0 = time.perf_counter()
-        out = fn()
-        return time.perf_counter() - t0, out
-
     if args.skip_svc:
         svc = None
     else:
         model = SVC(C=cfg["C"], gamma=cfg["gamma"], cache_size=200)
-        t_fit, _ = timed(lambda: model.fit(X, y))
-        t_pred, pred = timed(lambda: model.predict(Xt))
+        t_fit, _ = time_once(lambda: model.fit(X, y))
+        t_pred, pred = time_once(lambda: model.predict(Xt))
         svc = {"fit": t_fit, "total": t_fit + t_pred, "acc": float(np.mean(pred == yt))}
         rows.append({"method": "SVC (libsvm, 1 thread)", **svc})
         print(f"  SVC: fit {fmt_time(t_fit)} acc {svc['acc']:.4f}", flush=True)
     kp = KernelPegasosClassifier(alpha=1.0 / (cfg["C"] * n), gamma=cfg["gamma"], max_iter=1,
                                  random_state=SEED, n_jobs=args.threads)  # fmt: skip
-    t_fit, _ = timed(lambda: kp.fit(X, y))
-    t_pred, pred = timed(lambda: kp.predict(Xt))
+    t_fit, _ = time_once(lambda: kp.fit(X, y))
+    t_pred, pred = time_once(lambda: kp.predict(Xt))
     rows.append({"method": "KernelPegasosClassifier (1 pass)", "fit": t_fit,
                  "total": t_fit + t_pred, "acc": float(np.mean(pred == yt))})  # fmt: skip
     X32, Xt32 = X.astype(np.float32), Xt.astype(np.float32)
-    for kind, size, landmarks in cfg["maps"]:
-        if kind == "Nystroem":
-            fmap = Nystroem(gamma=cfg["gamma"], n_components=size, landmarks=landmarks,
-                            random_state=SEED, n_jobs=args.threads)  # fmt: skip
-            label = f"Nystroem({size}, {landmarks}) + averaged Pegasos"
-        else:
-            fmap = RandomFourierFeatures(gamma=cfg["gamma"], n_components=size,
-                                         random_state=SEED, n_jobs=args.threads)  # fmt: skip
-            label = f"RandomFourierFeatures({size}) + averaged Pegasos"
-        # Averaged: at these small alphas the last iterate's test accuracy varies by
-        # a point or more with the seed (ijcnn1: 97.2-98.6 % over four seeds), the
-        # average by under 0.1 point.
-        clf = PegasosClassifier(alpha=cfg["alpha"], max_iter=cfg["passes"], average=True,
-                                random_state=SEED, n_jobs=args.threads)  # fmt: skip
-        t_map, Z = timed(lambda fmap=fmap: fmap.fit_transform(X32))
-        t_fit, _ = timed(lambda clf=clf, Z=Z: clf.fit(Z, y))
-        t_pred, pred = timed(lambda fmap=fmap, clf=clf: clf.predict(fmap.transform(Xt32)))
-        acc = float(np.mean(pred == yt))
-        rows.append({"method": label, "map": t_map, "fit": t_map + t_fit,
-                     "total": t_map + t_fit + t_pred, "acc": acc})  # fmt: skip
-        print(f"  {label}: total {fmt_time(rows[-1]['total'])} acc {acc:.4f}", flush=True)
+    for spec in cfg["maps"]:
+        rows.append(map_and_pegasos(cfg, spec, (X32, y, Xt32, yt), args.threads))
     majority = float(np.max(np.unique(yt, return_counts=True)[1]) / yt.size)
     for r in rows:
         check(r["acc"] > majority, f"{name}/{r['method']}: accuracy {r['acc']} <= majority")

@@ -34,7 +34,7 @@ import time
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
 import plots
-from common import RESULTS_DIR, check
+from common import RESULTS_DIR, check, time_once
 from rcv1_like import make_rcv1_like
 from report import markdown_table
 
@@ -42,18 +42,12 @@ ALPHA = 1e-5
 TOLERANCE = 0.005
 
 
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
 def _liblinear(X, y, C):
     from liblinear import liblinear as ll
     from liblinear import liblinearutil as llu
 
     prob = ll.problem(np.ascontiguousarray(y, dtype=np.float64), X)
-    seconds, model = _timed(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
+    seconds, model = time_once(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
     labels = np.asarray(model.get_labels(), dtype=np.float64)
     d = model.get_nr_feature()
     w = np.array([model.w[i] for i in range(d)])
@@ -65,7 +59,7 @@ def _first(make, sizes, X, y, Xt, yt, target, limit):
     """Fit with each budget in ``sizes`` until the test accuracy reaches ``target``."""
     last = None
     for budget in sizes:
-        seconds, model = _timed(lambda b=budget: make(b).fit(X, y))
+        seconds, model = time_once(lambda b=budget: make(b).fit(X, y))
         acc = float(np.mean(model.predict(Xt) == yt))
         last = (budget, seconds, acc)
         if acc >= target or seconds > limit:

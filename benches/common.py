@@ -57,6 +57,13 @@ def single_thread():
 # --------------------------------------------------------------------------- timing
 
 
+def time_once(fn: Callable[[], object]) -> tuple[float, object]:
+    """``(wall time in seconds, result)`` of one call of ``fn()``."""
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
 def timeit(fn: Callable[[], object], repeats: int, budget: float = 20.0):
     """Median wall time (``time.perf_counter``) of ``fn()`` over ``repeats`` runs.
 
