@@ -49,8 +49,10 @@ from pathlib import Path
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table
+import plots
+from common import RESULTS_DIR, check, time_once
 from dask.utils import parse_bytes
+from report import markdown_table
 
 HERE = Path(__file__).resolve().parent
 ALPHA = 1e-5
@@ -151,12 +153,6 @@ def _rss() -> int:
 # ------------------------------------------------------------------------ methods
 
 
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
-
-
 def _accuracy(model, Xt, yt) -> float:
     return float(np.mean(model.predict(Xt) == yt))
 
@@ -184,7 +180,7 @@ def exact_mode(client, files, d, Xt, yt, steps, limit, dtype):
             est = pdask.PegasosClassifier(
                 alpha=ALPHA, max_steps=T, average=True, random_state=0, client=client
             )
-            seconds, _ = _timed(
+            seconds, _ = time_once(
                 lambda: est.fit(X, y, check_input=check_input, callback=info.update)
             )
         rounds = max(1, info.get("rounds", 1))
@@ -226,7 +222,7 @@ def parallel_mode(client, files, d, Xt, yt, rounds, limit, dtype):
                 mode="parallel",
                 client=client,
             )
-            seconds, _ = _timed(lambda: est.fit(X, y, check_input=False, callback=info.update))
+            seconds, _ = time_once(lambda: est.fit(X, y, check_input=False, callback=info.update))
         extra = {
             "client_peak_mb": peaks.client_peak / 2**20,
             "worker_peak_mb": max(peaks.worker_peaks.values(), default=0) / 2**20,
@@ -254,7 +250,7 @@ def incremental(client, files, d, Xt, yt, passes, limit, dtype, make, cold=False
                     inc.partial_fit(X, y, classes=[-1.0, 1.0])
                 return inc
 
-            seconds, _ = _timed(fit)
+            seconds, _ = time_once(fit)
         extra = {
             "client_peak_mb": peaks.client_peak / 2**20,
             "worker_peak_mb": max(peaks.worker_peaks.values(), default=0) / 2**20,
@@ -306,14 +302,14 @@ def _in_memory_child(spec: dict) -> None:
     Xt, yt = make_rcv1_like(
         spec["n_test"], n_features=d, nnz_per_row=spec["nnz"], test=True, dtype=np.float32
     )
-    load_s, parts = _timed(
+    load_s, parts = time_once(
         lambda: pegasos_rs.load_svmlight_files(files, n_features=d, dtype=np.float32, n_jobs=2)
     )
     X = sp.vstack(parts[0::2], format="csr")
     y = np.concatenate(parts[1::2])
     del parts
     est = pegasos_rs.PegasosClassifier(alpha=ALPHA, max_steps=T, average=True, random_state=0)
-    fit_s, _ = _timed(lambda: est.fit(X, y))
+    fit_s, _ = time_once(lambda: est.fit(X, y))
     out = {
         "load_seconds": load_s,
         "pegasos_fit_seconds": fit_s,
@@ -325,7 +321,7 @@ def _in_memory_child(spec: dict) -> None:
 
         prob = ll.problem(np.ascontiguousarray(y, dtype=np.float64), X)
         C = 1.0 / (ALPHA * X.shape[0])
-        ll_s, model = _timed(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
+        ll_s, model = time_once(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
         labels, _, _ = llu.predict(yt.astype(np.float64), Xt, model, "-q")
         out |= {
             "liblinear_seconds": ll_s,
@@ -408,8 +404,7 @@ def _fmt_try(t) -> str:
     return f"{t['seconds']:.1f} s ({t['budget']}, {100 * t['accuracy']:.2f} %)"
 
 
-def main() -> None:
-    global TARGET
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000000,10000000,30000000")
     ap.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "pegasos-dask-bench"))
@@ -425,7 +420,65 @@ def main() -> None:
         help="scaling: files to a model by m; objective: parallel against exact mode",
     )
     ap.add_argument("--in-memory-child", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    return ap
+
+
+def configure(args) -> dict:
+    """The run's sizes and schedules (smaller with ``--smoke``, which also lowers the
+    target accuracy and uses its own work directory)."""
+    global TARGET
+    from rcv1_like import N_FEATURES, NNZ_PER_ROW
+
+    cfg = {
+        "shape": (N_FEATURES, NNZ_PER_ROW, SHARD_ROWS, 50_000),
+        "sizes": [int(s) for s in args.sizes.split(",")],
+        "steps": [32_000, 64_000, 128_000, 256_000, 512_000],
+        "rounds": [1, 2, 4, 8],
+        "passes": [1, 2, 4],
+    }
+    if args.smoke:
+        cfg.update(shape=(5000, 30, 50_000, 5000), sizes=[50_000, 100_000], steps=[2000, 8000],
+                   rounds=[1, 2], passes=[1])  # fmt: skip
+        TARGET = 0.80
+        args.workdir = os.path.join(args.workdir, "smoke")
+    return cfg
+
+
+def objective_sets(client, args, workdir: Path, cfg: dict) -> list[tuple]:
+    """Part 2's data sets: (name, file, d, alpha, partitions, LIBLINEAR's eps)."""
+    d, nnz, shard_rows, _ = cfg["shape"]
+    first = make_shards(client, workdir, 1, shard_rows, d, nnz)[0]
+    name = "RCV1-shaped, 10^6 rows" if not args.smoke else "RCV1-shaped (smoke)"
+    sets = [(name, str(first), d, ALPHA, 2 if args.smoke else 16, 1e-4)]
+    a9a = _plain_a9a(workdir)
+    if a9a is not None and not args.smoke:
+        sets.insert(0, ("a9a", str(a9a), 123, 1 / 32561, 4, 1e-6))
+    return sets
+
+
+def run_parts(client, args, results: dict, workdir: Path, cfg: dict, Xt, yt) -> None:
+    """The parts ``--part`` asks for, into ``results``."""
+    started = time.strftime("%Y-%m-%d %H:%M")
+    if args.part in ("all", "scaling"):
+        results["scaling"] = {
+            "date": started,
+            "target": TARGET,
+            "alpha": ALPHA,
+            "memory_limit": args.memory_limit,
+            "sizes": {},
+        }
+        scaling(client, args, results, workdir, cfg, Xt, yt, np.float32)
+    if args.part in ("all", "objective"):
+        print("objective: parallel mode against exact mode and LIBLINEAR", flush=True)
+        sets = objective_sets(client, args, workdir, cfg)
+        results["objective"] = {
+            "date": started,
+            "sets": objective_part(client, sets, [1, 2] if args.smoke else [1, 2, 5, 10, 20]),
+        }
+
+
+def main() -> None:
+    args = parser().parse_args()
     if args.in_memory_child:
         sys.path.insert(0, str(HERE))
         _in_memory_child(json.loads(args.in_memory_child))
@@ -435,26 +488,17 @@ def main() -> None:
 
     sys.path.insert(0, str(HERE))
     os.environ["PYTHONPATH"] = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])
-    from rcv1_like import N_FEATURES, NNZ_PER_ROW, make_rcv1_like
+    from rcv1_like import make_rcv1_like
 
-    d, nnz, shard_rows = N_FEATURES, NNZ_PER_ROW, SHARD_ROWS
-    sizes = [int(s) for s in args.sizes.split(",")]
-    steps, rounds, passes = [32_000, 64_000, 128_000, 256_000, 512_000], [1, 2, 4, 8], [1, 2, 4]
-    n_test = 50_000
-    if args.smoke:
-        d, nnz, shard_rows, n_test = 5000, 30, 50_000, 5000
-        sizes, steps, rounds, passes = [50_000, 100_000], [2000, 8000], [1, 2], [1]
-        TARGET = 0.80
-        args.workdir = os.path.join(args.workdir, "smoke")
+    cfg = configure(args)
+    d, nnz, _, n_test = cfg["shape"]
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    dtype = np.float32
-    Xt, yt = make_rcv1_like(n_test, n_features=d, nnz_per_row=nnz, test=True, dtype=dtype)
+    Xt, yt = make_rcv1_like(n_test, n_features=d, nnz_per_row=nnz, test=True, dtype=np.float32)
 
     suffix = "_smoke" if args.smoke else ""
     saved = RESULTS_DIR / f"dask{suffix}.json"
     results = json.loads(saved.read_text()) if saved.exists() and args.part != "all" else {}
-    started = time.strftime("%Y-%m-%d %H:%M")
     with (
         distributed.LocalCluster(
             n_workers=2,
@@ -466,48 +510,7 @@ def main() -> None:
         distributed.Client(cluster, set_as_default=False) as client,
     ):
         client.run(_warm_up)  # imports on the workers, not in the first timing
-        if args.part in ("all", "scaling"):
-            results["scaling"] = {
-                "date": started,
-                "target": TARGET,
-                "alpha": ALPHA,
-                "memory_limit": args.memory_limit,
-                "sizes": {},
-            }
-            scaling(
-                client,
-                args,
-                results,
-                workdir,
-                (d, nnz, shard_rows, n_test),
-                sizes,
-                steps,
-                rounds,
-                passes,
-                Xt,
-                yt,
-                dtype,
-            )
-        if args.part in ("all", "objective"):
-            print("objective: parallel mode against exact mode and LIBLINEAR", flush=True)
-            first = make_shards(client, workdir, 1, shard_rows, d, nnz)[0]
-            sets = [
-                (
-                    "RCV1-shaped, 10^6 rows" if not args.smoke else "RCV1-shaped (smoke)",
-                    str(first),
-                    d,
-                    ALPHA,
-                    2 if args.smoke else 16,
-                    1e-4,
-                )
-            ]
-            a9a = _plain_a9a(workdir)
-            if a9a is not None and not args.smoke:
-                sets.insert(0, ("a9a", str(a9a), 123, 1 / 32561, 4, 1e-6))
-            results["objective"] = {
-                "date": started,
-                "sets": objective_part(client, sets, [1, 2] if args.smoke else [1, 2, 5, 10, 20]),
-            }
+        run_parts(client, args, results, workdir, cfg, Xt, yt)
     _write(results, args.smoke)
 
 
@@ -526,11 +529,36 @@ def _plain_a9a(workdir: Path):
     return plain
 
 
-def scaling(client, args, results, workdir, shape, sizes, steps, rounds, passes, Xt, yt, dtype):
+def incrementals(client, files, d, Xt, yt, passes, limit, dtype, row: dict) -> None:
+    """(c), (d): dask-ml's Incremental wrapper around SGDClassifier and around
+    PegasosClassifier (the former also with a cold page cache), into ``row``."""
+    import pegasos_rs
+    from sklearn.linear_model import SGDClassifier
+
+    for key, name, make in [
+        (
+            "incremental_sgd",
+            "(c) dask-ml Incremental(SGDClassifier)",
+            lambda: SGDClassifier(loss="hinge", alpha=ALPHA, random_state=0),
+        ),
+        (
+            "incremental_pegasos",
+            "(d) dask-ml Incremental(pegasos_rs.PegasosClassifier)",
+            # The last iterate, as SGDClassifier in (c) and as recorded.
+            lambda: pegasos_rs.PegasosClassifier(alpha=ALPHA, average=False, random_state=0),
+        ),
+    ]:
+        print(f"  {name}", flush=True)
+        row[key], row[f"{key}_cold"] = incremental(
+            client, files, d, Xt, yt, passes, limit, dtype, make, cold=key == "incremental_sgd"
+        )
+
+
+def scaling(client, args, results, workdir, cfg: dict, Xt, yt, dtype):
     """Part 1: from files to the target accuracy, by m (see the module doc)."""
-    d, nnz, shard_rows, n_test = shape
+    d, nnz, shard_rows, n_test = cfg["shape"]
     limit = parse_bytes(args.memory_limit)
-    for m in sizes:
+    for m in cfg["sizes"]:
         n_shards = -(-m // shard_rows)
         have = sum((workdir / f"shard_{i:03d}.svm").exists() for i in range(n_shards))
         need = (n_shards - have) * shard_rows * BYTES_PER_ROW
@@ -541,47 +569,18 @@ def scaling(client, args, results, workdir, shape, sizes, steps, rounds, passes,
         t0 = time.perf_counter()
         files = [str(p) for p in make_shards(client, workdir, n_shards, shard_rows, d, nnz)]
         print(f"m = {m}: {n_shards} shards ready in {time.perf_counter() - t0:.0f}s", flush=True)
-        parsed_gb = m * (nnz + 1) * 8 / 1e9
         row = {
             "files_gb": sum(os.path.getsize(f) for f in files) / 1e9,
-            "parsed_gb": parsed_gb,
+            "parsed_gb": m * (nnz + 1) * 8 / 1e9,
             "workers_limit_gb": 2 * limit / 1e9,
         }
         print("  (a) exact", flush=True)
         row["exact"], row["exact_checked"], row["exact_cold"] = exact_mode(
-            client, files, d, Xt, yt, steps, args.limit, dtype
+            client, files, d, Xt, yt, cfg["steps"], args.limit, dtype
         )
         print("  (b) parallel", flush=True)
-        row["parallel"] = parallel_mode(client, files, d, Xt, yt, rounds, args.limit, dtype)
-        import pegasos_rs
-        from sklearn.linear_model import SGDClassifier
-
-        for key, name, make in [
-            (
-                "incremental_sgd",
-                "(c) dask-ml Incremental(SGDClassifier)",
-                lambda: SGDClassifier(loss="hinge", alpha=ALPHA, random_state=0),
-            ),
-            (
-                "incremental_pegasos",
-                "(d) dask-ml Incremental(pegasos_rs.PegasosClassifier)",
-                # The last iterate, as SGDClassifier in (c) and as recorded.
-                lambda: pegasos_rs.PegasosClassifier(alpha=ALPHA, average=False, random_state=0),
-            ),
-        ]:
-            print(f"  {name}", flush=True)
-            row[key], row[f"{key}_cold"] = incremental(
-                client,
-                files,
-                d,
-                Xt,
-                yt,
-                passes,
-                args.limit,
-                dtype,
-                make,
-                cold=key == "incremental_sgd",
-            )
+        row["parallel"] = parallel_mode(client, files, d, Xt, yt, cfg["rounds"], args.limit, dtype)
+        incrementals(client, files, d, Xt, yt, cfg["passes"], args.limit, dtype, row)
         if m <= args.in_memory:
             T = (_first_reached(row["exact"]) or row["exact"][-1])["budget"]
             print("  (e) in memory", flush=True)
@@ -631,84 +630,73 @@ def _objective_text(part) -> list[str]:
     ]
 
 
+def _scaling_row(m: str, r: dict) -> list:
+    """The main table's row of size ``m``: time to the target of each method."""
+    e = r.get("in_memory", {})
+    in_mem = (
+        f"{e['load_seconds'] + e['pegasos_fit_seconds']:.1f} s (load {e['load_seconds']:.1f} s)"
+        if e
+        else "does not fit"
+    )
+    ll = (
+        f"{e['load_seconds'] + e['liblinear_seconds']:.1f} s, {100 * e['liblinear_accuracy']:.2f} %"
+        if "liblinear_seconds" in e
+        else "—"
+    )
+    return [
+        f"{int(m):,}", _fmt_try(_first_reached(r["exact"])),
+        f"{r['exact_checked']['seconds']:.1f} s", _fmt_try(_first_reached(r["parallel"])),
+        _fmt_try(_first_reached(r["incremental_sgd"])),
+        _fmt_try(_first_reached(r["incremental_pegasos"])), in_mem, ll,
+    ]  # fmt: skip
+
+
+def _ratio_row(m: str, r: dict, a: dict, c: dict) -> list:
+    """(c) / (a): warm and cold page cache."""
+    ac, cc = r.get("exact_cold"), r.get("incremental_sgd_cold")
+    cold = (
+        f"{cc['seconds']:.1f} s / {ac['seconds']:.1f} s = **{cc['seconds'] / ac['seconds']:.1f}x**"
+        if ac and cc
+        else "n/a (page cache not droppable)"
+    )
+    warm = f"{c['seconds']:.1f} s / {a['seconds']:.1f} s = **{c['seconds'] / a['seconds']:.1f}x**"
+    return [f"{int(m):,}", warm, cold]
+
+
+def _memory_row(m: str, r: dict, best: dict) -> list:
+    """Memory and communication of (a) at its first point reaching the target."""
+    return [
+        f"{int(m):,}",
+        f"{r['files_gb']:.1f} GB / {r['parsed_gb']:.1f} GB / {r['workers_limit_gb']:.1f} GB",
+        f"{best['client_peak_mb']:.0f} MB", f"{best['worker_peak_mb']:.0f} MB",
+        f"{best['rounds']} x {best['kb_per_round']:.0f} KB",
+        f"{r['incremental_sgd'][-1]['worker_peak_mb']:.0f} MB",
+    ]  # fmt: skip
+
+
 def _scaling_text(part) -> list[str]:
     rows, mem, ratio = [], [], []
     for m, r in part["sizes"].items():
         if "skipped" in r:
             rows.append([m, f"skipped ({r['skipped']})", "", "", "", "", ""])
             continue
+        rows.append(_scaling_row(m, r))
         a, c = _first_reached(r["exact"]), _first_reached(r["incremental_sgd"])
-        e = r.get("in_memory", {})
-        in_mem = (
-            f"{e['load_seconds'] + e['pegasos_fit_seconds']:.1f} s (load {e['load_seconds']:.1f} s)"
-            if e
-            else "does not fit"
-        )
-        ll = (
-            f"{e['load_seconds'] + e['liblinear_seconds']:.1f} s, "
-            f"{100 * e['liblinear_accuracy']:.2f} %"
-            if "liblinear_seconds" in e
-            else "—"
-        )
-        rows.append(
-            [
-                f"{int(m):,}",
-                _fmt_try(a),
-                f"{r['exact_checked']['seconds']:.1f} s",
-                _fmt_try(_first_reached(r["parallel"])),
-                _fmt_try(c),
-                _fmt_try(_first_reached(r["incremental_pegasos"])),
-                in_mem,
-                ll,
-            ]
-        )
-        ac, cc = r.get("exact_cold"), r.get("incremental_sgd_cold")
         if a and c:
-            cold = (
-                f"{cc['seconds']:.1f} s / {ac['seconds']:.1f} s = "
-                f"**{cc['seconds'] / ac['seconds']:.1f}x**"
-                if ac and cc
-                else "n/a (page cache not droppable)"
-            )
-            ratio.append(
-                [
-                    f"{int(m):,}",
-                    f"{c['seconds']:.1f} s / {a['seconds']:.1f} s = "
-                    f"**{c['seconds'] / a['seconds']:.1f}x**",
-                    cold,
-                ]
-            )
-        best = a or r["exact"][-1]
-        mem.append(
-            [
-                f"{int(m):,}",
-                f"{r['files_gb']:.1f} GB / {r['parsed_gb']:.1f} GB / "
-                f"{r['workers_limit_gb']:.1f} GB",
-                f"{best['client_peak_mb']:.0f} MB",
-                f"{best['worker_peak_mb']:.0f} MB",
-                f"{best['rounds']} x {best['kb_per_round']:.0f} KB",
-                f"{r['incremental_sgd'][-1]['worker_peak_mb']:.0f} MB",
-            ]
-        )
-    text = [
+            ratio.append(_ratio_row(m, r, a, c))
+        mem.append(_memory_row(m, r, a or r["exact"][-1]))
+    header = ["m", "(a) exact, T", "(a) check_input=True", "(b) parallel, rounds",
+              "(c) Incremental(SGD), passes", "(d) Incremental(Pegasos), passes",
+              "(e) in memory, Pegasos", "(e) LIBLINEAR -s 3"]  # fmt: skip
+    mem_header = ["m", "files / parsed CSR / sum of memory limits", "client peak RSS",
+                  "worker peak RSS", "rounds x KB per round", "(c) worker peak RSS"]  # fmt: skip
+    return [
         f"## From files to a model (run of {part['date']})",
         "",
         f"Target test accuracy {100 * part['target']:.1f} %, alpha = {part['alpha']}; "
         f"2 workers x 1 thread, memory_limit {part['memory_limit']} each.",
         "",
-        markdown_table(
-            [
-                "m",
-                "(a) exact, T",
-                "(a) check_input=True",
-                "(b) parallel, rounds",
-                "(c) Incremental(SGD), passes",
-                "(d) Incremental(Pegasos), passes",
-                "(e) in memory, Pegasos",
-                "(e) LIBLINEAR -s 3",
-            ],
-            rows,
-        ),
+        markdown_table(header, rows),
         "",
         "### (c) / (a): time from files to the target",
         "",
@@ -721,29 +709,13 @@ def _scaling_text(part) -> list[str]:
         "",
         "### Memory and communication of (a)",
         "",
-        markdown_table(
-            [
-                "m",
-                "files / parsed CSR / sum of memory limits",
-                "client peak RSS",
-                "worker peak RSS",
-                "rounds x KB per round",
-                "(c) worker peak RSS",
-            ],
-            mem,
-        ),
+        markdown_table(mem_header, mem),
         "",
     ]
-    return text
 
 
 def _plot(results) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    fig, ax = plots.pyplot().subplots(figsize=(6.5, 4.5))
     names = {
         "exact": "(a) pegasos_rs.dask exact",
         "parallel": "(b) parallel mode",
@@ -771,14 +743,10 @@ def _plot(results) -> None:
                 color=line.get_color(),
                 label=label.split(" ", 1)[0] + " cold page cache",
             )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("training rows m (svmlight shards)")
-    ax.set_ylabel(f"seconds from files to {100 * results['target']:.1f} % test accuracy")
-    ax.grid(True, which="both", alpha=0.3)
+    ylabel = f"seconds from files to {100 * results['target']:.1f} % test accuracy"
+    plots.log_axes(ax, "training rows m (svmlight shards)", ylabel, ylog=True)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(RESULTS_DIR / "dask.png", dpi=110)
+    plots.save(fig, RESULTS_DIR / "dask.png")
 
 
 if __name__ == "__main__":

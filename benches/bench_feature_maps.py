@@ -39,10 +39,12 @@ import json
 import sys
 import time
 
-import common  # sets the one-thread environment before numpy is imported
+import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
+import plots
 import scipy.sparse as sp
-from common import RESULTS_DIR, check, fmt_pct, fmt_time, markdown_table, timeit
+from common import RESULTS_DIR, check, time_once, timeit
+from report import command, fmt_pct, fmt_time, markdown_table, publish, verdict, write_json
 
 SEED = 0
 ERROR_ROWS = 1500  # rows of the kernel-error sample
@@ -245,15 +247,10 @@ COMPARISONS = [
 
 
 def plot_maps(res: dict, prefix: str) -> str | None:
-    if not common.have_matplotlib():
+    if not plots.have_matplotlib():
         return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fams = [f for f in ("rff", "nystroem", "chi2") if any(p["family"] == f for p in res["points"])]
-    fig, axes = plt.subplots(1, len(fams), figsize=(5.2 * len(fams), 4.2))
+    fig, axes = plots.pyplot().subplots(1, len(fams), figsize=(5.2 * len(fams), 4.2))
     axes = np.atleast_1d(axes)
     titles = {"rff": "rbf: random Fourier features", "nystroem": "rbf: Nystroem",
               "chi2": "additive chi2 map"}  # fmt: skip
@@ -263,21 +260,16 @@ def plot_maps(res: dict, prefix: str) -> str | None:
             pts = [p for p in res["points"] if p["label"] == lab]
             style = "o-" if lab.startswith("pegasos_rs") else "s--"
             ax.plot([p["time"] for p in pts], [p["error"] for p in pts], style, label=lab, ms=4)
-            for p in pts:
-                ax.annotate(str(p["size"]), (p["time"], p["error"]), fontsize=7,
-                            textcoords="offset points", xytext=(3, 3))  # fmt: skip
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("fit + transform time [s], one thread")
-        ax.set_ylabel("relative kernel error ||K - ZZ'||/||K||")
+            plots.label_points(
+                ax, pts, lambda p: p["time"], lambda p: p["error"], lambda p: str(p["size"])
+            )
+        plots.log_axes(
+            ax, "fit + transform time [s], one thread", "relative kernel error ||K - ZZ'||/||K||",
+            ylog=True,
+        )  # fmt: skip
         ax.set_title(f"{res['name']}: {titles[fam]}")
-        ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = RESULTS_DIR / f"{prefix}_{res['name']}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path.name
+    return plots.save(fig, RESULTS_DIR / f"{prefix}_{res['name']}.png")
 
 
 # ------------------------------------------------------------ part 2: end to end
@@ -320,62 +312,64 @@ END_TO_END = {
 }
 
 
+def map_and_pegasos(cfg: dict, spec: tuple, data32, threads: int) -> dict:
+    """One feature map ``spec`` (kind, size, landmarks) + averaged PegasosClassifier
+    on the float32 ``data32``: its row (times, test accuracy)."""
+    from pegasos_rs import Nystroem, PegasosClassifier, RandomFourierFeatures
+
+    X32, y, Xt32, yt = data32
+    kind, size, landmarks = spec
+    if kind == "Nystroem":
+        fmap = Nystroem(gamma=cfg["gamma"], n_components=size, landmarks=landmarks,
+                        random_state=SEED, n_jobs=threads)  # fmt: skip
+        label = f"Nystroem({size}, {landmarks}) + averaged Pegasos"
+    else:
+        fmap = RandomFourierFeatures(gamma=cfg["gamma"], n_components=size,
+                                     random_state=SEED, n_jobs=threads)  # fmt: skip
+        label = f"RandomFourierFeatures({size}) + averaged Pegasos"
+    # Averaged: at these small alphas the last iterate's test accuracy varies by
+    # a point or more with the seed (ijcnn1: 97.2-98.6 % over four seeds), the
+    # average by under 0.1 point.
+    clf = PegasosClassifier(alpha=cfg["alpha"], max_iter=cfg["passes"], average=True,
+                            random_state=SEED, n_jobs=threads)  # fmt: skip
+    t_map, Z = time_once(lambda: fmap.fit_transform(X32))
+    t_fit, _ = time_once(lambda: clf.fit(Z, y))
+    t_pred, pred = time_once(lambda: clf.predict(fmap.transform(Xt32)))
+    acc = float(np.mean(pred == yt))
+    row = {"method": label, "map": t_map, "fit": t_map + t_fit,
+           "total": t_map + t_fit + t_pred, "acc": acc}  # fmt: skip
+    print(f"  {label}: total {fmt_time(row['total'])} acc {acc:.4f}", flush=True)
+    return row
+
+
 def run_end_to_end(name: str, data, args) -> dict:
-    from pegasos_rs import (
-        KernelPegasosClassifier,
-        Nystroem,
-        PegasosClassifier,
-        RandomFourierFeatures,
-    )
+    """Part 2 on one dataset: SVC, KernelPegasosClassifier (one pass) and each map +
+    PegasosClassifier, with their total times and test accuracies."""
+    from pegasos_rs import KernelPegasosClassifier
     from sklearn.svm import SVC
 
     X, y, Xt, yt = data
     cfg = END_TO_END[name]
     n = X.shape[0]
     rows = []
-
-    def timed(fn):
-        t0 = time.perf_counter()
-        out = fn()
-        return time.perf_counter() - t0, out
-
     if args.skip_svc:
         svc = None
     else:
         model = SVC(C=cfg["C"], gamma=cfg["gamma"], cache_size=200)
-        t_fit, _ = timed(lambda: model.fit(X, y))
-        t_pred, pred = timed(lambda: model.predict(Xt))
+        t_fit, _ = time_once(lambda: model.fit(X, y))
+        t_pred, pred = time_once(lambda: model.predict(Xt))
         svc = {"fit": t_fit, "total": t_fit + t_pred, "acc": float(np.mean(pred == yt))}
         rows.append({"method": "SVC (libsvm, 1 thread)", **svc})
         print(f"  SVC: fit {fmt_time(t_fit)} acc {svc['acc']:.4f}", flush=True)
     kp = KernelPegasosClassifier(alpha=1.0 / (cfg["C"] * n), gamma=cfg["gamma"], max_iter=1,
                                  random_state=SEED, n_jobs=args.threads)  # fmt: skip
-    t_fit, _ = timed(lambda: kp.fit(X, y))
-    t_pred, pred = timed(lambda: kp.predict(Xt))
+    t_fit, _ = time_once(lambda: kp.fit(X, y))
+    t_pred, pred = time_once(lambda: kp.predict(Xt))
     rows.append({"method": "KernelPegasosClassifier (1 pass)", "fit": t_fit,
                  "total": t_fit + t_pred, "acc": float(np.mean(pred == yt))})  # fmt: skip
     X32, Xt32 = X.astype(np.float32), Xt.astype(np.float32)
-    for kind, size, landmarks in cfg["maps"]:
-        if kind == "Nystroem":
-            fmap = Nystroem(gamma=cfg["gamma"], n_components=size, landmarks=landmarks,
-                            random_state=SEED, n_jobs=args.threads)  # fmt: skip
-            label = f"Nystroem({size}, {landmarks}) + averaged Pegasos"
-        else:
-            fmap = RandomFourierFeatures(gamma=cfg["gamma"], n_components=size,
-                                         random_state=SEED, n_jobs=args.threads)  # fmt: skip
-            label = f"RandomFourierFeatures({size}) + averaged Pegasos"
-        # Averaged: at these small alphas the last iterate's test accuracy varies by
-        # a point or more with the seed (ijcnn1: 97.2-98.6 % over four seeds), the
-        # average by under 0.1 point.
-        clf = PegasosClassifier(alpha=cfg["alpha"], max_iter=cfg["passes"], average=True,
-                                random_state=SEED, n_jobs=args.threads)  # fmt: skip
-        t_map, Z = timed(lambda fmap=fmap: fmap.fit_transform(X32))
-        t_fit, _ = timed(lambda clf=clf, Z=Z: clf.fit(Z, y))
-        t_pred, pred = timed(lambda fmap=fmap, clf=clf: clf.predict(fmap.transform(Xt32)))
-        acc = float(np.mean(pred == yt))
-        rows.append({"method": label, "map": t_map, "fit": t_map + t_fit,
-                     "total": t_map + t_fit + t_pred, "acc": acc})  # fmt: skip
-        print(f"  {label}: total {fmt_time(rows[-1]['total'])} acc {acc:.4f}", flush=True)
+    for spec in cfg["maps"]:
+        rows.append(map_and_pegasos(cfg, spec, (X32, y, Xt32, yt), args.threads))
     majority = float(np.max(np.unique(yt, return_counts=True)[1]) / yt.size)
     for r in rows:
         check(r["acc"] > majority, f"{name}/{r['method']}: accuracy {r['acc']} <= majority")
@@ -388,30 +382,25 @@ def run_end_to_end(name: str, data, args) -> dict:
 # -------------------------------------------------------------------------- report
 
 
-def report(parts: dict) -> str:
-    """The markdown report of ``parts`` (``maps`` and ``ends``: each None or the
-    results of one run of that part, with its date, command, repeats and threads)."""
-    lines = ["# Explicit feature maps", ""]
-    maps_part, ends_part = parts.get("maps"), parts.get("ends")
-    maps = maps_part["results"] if maps_part else []
-    ends = ends_part["results"] if ends_part else []
-    if maps_part:
-        threads = maps_part["threads"]
-        lines += [
-            "## 1. Transformers against scikit-learn (one thread each)",
-            "",
-            f"`{maps_part['command']}` — {maps_part['date']}, seed {SEED}, "
-            f"repeats {maps_part['repeats']}.",
-            "",
-            "Error = ||K - Z Z^T||_F / ||K||_F on 1,500 held-out test rows, mean over the "
-            "seeds in the last column (10 where the fits are fast, at least 5; rbf: exact "
-            "kernel by scikit-learn; chi2: the additive kernel sum 2xy/(x+y)). Time = "
-            "median fit + transform of the training rows (over three times the repeats "
-            f"when under {FAST:g} s); pegasos_rs also with {threads} threads. "
-            "RandomFourierFeatures is the default sin/cos form; (offset) is "
-            "scikit-learn's cos(xw + b) form.",
-            "",
-        ]
+def _maps_tables(maps_part: dict) -> list[str]:
+    """Part 1's lines: its run, the transformers' table, the comparison at equal error
+    and the plots."""
+    maps, threads = maps_part["results"], maps_part["threads"]
+    lines = [
+        "## 1. Transformers against scikit-learn (one thread each)",
+        "",
+        f"`{maps_part['command']}` — {maps_part['date']}, seed {SEED}, "
+        f"repeats {maps_part['repeats']}.",
+        "",
+        "Error = ||K - Z Z^T||_F / ||K||_F on 1,500 held-out test rows, mean over the "
+        "seeds in the last column (10 where the fits are fast, at least 5; rbf: exact "
+        "kernel by scikit-learn; chi2: the additive kernel sum 2xy/(x+y)). Time = "
+        "median fit + transform of the training rows (over three times the repeats "
+        f"when under {FAST:g} s); pegasos_rs also with {threads} threads. "
+        "RandomFourierFeatures is the default sin/cos form; (offset) is "
+        "scikit-learn's cos(xw + b) form.",
+        "",
+    ]
     rows = []
     for res in maps:
         for p in res["points"]:
@@ -419,14 +408,12 @@ def report(parts: dict) -> str:
             rows.append([res["name"], f"{res['rows']:,} x {res['features']:,}", p["label"],
                          p["size"], fmt_time(p["time"]), tt, f"{p['error']:.4f}",
                          p.get("error_seeds", 3)])  # fmt: skip
-    if maps_part:
-        lines.append(markdown_table(
-            ["dataset", "rows x features", "transformer", "components / order",
-             "time (1 thread)", f"time ({threads} threads)", "kernel error", "seeds"],
-            rows, "lllrrrrr"))  # fmt: skip
-    if maps_part:
-        lines += ["", "### At equal error (time of pegasos_rs / time of scikit-learn, one "
-                  "thread)", ""]  # fmt: skip
+    lines.append(markdown_table(
+        ["dataset", "rows x features", "transformer", "components / order",
+         "time (1 thread)", f"time ({threads} threads)", "kernel error", "seeds"],
+        rows, "lllrrrrr"))  # fmt: skip
+    lines += ["", "### At equal error (time of pegasos_rs / time of scikit-learn, one "
+              "thread)", ""]  # fmt: skip
     rows = []
     for res in maps:
         for ours, theirs in COMPARISONS:
@@ -435,44 +422,58 @@ def report(parts: dict) -> str:
                 rows.append([res["name"], ours.replace("pegasos_rs ", ""), theirs, c["size"],
                              f"{c['error']:.4f}", fmt_time(c["time"]), fmt_time(c["ours"]),
                              ratio])  # fmt: skip
-    if maps_part:
-        lines.append(markdown_table(
-            ["dataset", "pegasos_rs", "scikit-learn", "its size", "its error", "its time",
-             "pegasos_rs time at that error", "ratio"], rows, "llllrrrr"))  # fmt: skip
-    plots = [r["plot"] for r in maps if r.get("plot")]
-    if plots:
-        lines += ["", "Plots (error against time): " + ", ".join(f"`{p}`" for p in plots) + "."]
-    if ends_part:
-        lines += [
-            "",
-            "## 2. Map + PegasosClassifier against exact kernel machines",
-            "",
-            f"`{ends_part['command']}` — {ends_part['date']}, seed {SEED}, "
-            f"repeats {ends_part['repeats']}.",
-            "",
-            "SVC: libsvm, one thread, the rbf gamma and C of `bench_kernel.py`. pegasos_rs: "
-            f"{ends_part['threads']} threads; maps fed float32 (float32 features); time = map "
-            "fit + transforms + training + prediction of the test set. Goal: accuracy within "
-            "1 pp of SVC's, at a fraction of its time.",
-            "",
-        ]
-        rows = []
-        for e in ends:
-            for r in e["rows"]:
-                ratio = f"{r['ratio']:.3f}" if "ratio" in r else "—"
-                ok = "—" if "within" not in r else ("PASS" if r["within"] else "MISS")
-                if r["method"].startswith("SVC"):
-                    ok = "reference"
-                rows.append([e["name"], f"{e['n']:,} / {e['n_test']:,}", r["method"],
-                             fmt_time(r.get("map")), fmt_time(r["total"]), fmt_pct(r["acc"]),
-                             ratio, ok])  # fmt: skip
-        lines.append(markdown_table(
-            ["dataset", "train / test", "method", "map time", "total time", "test acc",
-             "time / SVC", "within 1 pp of SVC"], rows, "lllrrrrc"))  # fmt: skip
+    lines.append(markdown_table(
+        ["dataset", "pegasos_rs", "scikit-learn", "its size", "its error", "its time",
+         "pegasos_rs time at that error", "ratio"], rows, "llllrrrr"))  # fmt: skip
+    plotted = [r["plot"] for r in maps if r.get("plot")]
+    if plotted:
+        lines += ["", "Plots (error against time): " + ", ".join(f"`{p}`" for p in plotted) + "."]
+    return lines
+
+
+def _ends_tables(ends_part: dict) -> list[str]:
+    """Part 2's lines: its run and the end-to-end table."""
+    lines = [
+        "",
+        "## 2. Map + PegasosClassifier against exact kernel machines",
+        "",
+        f"`{ends_part['command']}` — {ends_part['date']}, seed {SEED}, "
+        f"repeats {ends_part['repeats']}.",
+        "",
+        "SVC: libsvm, one thread, the rbf gamma and C of `bench_kernel.py`. pegasos_rs: "
+        f"{ends_part['threads']} threads; maps fed float32 (float32 features); time = map "
+        "fit + transforms + training + prediction of the test set. Goal: accuracy within "
+        "1 pp of SVC's, at a fraction of its time.",
+        "",
+    ]
+    rows = []
+    for e in ends_part["results"]:
+        for r in e["rows"]:
+            ratio = f"{r['ratio']:.3f}" if "ratio" in r else "—"
+            ok = "—" if "within" not in r else verdict(r["within"])
+            if r["method"].startswith("SVC"):
+                ok = "reference"
+            rows.append([e["name"], f"{e['n']:,} / {e['n_test']:,}", r["method"],
+                         fmt_time(r.get("map")), fmt_time(r["total"]), fmt_pct(r["acc"]),
+                         ratio, ok])  # fmt: skip
+    lines.append(markdown_table(
+        ["dataset", "train / test", "method", "map time", "total time", "test acc",
+         "time / SVC", "within 1 pp of SVC"], rows, "lllrrrrc"))  # fmt: skip
+    return lines
+
+
+def report(parts: dict) -> str:
+    """The markdown report of ``parts`` (``maps`` and ``ends``: each None or the
+    results of one run of that part, with its date, command, repeats and threads)."""
+    lines = ["# Explicit feature maps", ""]
+    if parts.get("maps"):
+        lines += _maps_tables(parts["maps"])
+    if parts.get("ends"):
+        lines += _ends_tables(parts["ends"])
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller sizes and subsets")
     ap.add_argument("--smoke", action="store_true", help="scikit-learn's digits (for tests)")
@@ -480,39 +481,42 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, help="timing repeats (median); default 3, quick 1")
     ap.add_argument("--part", choices=["1", "2"], help="only part 1 or part 2")
     ap.add_argument("--skip-svc", action="store_true", help="part 2 without SVC")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def run_part(names: list[str], what: str, run, args) -> list[dict]:
+    """``run(name, data)`` on each dataset whose files are present."""
+    out = []
+    for name in names:
+        data = load(name, args)
+        if data is None:
+            print(f"[skip] {name}: data files not found", flush=True)
+            continue
+        print(f"== {what} on {name}", flush=True)
+        out.append(run(name, data))
+    return out
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
     if args.repeats is None:
         args.repeats = 1 if args.quick or args.smoke else 3
-    prefix = (
-        "feature_maps_smoke"
-        if args.smoke
-        else "feature_maps_quick"
-        if args.quick
-        else "feature_maps"
-    )
+    mode = "_smoke" if args.smoke else "_quick" if args.quick else ""
+    prefix = f"feature_maps{mode}"
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    names1 = ["smoke"] if args.smoke else ["mnist", "ijcnn1", "rcv1-like"]
-    names2 = ["smoke"] if args.smoke else ["ijcnn1", "mnist"]
     maps, ends = [], []
     t0 = time.perf_counter()
     if args.part in (None, "1"):
-        for name in names1:
-            data = load(name, args)
-            if data is None:
-                print(f"[skip] {name}: data files not found", flush=True)
-                continue
-            print(f"== maps on {name}", flush=True)
+
+        def run(name, data):
             res = run_maps(name, data, args)
-            res["plot"] = plot_maps(res, prefix)
-            maps.append(res)
+            return {**res, "plot": plot_maps(res, prefix)}
+
+        names = ["smoke"] if args.smoke else ["mnist", "ijcnn1", "rcv1-like"]
+        maps = run_part(names, "maps", run, args)
     if args.part in (None, "2") and not args.quick:
-        for name in names2:
-            data = load(name, args)
-            if data is None:
-                print(f"[skip] {name}: data files not found", flush=True)
-                continue
-            print(f"== end to end on {name}", flush=True)
-            ends.append(run_end_to_end(name, data, args))
+        names = ["smoke"] if args.smoke else ["ijcnn1", "mnist"]
+        ends = run_part(names, "end to end", lambda n, d: run_end_to_end(n, d, args), args)
     if not maps and not ends:
         print("no dataset available: nothing measured", file=sys.stderr)
         return 1
@@ -521,7 +525,7 @@ def main(argv=None) -> int:
     parts = json.loads(store.read_text()) if store.exists() else {}
     stamp = {
         "date": time.strftime("%Y-%m-%d %H:%M"),
-        "command": " ".join(["python benches/bench_feature_maps.py", *sys.argv[1:]]),
+        "command": command("bench_feature_maps.py"),
         "repeats": args.repeats,
         "threads": args.threads,
     }
@@ -529,21 +533,9 @@ def main(argv=None) -> int:
         parts["maps"] = {**stamp, "results": maps}
     if ends:
         parts["ends"] = {**stamp, "results": ends}
-    store.write_text(json.dumps(parts, indent=1, default=_plain) + "\n")
-    text = report(parts)
-    out = RESULTS_DIR / f"{prefix}.md"
-    out.write_text(text)
-    print()
-    print(text)
-    print(f"wrote {out} in {time.perf_counter() - t0:.0f} s")
+    write_json(store, parts)
+    publish(prefix, report(parts), t0)
     return 0
-
-
-def _plain(value):
-    """numpy scalars as Python ones, for JSON."""
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 if __name__ == "__main__":

@@ -25,18 +25,22 @@ import sys
 import time
 from pathlib import Path
 
-import common  # sets the one-thread environment before numpy is imported
+import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
+import plots
 import scipy.sparse as sp
-from common import (
-    RESULTS_DIR,
-    as_int32_csr,
-    check,
+from common import RESULTS_DIR, as_int32_csr, check, measure_all, select_names, timeit
+from report import (
+    command,
     fmt_pct,
     fmt_time,
     markdown_table,
-    single_thread,
-    timeit,
+    notes,
+    plots_list,
+    publish,
+    section,
+    verdict,
+    write_json,
 )
 
 #: Experiments: the dataset file set (``pegasos_rs._datasets``), the rbf gamma (a
@@ -161,12 +165,9 @@ def resolve_gamma(gamma, X) -> float:
     return 1.0 / (X.shape[1] * float(var))
 
 
-def prepare(name: str, args) -> dict | None:
-    """The experiment's train/test data and parameters, or None when absent."""
-    cfg = {**EXPERIMENTS, **SMOKE_EXPERIMENTS}[name]
-    raw = load_raw(cfg["data"])
-    if raw is None:
-        return None
+def _labelled(name: str, cfg: dict, raw) -> tuple:
+    """``(X, y, Xt, yt)`` of the experiment: MNIST's pixels checked in [0, 1], the
+    labels of a one-vs-rest ``target`` task."""
     X, y, Xt, yt = raw
     y, yt = np.asarray(y), np.asarray(yt)
     if cfg["data"] == "mnist":
@@ -180,6 +181,16 @@ def prepare(name: str, args) -> dict | None:
     if "target" in cfg:
         y = (y == cfg["target"]).astype(np.int64)
         yt = (yt == cfg["target"]).astype(np.int64)
+    return X, y, Xt, yt
+
+
+def prepare(name: str, args) -> dict | None:
+    """The experiment's train/test data and parameters, or None when absent."""
+    cfg = {**EXPERIMENTS, **SMOKE_EXPERIMENTS}[name]
+    raw = load_raw(cfg["data"])
+    if raw is None:
+        return None
+    X, y, Xt, yt = _labelled(name, cfg, raw)
     n_full = X.shape[0]
     rows = subset(n_full, args.max_train, SEED)
     test_rows = subset(Xt.shape[0], args.max_test, SEED + 1)
@@ -610,6 +621,45 @@ def warm_up(ds: dict, args) -> None:
     pegasos(ds, 1, "auto", args).fit(X, y).predict(X[:10])
 
 
+def schedule_budget(args, svc: dict) -> float:
+    """Seconds for the Pegasos schedule: ``--budget``, or by the mode and SVC's time."""
+    if args.budget is not None:
+        return args.budget
+    if args.smoke:
+        return 3.0
+    if args.quick:
+        return 10.0
+    return max(60.0, 2.0 * svc["fit_time"])
+
+
+def reached(ds: dict, svc: dict, points: list[dict]) -> dict:
+    """The best point and the first points reaching the goals (SVC's accuracy less
+    the tolerance; the paper's Pegasos and optimum errors), with their time ratio
+    to SVC's fit."""
+    best = max(points, key=lambda p: p["acc"])
+    check(
+        best["acc"] > ds["majority"],
+        f"{ds['name']}: Pegasos' best test accuracy {best['acc']:.4f} (over {len(points)} "
+        f"fits) not above the majority-class rate {ds['majority']:.4f}",
+    )
+
+    def reach(goal):
+        p = first_point(points, goal)
+        return None if p is None else {**p, "ratio": p["time"] / svc["fit_time"]}
+
+    goal = svc["acc"] - ACC_TOLERANCE
+    pgoal = paper_goal(ds)
+    popt = None if pgoal is None else 1.0 - ds["paper"][0]
+    return {
+        "best": best,
+        "goal": goal,
+        "reach": reach(goal),
+        "paper_goal": pgoal,
+        "paper_reach": reach(pgoal),
+        "paper_opt_reach": reach(popt),
+    }
+
+
 def run_experiment(name: str, args) -> dict | None:
     ds = prepare(name, args)
     if ds is None:
@@ -638,105 +688,80 @@ def run_experiment(name: str, args) -> dict | None:
     check_svc(ds, svc)
     res["svc"] = svc
 
-    if args.budget is not None:
-        budget = args.budget
-    elif args.smoke:
-        budget = 3.0
-    elif args.quick:
-        budget = 10.0
-    else:
-        budget = max(60.0, 2.0 * svc["fit_time"])
-    res["budget"] = budget
+    res["budget"] = budget = schedule_budget(args, svc)
     t0 = time.perf_counter()
     points, reason, kept = run_schedule(ds, svc, args, budget)
     res["schedule_wall"] = time.perf_counter() - t0
     res["points"], res["stop"] = points, reason
-    best = max(points, key=lambda p: p["acc"])
-    check(
-        best["acc"] > ds["majority"],
-        f"{name}: Pegasos' best test accuracy {best['acc']:.4f} (over {len(points)} fits) "
-        f"not above the majority-class rate {ds['majority']:.4f}",
-    )
-    res["best"] = best
-    goal = svc["acc"] - ACC_TOLERANCE
-    p = first_point(points, goal)
-    res["goal"] = goal
-    res["reach"] = None if p is None else {**p, "ratio": p["time"] / svc["fit_time"]}
-    pgoal = paper_goal(ds)
-    res["paper_goal"] = pgoal
-    p = first_point(points, pgoal)
-    res["paper_reach"] = None if p is None else {**p, "ratio": p["time"] / svc["fit_time"]}
-    popt = None if pgoal is None else 1.0 - ds["paper"][0]
-    p = first_point(points, popt)
-    res["paper_opt_reach"] = None if p is None else {**p, "ratio": p["time"] / svc["fit_time"]}
+    res.update(reached(ds, svc, points))
 
     ds["_points_by_passes"] = {p["passes"]: p for p in points}
     res["strategies"] = compare_strategies(ds, args, kept, svc)
     kept.clear()
-    res["plot"] = plot_experiment(res, args.prefix) if common.have_matplotlib() else None
+    res["plot"] = plot_experiment(res, args.prefix) if plots.have_matplotlib() else None
     return res
 
 
 # -------------------------------------------------------------------------- output
 
 
-def plot_experiment(res: dict, prefix: str) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter
-
+def _plot_accuracy(ax, res: dict, peg: dict) -> None:
     pts, svc = res["points"], res["svc"]
-    binary = res["classes"] == 2
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))
-    ax1, ax2, ax3 = axes
-    t = [p["time"] for p in pts]
-    which = "averaged" if res.get("averaged") else "last iterate"
-    peg = dict(color="C0", marker="o", ms=4, label=f"KernelPegasos, {which}")
-    ax1.plot(t, [100 * p["acc"] for p in pts], **peg)
-    for p in pts:
-        ax1.annotate(
-            str(p["passes"]), (p["time"], 100 * p["acc"]), fontsize=7,
-            textcoords="offset points", xytext=(3, 3), color="C0",
-        )  # fmt: skip
-    ax1.plot(svc["fit_time"], 100 * svc["acc"], "*", color="k", ms=12, label="SVC")
-    ax1.axhspan(
+    ax.plot([p["time"] for p in pts], [100 * p["acc"] for p in pts], **peg)
+    plots.label_points(
+        ax, pts, lambda p: p["time"], lambda p: 100 * p["acc"], lambda p: str(p["passes"]), "C0"
+    )
+    ax.plot(svc["fit_time"], 100 * svc["acc"], "*", color="k", ms=12, label="SVC")
+    ax.axhspan(
         100 * res["goal"], 100 * svc["acc"], color="0.85", alpha=0.6,
         label=f"within {100 * ACC_TOLERANCE:g} pp of SVC",
     )  # fmt: skip
     accs = [p["acc"] for p in pts] + [svc["acc"]]
     if res["paper_goal"] is not None:
         opt, peg_err = res["paper"]
-        ax1.axhline(100 * (1 - opt), color="C3", ls="--", lw=1, label="paper: optimum")
-        ax1.axhline(100 * (1 - peg_err), color="C2", ls="--", lw=1, label="paper: Pegasos")
+        ax.axhline(100 * (1 - opt), color="C3", ls="--", lw=1, label="paper: optimum")
+        ax.axhline(100 * (1 - peg_err), color="C2", ls="--", lw=1, label="paper: Pegasos")
         accs += [1 - opt, 1 - peg_err]
     top = max(accs)
-    ax1.set_ylim(100 * max(min(accs), top - 0.08) - 0.3, 100 * top + 0.3)
-    ax1.set_ylabel("test accuracy [%]")
-    ax1.set_title(f"{res['name']}: test accuracy (numbers = passes)")
+    ax.set_ylim(100 * max(min(accs), top - 0.08) - 0.3, 100 * top + 0.3)
+    ax.set_ylabel("test accuracy [%]")
+    ax.set_title(f"{res['name']}: test accuracy (numbers = passes)")
 
-    ax2.plot(t, [p["n_sv"] for p in pts], **peg)
-    ax2.plot(svc["fit_time"], svc["n_sv"], "*", color="k", ms=12, label="SVC")
-    ax2.set_ylabel("support vectors (union over classes)")
-    ax2.set_title("support vectors (prediction cost)")
 
+def _plot_objective(ax, res: dict, peg: dict) -> None:
+    pts, svc = res["points"], res["svc"]
+    binary = res["classes"] == 2
     objs = [(p["time"], p["objective"]) for p in pts if p["objective"] is not None]
     if objs:
         label = "KernelPegasos, last iterate (no bias)"
-        ax3.plot(*zip(*objs, strict=True), **{**peg, "label": label})
-        ax3.set_yscale("log")
+        ax.plot(*zip(*objs, strict=True), **{**peg, "label": label})
+        ax.set_yscale("log")
     if binary and svc.get("objective") is not None:
-        ax3.axhline(svc["objective"], color="k", ls="-", lw=1, label="SVC (with bias)")
-        ax3.plot(svc["fit_time"], svc["objective"], "*", color="k", ms=12)
-    ax3.set_ylabel("primal objective" + ("" if binary else " (mean over one-vs-rest)"))
-    ax3.set_title("alpha/2 ||w||^2 + mean hinge")
+        ax.axhline(svc["objective"], color="k", ls="-", lw=1, label="SVC (with bias)")
+        ax.plot(svc["fit_time"], svc["objective"], "*", color="k", ms=12)
+    ax.set_ylabel("primal objective" + ("" if binary else " (mean over one-vs-rest)"))
+    ax.set_title("alpha/2 ||w||^2 + mean hinge")
+
+
+def plot_experiment(res: dict, prefix: str) -> str:
+    """Test accuracy, support vectors and primal objective against fit time: the PNG
+    ``<prefix>_<dataset>.png``; returns its file name."""
+    from matplotlib.ticker import NullFormatter
+
+    pts, svc = res["points"], res["svc"]
+    fig, axes = plots.pyplot().subplots(1, 3, figsize=(16, 4.6))
+    which = "averaged" if res.get("averaged") else "last iterate"
+    peg = dict(color="C0", marker="o", ms=4, label=f"KernelPegasos, {which}")
+    _plot_accuracy(axes[0], res, peg)
+    axes[1].plot([p["time"] for p in pts], [p["n_sv"] for p in pts], **peg)
+    axes[1].plot(svc["fit_time"], svc["n_sv"], "*", color="k", ms=12, label="SVC")
+    axes[1].set_ylabel("support vectors (union over classes)")
+    axes[1].set_title("support vectors (prediction cost)")
+    _plot_objective(axes[2], res, peg)
     for ax in axes:
         ax.axvline(TIME_TARGET * svc["fit_time"], color="k", ls=":", lw=1)
-        ax.set_xscale("log")
+        plots.log_axes(ax, "training time [s]")
         ax.xaxis.set_minor_formatter(NullFormatter())  # labelled minor ticks overlap
-        ax.set_xlabel("training time [s]")
-        ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="best")
     fig.suptitle(
         f"{res['name']}  n={res['n']} d={res['d']} ({res['storage']}), rbf gamma="
@@ -744,15 +769,7 @@ def plot_experiment(res: dict, prefix: str) -> str:
         f"{TIME_TARGET:g} x SVC fit time",
         fontsize=9,
     )
-    fig.tight_layout()
-    path = RESULTS_DIR / f"{prefix}_{res['name']}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path.name
-
-
-def verdict(ok: bool | None) -> str:
-    return "—" if ok is None else ("PASS" if ok else "MISS")
+    return plots.save(fig, RESULTS_DIR / f"{prefix}_{res['name']}.png")
 
 
 def fmt_reach(r: dict | None) -> str:
@@ -761,26 +778,7 @@ def fmt_reach(r: dict | None) -> str:
     return f"{fmt_time(r['time'])} ({r['passes']} p)"
 
 
-def report(results: list[dict], args) -> str:
-    threads = "1 thread" if args.n_jobs is None else f"n_jobs={args.n_jobs} for Pegasos"
-    model = (
-        "suffix-averaged iterate (average=True; the objectives are the last iterate's)"
-        if args.averaged
-        else "last iterate (average=False)"
-    )
-    lines = [
-        "# Kernel SVM benchmark: KernelPegasosClassifier against SVC",
-        "",
-        "`" + " ".join(["python benches/bench_kernel.py", *sys.argv[1:]]) + "`",
-        f"— {threads} (SVC is single-threaded), seed {SEED}, repeats {args.repeats}, "
-        f"kernel cache {args.cache_size:g} MB for both, {time.strftime('%Y-%m-%d %H:%M')}. "
-        "Same rbf kernel and gamma, C = 1/(alpha n); SVC learns a free bias, Pegasos "
-        f"none (the paper's kernel setting); Pegasos model: {model}. Times are fit "
-        "times; each Pegasos point is a fit from scratch with max_iter = passes.",
-        "",
-        "## Datasets",
-        "",
-    ]
+def _datasets_table(results: list[dict]) -> str:
     rows = []
     for r in results:
         gamma = f"{r['gamma']:.4g}" + (" (scale)" if r["gamma_spec"] == "scale" else "")
@@ -790,26 +788,12 @@ def report(results: list[dict], args) -> str:
             r["storage"], r["classes"], gamma, f"{r['C']:.4g}", f"{r['alpha']:.3g}",
             fmt_pct(r["majority"]),
         ])  # fmt: skip
-    lines.append(
-        markdown_table(
-            [
-                "dataset",
-                "n train",
-                "n test",
-                "d",
-                "nnz/row",
-                "input",
-                "classes",
-                "gamma",
-                "C",
-                "alpha",
-                "majority",
-            ],
-            rows,
-            "lrrrrlrrrrr",
-        )
-    )
-    lines += ["", f"## Time to SVC's accuracy - {100 * ACC_TOLERANCE:g} pp", ""]
+    header = ["dataset", "n train", "n test", "d", "nnz/row", "input", "classes", "gamma",
+              "C", "alpha", "majority"]  # fmt: skip
+    return markdown_table(header, rows, "lrrrrlrrrrr")
+
+
+def _time_table(results: list[dict]) -> str:
     rows = []
     for r in results:
         svc, reach = r["svc"], r["reach"]
@@ -821,32 +805,13 @@ def report(results: list[dict], args) -> str:
             fmt_pct(r["best"]["acc"]), f"{r['best']['passes']} (max {r['points'][-1]['passes']})",
             verdict(ok),
         ])  # fmt: skip
-    lines.append(
-        markdown_table(
-            [
-                "dataset",
-                "n_train",
-                "SVC time",
-                "SVC acc",
-                f"Pegasos time to SVC acc -{100 * ACC_TOLERANCE:g}pp",
-                "ratio",
-                "Pegasos best acc",
-                "passes (best)",
-                f"target ≤ {TIME_TARGET:g}",
-            ],
-            rows,
-            "lrrrrrrrc",
-        )
-    )
-    lines += [
-        "",
-        "(c): SVC measured in an earlier run (`*_svc_cache.json`; `--rerun-svc` refits). "
-        "ratio = Pegasos fit time of the first point within the tolerance / SVC fit "
-        "time; p = passes.",
-        "",
-        "## Models",
-        "",
-    ]
+    header = ["dataset", "n_train", "SVC time", "SVC acc",
+              f"Pegasos time to SVC acc -{100 * ACC_TOLERANCE:g}pp", "ratio",
+              "Pegasos best acc", "passes (best)", f"target ≤ {TIME_TARGET:g}"]  # fmt: skip
+    return markdown_table(header, rows, "lrrrrrrrc")
+
+
+def _models_table(results: list[dict]) -> str:
     rows = []
     for r in results:
         svc = r["svc"]
@@ -860,89 +825,50 @@ def report(results: list[dict], args) -> str:
             f"{which}: {at['passes']} p", fmt_time(at["time"]), fmt_time(at["predict_time"]),
             f"{at['n_sv']:,}", pobj, f"{at['kernel_evals']:.3g}", at["strategy"],
         ])  # fmt: skip
-    lines.append(
-        markdown_table(
-            [
-                "dataset",
-                "SVC fit",
-                "SVC predict",
-                "SVC n_SV",
-                "SVC objective",
-                "Pegasos point",
-                "fit",
-                "predict",
-                "n_SV",
-                "objective",
-                "kernel values",
-                "strategy",
-            ],
-            rows,
-            "lrrrrlrrrrrl",
-        )
-    )
-    paper = [r for r in results if r["paper"] is not None]
-    if paper:
-        lines += ["", "## The paper's Table 2 (test error)", ""]
-        rows = []
-        for r in paper:
-            opt, peg = r["paper"]
-            if r["subset"]:
-                rows.append([r["name"], fmt_pct(opt), fmt_pct(peg), "subset: not comparable",
-                             "", "", "", ""])  # fmt: skip
-                continue
-            pr, po = r["paper_reach"], r["paper_opt_reach"]
-            rows.append([
-                r["name"], fmt_pct(opt), fmt_pct(peg), fmt_pct(1 - r["svc"]["acc"]),
-                fmt_pct(1 - r["best"]["acc"]), fmt_reach(pr),
-                "—" if pr is None else f"{pr['ratio']:.2f}",
-                fmt_reach(po) + ("" if po is None else f", ratio {po['ratio']:.2f}"),
-            ])  # fmt: skip
-        lines.append(
-            markdown_table(
-                [
-                    "dataset",
-                    "paper optimum",
-                    "paper Pegasos",
-                    "SVC (here)",
-                    "Pegasos best (here)",
-                    "time to paper's Pegasos error",
-                    "ratio to SVC",
-                    "time to the optimum's error",
-                ],
-                rows,
-                "lrrrrrrr",
-            )
-        )
-    strat = [r for r in results if r.get("strategies")]
-    if strat:
-        lines += ["", "## Margin strategies (fit time at a fixed number of passes)", ""]
-        rows = []
-        for r in strat:
-            s = r["strategies"]
-            m, su = s["margins"], s["support"]
-            rows.append([
-                r["name"], s["passes"], fmt_time(m["time"]), fmt_time(su["time"]),
-                f"{s['ratio']:.2f}", f"{m['kernel_evals']:.3g} / {su['kernel_evals']:.3g}",
-                "yes" if s["same_support"] else f"no ({m['n_sv']} / {su['n_sv']} SV)",
-                s["auto_resolved"] or "—",
-            ])  # fmt: skip
-        lines.append(
-            markdown_table(
-                [
-                    "dataset",
-                    "passes",
-                    '"margins"',
-                    '"support"',
-                    "support / margins",
-                    "kernel values margins / support",
-                    "same support set",
-                    '"auto" picked',
-                ],
-                rows,
-                "lrrrrrcl",
-            )
-        )
-    lines += ["", "## Curves (each point a fit from scratch)", ""]
+    header = ["dataset", "SVC fit", "SVC predict", "SVC n_SV", "SVC objective",
+              "Pegasos point", "fit", "predict", "n_SV", "objective", "kernel values",
+              "strategy"]  # fmt: skip
+    return markdown_table(header, rows, "lrrrrlrrrrrl")
+
+
+def _paper_table(paper: list[dict]) -> str:
+    rows = []
+    for r in paper:
+        opt, peg = r["paper"]
+        if r["subset"]:
+            rows.append([r["name"], fmt_pct(opt), fmt_pct(peg), "subset: not comparable",
+                         "", "", "", ""])  # fmt: skip
+            continue
+        pr, po = r["paper_reach"], r["paper_opt_reach"]
+        rows.append([
+            r["name"], fmt_pct(opt), fmt_pct(peg), fmt_pct(1 - r["svc"]["acc"]),
+            fmt_pct(1 - r["best"]["acc"]), fmt_reach(pr),
+            "—" if pr is None else f"{pr['ratio']:.2f}",
+            fmt_reach(po) + ("" if po is None else f", ratio {po['ratio']:.2f}"),
+        ])  # fmt: skip
+    header = ["dataset", "paper optimum", "paper Pegasos", "SVC (here)",
+              "Pegasos best (here)", "time to paper's Pegasos error", "ratio to SVC",
+              "time to the optimum's error"]  # fmt: skip
+    return markdown_table(header, rows, "lrrrrrrr")
+
+
+def _strategies_table(strat: list[dict]) -> str:
+    rows = []
+    for r in strat:
+        s = r["strategies"]
+        m, su = s["margins"], s["support"]
+        rows.append([
+            r["name"], s["passes"], fmt_time(m["time"]), fmt_time(su["time"]),
+            f"{s['ratio']:.2f}", f"{m['kernel_evals']:.3g} / {su['kernel_evals']:.3g}",
+            "yes" if s["same_support"] else f"no ({m['n_sv']} / {su['n_sv']} SV)",
+            s["auto_resolved"] or "—",
+        ])  # fmt: skip
+    header = ["dataset", "passes", '"margins"', '"support"', "support / margins",
+              "kernel values margins / support", "same support set", '"auto" picked']  # fmt: skip
+    return markdown_table(header, rows, "lrrrrrcl")
+
+
+def _curves_table(results: list[dict]) -> str:
     rows = []
     for r in results:
         rows.append([
@@ -951,10 +877,11 @@ def report(results: list[dict], args) -> str:
                      for p in r["points"]),
             r["stop"],
         ])  # fmt: skip
-    lines.append(
-        markdown_table(["dataset", "passes: fit time / test acc / n_SV", "stopped"], rows, "lll")
-    )
-    notes = [
+    return markdown_table(["dataset", "passes: fit time / test acc / n_SV", "stopped"], rows, "lll")
+
+
+def _notes(results: list[dict]) -> list[str]:
+    out = [
         f"{r['name']}: Pegasos schedule budget {r['budget']:.0f} s (fits and predictions), "
         f"used {r['schedule_wall']:.1f} s; SVC objective "
         + (
@@ -964,38 +891,63 @@ def report(results: list[dict], args) -> str:
         )
         for r in results
     ]
-    notes.append(
-        "Plots: "
-        + (", ".join(f"`{r['plot']}`" for r in results if r["plot"]) or "none")
-        + " (accuracy, support "
-        "vectors and primal objective against fit time; dotted line: "
-        f"{TIME_TARGET:g} x SVC's fit time)."
+    out.append(
+        f"Plots: {plots_list(results)} (accuracy, support vectors and primal objective "
+        f"against fit time; dotted line: {TIME_TARGET:g} x SVC's fit time)."
     )
-    lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
+    return out
+
+
+def report(results: list[dict], args) -> str:
+    """The markdown report of the experiments ``results``."""
+    threads = "1 thread" if args.n_jobs is None else f"n_jobs={args.n_jobs} for Pegasos"
+    model = (
+        "suffix-averaged iterate (average=True; the objectives are the last iterate's)"
+        if args.averaged
+        else "last iterate (average=False)"
+    )
+    lines = [
+        "# Kernel SVM benchmark: KernelPegasosClassifier against SVC",
+        "",
+        f"`{command('bench_kernel.py')}`",
+        f"— {threads} (SVC is single-threaded), seed {SEED}, repeats {args.repeats}, "
+        f"kernel cache {args.cache_size:g} MB for both, {time.strftime('%Y-%m-%d %H:%M')}. "
+        "Same rbf kernel and gamma, C = 1/(alpha n); SVC learns a free bias, Pegasos "
+        f"none (the paper's kernel setting); Pegasos model: {model}. Times are fit "
+        "times; each Pegasos point is a fit from scratch with max_iter = passes.",
+    ]
+    lines += section("Datasets", _datasets_table(results))
+    title = f"Time to SVC's accuracy - {100 * ACC_TOLERANCE:g} pp"
+    lines += section(title, _time_table(results))
+    lines += [
+        "",
+        "(c): SVC measured in an earlier run (`*_svc_cache.json`; `--rerun-svc` refits). "
+        "ratio = Pegasos fit time of the first point within the tolerance / SVC fit "
+        "time; p = passes.",
+    ]
+    lines += section("Models", _models_table(results))
+    paper = [r for r in results if r["paper"] is not None]
+    if paper:
+        lines += section("The paper's Table 2 (test error)", _paper_table(paper))
+    strat = [r for r in results if r.get("strategies")]
+    if strat:
+        title = "Margin strategies (fit time at a fixed number of passes)"
+        lines += section(title, _strategies_table(strat))
+    lines += section("Curves (each point a fit from scratch)", _curves_table(results))
+    lines += notes(_notes(results))
     return "\n".join(lines) + "\n"
 
 
-def _jsonable(x):
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"not JSON serialisable: {type(x)}")
-
-
-def write_json(results: list[dict], args) -> Path:
-    path = RESULTS_DIR / f"{args.prefix}.json"
+def save_json(results: list[dict], args) -> Path:
+    """Every measurement and the run's arguments: ``results/<prefix>.json``."""
     meta = {k: v for k, v in vars(args).items() if k not in ("prefix", "svc_prefix")}
-    path.write_text(
-        json.dumps({"args": meta, "results": results}, indent=1, default=_jsonable) + "\n"
-    )
-    return path
+    return write_json(RESULTS_DIR / f"{args.prefix}.json", {"args": meta, "results": results})
 
 
 # ---------------------------------------------------------------------------- main
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--quick",
@@ -1035,22 +987,20 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--max-train", type=int, help="random subset of training rows")
     ap.add_argument("--max-test", type=int, help="random subset of test rows")
-    args = ap.parse_args(argv)
+    return ap
 
-    if args.datasets:
-        names = [n.strip() for n in args.datasets.split(",") if n.strip()]
-        known = {**EXPERIMENTS, **SMOKE_EXPERIMENTS}
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            ap.error(f"unknown datasets {unknown}; known: {', '.join(known)}")
-    else:
-        names = (
-            list(SMOKE_EXPERIMENTS)
-            if args.smoke
-            else QUICK_DATASETS
-            if args.quick
-            else list(EXPERIMENTS)
-        )
+
+def configure(ap: argparse.ArgumentParser, args) -> list[str]:
+    """Completes ``args`` (subsets, file prefixes, the Pegasos model) and returns the
+    experiments to run."""
+    default = (
+        list(SMOKE_EXPERIMENTS)
+        if args.smoke
+        else QUICK_DATASETS
+        if args.quick
+        else list(EXPERIMENTS)
+    )
+    names = select_names(ap, args.datasets, {**EXPERIMENTS, **SMOKE_EXPERIMENTS}, default)
     if args.smoke:
         args.rerun_svc = True  # never trust a cached SVC result in the suite's check
     if args.quick:
@@ -1070,26 +1020,23 @@ def main(argv=None) -> int:
         ap.error("--average: this KernelPegasosClassifier has no average parameter")
     # The model Pegasos returns (recorded in the report): averaged or last iterate.
     args.averaged = bool(defaults.get("average", False) if args.average is None else args.average)
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    return names
 
-    results = []
+
+def main(argv=None) -> int:
+    ap = parser()
+    args = ap.parse_args(argv)
+    names = configure(ap, args)
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    with single_thread():
-        for name in names:
-            r = run_experiment(name, args)
-            if r is not None:
-                results.append(r)
-                write_json(results, args)  # partial results survive a later failure
+    results = measure_all(
+        names, lambda name: run_experiment(name, args), lambda res: save_json(res, args)
+    )
     if not results:
         print("no dataset available: nothing measured", file=sys.stderr)
         return 1
     text = report(results, args)
-    out = RESULTS_DIR / f"{args.prefix}.md"
-    out.write_text(text)
-    raw = write_json(results, args)
-    print()
-    print(text)
-    print(f"wrote {out} and {raw.name} in {time.perf_counter() - t0:.0f} s")
+    publish(args.prefix, text, t0, also=save_json(results, args).name)
     return 0
 
 

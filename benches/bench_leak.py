@@ -45,10 +45,12 @@ import time
 from functools import partial
 from pathlib import Path
 
-import common
+import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
+import plots
 import scipy.sparse as sp
-from common import RESULTS_DIR, check, markdown_table, rss_mb, run_child
+from common import RESULTS_DIR, check, rss_mb, run_child
+from report import markdown_table
 
 #: RSS growth allowed after the warm-up, in MiB.
 TOLERANCE_MB = 4.0
@@ -223,14 +225,9 @@ def summarize(res: dict, warmup: int) -> dict:
 
 
 def plot(results: list[dict], warmup: int, path: Path) -> str | None:
-    if not common.have_matplotlib():
+    if not plots.have_matplotlib():
         return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8.5, 4.8))
+    fig, ax = plots.pyplot().subplots(figsize=(8.5, 4.8))
     for res in results:
         rss = np.asarray(res["rss_mb"])
         ax.plot(np.arange(1, rss.size + 1), rss - res["summary"]["rss_base_mb"],
@@ -242,10 +239,7 @@ def plot(results: list[dict], warmup: int, path: Path) -> str | None:
     ax.set_title("RSS over cycles of fit, predict, save, load, pickle (one process per case)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path.name
+    return plots.save(fig, path)
 
 
 HEADER = ["case", "what", "ms/cycle", "RSS cycle 1 [MiB]", "growth [MiB]", "slope [B/cycle]",

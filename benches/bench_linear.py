@@ -30,6 +30,7 @@ from pathlib import Path
 
 import common  # sets the one-thread environment before numpy is imported
 import numpy as np
+import plots
 import scipy.sparse as sp
 from common import (
     RESULTS_DIR,
@@ -38,13 +39,24 @@ from common import (
     as_int32_csr,
     check,
     csr_nbytes,
+    measure_all,
+    one_vs_rest_targets,
+    primal_objective,
+    select_names,
+    single_thread,
+    timeit,
+)
+from report import (
+    command,
     fmt_pct,
     fmt_time,
     markdown_table,
-    one_vs_rest_targets,
-    primal_objective,
-    single_thread,
-    timeit,
+    notes,
+    plots_list,
+    publish,
+    section,
+    verdict,
+    write_json,
 )
 
 #: Regularisation per dataset: ``alpha`` directly, or ``C`` (then alpha = 1/(C m)).
@@ -67,6 +79,7 @@ OBJECTIVE_TARGET_SETS = {"a9a", "imdb"}
 #: Passes tried, each a fit from scratch, for the time-to-accuracy / objective curves.
 SCHEDULE = [1, 2, 3, 5, 8, 13, 20, 30, 50, 80, 130, 200, 300, 500]
 THROUGHPUT_PASSES = 10
+THROUGHPUT_PASSES0 = 2  # the short fit: (10-pass - 2-pass) / 8 is the marginal cost
 SEED = 0
 
 # Targets.
@@ -310,42 +323,38 @@ def first_point(points: list[dict], predicate) -> dict | None:
     return None
 
 
-def run_dataset(name: str, args) -> dict | None:
-    data = load_dataset(name)
-    if data is None:
-        print(f"[skip] {name}: data files not found (see pegasos_rs._datasets)", flush=True)
-        return None
-    X, y, Xt, yt = data
+def describe(name: str, ev: Evaluator) -> dict:
+    """The dataset's row of the report (sizes, regularisation, input size), printed."""
+    X = ev.X
     m, d = X.shape
     nnz = common.stored_values(X)
-    alpha, C = regularisation(name, m)
-    ev = Evaluator(name, X, y, Xt, yt, alpha, C)
-    K = ev.Y.shape[0]
     res = {
         "name": name,
         "m": m,
         "d": d,
         "nnz": nnz,
         "dense": not sp.issparse(X),
-        "m_test": Xt.shape[0],
+        "m_test": ev.Xt.shape[0],
         "classes": ev.classes.size,
-        "K": K,
-        "alpha": alpha,
-        "C": C,
+        "K": ev.Y.shape[0],
+        "alpha": ev.alpha,
+        "C": ev.C,
         "csr_mb": csr_nbytes(X) / 2**20,
         "majority": ev.majority,
     }
     print(
-        f"== {name}: m={m} d={d} nnz={nnz} classes={ev.classes.size} alpha={alpha:.3g} C={C:.3g}",
+        f"== {name}: m={m} d={d} nnz={nnz} classes={ev.classes.size} alpha={ev.alpha:.3g} "
+        f"C={ev.C:.3g}",
         flush=True,
     )
-    R = args.repeats
+    return res
 
-    # LIBLINEAR: converged reference (-e 1e-4) and normal training (-e 0.1).
-    t0 = time.perf_counter()
-    prob = liblinear_problem(X, y)
-    res["ll_convert_time"] = time.perf_counter() - t0
-    # The converged reference is timed too; its printed output gives the dual optimum.
+
+def liblinear_reference(ev: Evaluator, prob, R: int, res: dict) -> tuple:
+    """LIBLINEAR ``-e 1e-4``, timed: its weights and printed dual optimum become the
+    evaluator's reference (after the weak-duality and convergence checks). Returns
+    its training time and weights."""
+    name, C, m = ev.name, ev.C, ev.m
     outputs: list[list[str]] = []
 
     def reference():
@@ -372,16 +381,28 @@ def run_dataset(name: str, args) -> dict | None:
     ev.f_star, ev.dual = f_ref, dual
     res["ll_duality_gap"] = float(duality_gap.max())
     res["ll_max_iter_hit"] = "reaching max number of iterations" in output
+    return t_ll_conv, W_ref
 
+
+def reference_solvers(ev: Evaluator, R: int, args, res: dict) -> tuple[dict, dict]:
+    """LIBLINEAR (converged, default, ``-s 1``, multicore) and LinearSVC: the solvers'
+    rows by label, and the reference times and accuracy (``t_ll``, ``t_ll_conv``,
+    ``acc_star``); records LIBLINEAR's conversion time and duality gap in ``res``."""
+    X, y, C = ev.X, ev.y, ev.C
+    t0 = time.perf_counter()
+    prob = liblinear_problem(X, y)
+    res["ll_convert_time"] = time.perf_counter() - t0
+    # The converged reference is timed too; its printed output gives the dual optimum.
+    t_ll_conv, W_ref = liblinear_reference(ev, prob, R, res)
     solvers = {}
     r = ev.evaluate("liblinear-e1e-4", W_ref)
     solvers["LIBLINEAR -e 1e-4"] = {"time": t_ll_conv, **r}
-    acc_star = r["acc"]
+    refs = {"t_ll_conv": t_ll_conv, "acc_star": r["acc"]}
 
     t, model, _ = timeit(lambda: liblinear_train(prob, C, None), R)
     r = ev.evaluate("liblinear", liblinear_weights(model, ev.classes))
     solvers["LIBLINEAR -e 0.1"] = {"time": t, **r}
-    t_ll = t
+    refs = {"t_ll": t, **refs}
 
     t, model, _ = timeit(lambda: liblinear_train(prob, C, None, solver=1), R)
     r = ev.evaluate("liblinear-s1", liblinear_weights(model, ev.classes))
@@ -396,39 +417,42 @@ def run_dataset(name: str, args) -> dict | None:
             solvers[label] = {"time": t, **ev.evaluate(label, W)}
 
     t, model, _ = timeit(lambda: fit_quietly(linear_svc(C), X, y), R)
-    r = ev.evaluate("LinearSVC", model.coef_)
-    solvers["LinearSVC"] = {"time": t, **r}
+    solvers["LinearSVC"] = {"time": t, **ev.evaluate("LinearSVC", model.coef_)}
+    return solvers, refs
 
-    # (1) Throughput at the same number of passes (and at 2 passes, to separate the
-    # fixed cost of a fit from the cost of a pass).
-    P, P0 = THROUGHPUT_PASSES, 2
+
+#: The throughput's solvers: key, label, estimator of (alpha, passes).
+THROUGHPUT_SOLVERS = [
+    ("sgd", "SGDClassifier", lambda a, p: sgd(a, p)),
+    ("sgd_avg", "SGDClassifier avg", lambda a, p: sgd(a, p, True)),
+    ("pegasos", "Pegasos", lambda a, p: pegasos(a, p, False)),
+    ("pegasos_avg", "Pegasos avg", lambda a, p: pegasos(a, p, True)),
+]
+
+
+def throughput(ev: Evaluator, R: int, solvers: dict) -> dict:
+    """(1) Fit times at the same number of passes (and at 2 passes, to separate the
+    fixed cost of a fit from the cost of a pass), per non-zero, against the streaming
+    bound; the 10-pass fits join ``solvers``."""
+    P, P0 = THROUGHPUT_PASSES, THROUGHPUT_PASSES0
+    X, y = ev.X, ev.y
     short = {}
-    for key, make in [
-        ("sgd", lambda p: sgd(alpha, p)),
-        ("sgd_avg", lambda p: sgd(alpha, p, True)),
-        ("pegasos", lambda p: pegasos(alpha, p, False)),
-        ("pegasos_avg", lambda p: pegasos(alpha, p, True)),
-    ]:
-        label = {
-            "sgd": "SGDClassifier",
-            "sgd_avg": "SGDClassifier avg",
-            "pegasos": "Pegasos",
-            "pegasos_avg": "Pegasos avg",
-        }[key]
+    for key, label, make in THROUGHPUT_SOLVERS:
         label = f"{label} ({P} passes)"
-        t, model, _ = timeit(lambda make=make: fit_quietly(make(P), X, y), R)
+        t, model, _ = timeit(lambda make=make: fit_quietly(make(ev.alpha, P), X, y), R)
         solvers[label] = {"time": t, **ev.evaluate(label, model.coef_)}
         short[key] = t
-        short[key + "_p0"] = timeit(lambda make=make: fit_quietly(make(P0), X, y), R)[0]
+        short[key + "_p0"] = timeit(lambda make=make: fit_quietly(make(ev.alpha, P0), X, y), R)[0]
     for label, s in solvers.items():
         ev.check_accuracy(label, s["acc"])
-    check(min(short.values()) > 0, f"{name}: non-positive timing {short}")
-    work = nnz * K * 1e-9  # giga-nonzeros per pass (all binary problems)
+    check(min(short.values()) > 0, f"{ev.name}: non-positive timing {short}")
+    nnz = common.stored_values(X)
+    work = nnz * ev.Y.shape[0] * 1e-9  # giga-nonzeros per pass (all binary problems)
     # Streaming lower bound: reading every stored value once, per binary problem.
     t_stream = common.stream_time(X)
-    check(t_stream > 0, f"{name}: non-positive streaming time")
+    check(t_stream > 0, f"{ev.name}: non-positive streaming time")
     kinds = ("pegasos", "pegasos_avg", "sgd", "sgd_avg")
-    res["throughput"] = {
+    return {
         "passes": P,
         "passes0": P0,
         "ratio": short["sgd"] / short["pegasos"],
@@ -441,14 +465,12 @@ def run_dataset(name: str, args) -> dict | None:
             for k in kinds
         },
     }
-    res["solvers"] = solvers
-    res["t_ll"], res["t_ll_conv"], res["acc_star"] = t_ll, t_ll_conv, acc_star
 
-    # (2), (3): curves over increasing passes.
-    lo, hi = (0.05, 0.2) if args.smoke else (0.5, 5.0) if args.quick else (1.5, 30.0)
-    cap = min(hi, max(lo, 10 * t_ll))
-    res["cap"], res["cap_range"] = cap, (lo, hi)
-    curves = {
+
+def curves(ev: Evaluator, R: int, cap: float) -> dict:
+    """(2), (3): the sweeps over increasing passes of Pegasos and SGD, both ways."""
+    alpha = ev.alpha
+    out = {
         "Pegasos (last iterate)": sweep(
             ev, lambda p: pegasos(alpha, p, False), lambda mdl: mdl.coef_, R, cap, "pegasos"
         ),
@@ -460,34 +482,67 @@ def run_dataset(name: str, args) -> dict | None:
             ev, lambda p: sgd(alpha, p, True), lambda mdl: mdl.coef_, R, cap, "sgd-avg"
         ),
     }
-    for label, pts in curves.items():
+    for label, pts in out.items():
         ev.check_accuracy(f"{label}@{pts[-1]['passes']}", pts[-1]["acc"])
-    res["curves"] = curves
+    return out
 
-    acc_goal = acc_star - ACC_TOLERANCE
+
+def reached(res: dict) -> dict:
+    """(2) the first Pegasos points within the accuracy tolerance, (3) the first
+    averaged point within the objective gap (and the best one), with their time
+    ratio to LIBLINEAR's."""
+    t_ll, cs = res["t_ll"], res["curves"]
+    acc_goal = res["acc_star"] - ACC_TOLERANCE
     reach = {}
     for label in ("Pegasos (last iterate)", "Pegasos (averaged)"):
-        p = first_point(curves[label], lambda p: p["acc"] >= acc_goal)
+        p = first_point(cs[label], lambda p: p["acc"] >= acc_goal)
         reach[label] = None if p is None else {**p, "ratio": p["time"] / t_ll}
-    res["acc_reach"] = reach
-    p = first_point(curves["Pegasos (averaged)"], lambda p: p["gap"] <= OBJ_GAP_TARGET)
-    res["obj_reach"] = None if p is None else {**p, "ratio": p["time"] / t_ll}
-    best = min(curves["Pegasos (averaged)"], key=lambda p: p["gap"])
-    res["obj_best"] = best
+    p = first_point(cs["Pegasos (averaged)"], lambda p: p["gap"] <= OBJ_GAP_TARGET)
+    return {
+        "acc_reach": reach,
+        "obj_reach": None if p is None else {**p, "ratio": p["time"] / t_ll},
+        "obj_best": min(cs["Pegasos (averaged)"], key=lambda p: p["gap"]),
+    }
 
-    # (4) Peak memory during fit, each solver in a fresh process.
+
+def memory(name: str, res: dict, smoke: bool) -> dict:
+    """(4) Peak memory during fit, each solver in a fresh process."""
+    out = {}
+    # The smoke mode exercises the child process with two solvers only.
+    for solver in ["LIBLINEAR", "Pegasos"] if smoke else MEMORY_SOLVERS:
+        r = common.run_child([str(Path(__file__).resolve()), "--memory-child", name, solver])
+        check(r["extra_mb"] >= -1.0, f"{name}/{solver}: negative memory increase {r}")
+        check(
+            abs(r["csr_mb"] - res["csr_mb"]) < 1e-6,
+            f"{name}/{solver}: child loaded another input ({r['csr_mb']} MB)",
+        )
+        out[solver] = r
+    return out
+
+
+def run_dataset(name: str, args) -> dict | None:
+    """Every measurement on dataset ``name``, or None when its files are absent."""
+    data = load_dataset(name)
+    if data is None:
+        print(f"[skip] {name}: data files not found (see pegasos_rs._datasets)", flush=True)
+        return None
+    X, y, Xt, yt = data
+    alpha, C = regularisation(name, X.shape[0])
+    ev = Evaluator(name, X, y, Xt, yt, alpha, C)
+    res = describe(name, ev)
+    R = args.repeats
+    solvers, refs = reference_solvers(ev, R, args, res)
+    res["throughput"] = throughput(ev, R, solvers)
+    res["solvers"] = solvers
+    res.update(refs)
+    lo, hi = (0.05, 0.2) if args.smoke else (0.5, 5.0) if args.quick else (1.5, 30.0)
+    cap = min(hi, max(lo, 10 * res["t_ll"]))
+    res["cap"], res["cap_range"] = cap, (lo, hi)
+    res["curves"] = curves(ev, R, cap)
+    res.update(reached(res))
     if not args.no_memory:
-        res["memory"] = {}
-        # The smoke mode exercises the child process with two solvers only.
-        for solver in ["LIBLINEAR", "Pegasos"] if args.smoke else MEMORY_SOLVERS:
-            r = common.run_child([str(Path(__file__).resolve()), "--memory-child", name, solver])
-            check(r["extra_mb"] >= -1.0, f"{name}/{solver}: negative memory increase {r}")
-            check(
-                abs(r["csr_mb"] - res["csr_mb"]) < 1e-6,
-                f"{name}/{solver}: child loaded another input ({r['csr_mb']} MB)",
-            )
-            res["memory"][solver] = r
-    res["plot"] = plot_dataset(res, args.prefix) if common.have_matplotlib() else None
+        res["memory"] = memory(name, res, args.smoke)
+    res["plot"] = plot_dataset(res, args.prefix) if plots.have_matplotlib() else None
     return res
 
 
@@ -578,47 +633,50 @@ def memory_child(name: str, solver: str) -> None:
 
 # -------------------------------------------------------------------------- output
 
+#: Curve styles, and the single-point solvers drawn with the curves (marker, colour).
+CURVE_STYLES = {
+    "Pegasos (averaged)": dict(color="C0", marker="o"),
+    "Pegasos (last iterate)": dict(color="C1", marker="s"),
+    "SGDClassifier": dict(color="C2", marker="^"),
+    "SGDClassifier (averaged)": dict(color="C4", marker="v"),
+}
+POINT_STYLES = [
+    ("LIBLINEAR -e 0.1", "*", "k"),
+    ("LIBLINEAR -e 1e-4", "P", "0.4"),
+    ("LIBLINEAR -s 1 (squared hinge)", "X", "C5"),
+    (f"liblinear-multicore -s 3 -m {MULTICORE_THREADS}", "h", "C6"),
+    ("LinearSVC", "D", "C3"),
+]
+GAP_FLOOR = 1e-5  # gaps below (LIBLINEAR converged: ~0, even < 0) are drawn here
 
-def plot_dataset(res: dict, prefix: str) -> str:
-    import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
-    styles = {
-        "Pegasos (averaged)": dict(color="C0", marker="o"),
-        "Pegasos (last iterate)": dict(color="C1", marker="s"),
-        "SGDClassifier": dict(color="C2", marker="^"),
-        "SGDClassifier (averaged)": dict(color="C4", marker="v"),
-    }
-    floor = 1e-5  # gaps below (LIBLINEAR converged: ~0, even < 0) are drawn here
+def _plot_solvers(ax1, ax2, res: dict) -> None:
+    """The curves and the single-point solvers: gap on ``ax1``, accuracy on ``ax2``."""
     for label, pts in res["curves"].items():
+        style = CURVE_STYLES[label]
         t = [p["time"] for p in pts]
-        ax1.plot(t, [max(p["gap"], floor) for p in pts], label=label, ms=4, **styles[label])
-        ax2.plot(t, [100 * p["acc"] for p in pts], label=label, ms=4, **styles[label])
-        for p in (pts[0], pts[-1]):
-            ax1.annotate(
-                f"{p['passes']}", (p["time"], max(p["gap"], floor)), fontsize=7,
-                textcoords="offset points", xytext=(3, 3), color=styles[label]["color"],
-            )  # fmt: skip
+        ax1.plot(t, [max(p["gap"], GAP_FLOOR) for p in pts], label=label, ms=4, **style)
+        ax2.plot(t, [100 * p["acc"] for p in pts], label=label, ms=4, **style)
+        plots.label_points(
+            ax1, (pts[0], pts[-1]), lambda p: p["time"], lambda p: max(p["gap"], GAP_FLOOR),
+            lambda p: f"{p['passes']}", style["color"],
+        )  # fmt: skip
     s = res["solvers"]
-    for key, mk, col in [
-        ("LIBLINEAR -e 0.1", "*", "k"),
-        ("LIBLINEAR -e 1e-4", "P", "0.4"),
-        ("LIBLINEAR -s 1 (squared hinge)", "X", "C5"),
-        (f"liblinear-multicore -s 3 -m {MULTICORE_THREADS}", "h", "C6"),
-        ("LinearSVC", "D", "C3"),
-    ]:
+    for key, mk, col in POINT_STYLES:
         if key not in s:
             continue
-        ax1.plot(s[key]["time"], max(s[key]["gap"], floor), mk, color=col, ms=9, label=key)
+        ax1.plot(s[key]["time"], max(s[key]["gap"], GAP_FLOOR), mk, color=col, ms=9, label=key)
         ax2.plot(s[key]["time"], 100 * s[key]["acc"], mk, color=col, ms=9, label=key)
+
+
+def plot_dataset(res: dict, prefix: str) -> str:
+    """Objective gap and test accuracy against training time: the PNG
+    ``<prefix>_<dataset>.png``; returns its file name."""
+    fig, (ax1, ax2) = plots.pyplot().subplots(1, 2, figsize=(12, 4.8))
+    _plot_solvers(ax1, ax2, res)
     for ax in (ax1, ax2):
         ax.axvline(res["t_ll"], color="k", ls=":", lw=1)
-        ax.set_xscale("log")
-        ax.set_xlabel("training time [s] (one thread; multicore: two)")
-        ax.grid(True, which="both", alpha=0.3)
+        plots.log_axes(ax, "training time [s] (one thread; multicore: two)")
     ax1.axhline(OBJ_GAP_TARGET, color="C0", ls="--", lw=1, label="1% gap")
     ax1.set_yscale("log")
     ax1.set_ylabel("relative primal gap  (F - F*) / F*   (floored at 1e-5)")
@@ -640,32 +698,10 @@ def plot_dataset(res: dict, prefix: str) -> str:
         f"alpha={res['alpha']:.3g} (C={res['C']:.3g}), no bias; numbers = passes",
         fontsize=9,
     )
-    fig.tight_layout()
-    path = RESULTS_DIR / f"{prefix}_{res['name']}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path.name
+    return plots.save(fig, RESULTS_DIR / f"{prefix}_{res['name']}.png")
 
 
-def verdict(ok: bool | None) -> str:
-    return "—" if ok is None else ("PASS" if ok else "MISS")
-
-
-def report(results: list[dict], args) -> str:
-    P, P0 = THROUGHPUT_PASSES, 2
-    lines = [
-        "# Linear SVM benchmark",
-        "",
-        "`" + " ".join(["python benches/bench_linear.py", *sys.argv[1:]]) + "`",
-        f"— repeats {args.repeats}, one thread, seed {SEED}, "
-        f"{time.strftime('%Y-%m-%d %H:%M')}. Objective of every solver: "
-        "alpha/2 ||w||^2 + 1/m sum max(0, 1 - y <w,x>) (no bias), C = 1/(alpha m); "
-        "gap = (F - F*)/F* against LIBLINEAR `-s 3 -e 1e-4` (objectives summed over the "
-        "one-vs-rest problems for multiclass).",
-        "",
-        "## Datasets",
-        "",
-    ]
+def _datasets_table(results: list[dict]) -> str:
     rows = []
     for r in results:
         rows.append([
@@ -673,35 +709,23 @@ def report(results: list[dict], args) -> str:
             f"{r['alpha']:.3g}", f"{r['C']:.3g}", f"{r['csr_mb']:.1f}",
             fmt_pct(r["majority"]), f"{r['ll_duality_gap']:.1e}",
         ])  # fmt: skip
-    lines.append(
-        markdown_table(
-            [
-                "dataset",
-                "m",
-                "m test",
-                "d",
-                "nnz",
-                "classes",
-                "alpha",
-                "C",
-                "CSR MB",
-                "majority",
-                "LL duality gap",
-            ],
-            rows,
-        )
-    )
-    lines += ["", "## Solvers", ""]
+    header = ["dataset", "m", "m test", "d", "nnz", "classes", "alpha", "C", "CSR MB",
+              "majority", "LL duality gap"]  # fmt: skip
+    return markdown_table(header, rows)
+
+
+def _solvers_table(results: list[dict]) -> str:
+    P = THROUGHPUT_PASSES
+    mem_key = {
+        "LIBLINEAR -e 0.1": "LIBLINEAR",
+        "LinearSVC": "LinearSVC",
+        f"SGDClassifier ({P} passes)": "SGDClassifier",
+        f"Pegasos ({P} passes)": "Pegasos",
+        f"Pegasos avg ({P} passes)": "Pegasos avg",
+    }
     rows = []
     for r in results:
         mem = r.get("memory", {})
-        mem_key = {
-            "LIBLINEAR -e 0.1": "LIBLINEAR",
-            "LinearSVC": "LinearSVC",
-            f"SGDClassifier ({P} passes)": "SGDClassifier",
-            f"Pegasos ({P} passes)": "Pegasos",
-            f"Pegasos avg ({P} passes)": "Pegasos avg",
-        }
         for label, s in r["solvers"].items():
             mk = mem_key.get(label)
             extra = f"{mem[mk]['extra_mb']:.1f}" if mk and mk in mem else "—"
@@ -709,16 +733,15 @@ def report(results: list[dict], args) -> str:
                 r["name"], label, fmt_time(s["time"]), fmt_pct(s["acc"]),
                 f"{s['gap']:.2e}", extra,
             ])  # fmt: skip
-    lines.append(
-        markdown_table(
-            ["dataset", "solver", "time", "test acc", "obj gap", "fit peak +MB"], rows, "llrrrr"
-        )
-    )
-    lines += ["", "## Throughput (k = 1, same number of passes)", ""]
+    header = ["dataset", "solver", "time", "test acc", "obj gap", "fit peak +MB"]
+    return markdown_table(header, rows, "llrrrr")
+
+
+def _throughput_table(results: list[dict]) -> str:
     rows = []
+    kinds = ("pegasos", "pegasos_avg", "sgd", "sgd_avg")
     for r in results:
         tp = r["throughput"]
-        kinds = ("pegasos", "pegasos_avg", "sgd", "sgd_avg")
         rows.append([
             r["name"], tp["passes"],
             " / ".join(fmt_time(tp[f"t_{k}"]) for k in kinds),
@@ -729,100 +752,80 @@ def report(results: list[dict], args) -> str:
             f"{tp['marginal_pegasos'] / tp['ns_stream']:.1f}",
             " / ".join(fmt_time(tp[f"fixed_{k}"]) for k in kinds),
         ])  # fmt: skip
-    lines.append(
-        markdown_table(
-            [
-                "dataset",
-                "passes",
-                "fit time Pegasos / avg / SGD / SGD avg",
-                "SGD / Pegasos",
-                "ns per nnz per pass (whole fit)",
-                f"ns per nnz per pass (marginal, {P0}→{P} passes)",
-                "stream bound, ns per nnz",
-                "Pegasos marginal / stream bound",
-                "fixed cost per fit (extrapolated)",
-            ],
-            rows,
-            "lrrrrrrrr",
-        )
+    header = ["dataset", "passes", "fit time Pegasos / avg / SGD / SGD avg", "SGD / Pegasos",
+              "ns per nnz per pass (whole fit)",
+              f"ns per nnz per pass (marginal, {THROUGHPUT_PASSES0}→{THROUGHPUT_PASSES} passes)",
+              "stream bound, ns per nnz", "Pegasos marginal / stream bound",
+              "fixed cost per fit (extrapolated)"]  # fmt: skip
+    return markdown_table(header, rows, "lrrrrrrrr")
+
+
+def _accuracy_target(r: dict) -> tuple[str, bool]:
+    """(2): the cell of both Pegasos variants and whether either meets the target."""
+    parts, best = [], None
+    for lab, p in r["acc_reach"].items():
+        short = "avg" if "averaged" in lab else "last"
+        if p is None:
+            parts.append(f"{short}: not reached")
+            continue
+        parts.append(f"{short}: {p['ratio']:.2f} ({p['passes']} p, {fmt_time(p['time'])})")
+        best = p["ratio"] if best is None else min(best, p["ratio"])
+    return "; ".join(parts), best is not None and best <= ACC_TIME_TARGET
+
+
+def _objective_target(r: dict) -> tuple[str, str]:
+    """(3): the cell and its verdict (in parentheses where it is not a target)."""
+    o = r["obj_reach"]
+    if o is not None:
+        obj_txt = f"{o['ratio']:.2f} ({o['passes']} p, {fmt_time(o['time'])})"
+        obj_ok = o["ratio"] <= OBJ_TIME_TARGET
+    else:
+        b = r["obj_best"]
+        obj_txt = f"not reached (best {fmt_pct(b['gap'])} at {fmt_time(b['time'])})"
+        obj_ok = False
+    obj_v = verdict(obj_ok)
+    if r["name"] not in OBJECTIVE_TARGET_SETS:
+        obj_v = f"({obj_v.lower()})"
+    return obj_txt, obj_v
+
+
+def _memory_target(r: dict) -> tuple[str, bool | None]:
+    """(4): the cell and whether Pegasos' extra memory meets the target."""
+    mem = r.get("memory")
+    if not mem:
+        return "not measured", None
+    pm = mem["Pegasos"]
+    ratio = max(0.0, pm["extra_mb"] - 2 * pm["model_mb"]) / pm["csr_mb"]
+    mem_txt = (
+        f"{ratio:.2f} (+{pm['extra_mb']:.1f} MB, model {pm['model_mb']:.1f} MB,"
+        f" input {pm['csr_mb']:.1f} MB)"
     )
-    lines += ["", "## Targets (ratios measured in the same run)", ""]
+    return mem_txt, ratio <= MEMORY_TARGET
+
+
+def _targets_table(results: list[dict]) -> str:
     rows = []
     for r in results:
         tp = r["throughput"]
-        # (2)
-        parts, best = [], None
-        for lab, p in r["acc_reach"].items():
-            short = "avg" if "averaged" in lab else "last"
-            if p is None:
-                parts.append(f"{short}: not reached")
-                continue
-            parts.append(f"{short}: {p['ratio']:.2f} ({p['passes']} p, {fmt_time(p['time'])})")
-            best = p["ratio"] if best is None else min(best, p["ratio"])
-        acc_txt, acc_ok = "; ".join(parts), best is not None and best <= ACC_TIME_TARGET
-        # (3)
-        o = r["obj_reach"]
-        if o is not None:
-            obj_txt = f"{o['ratio']:.2f} ({o['passes']} p, {fmt_time(o['time'])})"
-            obj_ok = o["ratio"] <= OBJ_TIME_TARGET
-        else:
-            b = r["obj_best"]
-            obj_txt = f"not reached (best {fmt_pct(b['gap'])} at {fmt_time(b['time'])})"
-            obj_ok = False
-        obj_v = verdict(obj_ok)
-        if r["name"] not in OBJECTIVE_TARGET_SETS:
-            obj_v = f"({obj_v.lower()})"
-        # (4)
-        mem = r.get("memory")
-        if mem:
-            pm = mem["Pegasos"]
-            ratio = max(0.0, pm["extra_mb"] - 2 * pm["model_mb"]) / pm["csr_mb"]
-            mem_txt = (
-                f"{ratio:.2f} (+{pm['extra_mb']:.1f} MB, model {pm['model_mb']:.1f} MB,"
-                f" input {pm['csr_mb']:.1f} MB)"
-            )
-            mem_ok = ratio <= MEMORY_TARGET
-        else:
-            mem_txt, mem_ok = "not measured", None
+        acc_txt, acc_ok = _accuracy_target(r)
+        obj_txt, obj_v = _objective_target(r)
+        mem_txt, mem_ok = _memory_target(r)
         rows.append([
             r["name"], f"{tp['ratio']:.2f}", verdict(tp["ratio"] >= THROUGHPUT_TARGET),
             fmt_time(r["t_ll"]), fmt_pct(r["acc_star"]),
             acc_txt, verdict(acc_ok), obj_txt, obj_v, mem_txt, verdict(mem_ok),
         ])  # fmt: skip
-    lines.append(
-        markdown_table(
-            [
-                "dataset",
-                f"(1) SGD / Pegasos time, {P} passes (≥ {THROUGHPUT_TARGET:g})",
-                "",
-                "LIBLINEAR -e 0.1 time",
-                "LIBLINEAR -e 1e-4 acc",
-                "(2) Pegasos time to acc - 0.3 pp / LIBLINEAR time (≤ 1/3)",
-                "",
-                "(3) Pegasos avg time to 1% gap / LIBLINEAR time (≤ 1)",
-                "",
-                f"(4) (Pegasos peak extra - 2 x model) / input (≤ {MEMORY_TARGET:g})",
-                "",
-            ],
-            rows,
-            "lrcrrlclclc",
-        )
-    )
-    lines += [
-        "",
-        "ns per nnz per pass = fit time / (passes x nnz x binary problems); dense sets "
-        "count every entry as a non-zero. Stream bound = the time to read every stored "
-        "value (and CSR index) once, per value: a pass at memory bandwidth. (2) passes "
-        "when either Pegasos variant (last iterate or averaged) gets there; p = passes. "
-        "(3) is a target on "
-        + ", ".join(sorted(OBJECTIVE_TARGET_SETS))
-        + " only; in parentheses elsewhere. Plots: "
-        + (", ".join(f"`{r['plot']}`" for r in results if r["plot"]) or "none")
-        + ".",
-        "",
-        "## Curves (each point a fit from scratch)",
-        "",
-    ]
+    header = [
+        "dataset", f"(1) SGD / Pegasos time, {THROUGHPUT_PASSES} passes (≥ {THROUGHPUT_TARGET:g})",
+        "", "LIBLINEAR -e 0.1 time", "LIBLINEAR -e 1e-4 acc",
+        "(2) Pegasos time to acc - 0.3 pp / LIBLINEAR time (≤ 1/3)", "",
+        "(3) Pegasos avg time to 1% gap / LIBLINEAR time (≤ 1)", "",
+        f"(4) (Pegasos peak extra - 2 x model) / input (≤ {MEMORY_TARGET:g})", "",
+    ]  # fmt: skip
+    return markdown_table(header, rows, "lrcrrlclclc")
+
+
+def _curves_table(results: list[dict]) -> str:
     rows = []
     for r in results:
         for label, pts in r["curves"].items():
@@ -831,38 +834,60 @@ def report(results: list[dict], args) -> str:
                 " ".join(f"{p['passes']}:{fmt_time(p['time'])}/{100 * p['acc']:.2f}%/"
                          f"{p['gap']:.1e}" for p in pts),
             ])  # fmt: skip
-    lines.append(
-        markdown_table(["dataset", "solver", "passes: time / test acc / obj gap"], rows, "lll")
-    )
-    notes = []
+    return markdown_table(["dataset", "solver", "passes: time / test acc / obj gap"], rows, "lll")
+
+
+def _notes(results: list[dict]) -> list[str]:
+    out = []
     for r in results:
         if r["ll_max_iter_hit"]:
-            notes.append(
+            out.append(
                 f"{r['name']}: LIBLINEAR -e 1e-4 stopped at its iteration limit (duality "
                 f"gap {r['ll_duality_gap']:.1e}, below the {DUALITY_GAP_TOL:.0%} limit)."
             )
-        notes.append(
+        out.append(
             f"{r['name']}: LIBLINEAR times exclude the conversion to its format "
             f"({fmt_time(r['ll_convert_time'])}); the curves stop before a fit expected "
             f"to take over {fmt_time(r['cap'])} (10 x LIBLINEAR -e 0.1, clipped to "
             f"[{r['cap_range'][0]:g} s, {r['cap_range'][1]:g} s])."
         )
-    lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
+    return out
+
+
+def report(results: list[dict], args) -> str:
+    """The markdown report of the datasets ``results``."""
+    lines = [
+        "# Linear SVM benchmark",
+        "",
+        f"`{command('bench_linear.py')}`",
+        f"— repeats {args.repeats}, one thread, seed {SEED}, "
+        f"{time.strftime('%Y-%m-%d %H:%M')}. Objective of every solver: "
+        "alpha/2 ||w||^2 + 1/m sum max(0, 1 - y <w,x>) (no bias), C = 1/(alpha m); "
+        "gap = (F - F*)/F* against LIBLINEAR `-s 3 -e 1e-4` (objectives summed over the "
+        "one-vs-rest problems for multiclass).",
+    ]
+    lines += section("Datasets", _datasets_table(results))
+    lines += section("Solvers", _solvers_table(results))
+    lines += section("Throughput (k = 1, same number of passes)", _throughput_table(results))
+    lines += section("Targets (ratios measured in the same run)", _targets_table(results))
+    lines += [
+        "",
+        "ns per nnz per pass = fit time / (passes x nnz x binary problems); dense sets "
+        "count every entry as a non-zero. Stream bound = the time to read every stored "
+        "value (and CSR index) once, per value: a pass at memory bandwidth. (2) passes "
+        "when either Pegasos variant (last iterate or averaged) gets there; p = passes. "
+        f"(3) is a target on {', '.join(sorted(OBJECTIVE_TARGET_SETS))} only; in "
+        f"parentheses elsewhere. Plots: {plots_list(results)}.",
+    ]
+    lines += section("Curves (each point a fit from scratch)", _curves_table(results))
+    lines += notes(_notes(results))
     return "\n".join(lines) + "\n"
-
-
-def _jsonable(x):
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"not JSON serialisable: {type(x)}")
 
 
 # ---------------------------------------------------------------------------- main
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a9a and reuters-lasvm, 1 repeat")
     ap.add_argument(
@@ -882,8 +907,27 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--multicore-child", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--prefix", help="output file prefix (default linear, linear_quick, ...)")
-    args = ap.parse_args(argv)
+    return ap
 
+
+def configure(ap: argparse.ArgumentParser, args) -> list[str]:
+    """Completes ``args``' defaults by mode and returns the datasets to run."""
+    default = (
+        list(SMOKE_DATASETS) if args.smoke else QUICK_DATASETS if args.quick else list(DATASETS)
+    )
+    names = select_names(ap, args.datasets, {**DATASETS, **SMOKE_DATASETS}, default)
+    if args.repeats is None:
+        args.repeats = 1 if args.quick or args.smoke else 3
+    if args.multicore is None:
+        args.multicore = not args.smoke
+    if args.prefix is None:
+        args.prefix = "linear_smoke" if args.smoke else "linear_quick" if args.quick else "linear"
+    return names
+
+
+def main(argv=None) -> int:
+    ap = parser()
+    args = ap.parse_args(argv)
     if args.multicore_child:
         multicore_child(*args.multicore_child)
         return 0
@@ -891,46 +935,16 @@ def main(argv=None) -> int:
         with single_thread():
             memory_child(*args.memory_child)
         return 0
-
-    if args.datasets:
-        names = [n.strip() for n in args.datasets.split(",") if n.strip()]
-        known = {**DATASETS, **SMOKE_DATASETS}
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            ap.error(f"unknown datasets {unknown}; known: {', '.join(known)}")
-    else:
-        names = (
-            list(SMOKE_DATASETS) if args.smoke else QUICK_DATASETS if args.quick else list(DATASETS)
-        )
-    if args.repeats is None:
-        args.repeats = 1 if args.quick or args.smoke else 3
-    if args.multicore is None:
-        args.multicore = not args.smoke
-    if args.prefix is None:
-        args.prefix = "linear_smoke" if args.smoke else "linear_quick" if args.quick else "linear"
+    names = configure(ap, args)
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-
-    results = []
+    raw = RESULTS_DIR / f"{args.prefix}.json"
     t0 = time.perf_counter()
-    with single_thread():
-        for name in names:
-            r = run_dataset(name, args)
-            if r is not None:
-                results.append(r)
-                # Partial results survive a later failure.
-                partial = RESULTS_DIR / f"{args.prefix}.json"
-                partial.write_text(json.dumps(results, indent=1, default=_jsonable) + "\n")
+    results = measure_all(names, lambda name: run_dataset(name, args), lambda r: write_json(raw, r))
     if not results:
         print("no dataset available: nothing measured", file=sys.stderr)
         return 1
     text = report(results, args)
-    out = RESULTS_DIR / f"{args.prefix}.md"
-    out.write_text(text)
-    raw = RESULTS_DIR / f"{args.prefix}.json"
-    raw.write_text(json.dumps(results, indent=1, default=_jsonable) + "\n")
-    print()
-    print(text)
-    print(f"wrote {out} and {raw.name} in {time.perf_counter() - t0:.0f} s")
+    publish(args.prefix, text, t0, also=write_json(raw, results).name)
     return 0
 
 

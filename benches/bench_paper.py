@@ -24,8 +24,10 @@ import argparse
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table
+import plots
+from common import RESULTS_DIR, check
 from rcv1_like import make_rcv1_like
+from report import markdown_table
 
 ALPHA = 1e-5
 
@@ -59,6 +61,45 @@ def pegasos(X, y, steps, average=False, **kw) -> float:
     return objective(X, y, est.coef_.ravel())
 
 
+def minibatch_section(X, y, opt: float, K: int) -> str:
+    """1. Mini-batches of k examples at a fixed number k T of examples."""
+    batch = []
+    for k in (1, 4, 16, 64, 256):
+        obj = pegasos(X, y, max(1, K // k), batch_size=k, projection=False)
+        batch.append([k, f"{K // k:,}", f"{obj:.6f}", f"{obj / opt - 1:.2%}"])
+    return (
+        f"## 1. Mini-batches at fixed k T = {K:,} examples (last iterate, no projection)\n\n"
+        + markdown_table(["k", "T", "objective", "gap"], batch)
+    )
+
+
+def steps_sections(X, y, opt: float, steps: list[int]) -> tuple[list[str], list]:
+    """2. projection, 3. averaging and 4. the rate, over the numbers of steps; also
+    the rate's points ``(T, last iterate gap, averaged gap)``."""
+    proj, avg, rate = [], [], []
+    for T in steps:
+        with_p = pegasos(X, y, T, projection=True)
+        without = pegasos(X, y, T, projection=False)
+        averaged = pegasos(X, y, T, projection=True, average=True)
+        for v in (with_p, without, averaged):
+            check(v >= opt * (1 - 1e-6), f"objective {v} below the optimum {opt}")
+        proj.append([f"{T:,}", f"{with_p:.6f}", f"{without:.6f}"])
+        avg.append([f"{T:,}", f"{with_p:.6f}", f"{averaged:.6f}"])
+        rate.append((T, with_p - opt, averaged - opt))
+        print(f"T={T}: projected {with_p:.6f}, free {without:.6f}, averaged {averaged:.6f}")
+    check(rate[-1][1] < rate[0][1], "the gap did not fall with T")
+    rate_rows = [[f"{T:,}", f"{a:.3g}", f"{b:.3g}", f"{1 / (ALPHA * T):.3g}"] for T, a, b in rate]
+    sections = [
+        "## 2. Projection onto the ball of radius 1/sqrt(alpha)\n\n"
+        + markdown_table(["T", "projected", "not projected"], proj),
+        "## 3. Last iterate against suffix average (projected)\n\n"
+        + markdown_table(["T", "last iterate", "averaged"], avg),
+        "## 4. Rate: gap to the optimum against T\n\n"
+        + markdown_table(["T", "last iterate gap", "averaged gap", "1/(alpha T)"], rate_rows),
+    ]
+    return sections, rate
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=100_000)
@@ -72,46 +113,10 @@ def main() -> None:
     X, y = make_rcv1_like(m, **shape)
     opt = optimum(X, y)
     print(f"m = {m}, optimum {opt:.6f}", flush=True)
-    K = 2**14 if args.smoke else 2**20
-    sections = []
-
-    batch = []
-    for k in (1, 4, 16, 64, 256):
-        obj = pegasos(X, y, max(1, K // k), batch_size=k, projection=False)
-        batch.append([k, f"{K // k:,}", f"{obj:.6f}", f"{obj / opt - 1:.2%}"])
-    sections.append(
-        f"## 1. Mini-batches at fixed k T = {K:,} examples (last iterate, no projection)\n\n"
-        + markdown_table(["k", "T", "objective", "gap"], batch)
-    )
-
-    proj, avg, rate = [], [], []
+    sections = [minibatch_section(X, y, opt, 2**14 if args.smoke else 2**20)]
     steps = [2**j for j in range(6, 21 if not args.smoke else 15, 2)]
-    for T in steps:
-        with_p = pegasos(X, y, T, projection=True)
-        without = pegasos(X, y, T, projection=False)
-        averaged = pegasos(X, y, T, projection=True, average=True)
-        for v in (with_p, without, averaged):
-            check(v >= opt * (1 - 1e-6), f"objective {v} below the optimum {opt}")
-        proj.append([f"{T:,}", f"{with_p:.6f}", f"{without:.6f}"])
-        avg.append([f"{T:,}", f"{with_p:.6f}", f"{averaged:.6f}"])
-        rate.append((T, with_p - opt, averaged - opt))
-        print(f"T={T}: projected {with_p:.6f}, free {without:.6f}, averaged {averaged:.6f}")
-    check(rate[-1][1] < rate[0][1], "the gap did not fall with T")
-    sections.append(
-        "## 2. Projection onto the ball of radius 1/sqrt(alpha)\n\n"
-        + markdown_table(["T", "projected", "not projected"], proj)
-    )
-    sections.append(
-        "## 3. Last iterate against suffix average (projected)\n\n"
-        + markdown_table(["T", "last iterate", "averaged"], avg)
-    )
-    sections.append(
-        "## 4. Rate: gap to the optimum against T\n\n"
-        + markdown_table(
-            ["T", "last iterate gap", "averaged gap", "1/(alpha T)"],
-            [[f"{T:,}", f"{a:.3g}", f"{b:.3g}", f"{1 / (ALPHA * T):.3g}"] for T, a, b in rate],
-        )
-    )
+    more, rate = steps_sections(X, y, opt, steps)
+    sections += more
     text = (
         "# The Pegasos paper's experiments (linear, RCV1-shaped data)\n\n"
         f"m = {m:,} rows, alpha = {ALPHA:g}, no intercept; optimum {opt:.6f} "
@@ -127,23 +132,15 @@ def main() -> None:
 
 
 def plot(rate, name: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     T = np.array([r[0] for r in rate], dtype=float)
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plots.pyplot().subplots(figsize=(6, 4.2))
     ax.loglog(T, [r[1] for r in rate], "o-", label="last iterate (projected)")
     ax.loglog(T, [r[2] for r in rate], "s-", label="suffix average")
     ax.loglog(T, 1.0 / (ALPHA * T), "k--", label="1/(alpha T)")
-    ax.set_xlabel("steps T")
-    ax.set_ylabel("primal objective - optimum")
+    plots.log_axes(ax, "steps T", "primal objective - optimum", ylog=True)
     ax.set_title("Pegasos' rate on RCV1-shaped data")
-    ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(RESULTS_DIR / f"{name}.png", dpi=110)
+    plots.save(fig, RESULTS_DIR / f"{name}.png")
 
 
 if __name__ == "__main__":

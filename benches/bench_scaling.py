@@ -33,17 +33,13 @@ import time
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table
+import plots
+from common import RESULTS_DIR, check, time_once
 from rcv1_like import make_rcv1_like
+from report import markdown_table
 
 ALPHA = 1e-5
 TOLERANCE = 0.005
-
-
-def _timed(fn):
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
 
 
 def _liblinear(X, y, C):
@@ -51,7 +47,7 @@ def _liblinear(X, y, C):
     from liblinear import liblinearutil as llu
 
     prob = ll.problem(np.ascontiguousarray(y, dtype=np.float64), X)
-    seconds, model = _timed(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
+    seconds, model = time_once(lambda: llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -q")))
     labels = np.asarray(model.get_labels(), dtype=np.float64)
     d = model.get_nr_feature()
     w = np.array([model.w[i] for i in range(d)])
@@ -63,7 +59,7 @@ def _first(make, sizes, X, y, Xt, yt, target, limit):
     """Fit with each budget in ``sizes`` until the test accuracy reaches ``target``."""
     last = None
     for budget in sizes:
-        seconds, model = _timed(lambda b=budget: make(b).fit(X, y))
+        seconds, model = time_once(lambda b=budget: make(b).fit(X, y))
         acc = float(np.mean(model.predict(Xt) == yt))
         last = (budget, seconds, acc)
         if acc >= target or seconds > limit:
@@ -71,10 +67,9 @@ def _first(make, sizes, X, y, Xt, yt, target, limit):
     return last
 
 
-def main() -> None:
-    from pegasos_rs import PegasosClassifier
-    from sklearn.linear_model import SGDClassifier
-
+def parse_args():
+    """The options, with the sizes and data shape of ``--quick`` and ``--smoke``;
+    returns ``(args, sizes, shape)``."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000,10000000", help="comma-separated m")
     ap.add_argument("--n-test", type=int, default=50_000)
@@ -88,80 +83,77 @@ def main() -> None:
     if args.smoke:
         args.sizes, args.n_test = "2000,8000", 2000
         shape = {"n_features": 2000, "nnz_per_row": 20}
-    sizes = [int(s) for s in args.sizes.split(",")]
+    return args, [int(s) for s in args.sizes.split(",")], shape
+
+
+def rows_prefix(Xall, m: int):
+    """The first ``m`` rows of ``Xall`` (``Xall`` itself, not a copy, when all)."""
+    return Xall if m == Xall.shape[0] else Xall[:m]
+
+
+def liblinear_by_size(sizes, Xall, yall, Xt, yt) -> dict:
+    """LIBLINEAR's ``(seconds, test accuracy)`` on the first m rows, for each m."""
+    out = {}
+    for m in sizes:
+        seconds, w = _liblinear(rows_prefix(Xall, m), yall[:m], 1.0 / (ALPHA * m))
+        acc = float(np.mean(np.where(Xt @ w > 0, 1, -1) == yt))
+        out[m] = (seconds, acc)
+        print(f"m={m}: LIBLINEAR {seconds:.3f}s acc {acc:.4f}", flush=True)
+    return out
+
+
+def to_target(X, y, Xt, yt, target: float, limit: float) -> tuple:
+    """SGDClassifier's and averaged Pegasos' first fits reaching ``target``."""
+    from pegasos_rs import PegasosClassifier
+    from sklearn.linear_model import SGDClassifier
+
+    X64 = X.astype(np.float64)
+    sgd = _first(
+        lambda p: SGDClassifier(loss="hinge", alpha=ALPHA, max_iter=p, tol=None, random_state=0),
+        [1, 2, 4, 8, 16, 32, 64], X64, y, Xt, yt, target, limit,
+    )  # fmt: skip
+    del X64
+    peg = _first(
+        lambda t: PegasosClassifier(alpha=ALPHA, max_steps=t, average=True, random_state=0),
+        [2000 * 2**k for k in range(20)], X, y, Xt, yt, target, limit,
+    )  # fmt: skip
+    return sgd, peg
+
+
+def table_row(m: int, ll: tuple, sgd: tuple, peg: tuple, target: float) -> list[str]:
+    miss = {True: "", False: ", target not reached"}
+    return [
+        f"{m:,}",
+        f"{ll[0]:.3f} s ({100 * ll[1]:.2f} %)",
+        f"{sgd[1]:.3f} s ({sgd[0]} passes, {100 * sgd[2]:.2f} %{miss[sgd[2] >= target]})",
+        f"{peg[1]:.3f} s (T = {peg[0]:,} = {peg[0] / m:.2g} passes, "
+        f"{100 * peg[2]:.2f} %{miss[peg[2] >= target]})",
+    ]
+
+
+def main() -> None:
+    args, sizes, shape = parse_args()
     t0 = time.perf_counter()
     Xall, yall = make_rcv1_like(max(sizes), dtype=np.float32, **shape)
     Xt, yt = make_rcv1_like(args.n_test, test=True, dtype=np.float32, **shape)
     print(f"generated {Xall.shape[0]:,} rows in {time.perf_counter() - t0:.0f} s", flush=True)
-
-    def prefix(m):
-        return Xall if m == Xall.shape[0] else Xall[:m]
-
-    rows, ll_acc, points = [], {}, []
-    liblinear = {}
-    for m in sizes:
-        X, y = prefix(m), yall[:m]
-        seconds, w = _liblinear(X, y, 1.0 / (ALPHA * m))
-        acc = float(np.mean(np.where(Xt @ w > 0, 1, -1) == yt))
-        liblinear[m] = (seconds, acc)
-        ll_acc[m] = acc
-        print(f"m={m}: LIBLINEAR {seconds:.3f}s acc {acc:.4f}", flush=True)
-    target = min(ll_acc.values()) - TOLERANCE
+    liblinear = liblinear_by_size(sizes, Xall, yall, Xt, yt)
+    target = min(acc for _, acc in liblinear.values()) - TOLERANCE
     check(target > 0.6, f"implausible target accuracy {target:.3f}")
+    rows, points = [], []
     for m in sizes:
-        X, y = prefix(m), yall[:m]
-        X64 = X.astype(np.float64)
-        sgd = _first(
-            lambda p: SGDClassifier(
-                loss="hinge", alpha=ALPHA, max_iter=p, tol=None, random_state=0
-            ),
-            [1, 2, 4, 8, 16, 32, 64],
-            X64,
-            y,
-            Xt,
-            yt,
-            target,
-            args.limit,
-        )
-        del X64
-        peg = _first(
-            lambda t: PegasosClassifier(alpha=ALPHA, max_steps=t, average=True, random_state=0),
-            [2000 * 2**k for k in range(20)],
-            X,
-            y,
-            Xt,
-            yt,
-            target,
-            args.limit,
-        )
-        ll_s, ll_a = liblinear[m]
-        miss = {True: "", False: ", target not reached"}
-        rows.append(
-            [
-                f"{m:,}",
-                f"{ll_s:.3f} s ({100 * ll_a:.2f} %)",
-                f"{sgd[1]:.3f} s ({sgd[0]} passes, {100 * sgd[2]:.2f} %{miss[sgd[2] >= target]})",
-                f"{peg[1]:.3f} s (T = {peg[0]:,} = {peg[0] / m:.2g} passes, "
-                f"{100 * peg[2]:.2f} %{miss[peg[2] >= target]})",
-            ]
-        )
-        points.append((m, ll_s, sgd[1], peg[1]))
+        sgd, peg = to_target(rows_prefix(Xall, m), yall[:m], Xt, yt, target, args.limit)
+        rows.append(table_row(m, liblinear[m], sgd, peg, target))
+        points.append((m, liblinear[m][0], sgd[1], peg[1]))
         print(rows[-1], flush=True)
         check(peg[2] >= target, f"m={m}: Pegasos did not reach the target within the limit")
-    table = markdown_table(
-        [
-            "m (training rows)",
-            "LIBLINEAR -s 3 (acc)",
-            "SGDClassifier to target",
-            "Pegasos (averaged) to target",
-        ],
-        rows,
-    )
+    header = ["m (training rows)", "LIBLINEAR -s 3 (acc)", "SGDClassifier to target",
+              "Pegasos (averaged) to target"]  # fmt: skip
     text = (
         "# Training time against m (RCV1-shaped data, fixed alpha)\n\n"
         f"alpha = {ALPHA:g}; target test accuracy {100 * target:.2f} % (LIBLINEAR's lowest "
         f"minus {100 * TOLERANCE:g} pp); test set of {args.n_test:,} rows; one thread.\n\n"
-        + table
+        + markdown_table(header, rows)
         + "\n"
     )
     name = "scaling_smoke" if args.smoke else "scaling_quick" if args.quick else "scaling"
@@ -172,24 +164,15 @@ def main() -> None:
 
 
 def plot(points, target, name: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     m = [p[0] for p in points]
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plots.pyplot().subplots(figsize=(6, 4.2))
     for k, label in [(1, "LIBLINEAR -s 3"), (2, "SGDClassifier"), (3, "Pegasos (averaged)")]:
         ax.plot(m, [p[k] for p in points], "o-", label=label)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("training rows m")
-    ax.set_ylabel(f"training time to {100 * target:.1f} % test accuracy [s]")
+    ylabel = f"training time to {100 * target:.1f} % test accuracy [s]"
+    plots.log_axes(ax, "training rows m", ylabel, ylog=True)
     ax.set_title("RCV1-shaped data, fixed alpha")
-    ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(RESULTS_DIR / f"{name}.png", dpi=110)
+    plots.save(fig, RESULTS_DIR / f"{name}.png")
 
 
 if __name__ == "__main__":

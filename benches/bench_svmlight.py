@@ -21,7 +21,8 @@ from pathlib import Path
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, markdown_table, timeit
+from common import RESULTS_DIR, check, timeit
+from report import markdown_table
 
 FILES = [
     "imdb.tfidf1.train.xz",
@@ -34,9 +35,50 @@ QUICK_FILES = ["a9a.xz", "reuters-lasvm.trn.xz"]
 TARGET = 5.0
 
 
-def main() -> None:
-    from pegasos_rs import _datasets, load_svmlight_file
+def write_plain(name: str, plain: Path, data_dir: Path | None) -> None:
+    """The file to read, uncompressed at ``plain``: a generated one for ``--smoke``
+    (``data_dir`` None), else the decompressed ``data_dir / name``."""
+    if data_dir is None:
+        from rcv1_like import make_rcv1_like
+        from sklearn.datasets import dump_svmlight_file
+
+        dump_svmlight_file(*make_rcv1_like(3000, n_features=2000), str(plain))
+    else:
+        with lzma.open(data_dir / name) as src:
+            plain.write_bytes(src.read())
+
+
+def measure(name: str, data_dir: Path | None, repeats: int) -> list[str]:
+    """Both readers on one file, timed, their arrays checked identical: its row."""
+    from pegasos_rs import load_svmlight_file
     from sklearn.datasets import load_svmlight_file as sk_load
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = Path(tmp) / name.removesuffix(".xz")
+        write_plain(name, plain, data_dir)
+        size_mb = plain.stat().st_size / 2**20
+        t_sk, (Xs, ys), _ = timeit(lambda: sk_load(str(plain)), repeats)
+        t_1, (X1, y1), _ = timeit(lambda: load_svmlight_file(plain), repeats)
+        t_2, (X2, _), _ = timeit(lambda: load_svmlight_file(plain, n_jobs=2), repeats)
+    for X in (X1, X2):
+        check(
+            X.shape == Xs.shape
+            and np.array_equal(X.data, Xs.data)
+            and np.array_equal(X.indices, Xs.indices)
+            and np.array_equal(X.indptr, Xs.indptr),
+            f"{name}: pegasos_rs and scikit-learn disagree",
+        )
+    check(np.array_equal(y1, ys), f"{name}: labels disagree")
+    ratio = t_sk / t_2
+    target = ("PASS" if ratio >= TARGET else "MISS") if name.startswith("imdb") else ""
+    return [
+        name.removesuffix(".xz"), f"{size_mb:.1f} MB, {Xs.nnz:,} nnz", f"{t_sk:.3f} s",
+        f"{t_1:.3f} s ({t_sk / t_1:.1f}x)", f"{t_2:.3f} s ({ratio:.1f}x)", target,
+    ]  # fmt: skip
+
+
+def main() -> None:
+    from pegasos_rs import _datasets
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="two small files")
@@ -51,60 +93,17 @@ def main() -> None:
         if not args.smoke and not (d / name).exists():
             print(f"{name}: absent, skipped")
             continue
-        with tempfile.TemporaryDirectory() as tmp:
-            plain = Path(tmp) / name.removesuffix(".xz")
-            if args.smoke:
-                from rcv1_like import make_rcv1_like
-                from sklearn.datasets import dump_svmlight_file
-
-                dump_svmlight_file(*make_rcv1_like(3000, n_features=2000), str(plain))
-            else:
-                with lzma.open(d / name) as src:
-                    plain.write_bytes(src.read())
-            size_mb = plain.stat().st_size / 2**20
-            t_sk, (Xs, ys), _ = timeit(lambda p=plain: sk_load(str(p)), args.repeats)
-            t_1, (X1, y1), _ = timeit(lambda p=plain: load_svmlight_file(p), args.repeats)
-            t_2, (X2, _), _ = timeit(lambda p=plain: load_svmlight_file(p, n_jobs=2), args.repeats)
-        for X in (X1, X2):
-            check(
-                X.shape == Xs.shape
-                and np.array_equal(X.data, Xs.data)
-                and np.array_equal(X.indices, Xs.indices)
-                and np.array_equal(X.indptr, Xs.indptr),
-                f"{name}: pegasos_rs and scikit-learn disagree",
-            )
-        check(np.array_equal(y1, ys), f"{name}: labels disagree")
-        ratio = t_sk / t_2
-        target = ("PASS" if ratio >= TARGET else "MISS") if name.startswith("imdb") else ""
-        rows.append(
-            [
-                name.removesuffix(".xz"),
-                f"{size_mb:.1f} MB, {Xs.nnz:,} nnz",
-                f"{t_sk:.3f} s",
-                f"{t_1:.3f} s ({t_sk / t_1:.1f}x)",
-                f"{t_2:.3f} s ({ratio:.1f}x)",
-                target,
-            ]
-        )
+        rows.append(measure(name, None if args.smoke else d, args.repeats))
         print(rows[-1], flush=True)
     check(bool(rows), "no file measured")
     suffix = "_smoke" if args.smoke else "_quick" if args.quick else ""
-    table = markdown_table(
-        [
-            "file",
-            "size",
-            "scikit-learn",
-            "pegasos_rs, 1 thread (speed-up)",
-            "pegasos_rs, 2 threads (speed-up)",
-            f"target >= {TARGET:g}x",
-        ],
-        rows,
-    )
+    header = ["file", "size", "scikit-learn", "pegasos_rs, 1 thread (speed-up)",
+              "pegasos_rs, 2 threads (speed-up)", f"target >= {TARGET:g}x"]  # fmt: skip
     text = (
         "# svmlight reader: pegasos_rs against scikit-learn\n\n"
         f"`python benches/bench_svmlight.py{' --' + suffix[1:] if suffix else ''}`; plain-text "
         f"files (decompressed beforehand), median of {args.repeats}; identical arrays "
-        "checked.\n\n" + table + "\n"
+        "checked.\n\n" + markdown_table(header, rows) + "\n"
     )
     out = RESULTS_DIR / f"svmlight{suffix}.md"
     out.write_text(text)

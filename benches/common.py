@@ -1,5 +1,5 @@
 """Helpers shared by the benchmarks: one thread, timing, the primal objective,
-peak-memory measurement in a fresh process.
+peak-memory measurement in a fresh process, the datasets of a run.
 
 Import this module before numpy / scipy / scikit-learn: it pins the BLAS and OpenMP
 pools to one thread through the environment (``threadpoolctl`` limits are applied
@@ -55,6 +55,13 @@ def single_thread():
 
 
 # --------------------------------------------------------------------------- timing
+
+
+def time_once(fn: Callable[[], object]) -> tuple[float, object]:
+    """``(wall time in seconds, result)`` of one call of ``fn()``."""
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
 
 
 def timeit(fn: Callable[[], object], repeats: int, budget: float = 20.0):
@@ -256,42 +263,29 @@ def run_child(args: list[str], timeout: float = 1800.0) -> dict:
     return json.loads(lines[-1])
 
 
-# -------------------------------------------------------------------------- output
+# ---------------------------------------------------------------------- the runs
 
 
-def have_matplotlib() -> bool:
-    """Whether plots can be drawn (the test environment may lack matplotlib)."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def select_names(ap, spec: str | None, known, default: list[str]) -> list[str]:
+    """The datasets of a run: ``spec`` (comma-separated, each in ``known``; otherwise
+    ``ap.error``) or ``default``."""
+    if not spec:
+        return default
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        ap.error(f"unknown datasets {unknown}; known: {', '.join(known)}")
+    return names
 
 
-def markdown_table(header: list[str], rows: list[list[object]], align: str | None = None) -> str:
-    """A GitHub markdown table; ``align`` is one char per column: l, r or c."""
-    align = align or ("l" + "r" * (len(header) - 1))
-    marks = {"l": ":---", "r": "---:", "c": ":---:"}
-    out = ["| " + " | ".join(header) + " |"]
-    out.append("| " + " | ".join(marks[a] for a in align) + " |")
-    for row in rows:
-        out.append("| " + " | ".join(str(c) for c in row) + " |")
-    return "\n".join(out)
-
-
-def fmt_time(t: float | None) -> str:
-    if t is None or not np.isfinite(t):
-        return "—"
-    if t < 0:
-        return "-" + fmt_time(-t)
-    if t < 1e-3:
-        return f"{t * 1e6:.0f} µs"
-    if t < 1:
-        return f"{t * 1e3:.1f} ms"
-    return f"{t:.2f} s"
-
-
-def fmt_pct(x: float | None, digits: int = 2) -> str:
-    if x is None or not np.isfinite(x):
-        return "—"
-    return f"{100 * x:.{digits}f}%"
+def measure_all(names: list[str], run_one, saved) -> list:
+    """``run_one(name)`` for each name, one thread, keeping the results that are not
+    None; ``saved(results)`` after each, so partial results survive a later failure."""
+    results = []
+    with single_thread():
+        for name in names:
+            r = run_one(name)
+            if r is not None:
+                results.append(r)
+                saved(results)
+    return results

@@ -1,0 +1,97 @@
+"""Writing the benchmarks' results: markdown tables and their cells, report
+sections, JSON files, and the final write-and-print of a report."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import common  # the one-thread environment before numpy is imported
+import numpy as np
+
+
+def markdown_table(header: list[str], rows: list[list[object]], align: str | None = None) -> str:
+    """A GitHub markdown table; ``align`` is one char per column: l, r or c."""
+    align = align or ("l" + "r" * (len(header) - 1))
+    marks = {"l": ":---", "r": "---:", "c": ":---:"}
+    out = ["| " + " | ".join(header) + " |"]
+    out.append("| " + " | ".join(marks[a] for a in align) + " |")
+    for row in rows:
+        out.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(out)
+
+
+def fmt_time(t: float | None) -> str:
+    """A duration in s, ms or µs; "—" for None or a non-finite value."""
+    if t is None or not np.isfinite(t):
+        return "—"
+    if t < 0:
+        return "-" + fmt_time(-t)
+    if t < 1e-3:
+        return f"{t * 1e6:.0f} µs"
+    if t < 1:
+        return f"{t * 1e3:.1f} ms"
+    return f"{t:.2f} s"
+
+
+def fmt_pct(x: float | None, digits: int = 2) -> str:
+    """A fraction as a percentage; "—" for None or a non-finite value."""
+    if x is None or not np.isfinite(x):
+        return "—"
+    return f"{100 * x:.{digits}f}%"
+
+
+def verdict(ok: bool | None) -> str:
+    """A target's cell: PASS, MISS, or "—" when it was not measured."""
+    return "—" if ok is None else ("PASS" if ok else "MISS")
+
+
+def command(script: str) -> str:
+    """The command line of this run, as ``python benches/<script> <arguments>``."""
+    return " ".join([f"python benches/{script}", *sys.argv[1:]])
+
+
+def section(title: str, table: str) -> list[str]:
+    """The lines of a report section: a blank line, ``## title``, a blank line, the
+    table."""
+    return ["", f"## {title}", "", table]
+
+
+def notes(items: list[str]) -> list[str]:
+    """The lines of a report's closing bullet list of notes."""
+    return ["", "Notes:", ""] + [f"- {n}" for n in items]
+
+
+def plots_list(results: list[dict]) -> str:
+    """The PNG files of ``results`` (their ``plot`` entries) as inline code, or "none"."""
+    return ", ".join(f"`{r['plot']}`" for r in results if r["plot"]) or "none"
+
+
+def jsonable(x):
+    """numpy arrays and scalars as Python lists and numbers (``json.dumps`` default)."""
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"not JSON serialisable: {type(x)}")
+
+
+def write_json(path: Path, payload) -> Path:
+    """Write ``payload`` to ``path`` as indented JSON (numpy values converted)."""
+    path.write_text(json.dumps(payload, indent=1, default=jsonable) + "\n")
+    return path
+
+
+def publish(prefix: str, text: str, started: float, also: str | None = None) -> Path:
+    """Write the report ``text`` to ``results/<prefix>.md``, print it and what was
+    written (``also``: another file written, named in that line) since ``started``
+    (a ``time.perf_counter`` value)."""
+    out = common.RESULTS_DIR / f"{prefix}.md"
+    out.write_text(text)
+    print()
+    print(text)
+    written = f"{out}" + ("" if also is None else f" and {also}")
+    print(f"wrote {written} in {time.perf_counter() - started:.0f} s")
+    return out
