@@ -64,7 +64,7 @@ clf = PegasosClassifier(
     intercept_scaling=None,
 )
 PegasosClassifier(sampling=[3, 2, 1, 0], class_weight="balanced", random_state=0, average=False)
-PegasosClassifier(sampling=np.arange(4))
+PegasosClassifier(sampling=np.arange(4), random_state=np.uint32(7))
 assert_type(clf.fit(X, y), PegasosClassifier)
 assert_type(clf.fit(Xs, y, sample_weight=[1.0, 2.0, 1.0, 1.0]), PegasosClassifier)
 assert_type(clf.partial_fit(X, y, classes=[0, 1]), PegasosClassifier)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     Int: TypeAlias = int | np.integer[Any]
     Float: TypeAlias = float | np.floating[Any]
     #: A seed, a generator, or None (fresh entropy).
-    RandomStateLike: TypeAlias = int | np.random.RandomState | None
+    RandomStateLike: TypeAlias = Int | np.random.RandomState | None
     #: A file name.
     PathLike: TypeAlias = str | os.PathLike[str]
     #: An svmlight file: a file name, an open file descriptor or a binary file.
