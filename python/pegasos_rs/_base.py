@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import functools
 import warnings
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _platt
+from pegasos_rs._typing import F, available_if
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from pegasos_rs._typing import MatrixLike, PathLike
 
 
-def unchanged_on_error(method):
+def unchanged_on_error(method: F) -> F:
     """Decorate a method that fits: when it raises (Ctrl-C and errors of the
     extension included), the estimator is left exactly as it was before the call:
     parameters, fitted attributes, ``n_features_in_`` and the solver state, which
@@ -29,10 +35,10 @@ def unchanged_on_error(method):
             self.__dict__.update(saved)
             raise
 
-    return wrapper
+    return cast("F", wrapper)
 
 
-def _has_probability(estimator) -> bool:
+def _has_probability(estimator: Any) -> bool:
     if not estimator.probability:
         raise AttributeError("predict_proba is not available when probability=False")
     return True
@@ -62,7 +68,15 @@ class PegasosModelMixin(CachedParamNames):
     Put it left of ``ClassifierMixin`` and ``BaseEstimator``.
     """
 
-    def predict(self, X):
+    if TYPE_CHECKING:  # what the classes using it define
+        classes_: NDArray[Any]
+        probability: bool
+        probA_: NDArray[np.float64]
+        probB_: NDArray[np.float64]
+
+        def decision_function(self, X: MatrixLike) -> NDArray[np.float64]: ...
+
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Class labels: the sign for two classes, else the largest score."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
@@ -70,7 +84,7 @@ class PegasosModelMixin(CachedParamNames):
         return self.classes_[np.argmax(scores, axis=1)]
 
     @available_if(_has_probability)
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """Probabilities of the classes by Platt scaling (``probability=True`` only).
 
         Two classes: ``p = 1 / (1 + exp(probA_ f + probB_))`` for ``classes_[1]``,
@@ -92,7 +106,7 @@ class PegasosModelMixin(CachedParamNames):
         return np.exp(self.predict_log_proba(X))
 
     @available_if(_has_probability)
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> NDArray[np.float64]:
         """Logarithms of :meth:`predict_proba`, computed without underflow.
 
         Parameters
@@ -124,7 +138,7 @@ class PegasosModelMixin(CachedParamNames):
             self, X, y, sample_weight, self.classes_, n_folds, pairwise=pairwise
         )
 
-    def save(self, path) -> None:
+    def save(self, path: PathLike) -> None:
         """Write the fitted model to ``path`` in pegasos-rs' portable format (not
         pickle; see :mod:`pegasos_rs.model_io`); read it back with
         :func:`pegasos_rs.load`."""

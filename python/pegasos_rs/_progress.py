@@ -26,8 +26,10 @@ import contextvars
 import functools
 import sys
 import time
-from collections.abc import Iterator
-from typing import Protocol
+from collections.abc import Callable, Iterator
+from typing import Protocol, cast
+
+from pegasos_rs._typing import F
 
 #: Seconds between two in-pass progress lines of a verbose report.
 REPORT_EVERY = 2.0
@@ -183,18 +185,18 @@ class ProgressBar:
         self.bar.close()
 
 
-def reported(unit: str):
+def reported(unit: str) -> Callable[[F], F]:
     """Decorate an estimator method so that, when the estimator's ``verbose`` is
     set, its long calls report on :data:`sys.stderr` (:class:`VerboseReport`,
     prefixed ``Class.method``, counting ``unit``)."""
 
-    def decorate(method):
+    def decorate(method: F) -> F:
         @functools.wraps(method)
         def wrapper(self, *args, **kwargs):
             what = f"{type(self).__name__}.{method.__name__}"
             with reporting(verbose_report(getattr(self, "verbose", 0), what, unit)):
                 return method(self, *args, **kwargs)
 
-        return wrapper
+        return cast("F", wrapper)
 
     return decorate

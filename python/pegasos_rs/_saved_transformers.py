@@ -11,6 +11,7 @@ gives the saved transformer's features or raises ``ValueError``, never anything 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -109,7 +110,7 @@ def _check_nystroem(est, n: int, need) -> None:
     need(
         _floats(getattr(est, "_columns", None), (m, m)), f"normalization_ must be floats ({m}, {m})"
     )
-    idx = getattr(est, "component_indices_", None)
+    idx: Any = getattr(est, "component_indices_", None)  # checked by need()
     need(
         isinstance(idx, np.ndarray) and idx.shape == (m,) and idx.dtype.kind in "iu",
         f"component_indices_ must be {m} integers",
@@ -122,7 +123,7 @@ def _check_nystroem(est, n: int, need) -> None:
         need(not hasattr(est, "components_"), "a precomputed kernel has no components_")
         return
     for attr in ("components_", "_components_view"):
-        rows = getattr(est, attr, None)
+        rows: Any = getattr(est, attr, None)  # checked by need()
         if rows is None and attr == "_components_view":
             continue
         need(

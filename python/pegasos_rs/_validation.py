@@ -195,24 +195,24 @@ def check_csr_structure(X, *, indices: bool = True) -> None:
     reading them.
     """
     check_indices = indices
-    data, indices, indptr = X.data, X.indices, X.indptr
+    data, columns, indptr = X.data, X.indices, X.indptr
     n_rows, n_features = X.shape
     if indptr.ndim != 1 or indptr.shape[0] != n_rows + 1:
         raise ValueError(
             f"malformed CSR matrix: indptr has {indptr.size} entries, expected "
             f"n_rows + 1 = {n_rows + 1}"
         )
-    if data.shape[0] != indices.shape[0]:
+    if data.shape[0] != columns.shape[0]:
         raise ValueError(
             f"malformed CSR matrix: data has {data.shape[0]} entries but indices has "
-            f"{indices.shape[0]}"
+            f"{columns.shape[0]}"
         )
     if int(indptr[0]) != 0:
         raise ValueError(f"malformed CSR matrix: indptr[0] is {int(indptr[0])}, expected 0")
-    if int(indptr[-1]) != indices.shape[0]:
+    if int(indptr[-1]) != columns.shape[0]:
         raise ValueError(
             f"malformed CSR matrix: indptr[-1] is {int(indptr[-1])} but there are "
-            f"{indices.shape[0]} stored values"
+            f"{columns.shape[0]} stored values"
         )
     steps = np.diff(indptr)
     if steps.size and steps.min() < 0:
@@ -220,12 +220,12 @@ def check_csr_structure(X, *, indices: bool = True) -> None:
         raise ValueError(
             f"malformed CSR matrix: indptr is not non-decreasing at position {position}"
         )
-    if check_indices and indices.size:
-        bad = (indices < 0) | (indices >= n_features)
+    if check_indices and columns.size:
+        bad = (columns < 0) | (columns >= n_features)
         if bad.any():
             position = int(np.argmax(bad))
             raise ValueError(
-                f"malformed CSR matrix: column index {int(indices[position])} at position "
+                f"malformed CSR matrix: column index {int(columns[position])} at position "
                 f"{position} is out of range [0, {n_features})"
             )
 
@@ -244,7 +244,7 @@ def canonical_csr(X):
     return X
 
 
-def n_threads(n_jobs: int | None) -> int:
+def n_threads(n_jobs: int | np.integer | None) -> int:
     """joblib's convention mapped to a thread count (0 lets Rust use every core).
 
     More threads than four per core are not started (results do not depend on the

@@ -493,7 +493,8 @@ def predict(argv: list[str]) -> int:
             elif hasattr(model, "set_params"):
                 model.set_params(n_jobs=args.threads)
                 pred = model.predict(X)
-                proba = model.predict_proba(X) if args.probability else None
+                # None only without -b 1, when proba is not read.
+                proba = model.predict_proba(X) if args.probability else None  # type: ignore[assignment]
             else:
                 pred = model.predict(X, n_jobs=args.threads)
     except ValueError as e:

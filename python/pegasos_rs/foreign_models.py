@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,6 +40,10 @@ from sklearn.utils import check_array
 from pegasos_rs import _core
 from pegasos_rs._validation import as_rust_matrix, buffer, n_threads
 from pegasos_rs.exceptions import DataFormatError
+
+if TYPE_CHECKING:
+    from pegasos_rs._typing import Int, MatrixLike, PathLike
+    from pegasos_rs.linear import PegasosClassifier
 
 __all__ = ["LiblinearModel", "LibsvmModel", "read_liblinear", "read_libsvm", "read_model"]
 
@@ -89,7 +94,7 @@ _LIBSVM_KEYS = (
 _KERNEL_BLOCK = 1 << 22
 
 
-def read_model(path):
+def read_model(path: PathLike) -> Any:
     """Read a model file ``pegasos-rs predict`` accepts, whatever wrote it.
 
     Parameters
@@ -413,7 +418,7 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
     )
 
 
-def _check_X(X) -> sp.csr_matrix | np.ndarray:
+def _check_X(X: MatrixLike) -> Any:  # CSR or ndarray (a union would not narrow by issparse)
     return check_array(X, accept_sparse="csr", dtype=np.float64, order="C")
 
 
@@ -442,7 +447,14 @@ class LiblinearModel:
         ``nr_feature``: features of larger index are ignored, as LIBLINEAR does.
     """
 
-    def __init__(self, solver_type, labels, weights, bias, bias_weights):
+    def __init__(
+        self,
+        solver_type: str,
+        labels: np.ndarray,
+        weights: np.ndarray,
+        bias: float,
+        bias_weights: np.ndarray,
+    ) -> None:
         self.solver_type = solver_type
         self.labels = labels
         self.weights = weights
@@ -456,7 +468,7 @@ class LiblinearModel:
             f"n_features={self.n_features_in_}, bias={self.bias:g})"
         )
 
-    def decision_function(self, X, n_jobs=None) -> np.ndarray:
+    def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBLINEAR's scores ``X w + bias w_bias``.
 
         Parameters
@@ -490,7 +502,7 @@ class LiblinearModel:
             n_threads(n_jobs),
         )
 
-    def predict(self, X, n_jobs=None) -> np.ndarray:
+    def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBLINEAR's predicted labels: for two classes ``labels[0]`` where the
         first score is positive, else ``labels[1]``; otherwise the label of the first
         largest score.
@@ -510,7 +522,7 @@ class LiblinearModel:
             return np.where(scores[:, 0] > 0, self.labels[0], self.labels[1])
         return self.labels[np.argmax(scores, axis=1)]
 
-    def to_classifier(self):
+    def to_classifier(self) -> PegasosClassifier:
         """The same linear model as a :class:`~pegasos_rs.PegasosClassifier` (classes
         sorted, scikit-learn's conventions). Its predictions equal LIBLINEAR's except
         on exact ties of scores, which scikit-learn breaks towards the smaller class.
@@ -572,17 +584,17 @@ class LibsvmModel:
     def __init__(
         self,
         *,
-        svm_type,
-        kernel,
-        gamma,
-        degree,
-        coef0,
-        labels,
-        n_support,
-        support_vectors,
-        dual_coef,
-        rho,
-    ):
+        svm_type: str,
+        kernel: str,
+        gamma: float,
+        degree: int,
+        coef0: float,
+        labels: np.ndarray,
+        n_support: np.ndarray,
+        support_vectors: sp.csr_matrix,
+        dual_coef: np.ndarray,
+        rho: np.ndarray,
+    ) -> None:
         self.svm_type = svm_type
         self.kernel = kernel
         self.gamma = gamma
@@ -636,7 +648,7 @@ class LibsvmModel:
             return math.tanh(self.coef0)
         return None
 
-    def decision_function(self, X, n_jobs=None) -> np.ndarray:
+    def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBSVM's one-vs-one decision values, computed through the support vectors.
 
         Parameters
@@ -713,7 +725,7 @@ class LibsvmModel:
         svs.sort_indices()
         return xs, svs
 
-    def predict(self, X, n_jobs=None) -> np.ndarray:
+    def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBSVM's predicted labels: one vote per pair of classes (a positive
         decision value votes for the first of the pair), the first label (in the
         file's order) with the most votes wins.

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt, _progress
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
+from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
@@ -25,6 +27,22 @@ from pegasos_rs._validation import (
     seed_from,
     validate_input,
 )
+
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from pegasos_rs._typing import (
+        ClassWeight,
+        Float,
+        Int,
+        KernelName,
+        MatrixLike,
+        RandomStateLike,
+        Sampling,
+    )
 
 _KERNELS = ("linear", "rbf", "poly", "sigmoid", "chi2", "intersection", "precomputed")
 
@@ -192,24 +210,24 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     def __init__(
         self,
         *,
-        alpha=1e-4,
-        kernel="rbf",
-        gamma="scale",
-        degree=3,
-        coef0=0.0,
-        max_iter=10,
-        batch_size=1,
-        fit_intercept=False,
-        average=True,
-        sampling="uniform",
-        class_weight=None,
-        cache_size=200,
-        strategy="auto",
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-        probability=False,
-    ):
+        alpha: Float = 1e-4,
+        kernel: KernelName = "rbf",
+        gamma: Literal["scale", "auto"] | Float = "scale",
+        degree: Int = 3,
+        coef0: Float = 0.0,
+        max_iter: Int = 10,
+        batch_size: Int = 1,
+        fit_intercept: bool = False,
+        average: bool = True,
+        sampling: Sampling = "uniform",
+        class_weight: ClassWeight = None,
+        cache_size: Float = 200,
+        strategy: Literal["auto", "margins", "support"] = "auto",
+        random_state: RandomStateLike = None,
+        n_jobs: Int | None = None,
+        verbose: Int = 0,
+        probability: bool = False,
+    ) -> None:
         self.alpha = alpha
         self.kernel = kernel
         self.gamma = gamma
@@ -235,8 +253,8 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         return tags
 
     @unchanged_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Train for ``max_iter`` passes from scratch.
 
         Parameters
@@ -321,7 +339,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             "strategy_name": self.strategy,
         }
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``; shape
         (n_samples,) for two classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
@@ -365,7 +383,7 @@ def _kernel_view(X):
     return X
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     # pairwise_kernel moved to pegasos_rs.pairwise (and is deprecated there).
     if name == "pairwise_kernel":
         from pegasos_rs.pairwise import pairwise_kernel

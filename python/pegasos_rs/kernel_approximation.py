@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,7 +29,6 @@ from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
-    _fit_context,
 )
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
@@ -40,6 +40,7 @@ from sklearn.utils.validation import (
 from pegasos_rs import _core
 from pegasos_rs._base import CachedParamNames, unchanged_on_error
 from pegasos_rs._progress import reported
+from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
@@ -52,10 +53,26 @@ from pegasos_rs._validation import (
 )
 from pegasos_rs.kernel import _DATA_CHECKS, _KERNELS, _PRECOMPUTED_CHECKS, _kernel_view
 
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from pegasos_rs._typing import (
+        AdditiveKernelName,
+        Float,
+        Int,
+        KernelName,
+        Matrix,
+        MatrixLike,
+        RandomStateLike,
+    )
+
 __all__ = ["AdditiveKernelMap", "Nystroem", "RandomFourierFeatures"]
 
 
-def _sparse_tags(tags):
+def _sparse_tags(tags: Any) -> Any:
     tags.input_tags.sparse = True
     tags.transformer_tags.preserves_dtype = ["float64", "float32"]
     return tags
@@ -131,13 +148,13 @@ class RandomFourierFeatures(
     def __init__(
         self,
         *,
-        gamma=1.0,
-        n_components=100,
-        form="sincos",
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
+        gamma: Literal["scale"] | Float = 1.0,
+        n_components: Int = 100,
+        form: Literal["sincos", "offset"] = "sincos",
+        random_state: RandomStateLike = None,
+        n_jobs: Int | None = None,
+        verbose: Int = 0,
+    ) -> None:
         self.gamma = gamma
         self.n_components = n_components
         self.form = form
@@ -149,9 +166,9 @@ class RandomFourierFeatures(
         return _sparse_tags(super().__sklearn_tags__())
 
     @unchanged_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     @reported("rows")
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Draw the random weights for the features of ``X``.
 
         Parameters
@@ -166,7 +183,7 @@ class RandomFourierFeatures(
         X = validate_input(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
         return self._draw(X.shape[1], resolve_gamma("rbf", self.gamma, X))
 
-    def _draw(self, n_features: int, gamma: float):
+    def _draw(self, n_features: int, gamma: float) -> Self:
         """Draw the weights for ``n_features`` inputs and the numeric ``gamma``."""
         self.gamma_ = gamma
         self.random_weights_, self.random_offset_ = _core.fourier_sample(
@@ -181,7 +198,7 @@ class RandomFourierFeatures(
         return self
 
     @reported("rows")
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> NDArray[np.floating[Any]]:
         """The features of ``X`` (see the class docs), in the dtype of ``X``.
 
         Parameters
@@ -285,17 +302,17 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     def __init__(
         self,
-        kernel="rbf",
+        kernel: KernelName = "rbf",
         *,
-        gamma=None,
-        coef0=None,
-        degree=None,
-        n_components=100,
-        landmarks="uniform",
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
+        gamma: Literal["scale", "auto"] | Float | None = None,
+        coef0: Float | None = None,
+        degree: Int | None = None,
+        n_components: Int = 100,
+        landmarks: Literal["uniform", "k-means++"] = "uniform",
+        random_state: RandomStateLike = None,
+        n_jobs: Int | None = None,
+        verbose: Int = 0,
+    ) -> None:
         self.kernel = kernel
         self.gamma = gamma
         self.coef0 = coef0
@@ -324,9 +341,9 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         }
 
     @unchanged_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     @reported("rows")
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Choose the landmarks and factor their kernel matrix.
 
         Parameters
@@ -372,7 +389,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
             m = n_rows
         return m
 
-    def _factor(self, X, rows, idx, how: str, m: int, seed: int):
+    def _factor(self, X: Any, rows: Any, idx: Any, how: str, m: int, seed: int) -> Self:
         """Factor the landmarks' kernel: ``rows`` are the landmark rows (``how``
         "all", drawn as rows ``idx`` of the training data) or the rows to choose
         them from (k-means++, from ``X``)."""
@@ -401,7 +418,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         return self
 
     @reported("rows")
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> NDArray[np.floating[Any]]:
         """The Nyström features of ``X``, in its dtype (float64 for precomputed).
 
         Parameters
@@ -441,14 +458,14 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
     # ``normalization_`` is its transpose, a view (transposing is exact, so the
     # features are the same bits either way).
     @property
-    def normalization_(self):
+    def normalization_(self) -> NDArray[np.float64]:
         try:
             return self._columns.T
         except AttributeError:
             raise AttributeError("'Nystroem' object has no attribute 'normalization_'") from None
 
     @normalization_.setter
-    def normalization_(self, value):
+    def normalization_(self, value: ArrayLike) -> None:
         self._columns = np.ascontiguousarray(np.asarray(value).T)
 
     def __setstate__(self, state):
@@ -526,7 +543,15 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, kernel="chi2", *, order=2, period=None, n_jobs=None, verbose=0):
+    def __init__(
+        self,
+        kernel: AdditiveKernelName = "chi2",
+        *,
+        order: Int = 2,
+        period: Float | None = None,
+        n_jobs: Int | None = None,
+        verbose: Int = 0,
+    ) -> None:
         self.kernel = kernel
         self.order = order
         self.period = period
@@ -540,9 +565,9 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
         return tags
 
     @unchanged_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     @reported("rows")
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Check ``X`` (non-negative) and record the map's sampling.
 
         Parameters
@@ -558,7 +583,7 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
         check_non_negative(X, f"{type(self).__name__} (input X)")
         return self._sample(X.shape[1])
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: ArrayLike | None = None) -> NDArray[Any]:
         """Names of the output columns, as scikit-learn's ``AdditiveChi2Sampler``
         forms them, in this map's column order.
 
@@ -576,17 +601,17 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
             ``k = 1..order``.
         """
         check_is_fitted(self, "n_features_in_")
-        input_features = _check_feature_names_in(self, input_features)
+        names = _check_feature_names_in(self, input_features)
         prefix = type(self).__name__.lower()
         suffixes = ["sqrt"]
         for k in range(1, int(self.order) + 1):
             suffixes += [f"cos{k}", f"sin{k}"]
         return np.asarray(
-            [f"{prefix}_{name}_{suffix}" for name in input_features for suffix in suffixes],
+            [f"{prefix}_{name}_{suffix}" for name in names for suffix in suffixes],
             dtype=object,
         )
 
-    def _sample(self, n_features: int):
+    def _sample(self, n_features: int) -> Self:
         """Record the map's sampling for ``n_features`` inputs."""
         period = None if self.period is None else float(self.period)
         self.sample_interval_, self.period_ = _core.additive_map_info(
@@ -596,7 +621,7 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
         return self
 
     @reported("rows")
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> Matrix:
         """The map of ``X``: CSR for sparse input, dense otherwise; dtype of ``X``.
 
         Parameters

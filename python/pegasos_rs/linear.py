@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._available_if import available_if
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt, _progress
 from pegasos_rs._base import PegasosModelMixin, store_linear_fit, unchanged_on_error
+from pegasos_rs._typing import available_if, fit_context
 from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
@@ -26,6 +27,19 @@ from pegasos_rs._validation import (
     validate_input,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from pegasos_rs._typing import (
+        ClassWeight,
+        Float,
+        Int,
+        MatrixLike,
+        RandomStateLike,
+        Sampling,
+    )
+
 #: How ``validate_data`` shapes X for the extension: CSR (int32/int64 indices) or
 #: C-ordered dense, float32/float64 kept as they are, so common inputs are not
 #: copied. NaN/inf are rejected by the Rust view (one O(nnz) pass, not two).
@@ -38,7 +52,7 @@ _INPUT_CHECKS = {
 }
 
 
-def _without_probability(estimator) -> bool:
+def _without_probability(estimator: Any) -> bool:
     if estimator.probability:
         raise AttributeError(
             "partial_fit is not available when probability=True: the probabilities "
@@ -197,24 +211,24 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         *,
-        alpha=1e-4,
-        max_iter=20,
-        max_steps=None,
-        batch_size=1,
-        projection=True,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        average=True,
-        sampling="uniform",
-        class_weight=None,
-        tol=None,
-        n_iter_no_change=5,
-        warm_start=False,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-        probability=False,
-    ):
+        alpha: Float = 1e-4,
+        max_iter: Int = 20,
+        max_steps: Int | None = None,
+        batch_size: Int = 1,
+        projection: bool = True,
+        fit_intercept: bool = True,
+        intercept_scaling: Float | None = 1.0,
+        average: bool | Int = True,
+        sampling: Sampling = "uniform",
+        class_weight: ClassWeight = None,
+        tol: Float | None = None,
+        n_iter_no_change: Int = 5,
+        warm_start: bool = False,
+        random_state: RandomStateLike = None,
+        n_jobs: Int | None = None,
+        verbose: Int = 0,
+        probability: bool = False,
+    ) -> None:
         self.alpha = alpha
         self.max_iter = max_iter
         self.max_steps = max_steps
@@ -239,8 +253,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         return tags
 
     @unchanged_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Train for ``max_iter`` passes (continuing the last fit if ``warm_start``).
 
         Parameters
@@ -266,7 +280,13 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
 
     @available_if(_without_probability)
     @unchanged_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """One pass over ``(X, y)``, continuing from the current solver state.
 
         ``classes`` must be given on the first call. The parameters are validated on
@@ -341,7 +361,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             "verbose": bool(self.verbose),
         }
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two
         classes, else (n_samples, n_classes)."""
         check_is_fitted(self)

@@ -46,6 +46,7 @@ import os
 import re
 import struct
 import zlib
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -54,6 +55,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _saved_transformers
 from pegasos_rs.exceptions import DataFormatError
+
+if TYPE_CHECKING:
+    from pegasos_rs._typing import PathLike
 
 MAGIC = b"PEGASOS\x00"
 #: The newest format version this module reads. Version 2 added transformers and
@@ -228,7 +232,7 @@ def _pipeline_header(pipeline, add) -> dict:
     return {"estimator": "Pipeline", "params": settings, "steps": steps}
 
 
-def save(estimator, path) -> None:
+def save(estimator: Any, path: PathLike) -> None:
     """Write a fitted estimator to ``path`` in pegasos-rs' portable format.
 
     Parameters
@@ -310,7 +314,7 @@ def _is_pipeline(estimator) -> bool:
 _DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|U[0-9]{1,4})")
 
 
-def load(path):
+def load(path: PathLike) -> Any:
     """Read an estimator or Pipeline saved by :func:`save` (or a LIBLINEAR text model).
 
     Parameters
@@ -398,7 +402,11 @@ def _build(header, blob: memoryview, where: str):
 
 
 #: Pipeline settings a file may hold, with the types they must have.
-_PIPELINE_PARAMS = {"memory": (str, type(None)), "verbose": bool, "transform_input": list}
+_PIPELINE_PARAMS: dict[str, Any] = {
+    "memory": (str, type(None)),
+    "verbose": bool,
+    "transform_input": list,
+}
 
 
 def _build_pipeline(header: dict, blob: memoryview, where: str):
@@ -423,7 +431,7 @@ def _build_pipeline(header: dict, blob: memoryview, where: str):
         raise bad(f"this scikit-learn's Pipeline has no {sorted(set(params) - set(known))}")
     if not entries:
         raise bad("a Pipeline needs at least one step")
-    steps = []
+    steps: list[tuple[str, Any]] = []
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise bad(f"pipeline step {i} has no name")
@@ -632,13 +640,13 @@ def _check_fitted(est, name: str, need) -> None:
             f"probA_ and probB_ must be finite floats of shape ({n_out},)",
         )
     if name == "PegasosClassifier":
-        coef = getattr(est, "coef_", None)
+        coef: Any = getattr(est, "coef_", None)  # checked by need()
         need(
             isinstance(coef, np.ndarray) and coef.shape == (n_out, n_features),
             f"coef_ must have shape ({n_out}, {n_features})",
         )
         need(coef.dtype.kind == "f", "coef_ must hold floats")
-        solver = getattr(est, "_solver", None)
+        solver: Any = getattr(est, "_solver", None)
         if solver is not None and len(solver) not in (0, n_out):
             need(False, f"the solver state has {len(solver)} problems, the model {n_out}")
         return

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import warnings
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Literal
 
 from sklearn.utils import check_array
 
 from pegasos_rs import _core
 from pegasos_rs._validation import as_rust_matrix, n_threads
 from pegasos_rs.kernel import _DATA_CHECKS
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from pegasos_rs._typing import Float, Int, MatrixLike, PairwiseMetric
 
 __all__ = ["pairwise_kernel", "pairwise_kernels"]
 
@@ -32,7 +39,15 @@ KERNEL_PARAMS = {
 }
 
 
-def pairwise_kernels(X, Y=None, metric="linear", *, filter_params=False, n_jobs=None, **kwds):
+def pairwise_kernels(
+    X: MatrixLike,
+    Y: MatrixLike | None = None,
+    metric: PairwiseMetric = "linear",
+    *,
+    filter_params: bool = False,
+    n_jobs: Int | None = None,
+    **kwds: Float | None,
+) -> NDArray[np.float64]:
     """The kernel matrix ``K(X[i], Y[j])``, as scikit-learn's ``pairwise_kernels``.
 
     Same signature, keywords and defaults as
@@ -103,7 +118,16 @@ _REMOVAL = (
 )
 
 
-def pairwise_kernel(X, Y=None, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, n_jobs=None):
+def pairwise_kernel(
+    X: MatrixLike,
+    Y: MatrixLike | None = None,
+    *,
+    kernel: Literal["linear", "rbf", "poly", "sigmoid", "chi2", "intersection"] = "rbf",
+    gamma: Float = 1.0,
+    degree: Int = 3,
+    coef0: Float = 0.0,
+    n_jobs: Int | None = None,
+) -> NDArray[np.float64]:
     """Deprecated: use :func:`pairwise_kernels` (scikit-learn's keywords and defaults).
 
     The kernel matrix ``K(X[i], Y[j])`` with the kernels of
@@ -139,7 +163,7 @@ def _kernel_matrix(X, Y, kernel: str, gamma, degree, coef0, n_jobs):
             isinstance(degree, Integral)
             or (isinstance(degree, Real) and float(degree).is_integer())
         )
-        or not 1 <= degree < 2**32
+        or not 1 <= degree < 2**32  # type: ignore[operator]  # typeshed: Real has no <
     ):
         raise ValueError(f"degree must be an integer in [1, 2**32), got {degree!r:.40}")
     for name, value in (("gamma", gamma), ("coef0", coef0)):
@@ -153,7 +177,7 @@ def _kernel_matrix(X, Y, kernel: str, gamma, degree, coef0, n_jobs):
         as_rust_matrix(Y),
         kernel_name=kernel,
         gamma=float(gamma),
-        degree=int(degree),
+        degree=int(degree),  # type: ignore[call-overload]  # an integral Real
         coef0=float(coef0),
         n_threads=n_threads(n_jobs),
     )

@@ -27,6 +27,8 @@ import gzip
 import lzma
 import os
 import zlib
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,7 +38,19 @@ from pegasos_rs import _core, _progress
 from pegasos_rs._validation import as_rust_matrix, buffer, canonical_csr, n_threads
 from pegasos_rs.exceptions import DataFormatError
 
-_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open, ".lzma": lzma.open}
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+    from pegasos_rs._typing import FileLike, Int, MatrixLike, PathLike
+
+_OPENERS: dict[str, Callable[..., Any]] = {
+    ".gz": gzip.open,
+    ".bz2": bz2.open,
+    ".xz": lzma.open,
+    ".lzma": lzma.open,
+}
 
 #: Bytes read at once while a progress bar shows the reading.
 _READ_PIECE = 1 << 22
@@ -120,18 +134,18 @@ def _lines_before(text: bytes, offset: int) -> int:
 
 
 def load_svmlight_files(
-    files,
+    files: Iterable[FileLike],
     *,
-    n_features=None,
-    dtype=np.float64,
-    multilabel=False,
-    zero_based="auto",
-    query_id=False,
-    offset=0,
-    length=-1,
-    n_jobs=None,
-    verbose=0,
-):
+    n_features: Int | None = None,
+    dtype: DTypeLike = np.float64,
+    multilabel: bool = False,
+    zero_based: bool | Literal["auto"] = "auto",
+    query_id: bool = False,
+    offset: Int = 0,
+    length: Int = -1,
+    n_jobs: Int | None = None,
+    verbose: Int = 0,
+) -> list[Any]:
     """Load several svmlight files with a common number of features.
 
     Returns ``[X1, y1, X2, y2, ...]`` (with ``q1``, ``q2``, ... after each ``y`` when
@@ -234,19 +248,70 @@ def _load_files(
     return result
 
 
+@overload
 def load_svmlight_file(
-    f,
+    f: FileLike,
     *,
-    n_features=None,
-    dtype=np.float64,
-    multilabel=False,
-    zero_based="auto",
-    query_id=False,
-    offset=0,
-    length=-1,
-    n_jobs=None,
-    verbose=0,
-):
+    n_features: Int | None = None,
+    dtype: DTypeLike = np.float64,
+    multilabel: bool = False,
+    zero_based: bool | Literal["auto"] = "auto",
+    query_id: Literal[False] = False,
+    offset: Int = 0,
+    length: Int = -1,
+    n_jobs: Int | None = None,
+    verbose: Int = 0,
+) -> tuple[sp.csr_matrix, NDArray[np.float64]]: ...
+
+
+@overload
+def load_svmlight_file(
+    f: FileLike,
+    *,
+    n_features: Int | None = None,
+    dtype: DTypeLike = np.float64,
+    multilabel: bool = False,
+    zero_based: bool | Literal["auto"] = "auto",
+    query_id: Literal[True],
+    offset: Int = 0,
+    length: Int = -1,
+    n_jobs: Int | None = None,
+    verbose: Int = 0,
+) -> tuple[sp.csr_matrix, NDArray[np.float64], NDArray[np.int64]]: ...
+
+
+@overload
+def load_svmlight_file(
+    f: FileLike,
+    *,
+    n_features: Int | None = None,
+    dtype: DTypeLike = np.float64,
+    multilabel: bool = False,
+    zero_based: bool | Literal["auto"] = "auto",
+    query_id: bool = False,
+    offset: Int = 0,
+    length: Int = -1,
+    n_jobs: Int | None = None,
+    verbose: Int = 0,
+) -> (
+    tuple[sp.csr_matrix, NDArray[np.float64]]
+    | tuple[sp.csr_matrix, NDArray[np.float64], NDArray[np.int64]]
+): ...
+
+
+def load_svmlight_file(
+    f: FileLike,
+    *,
+    n_features: Int | None = None,
+    dtype: DTypeLike = np.float64,
+    multilabel: bool = False,
+    zero_based: bool | Literal["auto"] = "auto",
+    query_id: bool = False,
+    offset: Int = 0,
+    length: Int = -1,
+    n_jobs: Int | None = None,
+    verbose: Int = 0,
+) -> tuple[Any, ...]:
     """Load one svmlight / libsvm file as ``(X, y)`` (CSR matrix and float64 labels),
     or ``(X, y, query_id)``, as :func:`sklearn.datasets.load_svmlight_file`.
 
@@ -270,8 +335,16 @@ def load_svmlight_file(
 
 
 def dump_svmlight_file(
-    X, y, f, *, zero_based=True, comment=None, query_id=None, multilabel=False, n_jobs=None
-):
+    X: MatrixLike,
+    y: ArrayLike,
+    f: PathLike | IO[bytes],
+    *,
+    zero_based: bool = True,
+    comment: str | bytes | None = None,
+    query_id: ArrayLike | None = None,
+    multilabel: bool = False,
+    n_jobs: Int | None = None,
+) -> None:
     """Write ``X`` (dense or sparse) and ``y`` to ``f`` (a path or a binary file) in
     svmlight format, zeros omitted, values written exactly (shortest round-trip
     decimal), as :func:`sklearn.datasets.dump_svmlight_file`."""

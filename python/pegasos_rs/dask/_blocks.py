@@ -20,7 +20,9 @@ import hashlib
 import lzma
 import mmap
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,7 +41,12 @@ _PARTITION_CHECKS = {**_INPUT_CHECKS, "ensure_min_samples": 0}
 
 #: Compressed files cannot be read from an offset: their blocks are whole files,
 #: parsed once and kept in memory.
-OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open, ".lzma": lzma.open}
+OPENERS: dict[str, Callable[..., Any]] = {
+    ".gz": gzip.open,
+    ".bz2": bz2.open,
+    ".xz": lzma.open,
+    ".lzma": lzma.open,
+}
 
 
 @dataclass(frozen=True)
@@ -168,7 +175,7 @@ class Block:
 class MemoryBlock(Block):
     """A partition held in the worker's memory."""
 
-    X: object = None
+    X: Any = None
 
     def rows(self, ids):
         return self.X[ids]
@@ -181,7 +188,8 @@ class MemoryBlock(Block):
 class SvmlightBlock(Block):
     """A range of an svmlight file: example offsets and labels; rows parsed on use."""
 
-    spec: SvmlightSpec | None = None
+    # Always given: the default only lets the field follow the base's fields.
+    spec: SvmlightSpec = None  # type: ignore[assignment]
     n_features: int = 0
     #: File offset of each example, and the end of the block's last one.
     starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
@@ -299,12 +307,12 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
     )
 
 
-def with_labels(block: Block, y, sample_weight) -> Block:
+def with_labels(block: MemoryBlock | SvmlightBlock, y, sample_weight) -> Block:
     """``block`` with labels (and sample weights) from separate arrays."""
     from dataclasses import replace
 
     labels = _labels(y, _rows_of(block), block.name)
-    extra = {"file_labels": False} if isinstance(block, SvmlightBlock) else {}
+    extra: dict[str, Any] = {"file_labels": False} if isinstance(block, SvmlightBlock) else {}
     return replace(
         block,
         labels=labels,
@@ -313,13 +321,13 @@ def with_labels(block: Block, y, sample_weight) -> Block:
     )
 
 
-def _rows_of(block: Block) -> int:
+def _rows_of(block: MemoryBlock | SvmlightBlock) -> int:
     if isinstance(block, MemoryBlock):
         return int(block.X.shape[0])
     return int(block.starts.shape[0])
 
 
-def summarize(block: Block, check: bool) -> dict:
+def summarize(block: MemoryBlock | SvmlightBlock, check: bool) -> dict:
     """What the client needs to know of a block: its shape, storage, classes and
     their counts. With ``check``, values, labels and sample weights are checked
     as the in-memory estimator checks them."""

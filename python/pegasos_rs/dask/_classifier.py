@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import sys
 from numbers import Integral
+from typing import TYPE_CHECKING, Any, Literal
 
 import dask
 import numpy as np
@@ -20,6 +21,23 @@ from pegasos_rs.dask import _exact, _parallel, _predict
 from pegasos_rs.dask._cluster import cluster, current_client
 from pegasos_rs.dask._data import check_feature_names, distribute
 from pegasos_rs.dask._interrupt import deferred_ctrl_c
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import distributed
+    from numpy.typing import ArrayLike
+    from typing_extensions import Self
+
+    from pegasos_rs._typing import (
+        ClassWeight,
+        Float,
+        Int,
+        MatrixLike,
+        PathLike,
+        RandomStateLike,
+        Sampling,
+    )
 
 #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
 _FITTED = (
@@ -103,27 +121,27 @@ class PegasosClassifier(_linear.PegasosClassifier):
     def __init__(
         self,
         *,
-        alpha=1e-4,
-        max_iter=20,
-        max_steps=None,
-        batch_size=1,
-        projection=True,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        average=True,
-        sampling="uniform",
-        class_weight=None,
-        tol=None,
-        n_iter_no_change=5,
-        warm_start=False,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-        probability=False,
-        mode="exact",
-        client=None,
-        round_bytes=32 << 20,
-    ):
+        alpha: Float = 1e-4,
+        max_iter: Int = 20,
+        max_steps: Int | None = None,
+        batch_size: Int = 1,
+        projection: bool = True,
+        fit_intercept: bool = True,
+        intercept_scaling: Float | None = 1.0,
+        average: bool | Int = True,
+        sampling: Sampling = "uniform",
+        class_weight: ClassWeight = None,
+        tol: Float | None = None,
+        n_iter_no_change: Int = 5,
+        warm_start: bool = False,
+        random_state: RandomStateLike = None,
+        n_jobs: Int | None = None,
+        verbose: Int = 0,
+        probability: bool = False,
+        mode: Literal["exact", "parallel"] = "exact",
+        client: distributed.Client | None = None,
+        round_bytes: Int = 32 << 20,
+    ) -> None:
         super().__init__(
             alpha=alpha,
             max_iter=max_iter,
@@ -148,7 +166,15 @@ class PegasosClassifier(_linear.PegasosClassifier):
         self.round_bytes = round_bytes
 
     @unchanged_on_error
-    def fit(self, X, y, sample_weight=None, *, check_input=True, callback=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        check_input: bool = True,
+        callback: Callable[[dict[str, Any]], object] | None = None,
+    ) -> Self:
         """Train on data held by the cluster (continuing the last fit if
         ``warm_start``).
 
@@ -183,7 +209,13 @@ class PegasosClassifier(_linear.PegasosClassifier):
         )
 
     @unchanged_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """One pass over ``(X, y)``, continuing from the current solver state
         (``classes`` must be given on the first call)."""
         first = not hasattr(self, "_solver")
@@ -281,7 +313,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
 
         return show
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> Any:
         """Decision values; a dask array computed block by block on the workers when
         ``X`` is a dask collection, else an in-memory array."""
         check_is_fitted(self)
@@ -289,14 +321,14 @@ class PegasosClassifier(_linear.PegasosClassifier):
             return self.to_local().decision_function(X)
         return _predict.decision_function(self, X)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> Any:
         """Class labels (lazily for dask collections, as ``decision_function``)."""
         check_is_fitted(self)
         if not dask.is_dask_collection(X):
             return self.to_local().predict(X)
         return _predict.predict(self, X)
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
         """Mean accuracy, computed on the cluster for dask collections."""
         check_is_fitted(self)
         if not dask.is_dask_collection(X):
@@ -307,7 +339,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
             return float(client.compute(accuracy).result())
         return float(accuracy.compute())
 
-    def to_local(self):
+    def to_local(self) -> _linear.PegasosClassifier:
         """The fitted model as a plain :class:`pegasos_rs.PegasosClassifier` (same
         parameters and fitted attributes, a copy of the solver state): it pickles,
         saves and continues training like any other."""
@@ -331,6 +363,6 @@ class PegasosClassifier(_linear.PegasosClassifier):
         state["client"] = None  # a connection is not part of a model
         return state
 
-    def save(self, path) -> None:
+    def save(self, path: PathLike) -> None:
         """Save the fitted model (as :meth:`to_local` returns it) to ``path``."""
         self.to_local().save(path)

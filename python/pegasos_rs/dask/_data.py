@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import dask
 import dask.array as da
@@ -22,12 +23,15 @@ from pegasos_rs.dask import _blocks
 from pegasos_rs.dask._interrupt import CtrlC
 from pegasos_rs.dask._svmlight import svmlight_source
 
+if TYPE_CHECKING:
+    import distributed
+
 
 @dataclass
 class TrainingData:
     """Blocks on the workers and what the client knows of them."""
 
-    client: object
+    client: distributed.Client
     blocks: list
     names: list
     offsets: np.ndarray  #: first global row of each block, then the total

@@ -6,6 +6,7 @@ as linear Pegasos does."""
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING, Any
 
 import dask
 import numpy as np
@@ -18,6 +19,11 @@ from pegasos_rs._base import unchanged_on_error
 from pegasos_rs._validation import seed_from
 from pegasos_rs.dask._blocks import _PARTITION_CHECKS
 from pegasos_rs.dask._predict import _rows
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from pegasos_rs._typing import MatrixLike
 
 
 def _moments(block):
@@ -69,11 +75,16 @@ class _DaskMap:
     """``fit`` and ``transform`` on dask collections for a transformer of
     :mod:`pegasos_rs.kernel_approximation`; in-memory inputs go to the parent."""
 
-    def transform(self, X):
+    if TYPE_CHECKING:  # what the transformers it is mixed into define
+        n_features_in_: int
+        _n_features_out: int
+
+    def transform(self, X: MatrixLike) -> Any:
         """The features of ``X``: a dask array with X's row chunks, computed block by
         block on the workers, when ``X`` is a dask collection."""
         if not dask.is_dask_collection(X):
-            return super().transform(X)
+            # The transformer this is mixed into (mypy sees no base class here).
+            return super().transform(X)  # type: ignore[misc]
         check_is_fitted(self)
         rows = _rows(X)
         if rows.shape[1] != self.n_features_in_:
@@ -112,7 +123,7 @@ class RandomFourierFeatures(_DaskMap, _maps.RandomFourierFeatures):
     )
 
     @unchanged_on_error
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         if not dask.is_dask_collection(X):
             return super().fit(X, y)
         self._validate_params()
@@ -134,7 +145,7 @@ class Nystroem(_DaskMap, _maps.Nystroem):
     )
 
     @unchanged_on_error
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         if not dask.is_dask_collection(X):
             return super().fit(X, y)
         self._validate_params()
@@ -172,7 +183,7 @@ class AdditiveKernelMap(_DaskMap, _maps.AdditiveKernelMap):
     )
 
     @unchanged_on_error
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
         if not dask.is_dask_collection(X):
             return super().fit(X, y)
         self._validate_params()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     }
 
 
-def _current(v, bias, avg_v, avg_b, count):
+def _current(v, bias, avg_v, avg_b, count) -> tuple[Any, Any]:
     if count:
         return avg_v / count, avg_b / count
     return v, bias

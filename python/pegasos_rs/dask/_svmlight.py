@@ -6,6 +6,7 @@ import collections
 import glob
 import os
 import threading
+from typing import TYPE_CHECKING, Literal
 
 import dask
 import dask.array as da
@@ -15,6 +16,13 @@ from dask.utils import parse_bytes
 
 from pegasos_rs.dask._blocks import SvmlightSpec, in_file, parse, read_range
 from pegasos_rs.exceptions import DataFormatError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from numpy.typing import DTypeLike
+
+    from pegasos_rs._typing import Int, PathLike
 
 #: ``X.name`` of arrays made by :func:`read_svmlight` -> their blocks, and ``y.name``
 #: -> the same key, so that training can read the files' rows where they are
@@ -99,18 +107,19 @@ def _stats(spec: SvmlightSpec):
 
 def _parse_block(spec: SvmlightSpec):
     text, start = read_range(spec)
-    X, y = parse(text, spec, spec.n_features, start)
+    # Blocks are parsed with their n_features known (only probes have None).
+    X, y = parse(text, spec, spec.n_features, start)  # type: ignore[arg-type]
     return X, y
 
 
 def read_svmlight(
-    paths_or_glob,
-    n_features=None,
+    paths_or_glob: PathLike | Iterable[PathLike],
+    n_features: Int | None = None,
     *,
-    dtype=np.float64,
-    zero_based="auto",
-    blocksize="64MiB",
-):
+    dtype: DTypeLike = np.float64,
+    zero_based: bool | Literal["auto"] = "auto",
+    blocksize: str | Int = "64MiB",
+) -> tuple[da.Array, da.Array]:
     """Read svmlight / libsvm files as ``(X, y)``: a dask array of CSR row blocks and
     a dask array of float64 labels, parsed on the workers by the Rust reader.
 
