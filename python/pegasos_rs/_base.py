@@ -56,7 +56,7 @@ class CachedParamNames:
     def _get_param_names(cls):
         names = cls.__dict__.get("_param_names_cache")
         if names is None:
-            names = tuple(super()._get_param_names())  # type: ignore[misc]
+            names = tuple(super()._get_param_names())
             cls._param_names_cache = names  # on this class, not its subclasses
         return list(names)
 

@@ -278,7 +278,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         classes, present, counts, codes = encode_targets(type(self).__name__, y)
         # Checked before training: too small a class for the folds is an input error.
         n_folds = _platt.n_folds_for(counts) if self.probability else 0
-        sample_weight = sample_weight_vector(sample_weight, X)
+        weights = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, classes, present, counts)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
 
@@ -290,7 +290,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
                 codes,
                 int(classes.size),
                 class_weight,
-                sample_weight,
+                weights,
                 self._solver_params(gamma),
                 n_threads(self.n_jobs),
             )
@@ -315,7 +315,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             dict(zip((*names, "objective"), values, strict=True))
             for values in zip(*(result[n] for n in (*names, "objective")), strict=True)
         ]
-        self._fit_probability(X, y, sample_weight, n_folds, pairwise=precomputed)
+        self._fit_probability(X, y, weights, n_folds, pairwise=precomputed)
         return self
 
     def _solver_params(self, gamma: float) -> dict:
