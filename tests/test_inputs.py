@@ -590,8 +590,7 @@ def test_failed_fit_leaves_a_fitted_estimator_usable(binary_dense):
 def test_fast_validation_equals_scikit_learns(layout, labels):
     """validate_input's fast path returns what validate_data returns and sets the
     same attributes, for the inputs it takes."""
-    from pegasos_rs._validation import validate_input
-    from pegasos_rs.linear import _INPUT_CHECKS
+    from pegasos_rs._validation import INPUT_CHECKS, validate_input
     from sklearn.utils.validation import validate_data
 
     rng = np.random.RandomState(0)
@@ -606,8 +605,8 @@ def test_fast_validation_equals_scikit_learns(layout, labels):
     y = y[labels]
     ours, theirs = PegasosClassifier(), PegasosClassifier()
     ours.feature_names_in_ = theirs.feature_names_in_ = np.array(["a"], dtype=object)
-    Xo, yo = validate_input(ours, X, y, reset=True, **_INPUT_CHECKS)
-    Xt, yt = validate_data(theirs, X, y, reset=True, **_INPUT_CHECKS)
+    Xo, yo = validate_input(ours, X, y, reset=True, **INPUT_CHECKS)
+    Xt, yt = validate_data(theirs, X, y, reset=True, **INPUT_CHECKS)
     assert type(Xo) is type(Xt) and Xo.dtype == Xt.dtype and yo.dtype == yt.dtype
     assert (Xo != Xt).nnz == 0 if sp.issparse(Xo) else np.array_equal(Xo, Xt)
     np.testing.assert_array_equal(yo, yt)
@@ -616,7 +615,7 @@ def test_fast_validation_equals_scikit_learns(layout, labels):
         and not hasattr(ours, "feature_names_in_")
         and not hasattr(theirs, "feature_names_in_")
     )
-    assert validate_input(ours, X, reset=False, **_INPUT_CHECKS) is Xo
+    assert validate_input(ours, X, reset=False, **INPUT_CHECKS) is Xo
 
 
 def test_fast_validation_leaves_errors_and_warnings_to_scikit_learn():

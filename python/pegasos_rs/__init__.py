@@ -5,6 +5,8 @@ sub-GrAdient SOlver for SVM") minimises ``alpha/2 ||w||^2 + 1/m sum_i hinge_i``
 by stochastic sub-gradient steps of size ``1/(alpha t)``.
 """
 
+# Registers LIBLINEAR's model files with load (model_io imports no other format).
+import pegasos_rs.foreign_models  # noqa: F401
 from pegasos_rs import exceptions
 from pegasos_rs._core import __version__
 from pegasos_rs.exceptions import DataFormatError, PegasosError

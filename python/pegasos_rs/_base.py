@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _platt
 from pegasos_rs._typing import F, available_if
+from pegasos_rs.model_io import save
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -142,8 +143,6 @@ class PegasosModelMixin(CachedParamNames):
         """Write the fitted model to ``path`` in pegasos-rs' portable format (not
         pickle; see :mod:`pegasos_rs.model_io`); read it back with
         :func:`pegasos_rs.load`."""
-        from pegasos_rs.model_io import save
-
         save(self, path)
 
 

@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+from pegasos_rs import _registry
 
 #: Fitted attributes stored as arrays (dense or CSR; those that are None are left out).
 ARRAYS = {
@@ -61,14 +64,12 @@ OPTIONAL = {
 
 
 def classes() -> dict:
-    """The transformer classes by name (imported here, not at module level, so that
-    this module imports none of the estimators')."""
-    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
-
-    from pegasos_rs.kernel_approximation import AdditiveKernelMap, Nystroem, RandomFourierFeatures
-
-    found = (RandomFourierFeatures, Nystroem, AdditiveKernelMap, StandardScaler, MaxAbsScaler)
-    return {c.__name__: c for c in found}
+    """The transformer classes by name: scikit-learn's scalers, and the feature maps
+    as :mod:`pegasos_rs.kernel_approximation` registered them (this module imports
+    none of the package's estimators)."""
+    registered = _registry.classes()
+    found = {c.__name__: c for c in (StandardScaler, MaxAbsScaler)}
+    return found | {n: registered[n] for n in SCALARS if n in registered}
 
 
 def check(est, name: str, need) -> None:

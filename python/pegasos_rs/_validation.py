@@ -13,6 +13,35 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+#: How ``validate_data`` shapes X for the extension: CSR (int32/int64 indices) or
+#: C-ordered dense, float32/float64 kept as they are, so common inputs are not
+#: copied. NaN/inf are rejected by the Rust view (one O(nnz) pass, not two). Used by
+#: every estimator that reads data rows (linear, kernel, feature maps, Dask blocks).
+INPUT_CHECKS = {
+    "accept_sparse": "csr",
+    "dtype": [np.float64, np.float32],
+    "order": "C",
+    "accept_large_sparse": True,
+    "ensure_all_finite": False,
+}
+
+#: Precomputed kernels: a dense float64 matrix.
+PRECOMPUTED_CHECKS = {"dtype": np.float64, "order": "C"}
+
+#: The kernels of the kernel estimator and the Nyström map.
+KERNELS = ("linear", "rbf", "poly", "sigmoid", "chi2", "intersection", "precomputed")
+
+
+def kernel_view(X):
+    """The matrix the kernel code reads: a dense array that is mostly zeros becomes
+    CSR (a copy of its non-zeros), because kernel rows gather non-zeros much faster
+    than they stream zeros (MNIST, 19 % non-zeros: about 5x)."""
+    if sp.issparse(X) or X.size == 0:
+        return X
+    if np.count_nonzero(X) <= 0.5 * X.size:
+        return sp.csr_matrix(X)
+    return X
+
 
 def validate_input(estimator, X, y="no_validation", *, reset=True, **check_params):
     """scikit-learn's ``validate_data`` (``n_features_in_``, ``feature_names_in_`` and

@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from pegasos_rs import _core
+from pegasos_rs import _core, _registry, model_io
 from pegasos_rs._validation import as_rust_matrix, buffer, n_threads
 from pegasos_rs.exceptions import DataFormatError
 
@@ -117,8 +117,6 @@ def read_model(path: PathLike) -> Any:
         that cannot be evaluated here (the message says which types can); the
         message names the file and the line.
     """
-    from pegasos_rs import model_io
-
     with open(path, "rb") as f:
         raw = f.read()
     where = os.fspath(path)
@@ -531,8 +529,7 @@ class LiblinearModel:
         -------
         estimator : PegasosClassifier
         """
-        from pegasos_rs.linear import PegasosClassifier
-
+        PegasosClassifier = _registry.classes()["PegasosClassifier"]
         labels = self.labels.astype(np.float64)
         coef, intercept = self.weights.T, self.bias * self.bias_weights
         if self.bias < 0:
@@ -754,3 +751,7 @@ def _pad(X: np.ndarray, width: int) -> np.ndarray:
     out = np.zeros((X.shape[0], width))
     out[:, : X.shape[1]] = X
     return out
+
+
+# pegasos_rs.load reads LIBLINEAR's files too (model_io knows no other format).
+_registry.register_text_reader("liblinear", read_liblinear)

@@ -6,20 +6,24 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _platt, _progress
+from pegasos_rs import _core, _platt, _progress, pairwise
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
+from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
+    INPUT_CHECKS,
+    KERNELS,
+    PRECOMPUTED_CHECKS,
     as_rust_matrix,
     buffer,
     check_targets,
     class_weight_vector,
     encode_targets,
+    kernel_view,
     n_threads,
     resolve_gamma,
     sample_weight_vector,
@@ -44,22 +48,8 @@ if TYPE_CHECKING:
         Sampling,
     )
 
-_KERNELS = ("linear", "rbf", "poly", "sigmoid", "chi2", "intersection", "precomputed")
 
-#: Data kernels: CSR or C-ordered dense, float32/float64 kept (no copy when already
-#: in that form). NaN/inf are rejected by the Rust view.
-_DATA_CHECKS = {
-    "accept_sparse": "csr",
-    "dtype": [np.float64, np.float32],
-    "order": "C",
-    "accept_large_sparse": True,
-    "ensure_all_finite": False,
-}
-
-#: Precomputed kernels: a dense float64 matrix.
-_PRECOMPUTED_CHECKS = {"dtype": np.float64, "order": "C"}
-
-
+@persisted
 class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     """Kernel SVM trained by kernelized Pegasos, predicting through its support vectors.
 
@@ -189,7 +179,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(KERNELS))],
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
         "degree": [Interval(Integral, 1, 2**32 - 1, closed="both")],
         "coef0": [Interval(Real, None, None, closed="neither")],
@@ -269,7 +259,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self
         """
         precomputed = self.kernel == "precomputed"
-        X, y = validate_input(self, X, y, **(_PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS))
+        X, y = validate_input(self, X, y, **(PRECOMPUTED_CHECKS if precomputed else INPUT_CHECKS))
         if precomputed and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
@@ -282,7 +272,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         class_weight = class_weight_vector(self.class_weight, classes, present, counts)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
 
-        Xk = X if precomputed else _kernel_view(X)
+        Xk = X if precomputed else kernel_view(X)
         report = _progress.verbose_report(self.verbose, f"{type(self).__name__}.fit", "steps")
         with _progress.reporting(report):
             result = _core.fit_kernel(
@@ -344,7 +334,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         (n_samples,) for two classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
         if self.kernel == "precomputed":
-            X = validate_input(self, X, reset=False, **_PRECOMPUTED_CHECKS)
+            X = validate_input(self, X, reset=False, **PRECOMPUTED_CHECKS)
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(
                     f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
@@ -352,7 +342,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
                 )
             scores = X[:, self.support_] @ self.dual_coef_.T + self.intercept_
         else:
-            X = validate_input(self, X, reset=False, **_DATA_CHECKS)
+            X = validate_input(self, X, reset=False, **INPUT_CHECKS)
             sv = getattr(self, "_sv_kernel_rows", None)
             report = _progress.verbose_report(
                 self.verbose, f"{type(self).__name__}.decision_function", "rows"
@@ -372,21 +362,8 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 
-def _kernel_view(X):
-    """The matrix the kernel solver reads: a dense array that is mostly zeros becomes
-    CSR (a copy of its non-zeros), because kernel rows gather non-zeros much faster
-    than they stream zeros (MNIST, 19 % non-zeros: about 5x)."""
-    if sp.issparse(X) or X.size == 0:
-        return X
-    if np.count_nonzero(X) <= 0.5 * X.size:
-        return sp.csr_matrix(X)
-    return X
-
-
 def __getattr__(name: str) -> Any:
     # pairwise_kernel moved to pegasos_rs.pairwise (and is deprecated there).
     if name == "pairwise_kernel":
-        from pegasos_rs.pairwise import pairwise_kernel
-
-        return pairwise_kernel
+        return pairwise.pairwise_kernel
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

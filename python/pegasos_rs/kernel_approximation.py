@@ -40,18 +40,22 @@ from sklearn.utils.validation import (
 from pegasos_rs import _core
 from pegasos_rs._base import CachedParamNames, unchanged_on_error
 from pegasos_rs._progress import reported
+from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
+    INPUT_CHECKS,
+    KERNELS,
+    PRECOMPUTED_CHECKS,
     as_rust_matrix,
     buffer,
     canonical_csr,
     check_csr_structure,
+    kernel_view,
     n_threads,
     resolve_gamma,
     seed_from,
     validate_input,
 )
-from pegasos_rs.kernel import _DATA_CHECKS, _KERNELS, _PRECOMPUTED_CHECKS, _kernel_view
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -78,6 +82,7 @@ def _sparse_tags(tags: Any) -> Any:
     return tags
 
 
+@persisted
 class RandomFourierFeatures(
     CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
@@ -210,7 +215,7 @@ class RandomFourierFeatures(
         ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
-        X = validate_input(self, X, reset=False, **_DATA_CHECKS)
+        X = validate_input(self, X, reset=False, **INPUT_CHECKS)
         W = buffer(self.random_weights_, X.dtype)
         b = buffer(self.random_offset_, X.dtype)
         return _core.fourier_features(
@@ -218,6 +223,7 @@ class RandomFourierFeatures(
         )
 
 
+@persisted
 class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Nyström approximation of any kernel of :class:`KernelPegasosClassifier`.
 
@@ -285,7 +291,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
-        "kernel": [StrOptions(set(_KERNELS))],
+        "kernel": [StrOptions(set(KERNELS))],
         "gamma": [
             StrOptions({"scale", "auto"}),
             Interval(Real, 0, None, closed="neither"),
@@ -357,7 +363,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         self
         """
         precomputed = self.kernel == "precomputed"
-        X = validate_input(self, X, **(_PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS))
+        X = validate_input(self, X, **(PRECOMPUTED_CHECKS if precomputed else INPUT_CHECKS))
         if precomputed and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
@@ -394,7 +400,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         "all", drawn as rows ``idx`` of the training data) or the rows to choose
         them from (k-means++, from ``X``)."""
         precomputed = self.kernel == "precomputed"
-        Xk = rows if precomputed else _kernel_view(rows)
+        Xk = rows if precomputed else kernel_view(rows)
         found, columns, rank = _core.nystroem_fit(
             as_rust_matrix(Xk),
             **self._kernel_args(),
@@ -432,7 +438,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         """
         check_is_fitted(self)
         precomputed = self.kernel == "precomputed"
-        checks = _PRECOMPUTED_CHECKS if precomputed else _DATA_CHECKS
+        checks = PRECOMPUTED_CHECKS if precomputed else INPUT_CHECKS
         X = validate_input(self, X, reset=False, **checks)
         columns = buffer(self._columns, X.dtype)
         if precomputed:
@@ -443,7 +449,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
             if self.kernel in ("chi2", "intersection"):
                 # The inner-product kernels read dense rows through a matrix product;
                 # the others gather non-zeros, faster from CSR.
-                X = _kernel_view(X)
+                X = kernel_view(X)
         return _core.nystroem_features(
             as_rust_matrix(X),
             components,
@@ -480,6 +486,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
 _ADDITIVE = ("chi2", "intersection", "js")
 
 
+@persisted
 class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
     """Homogeneous kernel map of an additive kernel (Vedaldi and Zisserman, 2012).
 

@@ -13,8 +13,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt, _progress
 from pegasos_rs._base import PegasosModelMixin, store_linear_fit, unchanged_on_error
+from pegasos_rs._registry import persisted
 from pegasos_rs._typing import available_if, fit_context
 from pegasos_rs._validation import (
+    INPUT_CHECKS,
     as_rust_matrix,
     buffer,
     check_targets,
@@ -40,17 +42,6 @@ if TYPE_CHECKING:
         Sampling,
     )
 
-#: How ``validate_data`` shapes X for the extension: CSR (int32/int64 indices) or
-#: C-ordered dense, float32/float64 kept as they are, so common inputs are not
-#: copied. NaN/inf are rejected by the Rust view (one O(nnz) pass, not two).
-_INPUT_CHECKS = {
-    "accept_sparse": "csr",
-    "dtype": [np.float64, np.float32],
-    "order": "C",
-    "accept_large_sparse": True,
-    "ensure_all_finite": False,
-}
-
 
 def _without_probability(estimator: Any) -> bool:
     if estimator.probability:
@@ -61,6 +52,7 @@ def _without_probability(estimator: Any) -> bool:
     return True
 
 
+@persisted
 class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     """Linear SVM trained by Pegasos (primal estimated sub-gradient solver).
 
@@ -303,7 +295,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         return self._fit(X, y, sample_weight, classes, not first, 1, None, partial=True)
 
     def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps, partial=False):
-        X, y = validate_input(self, X, y, reset=not resume, **_INPUT_CHECKS)
+        X, y = validate_input(self, X, y, reset=not resume, **INPUT_CHECKS)
         check_targets(y)
         if resume:
             known = self.classes_
@@ -365,7 +357,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two
         classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
-        X = validate_input(self, X, reset=False, **_INPUT_CHECKS)
+        X = validate_input(self, X, reset=False, **INPUT_CHECKS)
         report = _progress.verbose_report(
             self.verbose, f"{type(self).__name__}.decision_function", "rows"
         )

@@ -53,7 +53,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _saved_transformers
+from pegasos_rs import _core, _registry, _saved_transformers
 from pegasos_rs.exceptions import DataFormatError
 
 if TYPE_CHECKING:
@@ -88,11 +88,9 @@ _MODULES = ("pegasos_rs", "sklearn")
 
 
 def _estimator_classes():
-    from pegasos_rs.kernel import KernelPegasosClassifier
-    from pegasos_rs.linear import PegasosClassifier
-
-    found = {c.__name__: c for c in (PegasosClassifier, KernelPegasosClassifier)}
-    return found | _saved_transformers.classes()
+    return {n: c for n, c in _registry.classes().items() if n in _ATTRIBUTES} | (
+        _saved_transformers.classes()
+    )
 
 
 def _array_names(name: str) -> list[str]:
@@ -695,9 +693,7 @@ def _check_fitted(est, name: str, need) -> None:
 def _load_liblinear(text: str, where: str):
     """A LIBLINEAR model file (any of its linear classifiers) as a PegasosClassifier
     with the same decision function."""
-    from pegasos_rs.foreign_models import read_liblinear
-
-    model = read_liblinear(text, where)
+    model = _registry.text_reader("liblinear")(text, where)
     if model.labels.size < 2:
         raise _bad(where, f"{model.labels.size} class (a classifier needs at least 2)")
     return model.to_classifier()

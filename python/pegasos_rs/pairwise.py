@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from sklearn.utils import check_array
 
 from pegasos_rs import _core
-from pegasos_rs._validation import as_rust_matrix, n_threads
-from pegasos_rs.kernel import _DATA_CHECKS
+from pegasos_rs._validation import INPUT_CHECKS, as_rust_matrix, n_threads
 
 if TYPE_CHECKING:
     import numpy as np
@@ -98,7 +97,7 @@ def pairwise_kernels(
             f"the {metric} kernel got an unexpected keyword argument {extra[0]!r} (it takes "
             f"{takes}); pass filter_params=True to drop the others"
         )
-    X = check_array(X, **_DATA_CHECKS)
+    X = check_array(X, **INPUT_CHECKS)
     gamma = kwds.get("gamma")
     if gamma is None:
         gamma = 1.0 if metric == "chi2" else 1.0 / X.shape[1]
@@ -152,7 +151,7 @@ def pairwise_kernel(
     if kernel not in KERNEL_PARAMS or kernel == "polynomial":
         names = tuple(k for k in KERNEL_PARAMS if k != "polynomial")
         raise ValueError(f"kernel must be one of {names}, got {kernel!r}")
-    X = check_array(X, **_DATA_CHECKS)
+    X = check_array(X, **INPUT_CHECKS)
     return _kernel_matrix(X, Y, kernel, gamma, degree, coef0, n_jobs)
 
 
@@ -169,7 +168,7 @@ def _kernel_matrix(X, Y, kernel: str, gamma, degree, coef0, n_jobs):
     for name, value in (("gamma", gamma), ("coef0", coef0)):
         if isinstance(value, bool) or not isinstance(value, Real):
             raise TypeError(f"{name} must be a real number, got {value!r:.40}")
-    Y = X if Y is None else check_array(Y, **_DATA_CHECKS)
+    Y = X if Y is None else check_array(Y, **INPUT_CHECKS)
     if X.shape[1] != Y.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Y has {Y.shape[1]}")
     return _core.pairwise_kernel(

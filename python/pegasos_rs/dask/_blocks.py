@@ -30,14 +30,13 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 
 from pegasos_rs import _core
-from pegasos_rs._validation import as_rust_matrix, buffer
+from pegasos_rs._validation import INPUT_CHECKS, as_rust_matrix, buffer
 from pegasos_rs.exceptions import DataFormatError
-from pegasos_rs.linear import _INPUT_CHECKS
 
 #: How a partition is shaped for the extension: the in-memory estimator's rules
 #: (CSR or C-ordered dense, float32/float64 kept, other types to float64; values
 #: checked by the extension), but a partition may be empty.
-_PARTITION_CHECKS = {**_INPUT_CHECKS, "ensure_min_samples": 0}
+_PARTITION_CHECKS = {**INPUT_CHECKS, "ensure_min_samples": 0}
 
 #: Compressed files cannot be read from an offset: their blocks are whole files,
 #: parsed once and kept in memory.
