@@ -518,7 +518,7 @@ def _plain_a9a(workdir: Path):
     """a9a from the project's data folder, decompressed into ``workdir`` (splittable)."""
     import lzma
 
-    from pegasos_rs import _datasets
+    import shared_data as _datasets
 
     folder = _datasets.data_dir()
     if folder is None or not (folder / "a9a.xz").exists():

@@ -64,7 +64,7 @@ ACC_TOLERANCE = 0.01  # map + Pegasos within 1 pp of SVC
 def load(name: str, args):
     """(X, y, Xt, yt), or None when the files are absent. Dense float64 for MNIST
     (pixels in [0, 1]) and ijcnn1, CSR for the RCV1-shaped and smoke sets."""
-    from pegasos_rs import _datasets
+    import shared_data as _datasets
 
     if name == "smoke":
         from sklearn.datasets import load_digits

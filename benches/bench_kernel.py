@@ -43,7 +43,7 @@ from report import (
     write_json,
 )
 
-#: Experiments: the dataset file set (``pegasos_rs._datasets``), the rbf gamma (a
+#: Experiments: the dataset file set (``benches/shared_data.py``), the rbf gamma (a
 #: number or "scale"), the regularisation as ``alpha`` (then ``C = 1/(alpha n)``) or
 #: ``C`` (then ``alpha = 1/(C n)``), and optionally: ``target`` (a one-vs-rest binary
 #: task: label == target), ``dense`` (give both solvers a dense array instead of CSR),
@@ -111,7 +111,7 @@ _RAW: dict[str, tuple] = {}
 def load_raw(data: str):
     """``_datasets.load(data)``, kept for the run (mnist serves two experiments), or
     None when the files are absent."""
-    from pegasos_rs import _datasets
+    import shared_data as _datasets
 
     if data not in _RAW and data in SMOKE_EXPERIMENTS:
         _RAW[data] = _smoke_data(data)
@@ -663,7 +663,7 @@ def reached(ds: dict, svc: dict, points: list[dict]) -> dict:
 def run_experiment(name: str, args) -> dict | None:
     ds = prepare(name, args)
     if ds is None:
-        print(f"[skip] {name}: data files not found (see pegasos_rs._datasets)", flush=True)
+        print(f"[skip] {name}: data files not found (see benches/shared_data.py)", flush=True)
         return None
     print(
         f"== {name}: n={ds['n']} (of {ds['n_full']}) n_test={ds['n_test']} d={ds['d']} "

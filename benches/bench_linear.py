@@ -102,7 +102,7 @@ def load_dataset(name: str):
     """Train/test split, or None when absent: CSR float64 with int32 indices, except
     MNIST (dense float64, as users hold it; ``mnist-evenodd`` labels the digit's
     parity) and the dense smoke set."""
-    from pegasos_rs import _datasets
+    import shared_data as _datasets
 
     if name in SMOKE_DATASETS:
         return _smoke_dataset(name)
@@ -524,7 +524,7 @@ def run_dataset(name: str, args) -> dict | None:
     """Every measurement on dataset ``name``, or None when its files are absent."""
     data = load_dataset(name)
     if data is None:
-        print(f"[skip] {name}: data files not found (see pegasos_rs._datasets)", flush=True)
+        print(f"[skip] {name}: data files not found (see benches/shared_data.py)", flush=True)
         return None
     X, y, Xt, yt = data
     alpha, C = regularisation(name, X.shape[0])

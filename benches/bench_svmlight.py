@@ -78,7 +78,7 @@ def measure(name: str, data_dir: Path | None, repeats: int) -> list[str]:
 
 
 def main() -> None:
-    from pegasos_rs import _datasets
+    import shared_data as _datasets
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="two small files")

@@ -10,12 +10,18 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from pegasos_rs import _datasets
+
+# The benchmark datasets' loader lives with the benchmarks, not in the package:
+# benches/shared_data.py, next to this folder in the checkout.
+sys.path.append(str(Path(__file__).resolve().parent.parent / "benches"))
+import shared_data as _datasets
 
 # Tests write only under a temporary directory: datasets parsed during the session
 # are cached there (and in the children the tests start), not in ~/.cache.

@@ -28,8 +28,8 @@ da = pytest.importorskip("dask.array")
 
 import pegasos_rs  # noqa: E402
 import pegasos_rs.dask as pdask  # noqa: E402
+import shared_data as _datasets  # noqa: E402
 from conftest import make_problem, primal_objective  # noqa: E402
-from pegasos_rs import _datasets  # noqa: E402
 from pegasos_rs.exceptions import DataFormatError  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 

@@ -53,7 +53,7 @@ def _accuracy(X, y_pm1, coef, intercept):
 
 
 def test_require_data_skips_cleanly_when_absent(monkeypatch):
-    from pegasos_rs import _datasets
+    import shared_data as _datasets
 
     monkeypatch.setattr(_datasets, "available", lambda name: False)
     with pytest.raises(pytest.skip.Exception, match="a9a"):

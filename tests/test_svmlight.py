@@ -12,9 +12,10 @@ import os
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import shared_data as _datasets
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pegasos_rs import _datasets, dump_svmlight_file, load_svmlight_file, load_svmlight_files
+from pegasos_rs import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 from sklearn.datasets import dump_svmlight_file as sk_dump
 from sklearn.datasets import load_svmlight_file as sk_load
 from sklearn.datasets import load_svmlight_files as sk_load_files

@@ -1,4 +1,4 @@
-"""Locating and loading the project's benchmark files (svmlight/IDX, xz-compressed).
+"""Locating and loading the shared benchmark files (svmlight/IDX, xz-compressed).
 
 The files live outside the package: in ``$PEGASOS_DATA`` or ``../shared/data``
 beside a source checkout. Loaded matrices are cached as ``.npz`` next to nothing
