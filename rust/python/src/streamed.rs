@@ -31,7 +31,7 @@ use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::linear::LinearSolverState;
-use crate::params::LinearParams;
+use crate::params::{LabelWeights, LinearParams};
 
 /// What the client knows of the training labels without holding them.
 #[derive(FromPyObject)]
@@ -428,30 +428,6 @@ pub fn hinge_sums<'py>(
             })
             .collect()
     }))
-}
-
-/// Classes, class weights and sample weights of a block of rows.
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-pub struct LabelWeights<'py> {
-    n_classes: usize,
-    class_weight: PyReadonlyArray1<'py, f64>,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-}
-
-impl LabelWeights<'_> {
-    /// The labels of rows whose class codes are `codes`.
-    pub(crate) fn with_codes<'a>(&'a self, codes: &'a [u32]) -> PyResult<Labels<'a>> {
-        Ok(Labels {
-            codes,
-            n_classes: self.n_classes,
-            sample_weight: match &self.sample_weight {
-                Some(a) => Some(slice(a)?),
-                None => None,
-            },
-            class_weight: slice(&self.class_weight)?,
-        })
-    }
 }
 
 /// Check a matrix as training does (structure, finite values) without training.
