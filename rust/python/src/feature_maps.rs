@@ -370,7 +370,14 @@ fn nystroem_precomputed<'py, O: Float + numpy::Element>(
                 }
                 Ok(())
             };
-            nystroem_transform_into(out, map.columns, &map.starts, kernels, run.n_threads, monitor)
+            nystroem_transform_into(
+                out,
+                map.columns,
+                &map.starts,
+                kernels,
+                run.n_threads,
+                monitor,
+            )
         })
     })
 }

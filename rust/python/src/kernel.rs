@@ -10,7 +10,7 @@ use pegasos_core::kernels::function::{Kernel, KernelRows};
 use pegasos_core::monitor::Monitor;
 use pegasos_core::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
-    KernelModel,
+    KernelModel, KernelSettings,
 };
 
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
@@ -85,9 +85,11 @@ pub fn fit_kernel<'py>(
     let job = Job {
         labels: labels.with_codes(codes)?,
         params: &params,
-        strategy,
-        cache_bytes,
-        n_threads,
+        settings: KernelSettings {
+            strategy,
+            cache_bytes,
+            n_threads,
+        },
     };
     let (model, reports) = match kern {
         None => {
@@ -200,9 +202,7 @@ pub fn pairwise_kernel<'py>(
 struct Job<'a> {
     labels: Labels<'a>,
     params: &'a ValidParams,
-    strategy: Strategy,
-    cache_bytes: usize,
-    n_threads: usize,
+    settings: KernelSettings,
 }
 
 impl Job<'_> {
@@ -230,10 +230,8 @@ impl Job<'_> {
             gram,
             &self.labels,
             self.params,
-            self.strategy,
-            self.cache_bytes,
+            self.settings,
             &mut states,
-            self.n_threads,
             monitor,
         )?;
         let reports = states

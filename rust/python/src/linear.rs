@@ -8,8 +8,8 @@ use pyo3::types::{PyBytes, PyDict};
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
-    decision_function as core_decision, fit_one_vs_rest, initial_states, FitOutput,
-    LinearState, Rows,
+    decision_function as core_decision, fit_one_vs_rest, initial_states, FitOutput, LinearState,
+    Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};

@@ -151,10 +151,6 @@ fn hand_over(
         ))
     };
     let (v_last, b_last) = arrays(last)?;
-    let mean = if average {
-        Some(arrays(means)?)
-    } else {
-        None
-    };
+    let mean = if average { Some(arrays(means)?) } else { None };
     Ok((v_last, b_last, mean))
 }

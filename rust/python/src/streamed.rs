@@ -46,6 +46,29 @@ pub struct LabelSummary<'py> {
     weight_sums: Option<PyReadonlyArray1<'py, f64>>,
 }
 
+impl LabelSummary<'_> {
+    /// Per binary problem, `sum_i c_i` over the `n_rows` rows (`class_weight`:
+    /// the classes' weights).
+    fn sums(&self, class_weight: &[f64], n_rows: usize, n_problems: usize) -> PyResult<Vec<f64>> {
+        let sums = match &self.weight_sums {
+            Some(s) => slice(s)?.to_vec(),
+            None if class_weight.iter().all(|&c| c == 1.0) => vec![n_rows as f64; n_problems],
+            None => {
+                return Err(PyValueError::new_err(
+                    "weight_sums are needed when a class weight is not 1",
+                ))
+            }
+        };
+        if sums.len() != n_problems {
+            return Err(PyValueError::new_err(format!(
+                "{} weight sums for {n_problems} binary problems",
+                sums.len()
+            )));
+        }
+        Ok(sums)
+    }
+}
+
 /// The solver states and pass plans of a fit whose rows live elsewhere.
 #[pyclass(module = "pegasos_rs._core")]
 pub struct StreamedLinearFit {
@@ -109,21 +132,7 @@ impl StreamedLinearFit {
             return Err(PyValueError::new_err("the data has no features"));
         }
         let n_problems = if n_classes == 2 { 1 } else { n_classes };
-        let sums = match &labels.weight_sums {
-            Some(s) => slice(s)?.to_vec(),
-            None if class_weight.iter().all(|&c| c == 1.0) => vec![n_rows as f64; n_problems],
-            None => {
-                return Err(PyValueError::new_err(
-                    "weight_sums are needed when a class weight is not 1",
-                ))
-            }
-        };
-        if sums.len() != n_problems {
-            return Err(PyValueError::new_err(format!(
-                "{} weight sums for {n_problems} binary problems",
-                sums.len()
-            )));
-        }
+        let sums = labels.sums(&class_weight, n_rows, n_problems)?;
         let mut states = if solver.states.is_empty() {
             initial_states(n_problems, n_features, params.seed).map_err(CoreError)?
         } else {

@@ -409,7 +409,14 @@ mod tests {
     }
 
     /// Checks rows 0 and 17 of `z` against the documented formula, feature by feature.
-    fn check_formula(x: &[f64], d: usize, p: &FourierParams, dc: usize, form: FourierForm, z: &[f64]) {
+    fn check_formula(
+        x: &[f64],
+        d: usize,
+        p: &FourierParams,
+        dc: usize,
+        form: FourierForm,
+        z: &[f64],
+    ) {
         let (w, b) = (&p.weights[..], &p.offsets[..]);
         let nf = form.n_frequencies(dc);
         #[allow(clippy::cast_precision_loss)]
