@@ -130,10 +130,12 @@ def test_an_input_modified_during_a_call_raises_or_returns_never_crashes():
         params = lin._solver_params(False, 1, None)
         codes = y.astype(np.uint32)
         ones = np.ones(2)
-        kernel = dict(kernel_name="rbf", gamma=1.0, degree=3, coef0=0.0, n_threads=2)
+        kernel = dict(kernel=dict(kernel_name="rbf", gamma=1.0, degree=3, coef0=0.0),
+                      n_threads=2)
+        labels = dict(n_classes=2, class_weight=ones, sample_weight=None)
         calls = [
             lambda: _core.decision_function(matrix, lin.coef_, lin.intercept_, 2),
-            lambda: _core.fit_linear(matrix, codes, 2, ones, None,
+            lambda: _core.fit_linear(matrix, codes, labels,
                                      _core.LinearSolverState(), params, 2),
             lambda: _core.kernel_decision(sv, matrix, np.ones((1, 300)), np.zeros(1),
                                           **kernel),

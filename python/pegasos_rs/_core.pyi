@@ -59,13 +59,15 @@ class LinearSolverState:
 
 # Keys: coef, intercept, n_iter, t, objective, converged.
 _FitReturn = dict[str, Any]
+# Keys: kernel_name, gamma, degree, coef0.
+_KernelSpec = dict[str, Any]
+# Keys: n_classes, class_weight, sample_weight.
+_LabelWeights = dict[str, Any]
 
 def fit_linear(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],
-    n_classes: int,
-    class_weight: NDArray[np.float64],
-    sample_weight: NDArray[np.float64] | None,
+    labels: _LabelWeights,
     solver: LinearSolverState,
     params: dict[str, Any],
     n_threads: int,
@@ -103,13 +105,13 @@ class StreamedLinearFit:
 
 def weight_sums(
     codes: NDArray[np.uint32],
-    labels: dict[str, Any],
+    labels: _LabelWeights,
     acc: list[float],
 ) -> list[float]: ...
 def hinge_sums(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],
-    labels: dict[str, Any],
+    labels: _LabelWeights,
     coef: NDArray[np.float64],
     intercept: NDArray[np.float64],
     acc: list[float],
@@ -118,7 +120,7 @@ def check_matrix(x: _Dense | _Csr) -> None: ...
 def local_pass(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],
-    labels: dict[str, Any],
+    labels: _LabelWeights,
     params: dict[str, Any],
     start: dict[str, Any],
     seed: int,
@@ -137,9 +139,7 @@ def decision_function(
 def fit_kernel(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],
-    n_classes: int,
-    class_weight: NDArray[np.float64],
-    sample_weight: NDArray[np.float64] | None,
+    labels: _LabelWeights,
     params: dict[str, Any],
     n_threads: int,
 ) -> dict[str, Any]: ...
@@ -149,20 +149,14 @@ def kernel_decision(
     dual_coef: NDArray[np.float64],
     intercept: NDArray[np.float64],
     *,
-    kernel_name: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
+    kernel: _KernelSpec,
     n_threads: int,
 ) -> NDArray[np.float64]: ...
 def pairwise_kernel(
     x: _Dense | _Csr,
     y: _Dense | _Csr,
     *,
-    kernel_name: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
+    kernel: _KernelSpec,
     n_threads: int,
 ) -> NDArray[np.float64]: ...
 def parse_svmlight(
@@ -198,10 +192,7 @@ def fourier_features(
 def nystroem_fit(
     x: _Dense | _Csr,
     *,
-    kernel_name: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
+    kernel: _KernelSpec,
     n_components: int,
     landmarks: str,
     seed: int,
@@ -213,10 +204,7 @@ def nystroem_features(
     columns: _Dense,
     landmarks: NDArray[np.int64],
     *,
-    kernel_name: str,
-    gamma: float,
-    degree: int,
-    coef0: float,
+    kernel: _KernelSpec,
     n_threads: int,
 ) -> _Dense: ...
 def additive_map_info(

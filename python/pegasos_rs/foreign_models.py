@@ -679,10 +679,12 @@ class LibsvmModel:
             K = _core.pairwise_kernel(
                 as_rust_matrix(xs[lo : lo + step]),
                 as_rust_matrix(svs),
-                kernel_name=self.kernel,
-                gamma=float(self.gamma) if self.kernel != "linear" else 1.0,
-                degree=int(self.degree),
-                coef0=float(self.coef0),
+                kernel={
+                    "kernel_name": self.kernel,
+                    "gamma": float(self.gamma) if self.kernel != "linear" else 1.0,
+                    "degree": int(self.degree),
+                    "coef0": float(self.coef0),
+                },
                 n_threads=n_threads(n_jobs),
             )
             out[lo : lo + step] = np.asarray((C.T @ K.T).T) - self.rho

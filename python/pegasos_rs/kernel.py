@@ -278,9 +278,11 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             result = _core.fit_kernel(
                 as_rust_matrix(Xk),
                 codes,
-                int(classes.size),
-                class_weight,
-                weights,
+                {
+                    "n_classes": int(classes.size),
+                    "class_weight": class_weight,
+                    "sample_weight": weights,
+                },
                 self._solver_params(gamma),
                 n_threads(self.n_jobs),
             )
@@ -308,14 +310,20 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self._fit_probability(X, y, weights, n_folds, pairwise=precomputed)
         return self
 
+    def _kernel_spec(self, gamma: float) -> dict:
+        """The kernel as the extension reads it (one named dict)."""
+        return {
+            "kernel_name": self.kernel,
+            "gamma": float(gamma),
+            "degree": int(self.degree),
+            "coef0": float(self.coef0),
+        }
+
     def _solver_params(self, gamma: float) -> dict:
         """The hyper-parameters as the extension reads them (one named dict)."""
         sampling_name, order = sampling_args(self.sampling)
         return {
-            "kernel_name": self.kernel,
-            "gamma": gamma,
-            "degree": int(self.degree),
-            "coef0": float(self.coef0),
+            "kernel": self._kernel_spec(gamma),
             "alpha": float(self.alpha),
             "batch_size": int(self.batch_size),
             "fit_intercept": bool(self.fit_intercept),
@@ -353,10 +361,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
                     as_rust_matrix(X),
                     buffer(self.dual_coef_, np.float64),
                     buffer(self.intercept_, np.float64),
-                    kernel_name=self.kernel,
-                    gamma=float(self._gamma),
-                    degree=int(self.degree),
-                    coef0=float(self.coef0),
+                    kernel=self._kernel_spec(self._gamma),
                     n_threads=n_threads(self.n_jobs),
                 )
         return scores.ravel() if scores.shape[1] == 1 else scores

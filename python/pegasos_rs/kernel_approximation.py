@@ -403,7 +403,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         Xk = rows if precomputed else kernel_view(rows)
         found, columns, rank = _core.nystroem_fit(
             as_rust_matrix(Xk),
-            **self._kernel_args(),
+            kernel=self._kernel_args(),
             n_components=m,
             landmarks=how,
             seed=seed,
@@ -455,7 +455,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
             components,
             columns,
             buffer(self.component_indices_, np.int64),
-            **self._kernel_args(),
+            kernel=self._kernel_args(),
             n_threads=n_threads(self.n_jobs),
         )
 

@@ -314,9 +314,11 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             result = _core.fit_linear(
                 as_rust_matrix(X),
                 codes,
-                int(known.size),
-                class_weight,
-                sample_weight,
+                {
+                    "n_classes": int(known.size),
+                    "class_weight": class_weight,
+                    "sample_weight": sample_weight,
+                },
                 solver,
                 self._solver_params(resume, max_iter, max_steps, partial=partial),
                 n_threads(self.n_jobs),

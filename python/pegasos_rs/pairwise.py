@@ -174,9 +174,11 @@ def _kernel_matrix(X, Y, kernel: str, gamma, degree, coef0, n_jobs):
     return _core.pairwise_kernel(
         as_rust_matrix(X),
         as_rust_matrix(Y),
-        kernel_name=kernel,
-        gamma=float(gamma),
-        degree=int(degree),  # type: ignore[call-overload]  # an integral Real
-        coef0=float(coef0),
+        kernel={
+            "kernel_name": kernel,
+            "gamma": float(gamma),
+            "degree": int(degree),  # type: ignore[call-overload]  # an integral Real
+            "coef0": float(coef0),
+        },
         n_threads=n_threads(n_jobs),
     )

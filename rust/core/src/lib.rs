@@ -27,7 +27,17 @@
 //!    additive) and their matrix products.
 //! 5. [`io`]: the svmlight text format and the solver-state codec.
 //!
-//! The items most callers need are re-exported here.
+//! The items most callers need are re-exported here. A Rust program trains and
+//! predicts through [`LinearSvm`] (see [`solvers::svm`] for an example):
+//!
+//! ```
+//! # use pegasos_core::{DenseRows, LinearSvm};
+//! let x = [0.0, 1.0, 1.0, 0.0, 0.1, 0.9, 0.9, 0.1];
+//! let rows = DenseRows::new(&x, 4, 2)?;
+//! let model = LinearSvm::params().alpha(0.1).max_iter(50).fit(&rows, &[1, 0, 1, 0])?;
+//! assert_eq!(model.predict(&rows)?, [1, 0, 1, 0]);
+//! # Ok::<(), pegasos_core::Error>(())
+//! ```
 
 pub mod data;
 mod dispatch;
@@ -56,3 +66,4 @@ pub use solvers::linear::{
 };
 pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
 pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
+pub use solvers::svm::{FittedLinearSvm, LinearSvm, LinearSvmParams};

@@ -139,6 +139,18 @@ impl Matrix<'_> {
             Matrix::Csr(Values::F32(v), ..) => v.len(),
         }
     }
+
+    /// A precomputed kernel matrix's values and shape `(rows, columns)`: it must be
+    /// a dense float64 array.
+    pub fn precomputed(&self) -> PyResult<(&[f64], usize, usize)> {
+        let Matrix::Dense(DenseArray::F64(a)) = self else {
+            return Err(PyTypeError::new_err(
+                "a precomputed kernel must be a dense float64 array",
+            ));
+        };
+        let (rows, cols) = shape2(a);
+        Ok((slice(a)?, rows, cols))
+    }
 }
 
 /// A float64 matrix and vector handed to Python: weights and intercepts, or

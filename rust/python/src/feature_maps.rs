@@ -2,13 +2,15 @@
 //! Nyström and the homogeneous additive kernel maps.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pegasos_core::kernels::function::KernelRows;
+use pegasos_core::kernels::function::{Kernel, KernelRows};
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::maps::additive::{AdditiveKernel, AdditiveMap};
-use pegasos_core::maps::fourier::{fourier_transform_into, sample_fourier, FourierForm};
+use pegasos_core::maps::fourier::{
+    fourier_transform_into, sample_fourier, FourierForm, FourierMap,
+};
 use pegasos_core::maps::nystroem::{
     landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform_into,
     select_landmarks, uniform_landmarks, LandmarkKernel, Landmarks,
@@ -16,10 +18,10 @@ use pegasos_core::maps::nystroem::{
 use pegasos_core::parallel::thread_pool;
 use pegasos_core::{Float, Rows};
 
-use crate::arrays::{shape2, slice, DenseArray, Matrix};
+use crate::arrays::{slice, DenseArray, Matrix};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
-use crate::kernel::kernel;
+use crate::params::KernelSpec;
 use pegasos_core::thresholds::is_small;
 
 /// A row-major `(n, width)` numpy array from a vector of either float type.
@@ -115,7 +117,8 @@ pub fn fourier_features<'py>(
             new_array(py, n, dc, |out| {
                 dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
                     let rows = make()?;
-                    fourier_transform_into(&rows, w, b, dc, form, n_threads, monitor, out)
+                    let map = FourierMap { weights: w, offsets: b, n_components: dc, form };
+                    fourier_transform_into(&rows, map, n_threads, monitor, out)
                 }))
             })
         }
@@ -125,7 +128,8 @@ pub fn fourier_features<'py>(
             new_array(py, n, dc, |out| {
                 dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
                     let rows = make()?;
-                    fourier_transform_into(&rows, w, b, dc, form, n_threads, monitor, out)
+                    let map = FourierMap { weights: w, offsets: b, n_components: dc, form };
+                    fourier_transform_into(&rows, map, n_threads, monitor, out)
                 }))
             })
         }
@@ -181,19 +185,14 @@ fn fit_gram<G: Gram>(
     })
 }
 
-/// Fit a Nyström map: `(landmark row indices, normalisation (m, m), rank)`.
+/// Fit a Nyström map: `(landmark row indices, normalisation (m, m), rank)`;
+/// `kernel` describes the kernel (see `KernelSpec`).
 #[pyfunction]
-#[pyo3(signature = (
-    x, *, kernel_name, gamma, degree, coef0, n_components, landmarks, seed, n_threads
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, *, kernel, n_components, landmarks, seed, n_threads))]
 pub fn nystroem_fit<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
-    kernel_name: &str,
-    gamma: f64,
-    degree: u32,
-    coef0: f64,
+    kernel: KernelSpec,
     n_components: usize,
     landmarks: &str,
     seed: u64,
@@ -201,15 +200,9 @@ pub fn nystroem_fit<'py>(
 ) -> PyResult<NystroemArrays<'py>> {
     let how = landmark_rule(landmarks)?;
     let small = is_small(x.stored_entries().saturating_mul(n_components));
-    let (idx, columns, rank) = match kernel(kernel_name, gamma, degree, coef0)? {
+    let (idx, columns, rank) = match kernel.kernel()? {
         None => {
-            let Matrix::Dense(DenseArray::F64(a)) = x else {
-                return Err(PyTypeError::new_err(
-                    "a precomputed kernel must be a dense float64 array",
-                ));
-            };
-            let (rows, cols) = shape2(&a);
-            let values = slice(&a)?;
+            let (values, rows, cols) = x.precomputed()?;
             detach_interruptible(py, small, |monitor| {
                 let gram = PrecomputedGram::new(values, rows, cols)?;
                 fit_gram(&gram, n_components, how, seed, n_threads, monitor, None)
@@ -240,101 +233,88 @@ fn starts<O: Float>(columns: &[O], m: usize) -> Vec<usize> {
         .collect()
 }
 
+/// A fitted Nyström map as the transform reads it: the normalisation `columns`
+/// (`(m, m)`, row `j` landmark `j`'s coefficients), each row's first non-zero
+/// output, and the landmarks' indices among the training rows.
+struct NystroemMap<'a, O> {
+    columns: &'a [O],
+    starts: Vec<usize>,
+    landmarks: &'a [i64],
+}
+
+impl<'a, O: Float> NystroemMap<'a, O> {
+    fn new(columns: &'a [O], landmarks: &'a [i64]) -> PyResult<Self> {
+        let m = landmarks.len();
+        if columns.len() != m * m || m == 0 {
+            return Err(PyValueError::new_err(format!(
+                "the normalisation must be {m} x {m} for {m} landmarks"
+            )));
+        }
+        Ok(Self {
+            columns,
+            starts: starts(columns, m),
+            landmarks,
+        })
+    }
+}
+
+/// How a Nyström transform runs: threads, and whether the job is too small to
+/// watch for Ctrl-C.
+#[derive(Clone, Copy)]
+struct Run {
+    n_threads: usize,
+    small: bool,
+}
+
 /// Nyström features of `x` against the landmark rows `components` (or, for a
 /// precomputed kernel, `x` holds the kernel against the training rows and
-/// `landmarks` says which columns are the landmarks). Output in `columns`' dtype.
+/// `landmarks` says which columns are the landmarks); `kernel` describes the
+/// kernel (see `KernelSpec`). Output in `columns`' dtype.
 #[pyfunction]
-#[pyo3(signature = (
-    x, components, columns, landmarks, *, kernel_name, gamma, degree, coef0, n_threads
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, components, columns, landmarks, *, kernel, n_threads))]
 pub fn nystroem_features<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
     components: Option<Matrix<'py>>,
     columns: DenseArray<'py>,
     landmarks: PyReadonlyArray1<'py, i64>,
-    kernel_name: &str,
-    gamma: f64,
-    degree: u32,
-    coef0: f64,
+    kernel: KernelSpec,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let kern = kernel(kernel_name, gamma, degree, coef0)?;
+    let kern = kernel.kernel()?;
     let lm = slice(&landmarks)?;
-    let m = lm.len();
-    let small = is_small(x.stored_entries().saturating_mul(m.max(1)));
+    let small = is_small(x.stored_entries().saturating_mul(lm.len().max(1)));
+    let run = Run { n_threads, small };
     match columns {
         DenseArray::F64(c) => {
-            let c = slice(&c)?;
-            nystroem_dispatch(py, x, components, c, lm, kern, n_threads, small)
+            let map = NystroemMap::new(slice(&c)?, lm)?;
+            nystroem_dispatch(py, x, components, &map, kern, run)
         }
         DenseArray::F32(c) => {
-            let c = slice(&c)?;
-            nystroem_dispatch(py, x, components, c, lm, kern, n_threads, small)
+            let map = NystroemMap::new(slice(&c)?, lm)?;
+            nystroem_dispatch(py, x, components, &map, kern, run)
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The Nyström features of `x` by the kernel `kern` against the landmark rows
+/// `components`, or against a precomputed kernel when `kern` is `None`.
 fn nystroem_dispatch<'py, O: Float + numpy::Element>(
     py: Python<'py>,
     x: Matrix<'py>,
     components: Option<Matrix<'py>>,
-    columns: &[O],
-    landmarks: &[i64],
-    kern: Option<pegasos_core::kernels::function::Kernel>,
-    n_threads: usize,
-    small: bool,
+    map: &NystroemMap<'_, O>,
+    kern: Option<Kernel>,
+    run: Run,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let m = landmarks.len();
-    if columns.len() != m * m || m == 0 {
-        return Err(PyValueError::new_err(format!(
-            "the normalisation must be {m} x {m} for {m} landmarks"
-        )));
-    }
-    let st = starts(columns, m);
     let Some(kern) = kern else {
-        let Matrix::Dense(DenseArray::F64(a)) = x else {
-            return Err(PyTypeError::new_err(
-                "a precomputed kernel must be a dense float64 array",
-            ));
-        };
-        let (n, n_train) = shape2(&a);
-        let cols: Vec<usize> = landmarks
-            .iter()
-            .map(|&j| usize::try_from(j).ok().filter(|&j| j < n_train))
-            .collect::<Option<_>>()
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "the precomputed kernel has {n_train} columns (training rows), fewer \
-                     than the landmarks need"
-                ))
-            })?;
-        let values = slice(&a)?;
-        if values.iter().any(|v| !v.is_finite()) {
-            return Err(PyValueError::new_err(
-                "the precomputed kernel contains NaN or infinity",
-            ));
-        }
-        return new_array(py, n, m, |out| {
-            detach_interruptible(py, small, |monitor| {
-                let kernels = |first: usize, out: &mut [f64]| {
-                    for (r, row) in out.chunks_mut(m).enumerate() {
-                        let src = &values[(first + r) * n_train..(first + r + 1) * n_train];
-                        for (o, &j) in row.iter_mut().zip(&cols) {
-                            *o = src[j];
-                        }
-                    }
-                    Ok(())
-                };
-                nystroem_transform_into(out, columns, &st, kernels, n_threads, monitor)
-            })
-        });
+        return nystroem_precomputed(py, &x, map, run);
     };
     let Some(components) = components else {
         return Err(PyValueError::new_err("the landmark rows are missing"));
     };
+    let m = map.landmarks.len();
+    let Run { n_threads, small } = run;
     new_array(py, x.n_rows(), m, |out| {
         dispatch_rows!(components, make_c => dispatch_rows!(x, make_x => {
             detach_interruptible(py, small, |monitor| {
@@ -347,9 +327,58 @@ fn nystroem_dispatch<'py, O: Float + numpy::Element>(
                 }
                 let lk = LandmarkKernel::new(kern, &comp)?;
                 let kernels = |first: usize, out: &mut [f64]| lk.eval_rows(&rows, first, out);
-                nystroem_transform_into(out, columns, &st, kernels, n_threads, monitor)
+                nystroem_transform_into(out, map.columns, &map.starts, kernels, n_threads, monitor)
             })
         }))
+    })
+}
+
+/// The Nyström features of a precomputed kernel `x` (rows against the training
+/// rows), whose landmark columns are `map.landmarks`.
+fn nystroem_precomputed<'py, O: Float + numpy::Element>(
+    py: Python<'py>,
+    x: &Matrix<'py>,
+    map: &NystroemMap<'_, O>,
+    run: Run,
+) -> PyResult<Bound<'py, PyAny>> {
+    let m = map.landmarks.len();
+    let (values, n, n_train) = x.precomputed()?;
+    let cols: Vec<usize> = map
+        .landmarks
+        .iter()
+        .map(|&j| usize::try_from(j).ok().filter(|&j| j < n_train))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "the precomputed kernel has {n_train} columns (training rows), fewer \
+                 than the landmarks need"
+            ))
+        })?;
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(PyValueError::new_err(
+            "the precomputed kernel contains NaN or infinity",
+        ));
+    }
+    new_array(py, n, m, |out| {
+        detach_interruptible(py, run.small, |monitor| {
+            let kernels = |first: usize, out: &mut [f64]| {
+                for (r, row) in out.chunks_mut(m).enumerate() {
+                    let src = &values[(first + r) * n_train..(first + r + 1) * n_train];
+                    for (o, &j) in row.iter_mut().zip(&cols) {
+                        *o = src[j];
+                    }
+                }
+                Ok(())
+            };
+            nystroem_transform_into(
+                out,
+                map.columns,
+                &map.starts,
+                kernels,
+                run.n_threads,
+                monitor,
+            )
+        })
     })
 }
 

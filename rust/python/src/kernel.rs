@@ -2,7 +2,7 @@
 //! vectors, and kernel matrices.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -10,43 +10,18 @@ use pegasos_core::kernels::function::{Kernel, KernelRows};
 use pegasos_core::monitor::Monitor;
 use pegasos_core::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
-    KernelModel,
+    KernelModel, KernelSettings,
 };
 
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::solvers::kernel::Strategy;
 use pegasos_core::{Float, Labels, Rows, ValidParams};
 
-use crate::arrays::{shape2, slice, DenseArray, Matrix};
+use crate::arrays::{slice, Matrix};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
-use crate::error::CoreError;
-use crate::params::KernelParams;
+use crate::params::{KernelParams, KernelSpec, LabelWeights};
 use pegasos_core::thresholds::{is_small, SMALL_KERNEL_VALUES};
-
-/// The kernel named `name` (`None` for "precomputed").
-pub(crate) fn kernel(name: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Option<Kernel>> {
-    let k = match name {
-        "linear" => Kernel::Linear,
-        "rbf" => Kernel::Rbf { gamma },
-        "poly" => Kernel::Poly {
-            gamma,
-            coef0,
-            degree,
-        },
-        "sigmoid" => Kernel::Sigmoid { gamma, coef0 },
-        "chi2" => Kernel::Chi2 { gamma },
-        "intersection" => Kernel::Intersection,
-        "precomputed" => return Ok(None),
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "kernel must be one of 'linear', 'rbf', 'poly', 'sigmoid', 'chi2', \
-                 'intersection', 'precomputed'; got {other:?}"
-            )))
-        }
-    };
-    Ok(Some(k.validate().map_err(CoreError)?))
-}
 
 fn strategy(name: &str) -> PyResult<Strategy> {
     match name {
@@ -76,66 +51,49 @@ type Report = (&'static str, u64, u64, u64, u64, Option<f64>);
 /// `kernel_evaluations`, `cache_hits`, `cache_misses` and `objective`.
 type FitReturn<'py> = Bound<'py, PyDict>;
 
-/// Train one-vs-rest kernel Pegasos from scratch.
-#[pyfunction]
-#[pyo3(signature = (x, codes, n_classes, class_weight, sample_weight, params, n_threads))]
-pub fn fit_kernel<'py>(
-    py: Python<'py>,
-    x: Matrix<'py>,
-    codes: PyReadonlyArray1<'py, u32>,
-    n_classes: usize,
-    class_weight: PyReadonlyArray1<'py, f64>,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-    params: KernelParams<'py>,
-    n_threads: usize,
-) -> PyResult<FitReturn<'py>> {
-    let kern = kernel(
-        &params.kernel_name,
-        params.gamma,
-        params.degree,
-        params.coef0,
-    )?;
-    let strategy = strategy(&params.strategy_name)?;
-    let cache_size = params.cache_size;
+/// The cache's size in bytes from `cache_size` megabytes.
+fn cache_bytes(cache_size: f64) -> PyResult<usize> {
     if !(cache_size.is_finite() && cache_size >= 0.0) {
         return Err(PyValueError::new_err(format!(
             "cache_size must be a non-negative number of megabytes, got {cache_size}"
         )));
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let cache_bytes = (cache_size * 1024.0 * 1024.0).min(usize::MAX as f64) as usize;
+    Ok((cache_size * 1024.0 * 1024.0).min(usize::MAX as f64) as usize)
+}
+
+/// Train one-vs-rest kernel Pegasos from scratch. `labels` holds `n_classes`,
+/// `class_weight` and `sample_weight`; `params` the kernel (`kernel`) and the
+/// solver's settings.
+#[pyfunction]
+#[pyo3(signature = (x, codes, labels, params, n_threads))]
+pub fn fit_kernel<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    codes: PyReadonlyArray1<'py, u32>,
+    labels: LabelWeights<'py>,
+    params: KernelParams<'py>,
+    n_threads: usize,
+) -> PyResult<FitReturn<'py>> {
+    let kern = params.kernel.kernel()?;
+    let strategy = strategy(&params.strategy_name)?;
+    let cache_bytes = cache_bytes(params.cache_size)?;
     let params = params.validate()?;
-    let max_iter = params.max_iter;
     let codes = slice(&codes)?;
-    let class_weight = slice(&class_weight)?;
-    let sample_weight = match &sample_weight {
-        Some(a) => Some(slice(a)?),
-        None => None,
-    };
-    let labels = Labels {
-        codes,
-        n_classes,
-        sample_weight,
-        class_weight,
-    };
     let n = codes.len();
-    let small = (n as f64) * (n as f64) * (max_iter as f64) < SMALL_KERNEL_VALUES;
+    let small = (n as f64) * (n as f64) * (params.max_iter as f64) < SMALL_KERNEL_VALUES;
     let job = Job {
-        labels,
+        labels: labels.with_codes(codes)?,
         params: &params,
-        strategy,
-        cache_bytes,
-        n_threads,
+        settings: KernelSettings {
+            strategy,
+            cache_bytes,
+            n_threads,
+        },
     };
     let (model, reports) = match kern {
         None => {
-            let Matrix::Dense(DenseArray::F64(a)) = x else {
-                return Err(PyTypeError::new_err(
-                    "a precomputed kernel must be a dense float64 array",
-                ));
-            };
-            let (rows, cols) = shape2(&a);
-            let values = slice(&a)?;
+            let (values, rows, cols) = x.precomputed()?;
             detach_interruptible(py, small, |monitor| {
                 job.train::<_, f64>(&PrecomputedGram::new(values, rows, cols)?, monitor)
             })?
@@ -144,6 +102,15 @@ pub fn fit_kernel<'py>(
             job.train_rows(&make()?, kern, monitor)
         }))?,
     };
+    fit_return(py, model, &reports)
+}
+
+/// The fitted model and the per-problem reports as Python receives them.
+fn fit_return<'py>(
+    py: Python<'py>,
+    model: KernelModel,
+    reports: &[Report],
+) -> PyResult<FitReturn<'py>> {
     let n_sv = model.support.len();
     let support = PyArray1::from_vec(
         py,
@@ -171,22 +138,19 @@ pub fn fit_kernel<'py>(
 }
 
 /// Decision values `(n_samples, n_outputs)` of a kernel model whose support vectors
-/// are the rows of `sv`.
+/// are the rows of `sv`; `kernel` describes the kernel (see `KernelSpec`).
 #[pyfunction]
-#[pyo3(signature = (sv, x, dual_coef, intercept, *, kernel_name, gamma, degree, coef0, n_threads))]
+#[pyo3(signature = (sv, x, dual_coef, intercept, *, kernel, n_threads))]
 pub fn kernel_decision<'py>(
     py: Python<'py>,
     sv: Matrix<'py>,
     x: Matrix<'py>,
     dual_coef: PyReadonlyArray2<'py, f64>,
     intercept: PyReadonlyArray1<'py, f64>,
-    kernel_name: &str,
-    gamma: f64,
-    degree: u32,
-    coef0: f64,
+    kernel: KernelSpec,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let Some(kern) = kernel(kernel_name, gamma, degree, coef0)? else {
+    let Some(kern) = kernel.kernel()? else {
         return Err(PyValueError::new_err(
             "precomputed kernels are evaluated in Python",
         ));
@@ -206,20 +170,18 @@ pub fn kernel_decision<'py>(
     PyArray1::from_vec(py, values).reshape([n, k])
 }
 
-/// The kernel matrix `K(x_i, y_j)`, shape `(n_x, n_y)`.
+/// The kernel matrix `K(x_i, y_j)`, shape `(n_x, n_y)`; `kernel` describes the
+/// kernel (see `KernelSpec`).
 #[pyfunction]
-#[pyo3(signature = (x, y, *, kernel_name, gamma, degree, coef0, n_threads))]
+#[pyo3(signature = (x, y, *, kernel, n_threads))]
 pub fn pairwise_kernel<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
     y: Matrix<'py>,
-    kernel_name: &str,
-    gamma: f64,
-    degree: u32,
-    coef0: f64,
+    kernel: KernelSpec,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let Some(kern) = kernel(kernel_name, gamma, degree, coef0)? else {
+    let Some(kern) = kernel.kernel()? else {
         return Err(PyValueError::new_err(
             "'precomputed' is not a kernel function",
         ));
@@ -240,9 +202,7 @@ pub fn pairwise_kernel<'py>(
 struct Job<'a> {
     labels: Labels<'a>,
     params: &'a ValidParams,
-    strategy: Strategy,
-    cache_bytes: usize,
-    n_threads: usize,
+    settings: KernelSettings,
 }
 
 impl Job<'_> {
@@ -270,10 +230,8 @@ impl Job<'_> {
             gram,
             &self.labels,
             self.params,
-            self.strategy,
-            self.cache_bytes,
+            self.settings,
             &mut states,
-            self.n_threads,
             monitor,
         )?;
         let reports = states

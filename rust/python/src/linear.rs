@@ -8,15 +8,15 @@ use pyo3::types::{PyBytes, PyDict};
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
-    decision_function as core_decision, fit_one_vs_rest, initial_states, FitOutput, Labels,
-    LinearState, Rows,
+    decision_function as core_decision, fit_one_vs_rest, initial_states, FitOutput, LinearState,
+    Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::error::CoreError;
-use crate::params::LinearParams;
+use crate::params::{LabelWeights, LinearParams};
 use pegasos_core::thresholds::{is_small, SMALL_VISITS};
 
 /// The complete solver state of a linear model (one entry per binary problem), kept
@@ -110,16 +110,15 @@ impl LinearSolverState {
 pub(crate) type FitReturn<'py> = Bound<'py, PyDict>;
 
 /// Train one-vs-rest linear Pegasos, continuing `solver` (fresh when it is empty)
-/// and leaving the final state in it.
+/// and leaving the final state in it. `labels` holds `n_classes`, `class_weight`
+/// and `sample_weight`.
 #[pyfunction]
-#[pyo3(signature = (x, codes, n_classes, class_weight, sample_weight, solver, params, n_threads))]
+#[pyo3(signature = (x, codes, labels, solver, params, n_threads))]
 pub fn fit_linear<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
     codes: PyReadonlyArray1<'py, u32>,
-    n_classes: usize,
-    class_weight: PyReadonlyArray1<'py, f64>,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    labels: LabelWeights<'py>,
     mut solver: PyRefMut<'py, LinearSolverState>,
     params: LinearParams<'py>,
     n_threads: usize,
@@ -127,20 +126,10 @@ pub fn fit_linear<'py>(
     let params = params.validate()?;
     let max_iter = params.max_iter;
     let codes = slice(&codes)?;
-    let class_weight = slice(&class_weight)?;
-    let sample_weight = match &sample_weight {
-        Some(a) => Some(slice(a)?),
-        None => None,
-    };
     // A copy is trained: the estimator's state changes only when the fit
     // succeeds, so an interrupted or failed call leaves it as it was.
     let mut states = solver.states.clone();
-    let labels = Labels {
-        codes,
-        n_classes,
-        sample_weight,
-        class_weight,
-    };
+    let labels = labels.with_codes(codes)?;
     // About 10^7 visits of stored entries take a few milliseconds: below, no watcher.
     let visits = x.stored_entries() as f64 * max_iter as f64 * labels.n_problems() as f64;
     let small = visits < SMALL_VISITS;

@@ -16,8 +16,7 @@ use pegasos_core::{LinearState, Params, Rows, Sampling};
 use crate::arrays::{shape2, slice, Matrix, MatrixAndVector};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
-use crate::params::LinearParams;
-use crate::streamed::LabelWeights;
+use crate::params::{LabelWeights, LinearParams};
 
 /// Where a round starts: one iterate per binary problem.
 #[derive(FromPyObject)]
@@ -36,6 +35,9 @@ pub struct Iterates<'py> {
     average: bool,
 }
 
+/// One problem's iterate: `w` and the unregularised bias.
+type Iterate = (Vec<f64>, f64);
+
 /// What `local_pass` returns: the last iterates `(v, bias)`, and the mean
 /// iterates of the local runs when asked for.
 type Passed<'py> = (
@@ -52,7 +54,6 @@ type Passed<'py> = (
 #[pyfunction]
 #[pyo3(signature = (x, codes, labels, params, start, seed, n_threads))]
 pub fn local_pass<'py>(
-    py: Python<'py>,
     x: Matrix<'py>,
     codes: PyReadonlyArray1<'py, u32>,
     labels: LabelWeights<'py>,
@@ -61,6 +62,7 @@ pub fn local_pass<'py>(
     seed: u64,
     n_threads: usize,
 ) -> PyResult<Passed<'py>> {
+    let py = codes.py();
     let params = params.validate()?;
     let uniform = Params {
         sampling: Sampling::Uniform,
@@ -122,6 +124,18 @@ pub fn local_pass<'py>(
             Ok((last, mean))
         })
     }))?;
+    hand_over(py, states, k, width, average)
+}
+
+/// The local runs' last iterates `(v, bias)` and, when `average`, their means, as
+/// Python receives them: `states` holds per problem `((w, b), (mean w, mean b))`.
+fn hand_over(
+    py: Python<'_>,
+    states: Vec<(Iterate, Iterate)>,
+    k: usize,
+    width: usize,
+    average: bool,
+) -> PyResult<Passed<'_>> {
     let mut last = (Vec::with_capacity(k * width), Vec::with_capacity(k));
     let mut means = (Vec::with_capacity(k * width), Vec::with_capacity(k));
     for ((w, b), (mw, mb)) in states {
@@ -130,17 +144,13 @@ pub fn local_pass<'py>(
         means.0.extend_from_slice(&mw);
         means.1.push(mb);
     }
-    let hand_over = |(v, b): (Vec<f64>, Vec<f64>)| -> PyResult<MatrixAndVector<'py>> {
+    let arrays = |(v, b): (Vec<f64>, Vec<f64>)| -> PyResult<MatrixAndVector<'_>> {
         Ok((
             PyArray1::from_vec(py, v).reshape([k, width])?,
             PyArray1::from_vec(py, b),
         ))
     };
-    let (v_last, b_last) = hand_over(last)?;
-    let mean = if average {
-        Some(hand_over(means)?)
-    } else {
-        None
-    };
+    let (v_last, b_last) = arrays(last)?;
+    let mean = if average { Some(arrays(means)?) } else { None };
     Ok((v_last, b_last, mean))
 }

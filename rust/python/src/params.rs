@@ -1,11 +1,13 @@
-//! Linear Pegasos' hyper-parameters as Python passes them: one dict with named
-//! entries, turned into the core's validated `Params` in one place.
+//! What Python passes as named dicts: linear and kernel Pegasos' hyper-parameters
+//! (turned into the core's validated `Params` in one place), a kernel's
+//! description, and the class and sample weights of the labels.
 
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pegasos_core::{Averaging, Intercept, Params, Sampling, ValidParams};
+use pegasos_core::kernels::function::Kernel;
+use pegasos_core::{Averaging, Intercept, Labels, Params, Sampling, ValidParams};
 
 use crate::arrays::slice;
 use crate::error::CoreError;
@@ -31,14 +33,76 @@ pub struct LinearParams<'py> {
     verbose: bool,
 }
 
-/// The entries of the parameter dict built by `pegasos_rs.kernel`.
+/// A kernel as Python describes it: a dict of `kernel_name` ("linear", "rbf",
+/// "poly", "sigmoid", "chi2", "intersection" or "precomputed"), `gamma`, `degree`
+/// and `coef0` (the last three read by the kernels that use them).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct KernelSpec {
+    kernel_name: String,
+    gamma: f64,
+    degree: u32,
+    coef0: f64,
+}
+
+impl KernelSpec {
+    /// The validated kernel (`None` for "precomputed").
+    pub fn kernel(&self) -> PyResult<Option<Kernel>> {
+        let (gamma, degree, coef0) = (self.gamma, self.degree, self.coef0);
+        let k = match self.kernel_name.as_str() {
+            "linear" => Kernel::Linear,
+            "rbf" => Kernel::Rbf { gamma },
+            "poly" => Kernel::Poly {
+                gamma,
+                coef0,
+                degree,
+            },
+            "sigmoid" => Kernel::Sigmoid { gamma, coef0 },
+            "chi2" => Kernel::Chi2 { gamma },
+            "intersection" => Kernel::Intersection,
+            "precomputed" => return Ok(None),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "kernel must be one of 'linear', 'rbf', 'poly', 'sigmoid', 'chi2', \
+                     'intersection', 'precomputed'; got {other:?}"
+                )))
+            }
+        };
+        Ok(Some(k.validate().map_err(CoreError)?))
+    }
+}
+
+/// Classes, class weights and sample weights of a block of rows: a dict of
+/// `n_classes`, `class_weight` and `sample_weight` (or None).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct LabelWeights<'py> {
+    n_classes: usize,
+    class_weight: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+}
+
+impl LabelWeights<'_> {
+    /// The labels of rows whose class codes are `codes`.
+    pub(crate) fn with_codes<'a>(&'a self, codes: &'a [u32]) -> PyResult<Labels<'a>> {
+        Ok(Labels {
+            codes,
+            n_classes: self.n_classes,
+            sample_weight: match &self.sample_weight {
+                Some(a) => Some(slice(a)?),
+                None => None,
+            },
+            class_weight: slice(&self.class_weight)?,
+        })
+    }
+}
+
+/// The entries of the parameter dict built by `pegasos_rs.kernel`: the kernel's
+/// description (`kernel`, a [`KernelSpec`] dict) and the solver's settings.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct KernelParams<'py> {
-    pub(crate) kernel_name: String,
-    pub(crate) gamma: f64,
-    pub(crate) degree: u32,
-    pub(crate) coef0: f64,
+    pub(crate) kernel: KernelSpec,
     alpha: f64,
     batch_size: usize,
     fit_intercept: bool,

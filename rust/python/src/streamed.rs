@@ -31,7 +31,7 @@ use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::linear::LinearSolverState;
-use crate::params::LinearParams;
+use crate::params::{LabelWeights, LinearParams};
 
 /// What the client knows of the training labels without holding them.
 #[derive(FromPyObject)]
@@ -44,6 +44,29 @@ pub struct LabelSummary<'py> {
     /// Per binary problem, `sum_i c_i` in row order (`weight_sums` in
     /// `pegasos_rs._core`); `None` when every weight is 1.
     weight_sums: Option<PyReadonlyArray1<'py, f64>>,
+}
+
+impl LabelSummary<'_> {
+    /// Per binary problem, `sum_i c_i` over the `n_rows` rows (`class_weight`:
+    /// the classes' weights).
+    fn sums(&self, class_weight: &[f64], n_rows: usize, n_problems: usize) -> PyResult<Vec<f64>> {
+        let sums = match &self.weight_sums {
+            Some(s) => slice(s)?.to_vec(),
+            None if class_weight.iter().all(|&c| c == 1.0) => vec![n_rows as f64; n_problems],
+            None => {
+                return Err(PyValueError::new_err(
+                    "weight_sums are needed when a class weight is not 1",
+                ))
+            }
+        };
+        if sums.len() != n_problems {
+            return Err(PyValueError::new_err(format!(
+                "{} weight sums for {n_problems} binary problems",
+                sums.len()
+            )));
+        }
+        Ok(sums)
+    }
 }
 
 /// The solver states and pass plans of a fit whose rows live elsewhere.
@@ -109,21 +132,7 @@ impl StreamedLinearFit {
             return Err(PyValueError::new_err("the data has no features"));
         }
         let n_problems = if n_classes == 2 { 1 } else { n_classes };
-        let sums = match &labels.weight_sums {
-            Some(s) => slice(s)?.to_vec(),
-            None if class_weight.iter().all(|&c| c == 1.0) => vec![n_rows as f64; n_problems],
-            None => {
-                return Err(PyValueError::new_err(
-                    "weight_sums are needed when a class weight is not 1",
-                ))
-            }
-        };
-        if sums.len() != n_problems {
-            return Err(PyValueError::new_err(format!(
-                "{} weight sums for {n_problems} binary problems",
-                sums.len()
-            )));
-        }
+        let sums = labels.sums(&class_weight, n_rows, n_problems)?;
         let mut states = if solver.states.is_empty() {
             initial_states(n_problems, n_features, params.seed).map_err(CoreError)?
         } else {
@@ -428,30 +437,6 @@ pub fn hinge_sums<'py>(
             })
             .collect()
     }))
-}
-
-/// Classes, class weights and sample weights of a block of rows.
-#[derive(FromPyObject)]
-#[pyo3(from_item_all)]
-pub struct LabelWeights<'py> {
-    n_classes: usize,
-    class_weight: PyReadonlyArray1<'py, f64>,
-    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
-}
-
-impl LabelWeights<'_> {
-    /// The labels of rows whose class codes are `codes`.
-    pub(crate) fn with_codes<'a>(&'a self, codes: &'a [u32]) -> PyResult<Labels<'a>> {
-        Ok(Labels {
-            codes,
-            n_classes: self.n_classes,
-            sample_weight: match &self.sample_weight {
-                Some(a) => Some(slice(a)?),
-                None => None,
-            },
-            class_weight: slice(&self.class_weight)?,
-        })
-    }
 }
 
 /// Check a matrix as training does (structure, finite values) without training.

@@ -226,6 +226,142 @@ fn shown(token: &[u8]) -> String {
     }
 }
 
+/// A problem with one token: its 1-based column and the message.
+type TokenError = (usize, String);
+
+/// The label at `col`: a finite number.
+fn parse_label(col: usize, label: &[u8]) -> std::result::Result<f64, TokenError> {
+    let y = parse_f64(label)
+        .ok_or_else(|| (col, format!("the label {} is not a number", shown(label))))?;
+    if !y.is_finite() {
+        return Err((
+            col,
+            format!("the label {y} is not finite (expected a finite number)"),
+        ));
+    }
+    Ok(y)
+}
+
+/// The query id of a `qid:integer` token at `col`.
+fn parse_qid(col: usize, token: &[u8]) -> std::result::Result<i64, TokenError> {
+    parse_i64(&token[4..]).ok_or_else(|| {
+        (
+            col + 4,
+            format!("bad query id {} (expected qid:integer)", shown(token)),
+        )
+    })
+}
+
+/// The index of an `index:value` pair: an integer in range, after `prev`.
+fn check_index(
+    col: usize,
+    idx_s: &[u8],
+    prev: i64,
+    options: ParseOptions,
+) -> std::result::Result<i64, TokenError> {
+    let idx = parse_i64(idx_s)
+        .ok_or_else(|| (col, format!("the index {} is not an integer", shown(idx_s))))?;
+    if idx < 0 || (idx == 0 && options.one_based) {
+        return Err((
+            col,
+            format!(
+                "invalid index {idx}{} (expected {} to {MAX_INDEX})",
+                if idx == 0 { " in a one-based file" } else { "" },
+                u8::from(options.one_based)
+            ),
+        ));
+    }
+    if idx > MAX_INDEX {
+        return Err((col, format!("index {idx} is larger than {MAX_INDEX}")));
+    }
+    if idx <= prev {
+        return Err((
+            col,
+            format!("feature indices must be sorted and unique; {idx} follows {prev}"),
+        ));
+    }
+    Ok(idx)
+}
+
+/// One `index:value` token at `col`, its index after `prev`: `(index, value)`.
+fn parse_pair(
+    col: usize,
+    token: &[u8],
+    prev: i64,
+    options: ParseOptions,
+) -> std::result::Result<(i64, f64), TokenError> {
+    let Some(colon) = memchr::memchr(b':', token) else {
+        return Err((col, format!("expected index:value, got {}", shown(token))));
+    };
+    let (idx_s, value_s) = (&token[..colon], &token[colon + 1..]);
+    let idx = check_index(col, idx_s, prev, options)?;
+    let value_col = col + colon + 1;
+    if value_s.is_empty() {
+        return Err((
+            value_col,
+            format!("index {idx} has no value (truncated line?)"),
+        ));
+    }
+    let v = parse_f64(value_s).ok_or_else(|| {
+        (
+            value_col,
+            format!("the value {} is not a number", shown(value_s)),
+        )
+    })?;
+    if !v.is_finite() {
+        return Err((
+            value_col,
+            format!("the value of index {idx} is {v} (expected a finite number)"),
+        ));
+    }
+    Ok((idx, v))
+}
+
+/// Parses one line (comment removed) into `out`; a blank line adds nothing.
+fn parse_line<T: Float>(
+    line: &[u8],
+    options: ParseOptions,
+    out: &mut Svmlight<T>,
+) -> std::result::Result<(), TokenError> {
+    let mut tokens = tokens(line);
+    let Some((label_col, label)) = tokens.next() else {
+        return Ok(());
+    };
+    out.labels.push(parse_label(label_col, label)?);
+    let mut prev = -1i64;
+    let mut first = true;
+    for (col, token) in tokens {
+        if first && token.starts_with(b"qid:") {
+            first = false;
+            let q = parse_qid(col, token)?;
+            if options.query_id {
+                out.query_id.push(q);
+            }
+            continue;
+        }
+        first = false;
+        let (idx, v) = parse_pair(col, token, prev, options)?;
+        prev = idx;
+        // Narrowed to f32 a value beyond its range becomes infinite, as in
+        // scikit-learn (whose arrays this reader reproduces).
+        out.data.push(T::from_f64(v));
+        out.indices.push(idx);
+        out.min_index = Some(out.min_index.map_or(idx, |m| m.min(idx)));
+        out.max_index = Some(out.max_index.map_or(idx, |m| m.max(idx)));
+    }
+    if options.query_id && out.query_id.len() < out.labels.len() {
+        // scikit-learn keeps only the query ids present; a line without one
+        // makes the arrays disagree, so it is an error here.
+        return Err((
+            label_col,
+            "a line without qid in a file read with query_id (expected qid:integer after the label)"
+                .into(),
+        ));
+    }
+    out.indptr.push(out.data.len() as i64);
+    Ok(())
+}
+
 fn parse_chunk<T: Float>(
     chunk: &[u8],
     options: ParseOptions,
@@ -236,110 +372,11 @@ fn parse_chunk<T: Float>(
             Some(h) => &raw[..h],
             None => raw,
         };
-        let err = |column: usize, message: String| LineError {
+        parse_line(line, options, &mut out).map_err(|(column, message)| LineError {
             line: k + 1,
             column: Some(column),
             message,
-        };
-        let mut tokens = tokens(line);
-        let Some((label_col, label)) = tokens.next() else {
-            continue;
-        };
-        let y = parse_f64(label).ok_or_else(|| {
-            err(
-                label_col,
-                format!("the label {} is not a number", shown(label)),
-            )
         })?;
-        if !y.is_finite() {
-            return Err(err(
-                label_col,
-                format!("the label {y} is not finite (expected a finite number)"),
-            ));
-        }
-        out.labels.push(y);
-        let mut prev = -1i64;
-        let mut first = true;
-        for (col, token) in tokens {
-            if first && token.starts_with(b"qid:") {
-                first = false;
-                let q = parse_i64(&token[4..]).ok_or_else(|| {
-                    err(
-                        col + 4,
-                        format!("bad query id {} (expected qid:integer)", shown(token)),
-                    )
-                })?;
-                if options.query_id {
-                    out.query_id.push(q);
-                }
-                continue;
-            }
-            first = false;
-            let Some(colon) = memchr::memchr(b':', token) else {
-                return Err(err(
-                    col,
-                    format!("expected index:value, got {}", shown(token)),
-                ));
-            };
-            let (idx_s, value_s) = (&token[..colon], &token[colon + 1..]);
-            let idx = parse_i64(idx_s)
-                .ok_or_else(|| err(col, format!("the index {} is not an integer", shown(idx_s))))?;
-            if idx < 0 || (idx == 0 && options.one_based) {
-                return Err(err(
-                    col,
-                    format!(
-                        "invalid index {idx}{} (expected {} to {MAX_INDEX})",
-                        if idx == 0 { " in a one-based file" } else { "" },
-                        u8::from(options.one_based)
-                    ),
-                ));
-            }
-            if idx > MAX_INDEX {
-                return Err(err(col, format!("index {idx} is larger than {MAX_INDEX}")));
-            }
-            if idx <= prev {
-                return Err(err(
-                    col,
-                    format!("feature indices must be sorted and unique; {idx} follows {prev}"),
-                ));
-            }
-            prev = idx;
-            let value_col = col + colon + 1;
-            if value_s.is_empty() {
-                return Err(err(
-                    value_col,
-                    format!("index {idx} has no value (truncated line?)"),
-                ));
-            }
-            let v = parse_f64(value_s).ok_or_else(|| {
-                err(
-                    value_col,
-                    format!("the value {} is not a number", shown(value_s)),
-                )
-            })?;
-            if !v.is_finite() {
-                return Err(err(
-                    value_col,
-                    format!("the value of index {idx} is {v} (expected a finite number)"),
-                ));
-            }
-            // Narrowed to f32 a value beyond its range becomes infinite, as in
-            // scikit-learn (whose arrays this reader reproduces).
-            out.data.push(T::from_f64(v));
-            out.indices.push(idx);
-            out.min_index = Some(out.min_index.map_or(idx, |m| m.min(idx)));
-            out.max_index = Some(out.max_index.map_or(idx, |m| m.max(idx)));
-        }
-        if options.query_id && out.query_id.len() < out.labels.len() {
-            // scikit-learn keeps only the query ids present; a line without one
-            // makes the arrays disagree, so it is an error here.
-            return Err(err(
-                label_col,
-                "a line without qid in a file read with query_id (expected qid:integer after the label)"
-                    .into(),
-            ));
-        }
-        out.indptr.push(out.data.len() as i64);
     }
     Ok(out)
 }

@@ -136,8 +136,21 @@ pub fn sample_fourier(
     Ok(FourierParams { weights, offsets })
 }
 
+/// A drawn map in the output's precision `O`: what [`fourier_transform`] applies.
+#[derive(Clone, Copy, Debug)]
+pub struct FourierMap<'a, O> {
+    /// `W` as in [`FourierParams`], already in `O`.
+    pub weights: &'a [O],
+    /// `b` as in [`FourierParams`], already in `O`.
+    pub offsets: &'a [O],
+    /// `D`, the number of features.
+    pub n_components: usize,
+    /// How the frequencies become features.
+    pub form: FourierForm,
+}
+
 /// `z(x_i)` for every row of `x`, row-major `(n_rows, n_components)`, computed in
-/// `O`: `weights` and `offsets` as in [`FourierParams`] for `form`, already in `O`.
+/// `O` by the drawn `map`.
 ///
 /// # Errors
 /// [`Error::ShapeMismatch`] when the parameters do not fit `x` and
@@ -145,28 +158,17 @@ pub fn sample_fourier(
 /// [`Error::OutOfMemory`].
 pub fn fourier_transform<R: Rows, O: Float>(
     x: &R,
-    weights: &[O],
-    offsets: &[O],
-    n_components: usize,
-    form: FourierForm,
+    map: FourierMap<'_, O>,
     n_threads: usize,
     monitor: &Monitor,
 ) -> Result<Vec<O>> {
+    let n_components = map.n_components;
     let n = x.n_rows();
     let len = n
         .checked_mul(n_components)
         .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {n_components} feature matrix")))?;
     let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
-    fourier_transform_into(
-        x,
-        weights,
-        offsets,
-        n_components,
-        form,
-        n_threads,
-        monitor,
-        &mut out,
-    )?;
+    fourier_transform_into(x, map, n_threads, monitor, &mut out)?;
     Ok(out)
 }
 
@@ -176,17 +178,19 @@ pub fn fourier_transform<R: Rows, O: Float>(
 /// # Errors
 /// As [`fourier_transform`], and [`Error::ShapeMismatch`] when `out` has another
 /// size.
-#[allow(clippy::too_many_arguments)]
 pub fn fourier_transform_into<R: Rows, O: Float>(
     x: &R,
-    weights: &[O],
-    offsets: &[O],
-    n_components: usize,
-    form: FourierForm,
+    map: FourierMap<'_, O>,
     n_threads: usize,
     monitor: &Monitor,
     out: &mut [O],
 ) -> Result<()> {
+    let FourierMap {
+        weights,
+        offsets,
+        n_components,
+        form,
+    } = map;
     let d = x.n_features();
     let n = x.n_rows();
     let nf = offsets.len();
@@ -379,6 +383,79 @@ mod tests {
         assert!(odd.offsets[..3].iter().all(|&b| b == 0.0) && odd.offsets[3] > 0.0);
     }
 
+    /// The map of weights `w` and offsets `b`.
+    fn map<'a, O>(w: &'a [O], b: &'a [O], dc: usize, form: FourierForm) -> FourierMap<'a, O> {
+        FourierMap {
+            weights: w,
+            offsets: b,
+            n_components: dc,
+            form,
+        }
+    }
+
+    /// The CSR arrays `(data, indices, indptr)` of the dense row-major `x`.
+    fn csr_arrays(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
+        let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
+        for i in 0..n {
+            for j in 0..d {
+                if x[i * d + j] != 0.0 {
+                    data.push(x[i * d + j]);
+                    indices.push(i64::try_from(j).unwrap());
+                }
+            }
+            indptr.push(i64::try_from(data.len()).unwrap());
+        }
+        (data, indices, indptr)
+    }
+
+    /// Checks rows 0 and 17 of `z` against the documented formula, feature by feature.
+    fn check_formula(
+        x: &[f64],
+        d: usize,
+        p: &FourierParams,
+        dc: usize,
+        form: FourierForm,
+        z: &[f64],
+    ) {
+        let (w, b) = (&p.weights[..], &p.offsets[..]);
+        let nf = form.n_frequencies(dc);
+        #[allow(clippy::cast_precision_loss)]
+        let scale = (2.0 / dc as f64).sqrt();
+        for i in [0, 17] {
+            for c in 0..nf {
+                let t: f64 = b[c] + (0..d).map(|j| x[i * d + j] * w[j * nf + c]).sum::<f64>();
+                let expect = match form {
+                    FourierForm::Offset => vec![t.cos()],
+                    FourierForm::SinCos if 2 * c + 1 == dc => vec![t.cos()],
+                    FourierForm::SinCos => vec![t.cos(), t.sin()],
+                };
+                let first = if form == FourierForm::Offset {
+                    c
+                } else {
+                    2 * c
+                };
+                for (k, e) in expect.iter().enumerate() {
+                    let got = z[i * dc + first + k];
+                    assert!((got - scale * e).abs() < 1e-14, "{form:?} {i} {c}");
+                }
+            }
+        }
+    }
+
+    /// The largest error of `z`'s inner products against the rbf kernel on `x`.
+    fn worst_kernel_error(x: &[f64], n: usize, d: usize, gamma: f64, dc: usize, z: &[f64]) -> f64 {
+        let mut worst: f64 = 0.0;
+        for a in 0..n {
+            for b in 0..n {
+                let dist: f64 = (0..d).map(|j| (x[a * d + j] - x[b * d + j]).powi(2)).sum();
+                let k = (-gamma * dist).exp();
+                let approx: f64 = (0..dc).map(|c| z[a * dc + c] * z[b * dc + c]).sum();
+                worst = worst.max((k - approx).abs());
+            }
+        }
+        worst
+    }
+
     #[test]
     fn features_approximate_the_rbf_kernel_and_agree_dense_and_sparse() {
         let (n, d, gamma) = (30, 6, 0.3);
@@ -394,16 +471,7 @@ mod tests {
             .collect();
         let monitor = Monitor::new();
         let dense = DenseRows::new(&x, n, d).unwrap();
-        let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
-        for i in 0..n {
-            for j in 0..d {
-                if x[i * d + j] != 0.0 {
-                    data.push(x[i * d + j]);
-                    indices.push(i64::try_from(j).unwrap());
-                }
-            }
-            indptr.push(i64::try_from(data.len()).unwrap());
-        }
+        let (data, indices, indptr) = csr_arrays(&x, n, d);
         let csr = CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
         for (form, dc) in [
             (FourierForm::Offset, 4000),
@@ -412,56 +480,26 @@ mod tests {
         ] {
             let p = sample_fourier(d, dc, gamma, form, 3).unwrap();
             let (w, b) = (&p.weights[..], &p.offsets[..]);
-            let z = fourier_transform(&dense, w, b, dc, form, 2, &monitor).unwrap();
-            let zs = fourier_transform(&csr, w, b, dc, form, 1, &monitor).unwrap();
+            let z = fourier_transform(&dense, map(w, b, dc, form), 2, &monitor).unwrap();
+            let zs = fourier_transform(&csr, map(w, b, dc, form), 1, &monitor).unwrap();
             assert_eq!(z, zs, "zeros skipped alike, so dense and CSR agree exactly");
-            // The documented formula, feature by feature.
-            let nf = form.n_frequencies(dc);
-            #[allow(clippy::cast_precision_loss)]
-            let scale = (2.0 / dc as f64).sqrt();
-            for i in [0, 17] {
-                for c in 0..nf {
-                    let t: f64 = b[c] + (0..d).map(|j| x[i * d + j] * w[j * nf + c]).sum::<f64>();
-                    let expect = match form {
-                        FourierForm::Offset => vec![t.cos()],
-                        FourierForm::SinCos if 2 * c + 1 == dc => vec![t.cos()],
-                        FourierForm::SinCos => vec![t.cos(), t.sin()],
-                    };
-                    let first = if form == FourierForm::Offset {
-                        c
-                    } else {
-                        2 * c
-                    };
-                    for (k, e) in expect.iter().enumerate() {
-                        let got = z[i * dc + first + k];
-                        assert!((got - scale * e).abs() < 1e-14, "{form:?} {i} {c}");
-                    }
-                }
-            }
-            let mut worst: f64 = 0.0;
-            for a in 0..n {
-                for b in 0..n {
-                    let dist: f64 = (0..d).map(|j| (x[a * d + j] - x[b * d + j]).powi(2)).sum();
-                    let k = (-gamma * dist).exp();
-                    let approx: f64 = (0..dc).map(|c| z[a * dc + c] * z[b * dc + c]).sum();
-                    worst = worst.max((k - approx).abs());
-                }
-            }
+            check_formula(&x, d, &p, dc, form, &z);
+            let worst = worst_kernel_error(&x, n, d, gamma, dc, &z);
             assert!(worst < 0.08, "{form:?}: worst kernel error {worst}");
             let w32: Vec<f32> = p.weights.iter().map(|&w| w as f32).collect();
             let b32: Vec<f32> = p.offsets.iter().map(|&w| w as f32).collect();
             let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
             let dense32 = DenseRows::new(&x32, n, d).unwrap();
-            let z32 = fourier_transform(&dense32, &w32, &b32, dc, form, 1, &monitor).unwrap();
+            let z32 = fourier_transform(&dense32, map(&w32, &b32, dc, form), 1, &monitor).unwrap();
             let diff = z32
                 .iter()
                 .zip(&z)
                 .map(|(a, b)| (f64::from(*a) - b).abs())
                 .fold(0.0, f64::max);
             assert!(diff < 1e-5, "float32 features differ by {diff}");
-            assert!(fourier_transform(&dense, &w[1..], b, dc, form, 1, &monitor).is_err());
-            assert!(fourier_transform(&dense, w, b, dc + 2, form, 1, &monitor).is_err());
-            let r = fourier_transform(&dense, w, b, dc, form, 1, &Monitor::stopped());
+            assert!(fourier_transform(&dense, map(&w[1..], b, dc, form), 1, &monitor).is_err());
+            assert!(fourier_transform(&dense, map(w, b, dc + 2, form), 1, &monitor).is_err());
+            let r = fourier_transform(&dense, map(w, b, dc, form), 1, &Monitor::stopped());
             assert_eq!(r, Err(Error::Interrupted));
         }
     }

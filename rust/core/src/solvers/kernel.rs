@@ -308,6 +308,27 @@ impl KernelState {
     }
 }
 
+/// The pending columns' kernel values found in the shared cache (`None` where not).
+type CachedColumns<S> = Vec<Option<Vec<S>>>;
+
+/// One binary problem on a Gram matrix: what a kernel fit trains on.
+pub struct KernelProblem<'a, G> {
+    /// The kernel matrix of the training rows.
+    pub gram: &'a G,
+    /// The problem's labels and weights.
+    pub task: &'a BinaryTask<'a>,
+    /// The parameters shared with the linear solver.
+    pub params: &'a ValidParams,
+}
+
+impl<G> Clone for KernelProblem<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G> Copy for KernelProblem<'_, G> {}
+
 /// Per-fit context of the kernel solver.
 struct Run<'a, G: Gram, S> {
     gram: &'a G,
@@ -450,8 +471,37 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             return Ok(());
         }
         let n = self.gram.n();
-        let coef = &self.pending_coef;
-        let cached: Vec<Option<Vec<S>>> = self
+        let (cached, fresh) = self.pending_columns();
+        let u = fresh.len();
+        self.evals += (n * u) as u64;
+        // Row-major kernel values of the fresh columns, rounded to S; the stride is
+        // at least 1 so that the rows can be chunked alongside `g` even when u = 0.
+        let stride = u.max(1);
+        let mut block: Vec<S> = Vec::new();
+        block
+            .try_reserve_exact(n * stride)
+            .map_err(|_| Error::OutOfMemory(format!("{u} kernel columns of {n} values")))?;
+        block.resize(n * stride, S::from_f64(0.0));
+        if u > 0 {
+            self.gram.set_block(&mut self.block, &fresh);
+        }
+        self.add_pending(&mut state.margins, &cached, &mut block, u);
+        drop(cached);
+        if self.monitor.is_stopped() {
+            return Err(Error::Interrupted);
+        }
+        if u > 0 && self.columns.can_hold(n) {
+            self.keep_columns(&block, stride, &fresh);
+        }
+        self.pending_idx.clear();
+        self.pending_coef.clear();
+        Ok(())
+    }
+
+    /// The pending columns found in the shared cache (`None` where not) and the
+    /// examples whose columns are not, counting the hits and misses.
+    fn pending_columns(&mut self) -> (CachedColumns<S>, Vec<u32>) {
+        let cached: CachedColumns<S> = self
             .pending_idx
             .iter()
             .map(|&j| self.columns.get(j as usize))
@@ -466,26 +516,26 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             .filter(|(_, c)| c.is_none())
             .map(|(&j, _)| j)
             .collect();
-        let u = fresh.len();
-        self.evals += (n * u) as u64;
-        // Row-major kernel values of the fresh columns, rounded to S; the stride is
-        // at least 1 so that the rows can be chunked alongside `g` even when u = 0.
+        (cached, fresh)
+    }
+
+    /// `g_j += sum_p f_p K(x_j, x_p)` for every example `j`, in pending order,
+    /// the kernel values of the `u` fresh columns computed from the block into
+    /// `block` (row-major, `max(u, 1)` per row), the others read from `cached`.
+    fn add_pending(
+        &self,
+        margins: &mut [f64],
+        cached: &[Option<Vec<S>>],
+        block: &mut [S],
+        u: usize,
+    ) {
+        let n = self.gram.n();
         let stride = u.max(1);
-        let mut block: Vec<S> = Vec::new();
-        block
-            .try_reserve_exact(n * stride)
-            .map_err(|_| Error::OutOfMemory(format!("{u} kernel columns of {n} values")))?;
-        block.resize(n * stride, S::from_f64(0.0));
-        let gram = self.gram;
-        if u > 0 {
-            gram.set_block(&mut self.block, &fresh);
-        }
-        let block_ref = &self.block;
+        let (gram, block_ref, coef) = (self.gram, &self.block, &self.pending_coef);
         let rows = CHUNK.div_ceil(u.max(1)).max(1);
-        let cached_ref = &cached;
         let monitor = self.monitor;
         // Once cancelled, the remaining chunks are skipped and the fit ends with
-        // `Interrupted` below: the half-updated margins are never used.
+        // `Interrupted` in `flush`: the half-updated margins are never used.
         let work = |tmp: &mut Vec<f64>, (c, (g, kb)): (usize, (&mut [f64], &mut [S]))| {
             if monitor.is_stopped() {
                 return;
@@ -502,7 +552,7 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
                 }
                 let mut next_fresh = k.iter();
                 let mut sum = 0.0;
-                for (f, col) in coef.iter().zip(cached_ref) {
+                for (f, col) in coef.iter().zip(cached) {
                     let v = match col {
                         Some(col) => col[j],
                         None => *next_fresh.next().unwrap_or(&S::from_f64(0.0)),
@@ -513,16 +563,14 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             }
         };
         if self.solver.parallel && n * (u + 1) >= PARALLEL_MIN {
-            state
-                .margins
+            margins
                 .par_chunks_mut(rows)
                 .zip(block.par_chunks_mut(rows * stride))
                 .enumerate()
                 .for_each_init(Vec::new, work);
         } else {
             let mut tmp = Vec::new();
-            for item in state
-                .margins
+            for item in margins
                 .chunks_mut(rows)
                 .zip(block.chunks_mut(rows * stride))
                 .enumerate()
@@ -530,25 +578,22 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
                 work(&mut tmp, item);
             }
         }
-        drop(cached);
-        if monitor.is_stopped() {
-            return Err(Error::Interrupted);
-        }
-        if u > 0 && self.columns.can_hold(n) {
-            // Transpose row by row: sequential reads, one sequential write per column.
-            let mut cols: Vec<Vec<S>> = (0..u).map(|_| Vec::with_capacity(n)).collect();
-            for row in block.chunks_exact(stride) {
-                for (col, &v) in cols.iter_mut().zip(row) {
-                    col.push(v);
-                }
-            }
-            for (col, &i) in cols.into_iter().zip(&fresh) {
-                self.columns.put(i as usize, col);
+    }
+
+    /// Store the fresh columns of `block` (row-major, `stride` per row) in the
+    /// shared cache: transposed row by row (sequential reads, one sequential
+    /// write per column).
+    fn keep_columns(&self, block: &[S], stride: usize, fresh: &[u32]) {
+        let n = self.gram.n();
+        let mut cols: Vec<Vec<S>> = (0..fresh.len()).map(|_| Vec::with_capacity(n)).collect();
+        for row in block.chunks_exact(stride) {
+            for (col, &v) in cols.iter_mut().zip(row) {
+                col.push(v);
             }
         }
-        self.pending_idx.clear();
-        self.pending_coef.clear();
-        Ok(())
+        for (col, &i) in cols.into_iter().zip(fresh) {
+            self.columns.put(i as usize, col);
+        }
     }
 
     /// One step on `batch`; `violators` is scratch space.
@@ -645,24 +690,52 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
     label: &str,
 ) -> Result<KernelFitOutput> {
     let columns = SharedColumns::new(gram.n(), solver.cache_bytes);
-    fit_kernel_binary_shared::<G, S>(gram, task, params, solver, &columns, state, monitor, label)
+    let problem = KernelProblem { gram, task, params };
+    fit_kernel_binary_shared::<G, S>(problem, solver, &columns, state, monitor, label)
 }
 
 /// [`fit_kernel_binary`] with a kernel column cache shared with other problems on
 /// the same Gram matrix (one-vs-rest).
-#[allow(clippy::too_many_arguments)]
 pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
-    gram: &G,
-    task: &BinaryTask<'_>,
-    params: &ValidParams,
+    problem: KernelProblem<'_, G>,
     solver: KernelSolver,
     columns: &SharedColumns<S>,
     state: &mut KernelState,
     monitor: &Monitor,
     label: &str,
 ) -> Result<KernelFitOutput> {
+    let KernelProblem { gram, task, params } = problem;
     check_kernel_params(params)?;
-    let n = gram.n();
+    check_shapes(gram.n(), task, state)?;
+    let per_pass = gram.n().div_ceil(params.batch_size) as u64;
+    start_run(problem, solver.strategy, per_pass, state)?;
+    let mut run: Run<'_, G, S> = Run::new(problem, solver, columns, monitor)?;
+    let k = params.batch_size;
+    let (mut batch, mut violators) = (index_buffer(k)?, index_buffer(k)?);
+    let started = Instant::now();
+    let mut objective = None;
+    monitor.add_total(per_pass * params.max_iter as u64);
+    for pass in 1..=params.max_iter {
+        run.pass(state, per_pass, &mut batch, &mut violators)?;
+        objective = run.objective(state);
+        if let Some(o) = objective {
+            monitor.set_objective(o);
+        }
+        if params.verbose {
+            run.say_pass(state, pass, objective, label, started);
+        }
+    }
+    Ok(KernelFitOutput {
+        n_iter: params.max_iter,
+        objective,
+        cache_hits: run.hits,
+        cache_misses: run.misses,
+        kernel_evals: run.evals,
+    })
+}
+
+/// An error unless there are examples and as many labels and dual coefficients.
+fn check_shapes(n: usize, task: &BinaryTask<'_>, state: &KernelState) -> Result<()> {
     if n == 0 {
         return Err(Error::InvalidInput("no samples to train on".into()));
     }
@@ -673,10 +746,22 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
             state.alpha.len()
         )));
     }
-    let per_pass = n.div_ceil(params.batch_size) as u64;
+    Ok(())
+}
+
+/// Prepare `state` for a fit of `per_pass` steps per pass: the margin strategy
+/// chosen on a fresh run (with its margin vector), the averaging window set.
+fn start_run<G: Gram>(
+    problem: KernelProblem<'_, G>,
+    strategy: Strategy,
+    per_pass: u64,
+    state: &mut KernelState,
+) -> Result<()> {
+    let KernelProblem { gram, params, .. } = problem;
+    let n = gram.n();
     if state.strategy == Strategy::Auto {
         let total = (per_pass * params.max_iter as u64).saturating_mul(params.batch_size as u64);
-        state.strategy = solver.strategy.resolve(n, total, gram.mean_row_nonzeros());
+        state.strategy = strategy.resolve(n, total, gram.mean_row_nonzeros());
         if state.strategy == Strategy::Margins {
             state.margins = try_filled_vec(n, 0.0, "the margin vector")?;
             if !state.support.is_empty() {
@@ -690,37 +775,58 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
     if params.averaging == Averaging::Suffix {
         state.avg.start = state.t + per_pass * params.max_iter as u64 / 2 + 1;
     }
-    let mut run: Run<'_, G, S> = Run {
-        gram,
-        task,
-        params,
-        solver,
-        draws: Draws::new(&params.sampling, task)?,
-        cache: KernelCache::new(n, solver.cache_bytes),
-        columns,
-        query: gram.query(),
-        learn_bias: params.intercept == Intercept::Unregularized,
-        evals: 0,
-        hits: 0,
-        misses: 0,
-        pending_idx: Vec::with_capacity(PENDING_COLUMNS),
-        pending_coef: Vec::with_capacity(PENDING_COLUMNS),
-        pending_values: vec![0.0; PENDING_COLUMNS],
-        block: gram.block(),
-        monitor,
-    };
-    let k = params.batch_size;
-    let mut batch = Vec::new();
-    let mut violators = Vec::new();
-    for buf in [&mut batch, &mut violators] {
-        buf.try_reserve_exact(k).map_err(|_| {
-            Error::OutOfMemory(format!("batch_size {k} needs a buffer of {k} indices"))
-        })?;
+    Ok(())
+}
+
+/// An empty buffer for `k` example indices.
+fn index_buffer(k: usize) -> Result<Vec<usize>> {
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(k)
+        .map_err(|_| Error::OutOfMemory(format!("batch_size {k} needs a buffer of {k} indices")))?;
+    Ok(buf)
+}
+
+impl<'a, G: Gram, S: Float> Run<'a, G, S> {
+    /// The context of a fit of `problem` with `solver`'s settings.
+    fn new(
+        problem: KernelProblem<'a, G>,
+        solver: KernelSolver,
+        columns: &'a SharedColumns<S>,
+        monitor: &'a Monitor,
+    ) -> Result<Self> {
+        let KernelProblem { gram, task, params } = problem;
+        let n = gram.n();
+        Ok(Run {
+            gram,
+            task,
+            params,
+            solver,
+            draws: Draws::new(&params.sampling, task)?,
+            cache: KernelCache::new(n, solver.cache_bytes),
+            columns,
+            query: gram.query(),
+            learn_bias: params.intercept == Intercept::Unregularized,
+            evals: 0,
+            hits: 0,
+            misses: 0,
+            pending_idx: Vec::with_capacity(PENDING_COLUMNS),
+            pending_coef: Vec::with_capacity(PENDING_COLUMNS),
+            pending_values: vec![0.0; PENDING_COLUMNS],
+            block: gram.block(),
+            monitor,
+        })
     }
-    let started = Instant::now();
-    let mut objective = None;
-    monitor.add_total(per_pass * params.max_iter as u64);
-    for pass in 1..=params.max_iter {
+
+    /// One pass of `per_pass` steps, the pending violations flushed at its end;
+    /// `batch` and `violators` are scratch space.
+    fn pass(
+        &mut self,
+        state: &mut KernelState,
+        per_pass: u64,
+        batch: &mut Vec<usize>,
+        violators: &mut Vec<usize>,
+    ) -> Result<()> {
+        let monitor = self.monitor;
         for step in 0..per_pass {
             if monitor.is_stopped() {
                 return Err(Error::Interrupted);
@@ -729,40 +835,37 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
                 monitor.advance(PROGRESS_STEPS.min(per_pass - step));
             }
             batch.clear();
-            for _ in 0..k {
-                batch.push(run.draws.draw(&mut state.sampler));
+            for _ in 0..self.params.batch_size {
+                batch.push(self.draws.draw(&mut state.sampler));
             }
-            run.step(state, &batch, &mut violators)?;
+            self.step(state, batch, violators)?;
         }
-        run.flush(state)?;
-        objective = run.objective(state);
-        if let Some(o) = objective {
-            monitor.set_objective(o);
-        }
-        if params.verbose {
-            let (hits, misses) = (run.hits, run.misses);
-            let obj = objective.map_or(String::new(), |o| format!("objective {o:.6e}, "));
-            monitor.say(|| {
-                format!(
-                    "{label}pass {pass}/{}: {obj}{} support vectors, t {}, {} kernel values, \
-                     cache {hits} hits / {misses} misses, {:.2}s",
-                    params.max_iter,
-                    state.support.len(),
-                    state.t,
-                    run.evals,
-                    started.elapsed().as_secs_f64()
-                )
-            });
-        }
+        self.flush(state)
     }
-    let (cache_hits, cache_misses) = (run.hits, run.misses);
-    Ok(KernelFitOutput {
-        n_iter: params.max_iter,
-        objective,
-        cache_hits,
-        cache_misses,
-        kernel_evals: run.evals,
-    })
+
+    /// The verbose line after pass `pass`.
+    fn say_pass(
+        &self,
+        state: &KernelState,
+        pass: usize,
+        objective: Option<f64>,
+        label: &str,
+        started: Instant,
+    ) {
+        let (hits, misses) = (self.hits, self.misses);
+        let obj = objective.map_or(String::new(), |o| format!("objective {o:.6e}, "));
+        self.monitor.say(|| {
+            format!(
+                "{label}pass {pass}/{}: {obj}{} support vectors, t {}, {} kernel values, \
+                 cache {hits} hits / {misses} misses, {:.2}s",
+                self.params.max_iter,
+                state.support.len(),
+                state.t,
+                self.evals,
+                started.elapsed().as_secs_f64()
+            )
+        });
+    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ use crate::kernels::function::{KernelRows, Targets};
 use crate::kernels::gram::Gram;
 use crate::parallel::{for_each_problem, row_blocks};
 use crate::solvers::kernel::{
-    check_kernel_params, fit_kernel_binary_shared, KernelFitOutput, KernelSolver, KernelState,
-    Strategy,
+    check_kernel_params, fit_kernel_binary_shared, KernelFitOutput, KernelProblem, KernelSolver,
+    KernelState, Strategy,
 };
 use crate::solvers::multiclass::problem_label;
 use crate::solvers::params::ValidParams;
@@ -42,21 +42,34 @@ pub fn initial_kernel_states(n_problems: usize, n: usize, seed: u64) -> Result<V
         .collect()
 }
 
+/// How a one-vs-rest kernel fit runs, besides the parameters shared with the
+/// linear solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelSettings {
+    /// Margin evaluation strategy.
+    pub strategy: Strategy,
+    /// The total kernel cache in bytes, shared out among the problems that run at
+    /// the same time.
+    pub cache_bytes: usize,
+    /// Threads (0 = all cores).
+    pub n_threads: usize,
+}
+
 /// Train every binary problem of `labels` on the Gram matrix `gram`, continuing
-/// `states`, on `n_threads` threads (0 = all cores). `cache_bytes` is the total
-/// kernel cache, shared out among the problems that run at the same time. Kernel
-/// values are stored as `S`.
-#[allow(clippy::too_many_arguments)]
+/// `states`, as `settings` say. Kernel values are stored as `S`.
 pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
     gram: &G,
     labels: &Labels<'_>,
     params: &ValidParams,
-    strategy: Strategy,
-    cache_bytes: usize,
+    settings: KernelSettings,
     states: &mut [KernelState],
-    n_threads: usize,
     monitor: &Monitor,
 ) -> Result<(KernelModel, Vec<KernelFitOutput>)> {
+    let KernelSettings {
+        strategy,
+        cache_bytes,
+        n_threads,
+    } = settings;
     check_kernel_params(params)?;
     labels.check(gram.n())?;
     let n_problems = labels.n_problems();
@@ -86,9 +99,12 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
     let outputs = for_each_problem(items, n_threads, |p, state| {
         let task = labels.task(p)?;
         let label = problem_label(multi && params.verbose, p);
-        fit_kernel_binary_shared::<G, S>(
-            gram, &task, params, solver, &columns, state, monitor, &label,
-        )
+        let problem = KernelProblem {
+            gram,
+            task: &task,
+            params,
+        };
+        fit_kernel_binary_shared::<G, S>(problem, solver, &columns, state, monitor, &label)
     })?;
     Ok((merge(states, params.alpha)?, outputs))
 }
@@ -213,6 +229,41 @@ mod tests {
     use crate::rng::Rng;
     use crate::solvers::params::{Averaging, Intercept, Params, Sampling};
 
+    /// Checks the decision values `f` of `model` on `rows` against direct sums over
+    /// the support vectors; returns how many rows the largest value classifies
+    /// as `codes` says.
+    fn check_against_direct_sums(
+        model: &KernelModel,
+        kernel: Kernel,
+        rows: &DenseRows<'_, f64>,
+        f: &[f64],
+        codes: &[u32],
+    ) -> usize {
+        let classes = model.intercept.len();
+        let n_sv = model.support.len();
+        let mut k = KernelRow::new(kernel, rows).unwrap();
+        let mut correct = 0;
+        for (i, &code) in codes.iter().enumerate() {
+            k.load(rows, i).unwrap();
+            for c in 0..classes {
+                let want: f64 = model
+                    .support
+                    .iter()
+                    .enumerate()
+                    .map(|(s, &j)| model.dual_coef[c * n_sv + s] * k.eval(j))
+                    .sum::<f64>()
+                    + model.intercept[c];
+                assert!((f[i * classes + c] - want).abs() < 1e-9);
+            }
+            let row = &f[i * classes..(i + 1) * classes];
+            let best = (0..classes)
+                .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+                .unwrap();
+            correct += usize::from(best as u32 == code);
+        }
+        correct
+    }
+
     #[test]
     fn one_vs_rest_is_thread_independent_and_predicts_through_the_union() {
         let (n, d, classes) = (240, 3, 3usize);
@@ -251,14 +302,17 @@ mod tests {
         .unwrap();
         let run = |threads: usize, cache: usize| {
             let mut states = initial_kernel_states(classes, n, p.seed).unwrap();
+            let settings = KernelSettings {
+                strategy: Strategy::Margins,
+                cache_bytes: cache,
+                n_threads: threads,
+            };
             fit_kernel_one_vs_rest::<_, f64>(
                 &gram,
                 &labels,
                 &p,
-                Strategy::Margins,
-                cache,
+                settings,
                 &mut states,
-                threads,
                 &Monitor::new(),
             )
             .unwrap()
@@ -286,26 +340,7 @@ mod tests {
         let monitor = Monitor::stopped();
         let r = kernel_decision_function(&prep, &rows, dual, b, 2, &monitor);
         assert_eq!(r, Err(Error::Interrupted));
-        let mut k = KernelRow::new(kernel, &rows).unwrap();
-        let mut correct = 0;
-        for i in 0..n {
-            k.load(&rows, i).unwrap();
-            for c in 0..classes {
-                let want: f64 = model
-                    .support
-                    .iter()
-                    .enumerate()
-                    .map(|(s, &j)| model.dual_coef[c * n_sv + s] * k.eval(j))
-                    .sum::<f64>()
-                    + model.intercept[c];
-                assert!((f1[i * classes + c] - want).abs() < 1e-9);
-            }
-            let row = &f1[i * classes..(i + 1) * classes];
-            let best = (0..classes)
-                .max_by(|&a, &b| row[a].total_cmp(&row[b]))
-                .unwrap();
-            correct += usize::from(best as u32 == codes[i]);
-        }
+        let correct = check_against_direct_sums(&model, kernel, &rows, &f1, &codes);
         assert!(correct as f64 / n as f64 > 0.9, "{correct}/{n}");
     }
 }

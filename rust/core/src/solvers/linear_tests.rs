@@ -496,21 +496,28 @@ fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
     assert!(bad.validate().is_err());
 }
 
+/// The training data of [`fit_from_outside`]: `n x d` rows `x`, class codes and
+/// sample weights.
+struct Outside<'a> {
+    x: &'a [f64],
+    n: usize,
+    d: usize,
+    codes: &'a [u32],
+    sw: Option<&'a [f64]>,
+}
+
 /// A fit driven from outside, as a cluster's client drives it: the passes of
 /// [`PassPlan`], draws through [`KeyDraws`] from counts only, the drawn rows
 /// gathered into a small block (duplicates included), [`run_drawn`] on the block,
 /// the objective from [`hinge_loss_sum`] continued over two halves of the data.
 fn fit_from_outside(
-    x: &[f64],
-    n: usize,
-    d: usize,
+    data: &Outside<'_>,
     task: &BinaryTask<'_>,
-    codes: &[u32],
-    sw: Option<&[f64]>,
     p: &ValidParams,
     state: &mut LinearState,
     coef: &mut [f64],
 ) -> FitOutput {
+    let &Outside { x, n, d, codes, sw } = data;
     let never = Monitor::new();
     let (positives, negatives) = task.split_by_class();
     let keys = KeyDraws::new(Cow::Borrowed(&p.sampling), n, positives.len()).unwrap();
@@ -604,7 +611,14 @@ fn examples_supplied_from_outside_give_the_in_memory_model() {
             let mut b = a.clone();
             let (mut ca, mut cb) = (vec![0.0; d], vec![0.0; d]);
             let fa = fit_binary(&rows, &task, &p, &mut a, &mut ca, &never, "").unwrap();
-            let fb = fit_from_outside(&x, n, d, &task, &codes, sw, &p, &mut b, &mut cb);
+            let data = Outside {
+                x: &x,
+                n,
+                d,
+                codes: &codes,
+                sw,
+            };
+            let fb = fit_from_outside(&data, &task, &p, &mut b, &mut cb);
             assert_eq!(a, b, "{sampling:?} k={batch_size}");
             assert_eq!(ca, cb);
             assert_eq!(fa, fb);

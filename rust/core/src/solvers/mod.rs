@@ -7,7 +7,9 @@
 //! - [`multiclass`]: one-vs-rest of the linear solver and its batched prediction;
 //! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
-//!   support vectors.
+//!   support vectors;
+//! - [`svm`]: the Rust-first front of the linear solver (`LinearSvm::params()`, a
+//!   builder, `fit`, and `predict` on the fitted model).
 //!
 //! Builds on the kernel and data layers and the shared ground; the feature maps and
 //! the file formats are not used here.
@@ -18,3 +20,4 @@ pub mod linear;
 pub mod multiclass;
 pub mod params;
 pub mod sampler;
+pub mod svm;

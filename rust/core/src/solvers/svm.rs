@@ -1,0 +1,317 @@
+//! A Rust-first front of the linear solver: typed parameters with a builder
+//! ([`LinearSvm::params`], as linfa's `ParamGuard`), `fit` on a parameter set and
+//! `decision_function`/`predict` on the fitted model, over the same functions the
+//! Python binding calls ([`fit_one_vs_rest`], [`decision_function`]): no second
+//! solver, the same models bit for bit.
+//!
+//! # Example
+//! Two classes in the plane, split by the sign of `x0 + x1`:
+//!
+//! ```
+//! use pegasos_core::{DenseRows, LinearSvm};
+//!
+//! let n = 200;
+//! let mut x = Vec::with_capacity(2 * n);
+//! let mut classes = Vec::with_capacity(n);
+//! for i in 0..n {
+//!     let (a, b) = ((i % 20) as f64 / 10.0 - 0.95, (i / 20) as f64 / 5.0 - 0.9);
+//!     x.extend([a, b]);
+//!     classes.push(u32::from(a + b > 0.0));
+//! }
+//! let rows = DenseRows::new(&x, n, 2)?;
+//! let model = LinearSvm::params()
+//!     .alpha(1e-3)
+//!     .max_iter(30)
+//!     .seed(7)
+//!     .fit(&rows, &classes)?;
+//! assert_eq!(model.coef().len(), 2); // one binary problem, two features
+//! let predicted = model.predict(&rows)?;
+//! let correct = predicted.iter().zip(&classes).filter(|(p, c)| p == c).count();
+//! assert!(correct as f64 / n as f64 > 0.95, "{correct} of {n}");
+//! # Ok::<(), pegasos_core::Error>(())
+//! ```
+
+use crate::data::labels::Labels;
+use crate::data::rows::Rows;
+use crate::error::{try_filled_vec, Error, Result};
+use crate::monitor::Monitor;
+use crate::solvers::linear::FitOutput;
+use crate::solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
+use crate::solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
+
+/// A linear SVM trained by Pegasos, one-vs-rest over the classes: start from
+/// [`LinearSvm::params`].
+#[derive(Clone, Copy, Debug)]
+pub struct LinearSvm;
+
+impl LinearSvm {
+    /// The default parameters ([`Params::default`]) on one thread, to set with the
+    /// builder's methods and then [`LinearSvmParams::fit`].
+    pub fn params() -> LinearSvmParams {
+        LinearSvmParams {
+            params: Params::default(),
+            n_threads: 1,
+        }
+    }
+}
+
+/// The parameters of a [`LinearSvm`] fit, set one by one; checked by
+/// [`Params::validate`] when [`fit`](Self::fit) or [`check`](Self::check) runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearSvmParams {
+    params: Params,
+    n_threads: usize,
+}
+
+/// A setter of the builder for one field of [`Params`].
+macro_rules! setter {
+    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.params.$name = value;
+            self
+        }
+    };
+}
+
+impl LinearSvmParams {
+    setter!(
+        /// Regularisation strength, the paper's lambda (> 0).
+        alpha: f64
+    );
+    setter!(
+        /// Examples per step, the paper's k (>= 1).
+        batch_size: usize
+    );
+    setter!(
+        /// Project onto the ball of radius `1/sqrt(alpha)` after each step.
+        projection: bool
+    );
+    setter!(
+        /// How the intercept is learned.
+        intercept: Intercept
+    );
+    setter!(
+        /// Which iterate the fit returns.
+        averaging: Averaging
+    );
+    setter!(
+        /// How the examples of each step are drawn.
+        sampling: Sampling
+    );
+    setter!(
+        /// Number of passes over the data.
+        max_iter: usize
+    );
+    setter!(
+        /// Run exactly this many steps instead of `max_iter` passes.
+        max_steps: Option<u64>
+    );
+    setter!(
+        /// Stop when the objective stops improving by this fraction.
+        tol: Option<f64>
+    );
+    setter!(
+        /// Passes without improvement tolerated before stopping (with `tol`).
+        n_iter_no_change: usize
+    );
+    setter!(
+        /// Seed of the generator; problem `p` uses stream `p`.
+        seed: u64
+    );
+    setter!(
+        /// Print one line per pass to stderr.
+        verbose: bool
+    );
+
+    /// Threads to train and predict on (0 = all cores; the model does not depend
+    /// on it).
+    #[must_use]
+    pub fn n_threads(mut self, n_threads: usize) -> Self {
+        self.n_threads = n_threads;
+        self
+    }
+
+    /// The parameters as set so far.
+    pub fn as_params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The validated parameters, or [`Error::InvalidParameter`] naming the first
+    /// one out of range.
+    pub fn check(&self) -> Result<ValidParams> {
+        self.params.clone().validate()
+    }
+
+    /// Train on `rows` whose classes are `classes` (codes `0..k`, `k >= 2`, every
+    /// example weighing 1).
+    pub fn fit<R: Rows>(&self, rows: &R, classes: &[u32]) -> Result<FittedLinearSvm> {
+        let n_classes = classes.iter().max().map_or(0, |&c| c as usize + 1);
+        let class_weight = vec![1.0; n_classes];
+        let labels = Labels {
+            codes: classes,
+            n_classes,
+            sample_weight: None,
+            class_weight: &class_weight,
+        };
+        self.fit_labels(rows, &labels)
+    }
+
+    /// Train on `rows` labelled by `labels` (with class and sample weights).
+    pub fn fit_labels<R: Rows>(&self, rows: &R, labels: &Labels<'_>) -> Result<FittedLinearSvm> {
+        let params = self.check()?;
+        labels.check(rows.n_rows())?;
+        let (k, d) = (labels.n_problems(), rows.n_features());
+        let mut states = initial_states(k, d, params.seed)?;
+        let mut coef = try_filled_vec(k.saturating_mul(d), 0.0, "the coefficients")?;
+        let monitor = Monitor::new();
+        let outputs = fit_one_vs_rest(
+            rows,
+            labels,
+            &params,
+            &mut states,
+            &mut coef,
+            self.n_threads,
+            &monitor,
+        )?;
+        Ok(FittedLinearSvm {
+            intercept: outputs.iter().map(|o| o.intercept).collect(),
+            coef,
+            n_features: d,
+            outputs,
+            n_threads: self.n_threads,
+        })
+    }
+}
+
+/// A trained [`LinearSvm`]: `f_p(x) = <coef_p, x> + intercept_p` per binary
+/// problem (one for two classes, one per class otherwise).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FittedLinearSvm {
+    coef: Vec<f64>,
+    intercept: Vec<f64>,
+    n_features: usize,
+    outputs: Vec<FitOutput>,
+    n_threads: usize,
+}
+
+impl FittedLinearSvm {
+    /// The weights, row-major `n_problems x n_features`.
+    pub fn coef(&self) -> &[f64] {
+        &self.coef
+    }
+
+    /// One intercept per binary problem.
+    pub fn intercept(&self) -> &[f64] {
+        &self.intercept
+    }
+
+    /// What each binary problem's fit reported (passes, objective, convergence).
+    pub fn fit_outputs(&self) -> &[FitOutput] {
+        &self.outputs
+    }
+
+    /// Decision values, row-major `n_rows x n_problems`.
+    pub fn decision_function<R: Rows>(&self, rows: &R) -> Result<Vec<f64>> {
+        if rows.n_features() != self.n_features {
+            return Err(Error::ShapeMismatch(format!(
+                "{} features, the model was trained on {}",
+                rows.n_features(),
+                self.n_features
+            )));
+        }
+        let monitor = Monitor::new();
+        decision_function(rows, &self.coef, &self.intercept, self.n_threads, &monitor)
+    }
+
+    /// The predicted class code of every row: for two classes 1 where the decision
+    /// value is positive, else 0; otherwise the class of the largest value (the
+    /// first of equals).
+    pub fn predict<R: Rows>(&self, rows: &R) -> Result<Vec<u32>> {
+        let values = self.decision_function(rows)?;
+        let k = self.intercept.len();
+        if k == 1 {
+            return Ok(values.iter().map(|&v| u32::from(v > 0.0)).collect());
+        }
+        Ok(values
+            .chunks_exact(k)
+            .map(|row| {
+                let mut best = 0;
+                for (c, &v) in row.iter().enumerate() {
+                    if v > row[best] {
+                        best = c;
+                    }
+                }
+                best as u32
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::rows::DenseRows;
+
+    /// Three classes by the largest of three coordinates.
+    fn three_classes(n: usize) -> (Vec<f64>, Vec<u32>) {
+        let mut rng = crate::rng::Rng::seed_from_u64(3);
+        let x: Vec<f64> = (0..n * 3).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
+        let classes = x
+            .chunks(3)
+            .map(|r| (0..3).max_by(|&a, &b| r[a].total_cmp(&r[b])).unwrap() as u32)
+            .collect();
+        (x, classes)
+    }
+
+    #[test]
+    fn the_facade_gives_the_free_functions_model() {
+        let n = 150;
+        let (x, classes) = three_classes(n);
+        let rows = DenseRows::new(&x, n, 3).unwrap();
+        let svm = LinearSvm::params().alpha(1e-2).max_iter(5).seed(11);
+        let model = svm.fit(&rows, &classes).unwrap();
+        let p = svm.check().unwrap();
+        let cw = [1.0; 3];
+        let labels = Labels {
+            codes: &classes,
+            n_classes: 3,
+            sample_weight: None,
+            class_weight: &cw,
+        };
+        let mut states = initial_states(3, 3, 11).unwrap();
+        let mut coef = vec![0.0; 9];
+        let never = Monitor::new();
+        let out = fit_one_vs_rest(&rows, &labels, &p, &mut states, &mut coef, 1, &never).unwrap();
+        assert_eq!(model.coef(), coef.as_slice());
+        let b: Vec<f64> = out.iter().map(|o| o.intercept).collect();
+        assert_eq!(model.intercept(), b.as_slice());
+        let f = model.decision_function(&rows).unwrap();
+        let predicted = model.predict(&rows).unwrap();
+        for (row, &c) in f.chunks(3).zip(&predicted) {
+            assert!(row.iter().all(|&v| v <= row[c as usize]));
+        }
+        let correct = predicted
+            .iter()
+            .zip(&classes)
+            .filter(|(p, c)| p == c)
+            .count();
+        assert!(correct > n * 8 / 10, "{correct} of {n}");
+    }
+
+    #[test]
+    fn bad_parameters_and_shapes_are_errors() {
+        let (x, classes) = three_classes(10);
+        let rows = DenseRows::new(&x, 10, 3).unwrap();
+        assert!(LinearSvm::params().alpha(0.0).fit(&rows, &classes).is_err());
+        assert!(LinearSvm::params().fit(&rows, &classes[..9]).is_err());
+        assert!(LinearSvm::params().fit(&rows, &[0; 10]).is_err());
+        let model = LinearSvm::params()
+            .max_iter(1)
+            .fit(&rows, &classes)
+            .unwrap();
+        let narrow = DenseRows::new(&x[..20], 10, 2).unwrap();
+        assert!(model.decision_function(&narrow).is_err());
+    }
+}
