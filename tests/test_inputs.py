@@ -652,6 +652,12 @@ def test_label_codes_by_counting_equal_numpy_unique():
         rng.randint(0, 10**6, size=50),  # sparse range: sorted
         np.array([7], dtype=np.int16),
         rng.randn(20).round(),
+        np.array([1.0, -1.0, 1.0, -1.0]),
+        np.array([0.0, -0.0, 1.0]),  # a negative zero: sorted by numpy
+        np.array([0.5, 1.0, 0.5]),
+        np.array([1e300, 1.0]),
+        np.array([np.nan, 1.0, np.nan]),
+        np.arange(5, dtype=np.float32) * 3,
         np.array(["b", "a", "b"]),
     ]
     for y in cases:

@@ -337,6 +337,13 @@ def _unique_codes(y):
     of a small range by counting (a few linear passes) instead of sorting, which at
     10^7 labels costs more than the fit itself."""
     y = np.asarray(y)
+    if y.ndim == 1 and y.size and y.dtype.kind == "f":
+        # Labels read from svmlight files are floats with integral values.
+        finite = np.isfinite(y).all() and np.abs(y).max() < 2**31
+        as_int = y.astype(np.int64) if finite else None
+        if as_int is not None and (as_int == y).all() and not np.signbit(y[y == 0]).any():
+            present, codes, counts = _unique_codes(as_int)
+            return present.astype(y.dtype), codes, counts
     if y.ndim == 1 and y.size and y.dtype.kind in "iu":
         lo, hi = int(y.min()), int(y.max())
         if hi - lo < min(1 << 20, 4 * y.size):
