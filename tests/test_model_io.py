@@ -163,3 +163,37 @@ def test_non_liblinear_text_is_rejected(tmp_path):
     path.write_text("solver_type L2R_L2LOSS_SVC_DUAL\nnr_class 2\nw\n")
     with pytest.raises(ValueError, match="not a LIBLINEAR model file"):
         pegasos_rs.load(path)
+
+
+def test_every_fitted_attribute_survives_save_and_load(tmp_path):
+    """The attributes a model file holds are declared once, next to each classifier
+    (``_saved_arrays``); fit_report_ of the kernel estimator survives as well."""
+    import pegasos_rs
+    from pegasos_rs import KernelPegasosClassifier, PegasosClassifier
+    from pegasos_rs.exceptions import DataFormatError
+
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(120, 4), np.arange(120) % 3
+    for est in (
+        PegasosClassifier(random_state=0, tol=10.0, max_iter=8, n_iter_no_change=2),
+        KernelPegasosClassifier(random_state=0, max_iter=2),
+    ):
+        est.fit(X, y)
+        path = tmp_path / f"{type(est).__name__}.model"
+        est.save(path)
+        back = pegasos_rs.load(path)
+        fitted = {k for k in vars(est) if k.endswith("_") and not k.startswith("__")}
+        assert fitted <= set(vars(back)), fitted - set(vars(back))
+        for k in fitted:
+            a, b = getattr(est, k), getattr(back, k)
+            if isinstance(a, np.ndarray):
+                np.testing.assert_array_equal(a, b)
+            else:
+                assert a == b or (a is None and b is None), k
+    assert back.fit_report_ == est.fit_report_ and len(back.fit_report_) == 3
+    # A damaged report is refused with the file named.
+    raw = path.read_bytes()
+    bad = raw.replace(b'"strategy": "', b'"strategy": "x', 1)
+    path.write_bytes(bad)
+    with pytest.raises(DataFormatError):
+        pegasos_rs.load(path)

@@ -177,6 +177,21 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     threads at once.
     """
 
+    #: Fitted array attributes a model file holds (pegasos_rs.model_io); the
+    #: per-problem ``fit_report_`` is kept as a list of plain values.
+    _saved_arrays = (
+        "support_",
+        "support_vectors_",
+        "dual_coef_",
+        "intercept_",
+        "n_support_",
+        "classes_",
+        "shape_fit_",
+        "_sv_kernel_rows",
+        "probA_",
+        "probB_",
+    )
+
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "kernel": [StrOptions(set(KERNELS))],

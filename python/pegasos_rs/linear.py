@@ -180,6 +180,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     threads at once.
     """
 
+    #: Fitted array attributes a model file holds (pegasos_rs.model_io).
+    _saved_arrays = ("coef_", "intercept_", "classes_", "objective_", "probA_", "probB_")
+
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, 2**32 - 1, closed="both")],

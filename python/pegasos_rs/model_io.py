@@ -64,23 +64,28 @@ MAGIC = b"PEGASOS\x00"
 #: pipelines; a file holding one classifier is still written as version 1.
 FORMAT_VERSION = 2
 
-#: Fitted attributes written for each classifier (those present are saved).
-_ATTRIBUTES = {
-    "PegasosClassifier": ["coef_", "intercept_", "classes_", "objective_", "probA_", "probB_"],
-    "KernelPegasosClassifier": [
-        "support_",
-        "support_vectors_",
-        "dual_coef_",
-        "intercept_",
-        "n_support_",
-        "classes_",
-        "shape_fit_",
-        "_sv_kernel_rows",
-        "probA_",
-        "probB_",
-    ],
-}
+
+def _classifier_arrays() -> dict[str, list[str]]:
+    """Fitted array attributes written for each classifier (those present are
+    saved), as each classifier class declares them (``_saved_arrays``, next to its
+    code)."""
+    return {
+        name: list(cls._saved_arrays)
+        for name, cls in _registry.classes().items()
+        if hasattr(cls, "_saved_arrays")
+    }
+
+
 _SCALARS = ["n_features_in_", "n_iter_", "t_", "_gamma"]
+#: The keys of the per-problem report of a kernel fit (``fit_report_``).
+_REPORT_KEYS = (
+    "strategy",
+    "steps",
+    "kernel_evaluations",
+    "cache_hits",
+    "cache_misses",
+    "objective",
+)
 
 #: Top-level packages whose classes may be saved (a subclass defined elsewhere may
 #: change what its parent computes, so it is refused).
@@ -88,17 +93,18 @@ _MODULES = ("pegasos_rs", "sklearn")
 
 
 def _estimator_classes():
-    return {n: c for n, c in _registry.classes().items() if n in _ATTRIBUTES} | (
+    return {n: c for n, c in _registry.classes().items() if n in _classifier_arrays()} | (
         _saved_transformers.classes()
     )
 
 
 def _array_names(name: str) -> list[str]:
-    return _ATTRIBUTES[name] if name in _ATTRIBUTES else _saved_transformers.ARRAYS[name]
+    arrays = _classifier_arrays()
+    return arrays[name] if name in arrays else _saved_transformers.ARRAYS[name]
 
 
 def _scalar_kinds(name: str) -> dict[str, str]:
-    if name in _ATTRIBUTES:
+    if name in _classifier_arrays():
         return dict.fromkeys(_SCALARS, "count")
     return _saved_transformers.SCALARS[name]
 
@@ -147,7 +153,7 @@ def _spec(estimator, what: str):
 
 
 def _fitted(estimator, name: str) -> bool:
-    if name in _ATTRIBUTES:
+    if name in _classifier_arrays():
         return hasattr(estimator, "classes_")
     try:
         check_is_fitted(estimator)
@@ -196,6 +202,9 @@ def _describe(estimator, add, what: str) -> dict:
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None:
         entry["scalars"]["feature_names_in_"] = [str(v) for v in names]
+    report = getattr(estimator, "fit_report_", None)
+    if report is not None:  # a kernel fit's per-problem report: plain values
+        entry["scalars"]["fit_report_"] = [{k: r[k] for k in _REPORT_KEYS} for r in report]
     solver = getattr(estimator, "_solver", None)
     if solver is not None:  # the exact solver state (warm_start continues it)
         add(entry, "_solver", np.frombuffer(solver.__getstate__(), dtype=np.uint8))
@@ -286,7 +295,7 @@ def save(estimator: Any, path: PathLike) -> None:
         version = 2
     else:
         header = _describe(estimator, add, f"a {type(estimator).__name__}")
-        version = 1 if header["estimator"] in _ATTRIBUTES else 2
+        version = 1 if header["estimator"] in _classifier_arrays() else 2
     header["library_version"] = _core.__version__
     text = json.dumps(header, sort_keys=True).encode("utf-8")
     head = MAGIC + struct.pack("<IQ", version, len(text)) + text
@@ -531,12 +540,12 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         elif attr in arrays:
             value = array(attr)
             setattr(est, attr, value[()] if value.ndim == 0 else value)
-        elif attr in scalars and name in _ATTRIBUTES:
+        elif attr in scalars and name in _classifier_arrays():
             value = scalars[attr]
             if not (isinstance(value, list) and all(_is_count(n) for n in value)):
                 raise bad(f"{attr} must be a list of counts, got {value!r:.80}")
             setattr(est, attr, tuple(value))
-    if name in _ATTRIBUTES:
+    if name in _classifier_arrays():
         _set_classifier_scalars(est, scalars, bad)
     else:
         _set_transformer_scalars(est, name, scalars, bad)
@@ -561,7 +570,7 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         if not cond:
             raise bad(f"inconsistent {name}: {what}")
 
-    if name in _ATTRIBUTES:
+    if name in _classifier_arrays():
         _check_fitted(est, name, need)
     else:
         _saved_transformers.check(est, name, need)
@@ -570,9 +579,32 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
     return est
 
 
+def _fit_report(value, bad) -> list[dict]:
+    """A kernel fit's ``fit_report_`` read from a file, checked entry by entry."""
+
+    def ok(key: str, v) -> bool:
+        if key == "strategy":
+            return v in ("support", "margins")
+        if key == "objective":
+            return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+        return _is_count(v)
+
+    if not (
+        isinstance(value, list)
+        and all(
+            isinstance(r, dict) and set(r) == set(_REPORT_KEYS) and all(ok(k, r[k]) for k in r)
+            for r in value
+        )
+    ):
+        raise bad(f"fit_report_ must be a list of per-problem reports, got {value!r:.80}")
+    return [dict(r) for r in value]
+
+
 def _set_classifier_scalars(est, scalars: dict, bad) -> None:
     for attr, value in scalars.items():
-        if attr in _SCALARS:
+        if attr == "fit_report_":
+            est.fit_report_ = _fit_report(value, bad)
+        elif attr in _SCALARS:
             ok = (
                 isinstance(value, float) or _is_count(value)
                 if attr == "_gamma"
