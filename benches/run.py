@@ -12,6 +12,7 @@ result it measures is implausible):
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
 * ``bench_scaling.py``  training time against the number of examples m
+* ``bench_fit_cost.py`` the default fit's cost against m at a fixed number of steps
 * ``bench_paper.py``    the paper's experiments: mini-batches, projection, averaging, rate
 * ``bench_threads.py``  one against two threads for training and prediction (about 10 min)
 * ``bench_feature_maps.py`` feature maps against scikit-learn's, map + Pegasos against SVC
@@ -44,6 +45,7 @@ SUITE = {
         ["--sizes", "10000,100000,1000000,10000000"],
         ["--quick"],
     ),
+    "fit_cost": ("bench_fit_cost.py", [], ["--sizes", "100000,1000000"]),
     "paper": ("bench_paper.py", [], ["--quick"]),
     "threads": ("bench_threads.py", [], ["--smoke"]),
     "feature_maps": ("bench_feature_maps.py", [], ["--quick"]),

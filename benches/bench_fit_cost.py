@@ -1,0 +1,136 @@
+"""The cost of a default fit against the number of rows m, at a fixed number of steps
+(issue 17 §1).
+
+Pegasos needs the same T steps whatever m (the paper's claim), so a fit should cost
+the steps plus whatever touches the whole input once. Target: at every m, the default
+``fit`` costs at most twice (one numpy pass over the input's values and indices + the
+fit at 10^5 rows). Data: RCV1-shaped float32 CSR (``rcv1_like.py``), generated once
+at the largest m; every smaller set is a view of its first rows (no copy), so each
+solver reads exactly the data it is timed on.
+
+    python benches/bench_fit_cost.py [--sizes 100000,1000000,3000000,10000000] [--smoke]
+
+Writes ``benches/results/fit_cost.md`` and ``fit_cost.png`` (``fit_cost_smoke.md``
+with ``--smoke``, no plot).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import common  # noqa: F401 (one-thread environment before numpy)
+import numpy as np
+import plots
+import scipy.sparse as sp
+from common import RESULTS_DIR, check, time_once
+from pegasos_rs import PegasosClassifier
+from rcv1_like import make_rcv1_like
+from report import command, markdown_table, publish
+
+
+def prefix_view(X: sp.csr_matrix, m: int) -> sp.csr_matrix:
+    """The first ``m`` rows of ``X`` sharing its arrays (no copy)."""
+    end = int(X.indptr[m])
+    view = sp.csr_matrix((X.shape[0], X.shape[1]), dtype=X.dtype)
+    view.data, view.indices, view.indptr = X.data[:end], X.indices[:end], X.indptr[: m + 1]
+    view._shape = (m, X.shape[1])
+    return view
+
+
+def one_pass(X: sp.csr_matrix) -> float:
+    """Seconds of one numpy pass over the values (finiteness) and the indices (range)."""
+    best = np.inf
+    for _ in range(3):
+        t, _ = time_once(lambda: (np.isfinite(X.data).all(), X.indices.max()))
+        best = min(best, t)
+    return best
+
+
+def fit_time(X, y, steps: int, repeats: int) -> tuple[float, PegasosClassifier]:
+    """Best of ``repeats`` default fits of ``steps`` steps."""
+    best, est = np.inf, None
+    for _ in range(repeats):
+        est = PegasosClassifier(alpha=1e-5, max_steps=steps, random_state=0)
+        t, _ = time_once(lambda e=est: e.fit(X, y))
+        best = min(best, t)
+    return best, est
+
+
+def measure(sizes: list[int], shape: dict, steps: int, repeats: int) -> list[dict]:
+    X, y = make_rcv1_like(max(sizes), dtype=np.float32, **shape)
+    rows = []
+    for m in sizes:
+        Xm, ym = prefix_view(X, m), y[:m]
+        fit, est = fit_time(Xm, ym, steps, repeats)
+        check(est.t_ == steps, f"the fit at m={m} took {est.t_} steps, not {steps}")
+        rows.append({"m": m, "fit": fit, "pass": one_pass(Xm), "nnz": int(Xm.nnz)})
+        print(f"m={m:,}: fit {fit:.3f} s, one pass {rows[-1]['pass']:.3f} s", flush=True)
+    return rows
+
+
+def report(rows: list[dict], steps: int, prefix: str, plot: bool) -> str:
+    base = rows[0]["fit"]
+    table = []
+    for r in rows:
+        bound = 2 * (r["pass"] + base)
+        table.append(
+            [
+                f"{r['m']:,}",
+                f"{r['nnz']:,}",
+                f"{r['fit']:.3f} s",
+                f"{r['pass']:.3f} s",
+                f"{bound:.3f} s",
+                f"{r['fit'] / bound:.2f} ({'PASS' if r['fit'] <= bound else 'MISS'})",
+                f"{r['fit'] / base:.1f}",
+            ]
+        )
+    header = ["m", "stored values", "default fit", "one numpy pass", "2 x (pass + fit at"]
+    header[-1] += f" {rows[0]['m']:,})"
+    header += ["fit / bound (≤ 1)", f"fit / fit at {rows[0]['m']:,}"]
+    lines = [
+        "# Default fit cost against m (T fixed)",
+        "",
+        f"`{command('bench_fit_cost.py')}` — T = {steps:,} steps, alpha = 1e-5, averaged,",
+        f"one thread, best of the repeats, {time.strftime('%Y-%m-%d %H:%M')}.",
+        "",
+        markdown_table(header, table),
+        "",
+    ]
+    if plot:
+        plt = plots.pyplot()
+        fig, ax = plt.subplots(figsize=(5.5, 3.8))
+        ms = [r["m"] for r in rows]
+        ax.plot(ms, [r["fit"] for r in rows], "o-", label="default fit (T fixed)")
+        ax.plot(ms, [r["pass"] for r in rows], "s--", label="one numpy pass over the input")
+        plots.log_axes(ax, "training rows m", "seconds", ylog=True)
+        ax.legend()
+        lines.append(f"![fit cost]({plots.save(fig, RESULTS_DIR / (prefix + '.png'))})")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="100000,1000000,3000000,10000000")
+    ap.add_argument("--steps", type=int, default=128_000)
+    ap.add_argument("--smoke", action="store_true", help="tiny data (seconds; for tests)")
+    args = ap.parse_args()
+    started = time.perf_counter()
+    if args.smoke:
+        sizes, shape, steps, repeats, prefix = (
+            [2000, 8000],
+            {"n_features": 3000},
+            4000,
+            1,
+            ("fit_cost_smoke"),
+        )
+    else:
+        sizes = [int(s) for s in args.sizes.split(",")]
+        shape, steps, repeats, prefix = {}, args.steps, 3, "fit_cost"
+    rows = measure(sizes, shape, steps, repeats)
+    text = report(rows, steps, prefix, plot=not args.smoke and plots.have_matplotlib())
+    publish(prefix, text, started)
+
+
+if __name__ == "__main__":
+    main()
