@@ -112,7 +112,7 @@ class VerboseReport:
         now = time.perf_counter()
         if finished or total <= 0 or now - self.last_write < REPORT_EVERY:
             return
-        share = f" ({100.0 * done / total:.0f}%)" if total else ""
+        share = f" ({100.0 * done / total:.0f}%)"
         obj = "" if objective is None else f", last objective {objective:.6e}"
         self.write(f"{done:,}/{total:,} {self.unit}{share}{obj}, {now - self.started:.1f}s elapsed")
 
@@ -185,15 +185,16 @@ class ProgressBar:
         self.bar.close()
 
 
-def reported(unit: str) -> Callable[[F], F]:
+def reported(unit: str, name: str | None = None) -> Callable[[F], F]:
     """Decorate an estimator method so that, when the estimator's ``verbose`` is
     set, its long calls report on :data:`sys.stderr` (:class:`VerboseReport`,
-    prefixed ``Class.method``, counting ``unit``)."""
+    prefixed ``Class.method``, or ``Class.name`` when given, counting ``unit``).
+    The one way estimators install their verbose report."""
 
     def decorate(method: F) -> F:
         @functools.wraps(method)
         def wrapper(self, *args, **kwargs):
-            what = f"{type(self).__name__}.{method.__name__}"
+            what = f"{type(self).__name__}.{name or method.__name__}"
             with reporting(verbose_report(getattr(self, "verbose", 0), what, unit)):
                 return method(self, *args, **kwargs)
 

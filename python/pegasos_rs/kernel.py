@@ -10,8 +10,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _platt, _progress, pairwise
+from pegasos_rs import _core, _platt, pairwise
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
+from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
@@ -259,6 +260,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
 
     @unchanged_on_error
     @fit_context(prefer_skip_nested_validation=True)
+    @reported("steps")
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Train for ``max_iter`` passes from scratch.
 
@@ -288,19 +290,17 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
 
         Xk = X if precomputed else kernel_view(X)
-        report = _progress.verbose_report(self.verbose, f"{type(self).__name__}.fit", "steps")
-        with _progress.reporting(report):
-            result = _core.fit_kernel(
-                as_rust_matrix(Xk),
-                codes,
-                {
-                    "n_classes": int(classes.size),
-                    "class_weight": class_weight,
-                    "sample_weight": weights,
-                },
-                self._solver_params(gamma),
-                n_threads(self.n_jobs),
-            )
+        result = _core.fit_kernel(
+            as_rust_matrix(Xk),
+            codes,
+            {
+                "n_classes": int(classes.size),
+                "class_weight": class_weight,
+                "sample_weight": weights,
+            },
+            self._solver_params(gamma),
+            n_threads(self.n_jobs),
+        )
         support = result["support"]
         self.classes_ = classes
         self._gamma = gamma
@@ -352,6 +352,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             "strategy_name": self.strategy,
         }
 
+    @reported("rows")
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``; shape
         (n_samples,) for two classes, else (n_samples, n_classes)."""
@@ -367,18 +368,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         else:
             X = validate_input(self, X, reset=False, **INPUT_CHECKS)
             sv = getattr(self, "_sv_kernel_rows", None)
-            report = _progress.verbose_report(
-                self.verbose, f"{type(self).__name__}.decision_function", "rows"
+            scores = _core.kernel_decision(
+                as_rust_matrix(self.support_vectors_ if sv is None else sv),
+                as_rust_matrix(X),
+                buffer(self.dual_coef_, np.float64),
+                buffer(self.intercept_, np.float64),
+                kernel=self._kernel_spec(self._gamma),
+                n_threads=n_threads(self.n_jobs),
             )
-            with _progress.reporting(report):
-                scores = _core.kernel_decision(
-                    as_rust_matrix(self.support_vectors_ if sv is None else sv),
-                    as_rust_matrix(X),
-                    buffer(self.dual_coef_, np.float64),
-                    buffer(self.intercept_, np.float64),
-                    kernel=self._kernel_spec(self._gamma),
-                    n_threads=n_threads(self.n_jobs),
-                )
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 

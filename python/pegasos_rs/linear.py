@@ -11,8 +11,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _platt, _progress
+from pegasos_rs import _core, _platt
 from pegasos_rs._base import PegasosModelMixin, store_linear_fit, unchanged_on_error
+from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import available_if, fit_context
 from pegasos_rs._validation import (
@@ -297,6 +298,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("classes must be passed on the first call to partial_fit")
         return self._fit(X, y, sample_weight, classes, not first, 1, None, partial=True)
 
+    @reported("steps", "fit")
     def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps, partial=False):
         X, y = validate_input(self, X, y, reset=not resume, **INPUT_CHECKS)
         check_targets(y)
@@ -312,20 +314,18 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         sample_weight = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, known, present, counts)
         solver = self._solver if resume else _core.LinearSolverState()
-        report = _progress.verbose_report(self.verbose, f"{type(self).__name__}.fit", "steps")
-        with _progress.reporting(report):
-            result = _core.fit_linear(
-                as_rust_matrix(X),
-                codes,
-                {
-                    "n_classes": int(known.size),
-                    "class_weight": class_weight,
-                    "sample_weight": sample_weight,
-                },
-                solver,
-                self._solver_params(resume, max_iter, max_steps, partial=partial),
-                n_threads(self.n_jobs),
-            )
+        result = _core.fit_linear(
+            as_rust_matrix(X),
+            codes,
+            {
+                "n_classes": int(known.size),
+                "class_weight": class_weight,
+                "sample_weight": sample_weight,
+            },
+            solver,
+            self._solver_params(resume, max_iter, max_steps, partial=partial),
+            n_threads(self.n_jobs),
+        )
         self.classes_ = known
         # partial_fit runs one pass by design, and max_steps one "pass" of T steps:
         # only fit's passes can fall short of `tol`.
@@ -358,21 +358,18 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             "verbose": bool(self.verbose),
         }
 
+    @reported("rows")
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
         """Signed distances ``X coef_.T + intercept_``; shape (n_samples,) for two
         classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
         X = validate_input(self, X, reset=False, **INPUT_CHECKS)
-        report = _progress.verbose_report(
-            self.verbose, f"{type(self).__name__}.decision_function", "rows"
+        scores = _core.decision_function(
+            as_rust_matrix(X),
+            buffer(self.coef_, np.float64),
+            buffer(self.intercept_, np.float64),
+            n_threads(self.n_jobs),
         )
-        with _progress.reporting(report):
-            scores = _core.decision_function(
-                as_rust_matrix(X),
-                buffer(self.coef_, np.float64),
-                buffer(self.intercept_, np.float64),
-                n_threads(self.n_jobs),
-            )
         return scores.ravel() if scores.shape[1] == 1 else scores
 
 
