@@ -62,8 +62,10 @@ pub use float::{Float, Index};
 pub use monitor::Monitor;
 pub use rng::Rng;
 pub use solvers::linear::{
-    fit_binary, primal_objective, run_drawn, FitOutput, LinearState, PassPlan, StepRule,
+    finish_linear_fit, fit_binary, plan_linear_fit, primal_objective, run_drawn, FitOutput,
+    LinearState, StepRule,
 };
 pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
 pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
+pub use solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 pub use solvers::svm::{FittedLinearSvm, LinearSvm, LinearSvmParams};

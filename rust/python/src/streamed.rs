@@ -23,7 +23,8 @@ use pegasos_core::solvers::sampler::{Drawn, KeyDraws};
 use pegasos_core::thresholds::SMALL_VISITS;
 use pegasos_core::Monitor;
 use pegasos_core::{
-    initial_states, run_drawn, Labels, LinearState, PassPlan, Rows, StepRule, ValidParams,
+    finish_linear_fit, initial_states, plan_linear_fit, run_drawn, Labels, LinearState, PassPlan,
+    Rows, StepRule, ValidParams,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
@@ -164,7 +165,7 @@ impl StreamedLinearFit {
                 .map_err(CoreError)?,
             );
             rules.push(StepRule::new(&params, sums[p] / n_rows as f64));
-            plans.push(PassPlan::start(&params, state, n_rows).map_err(CoreError)?);
+            plans.push(plan_linear_fit(&params, state, n_rows).map_err(CoreError)?);
         }
         Ok(Self {
             params,
@@ -369,7 +370,7 @@ impl StreamedLinearFit {
             .iter()
             .zip(&self.states)
             .zip(coef.chunks_mut(d))
-            .map(|((plan, state), w)| plan.finish(&self.params, state, w))
+            .map(|((plan, state), w)| finish_linear_fit(plan, &self.params, state, w))
             .collect();
         solver.states.clone_from(&self.states);
         crate::linear::fit_return(py, &outputs, coef, d, &solver.states)

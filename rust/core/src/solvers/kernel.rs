@@ -42,7 +42,6 @@
 //! of threads.
 
 use crate::monitor::Monitor;
-use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -53,6 +52,7 @@ use crate::kernels::cache::{KernelCache, SharedColumns};
 use crate::kernels::function::{Query, Targets};
 use crate::kernels::gram::Gram;
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
+use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Draws, Sampler};
 
 /// Steps counted as done at once on the progress monitor (a kernel step costs
@@ -709,29 +709,72 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
     check_shapes(gram.n(), task, state)?;
     let per_pass = gram.n().div_ceil(params.batch_size) as u64;
     start_run(problem, solver.strategy, per_pass, state)?;
-    let mut run: Run<'_, G, S> = Run::new(problem, solver, columns, monitor)?;
     let k = params.batch_size;
-    let (mut batch, mut violators) = (index_buffer(k)?, index_buffer(k)?);
-    let started = Instant::now();
-    let mut objective = None;
-    monitor.add_total(per_pass * params.max_iter as u64);
-    for pass in 1..=params.max_iter {
-        run.pass(state, per_pass, &mut batch, &mut violators)?;
-        objective = run.objective(state);
-        if let Some(o) = objective {
-            monitor.set_objective(o);
-        }
-        if params.verbose {
-            run.say_pass(state, pass, objective, label, started);
-        }
-    }
+    let mut run = KernelRun {
+        run: Run::new(problem, solver, columns, monitor)?,
+        state,
+        batch: index_buffer(k)?,
+        violators: index_buffer(k)?,
+    };
+    let mut plan = PassPlan::new(per_pass, params.max_iter);
+    drive(&mut plan, &mut run, params, monitor, label)?;
+    let Run {
+        hits,
+        misses,
+        evals,
+        ..
+    } = run.run;
     Ok(KernelFitOutput {
-        n_iter: params.max_iter,
-        objective,
-        cache_hits: run.hits,
-        cache_misses: run.misses,
-        kernel_evals: run.evals,
+        n_iter: plan.passes(),
+        objective: plan.objective(),
+        cache_hits: hits,
+        cache_misses: misses,
+        kernel_evals: evals,
     })
+}
+
+/// A binary kernel fit as the pass driver runs it: the solver's context, its
+/// state and scratch space for the drawn batch and its violators.
+struct KernelRun<'a, 's, G: Gram, S: Float> {
+    run: Run<'a, G, S>,
+    state: &'s mut KernelState,
+    batch: Vec<usize>,
+    violators: Vec<usize>,
+}
+
+impl<G: Gram, S: Float> PassSubject for KernelRun<'_, '_, G, S> {
+    fn average_if_unstarted(&mut self) -> bool {
+        if self.state.avg.active() {
+            return false;
+        }
+        self.state.avg.start = self.state.t + 1;
+        true
+    }
+
+    fn describe(&self) -> String {
+        let Run {
+            hits,
+            misses,
+            evals,
+            ..
+        } = self.run;
+        format!(
+            "{} support vectors, t {}, {evals} kernel values, cache {hits} hits / {misses} misses",
+            self.state.support.len(),
+            self.state.t,
+        )
+    }
+}
+
+impl<G: Gram, S: Float> PassRunner for KernelRun<'_, '_, G, S> {
+    fn run_pass(&mut self, steps: u64) -> Result<()> {
+        self.run
+            .pass(self.state, steps, &mut self.batch, &mut self.violators)
+    }
+
+    fn objective(&mut self) -> Option<f64> {
+        self.run.objective(self.state)
+    }
 }
 
 /// An error unless there are examples and as many labels and dual coefficients.
@@ -841,30 +884,6 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
             self.step(state, batch, violators)?;
         }
         self.flush(state)
-    }
-
-    /// The verbose line after pass `pass`.
-    fn say_pass(
-        &self,
-        state: &KernelState,
-        pass: usize,
-        objective: Option<f64>,
-        label: &str,
-        started: Instant,
-    ) {
-        let (hits, misses) = (self.hits, self.misses);
-        let obj = objective.map_or(String::new(), |o| format!("objective {o:.6e}, "));
-        self.monitor.say(|| {
-            format!(
-                "{label}pass {pass}/{}: {obj}{} support vectors, t {}, {} kernel values, \
-                 cache {hits} hits / {misses} misses, {:.2}s",
-                self.params.max_iter,
-                state.support.len(),
-                state.t,
-                self.evals,
-                started.elapsed().as_secs_f64()
-            )
-        });
     }
 }
 

@@ -38,12 +38,12 @@
 //! (`beta += t a`) and `n` is the sum of the weights.
 
 use crate::monitor::Monitor;
-use std::time::Instant;
 
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
+use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
 
 /// The scale `a` of `w = a v` below which `v` is multiplied out.
@@ -624,164 +624,106 @@ fn make_context<'a, R: Rows>(
     })
 }
 
-/// The pass structure of one binary fit, shared by the in-memory solver and by
-/// callers that supply the drawn examples themselves: how many steps each pass
-/// runs, where averaging starts, and the stopping rule of `tol`.
-///
-/// With suffix averaging, a previous call's average is discarded. If `tol` would
-/// stop the run at pass `p` before averaging has begun, averaging begins there and
-/// the run goes on for up to `p` more passes (within `max_iter`), so the model
-/// returned is still the average of the last half of the passes run.
-#[derive(Clone, Debug)]
-pub struct PassPlan {
-    per_pass: u64,
-    max_passes: usize,
-    last_pass: usize,
-    pass: usize,
-    best: f64,
-    no_improvement: usize,
-    finishing_average: bool,
-    converged: bool,
-    objective: Option<f64>,
-    started: Instant,
+/// Plan a fit of `params` on `n_rows` examples continuing `state` (see
+/// [`PassPlan`]): sets the averaging start for this call (see [`Averaging`]; with
+/// suffix averaging a previous call's average is discarded) and allocates the
+/// average.
+pub fn plan_linear_fit(
+    params: &ValidParams,
+    state: &mut LinearState,
+    n_rows: usize,
+) -> Result<PassPlan> {
+    // With `max_steps`, one "pass" of exactly that many steps (the paper's T).
+    let (per_pass, max_passes) = match params.max_steps {
+        Some(t) => (t, 1),
+        None => (steps_per_pass(n_rows, params.batch_size), params.max_iter),
+    };
+    let planned = per_pass * max_passes as u64;
+    state.avg_start = match params.averaging {
+        Averaging::Off => {
+            state.discard_average();
+            u64::MAX
+        }
+        Averaging::Suffix => {
+            state.discard_average();
+            state.t + planned / 2 + 1
+        }
+        Averaging::FromStep(s) => s,
+        // Continue the running average; start one at the next step if none.
+        Averaging::Weighted if state.avg_count > 0 => state.avg_start,
+        Averaging::Weighted => state.t + 1,
+    };
+    if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
+        state.avg_u = try_filled_vec(state.v.len(), 0.0, "an averaged weight vector")?;
+    }
+    Ok(PassPlan::new(per_pass, max_passes))
 }
 
-impl PassPlan {
-    /// Plan a fit of `params` on `n_rows` examples continuing `state`: sets the
-    /// averaging start for this call (see [`Averaging`]) and allocates the average.
-    pub fn start(params: &ValidParams, state: &mut LinearState, n_rows: usize) -> Result<Self> {
-        // With `max_steps`, one "pass" of exactly that many steps (the paper's T).
-        let (per_pass, max_passes) = match params.max_steps {
-            Some(t) => (t, 1),
-            None => (steps_per_pass(n_rows, params.batch_size), params.max_iter),
-        };
-        let planned = per_pass * max_passes as u64;
-        state.avg_start = match params.averaging {
-            Averaging::Off => {
-                state.discard_average();
-                u64::MAX
-            }
-            Averaging::Suffix => {
-                state.discard_average();
-                state.t + planned / 2 + 1
-            }
-            Averaging::FromStep(s) => s,
-            // Continue the running average; start one at the next step if none.
-            Averaging::Weighted if state.avg_count > 0 => state.avg_start,
-            Averaging::Weighted => state.t + 1,
-        };
-        if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
-            state.avg_u = try_filled_vec(state.v.len(), 0.0, "an averaged weight vector")?;
+/// Write the model `plan` returns to `coef` and report the fit.
+pub fn finish_linear_fit(
+    plan: &PassPlan,
+    params: &ValidParams,
+    state: &LinearState,
+    coef: &mut [f64],
+) -> FitOutput {
+    FitOutput {
+        intercept: state.write_model(params.intercept, coef),
+        n_iter: plan.passes(),
+        objective: plan.objective(),
+        converged: plan.converged(params),
+    }
+}
+
+impl PassSubject for LinearState {
+    fn average_if_unstarted(&mut self) -> bool {
+        if self.avg_count > 0 {
+            return false;
         }
-        Ok(Self {
-            per_pass,
-            max_passes,
-            last_pass: max_passes,
-            pass: 0,
-            best: f64::INFINITY,
-            no_improvement: 0,
-            finishing_average: false,
-            converged: false,
-            objective: None,
-            started: Instant::now(),
+        self.avg_start = self.t + 1;
+        true
+    }
+
+    fn describe(&self) -> String {
+        format!("||w||^2 {:.4e}, t {}", self.sq_norm, self.t)
+    }
+}
+
+/// An in-memory binary fit as the pass driver runs it.
+struct LinearRun<'a, 's, R> {
+    ctx: Context<'a, R>,
+    params: &'a ValidParams,
+    state: &'s mut LinearState,
+    coef: &'s mut [f64],
+    monitor: &'a Monitor,
+}
+
+impl<R: Rows> PassSubject for LinearRun<'_, '_, R> {
+    fn average_if_unstarted(&mut self) -> bool {
+        self.state.average_if_unstarted()
+    }
+
+    fn describe(&self) -> String {
+        self.state.describe()
+    }
+}
+
+impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
+    fn run_pass(&mut self, steps: u64) -> Result<()> {
+        self.ctx.run(self.state, steps, self.monitor)
+    }
+
+    fn objective(&mut self) -> Option<f64> {
+        PassPlan::wants_objective(self.params).then(|| {
+            let (b, reg_sq) = current_model(self.params, self.state, self.coef);
+            primal_objective(
+                self.ctx.rows,
+                self.ctx.task,
+                self.coef,
+                b,
+                reg_sq,
+                self.params.alpha,
+            )
         })
-    }
-
-    /// Begin the next pass: its number of steps, or `None` when the fit is over.
-    pub fn next_pass(&mut self) -> Option<u64> {
-        if self.pass >= self.last_pass {
-            return None;
-        }
-        self.pass += 1;
-        Some(self.per_pass)
-    }
-
-    /// Whether [`PassPlan::end_pass`] needs the objective (`tol` or `verbose`).
-    pub fn wants_objective(params: &ValidParams) -> bool {
-        params.tol.is_some() || params.verbose
-    }
-
-    /// Passes begun so far.
-    pub fn passes(&self) -> usize {
-        self.pass
-    }
-
-    /// The most steps this call can run (every pass run to `max_iter`).
-    pub fn planned_steps(&self) -> u64 {
-        self.per_pass * self.max_passes as u64
-    }
-
-    /// End the current pass with the primal objective of the model it returns
-    /// (`None` unless [`PassPlan::wants_objective`]): report it on `monitor` (the
-    /// verbose line, when `params.verbose`) and apply the stopping rule of `tol`.
-    /// `label` prefixes the verbose lines.
-    pub fn end_pass(
-        &mut self,
-        params: &ValidParams,
-        state: &mut LinearState,
-        objective: Option<f64>,
-        monitor: &Monitor,
-        label: &str,
-    ) {
-        let Some(obj) = objective else { return };
-        self.objective = Some(obj);
-        monitor.set_objective(obj);
-        if params.verbose {
-            monitor.say(|| {
-                format!(
-                    "{label}pass {}/{}: objective {obj:.6e}, ||w||^2 {:.4e}, t {}, {:.2}s",
-                    self.pass,
-                    self.last_pass,
-                    state.sq_norm,
-                    state.t,
-                    self.started.elapsed().as_secs_f64()
-                )
-            });
-        }
-        let Some(tol) = params.tol else { return };
-        if self.finishing_average {
-            return; // converged; the suffix average runs to `last_pass`
-        }
-        if obj > self.best - tol * self.best.abs() {
-            self.no_improvement += 1;
-        } else {
-            self.no_improvement = 0;
-        }
-        self.best = self.best.min(obj);
-        if self.no_improvement >= params.n_iter_no_change {
-            self.converged = true;
-            if params.averaging == Averaging::Suffix && state.avg_count == 0 {
-                state.avg_start = state.t + 1;
-                self.last_pass = (2 * self.pass).min(self.max_passes);
-                self.finishing_average = true;
-                if params.verbose && self.last_pass > self.pass {
-                    monitor.say(|| {
-                        format!(
-                            "{label}converged at pass {} (tol): the average of the \
-                             iterates begins now, so {} more passes run (to pass {})",
-                            self.pass,
-                            self.last_pass - self.pass,
-                            self.last_pass
-                        )
-                    });
-                }
-            } else {
-                self.last_pass = self.pass;
-                if params.verbose {
-                    monitor.say(|| format!("{label}converged at pass {} (tol)", self.pass));
-                }
-            }
-        }
-    }
-
-    /// Write the returned model to `coef` and report the fit.
-    pub fn finish(&self, params: &ValidParams, state: &LinearState, coef: &mut [f64]) -> FitOutput {
-        FitOutput {
-            intercept: state.write_model(params.intercept, coef),
-            n_iter: self.pass,
-            objective: self.objective,
-            converged: params.tol.map(|_| self.converged),
-        }
     }
 }
 
@@ -799,7 +741,7 @@ pub fn current_model(params: &ValidParams, state: &LinearState, coef: &mut [f64]
 }
 
 /// Fit one binary problem for up to `params.max_iter` passes, continuing `state`
-/// (the passes, averaging and stopping rule of [`PassPlan`]); when `params.tol`
+/// (the passes, averaging and stopping rule of [`PassPlan`], run by [`drive`]); when `params.tol`
 /// is set (or `verbose`), the primal objective of the returned model is evaluated
 /// once per pass. `label` prefixes the verbose lines.
 ///
@@ -820,18 +762,17 @@ pub fn fit_binary<R: Rows>(
             rows.n_features()
         )));
     }
-    let mut plan = PassPlan::start(params, state, rows.n_rows())?;
-    monitor.add_total(plan.planned_steps());
+    let mut plan = plan_linear_fit(params, state, rows.n_rows())?;
     let ctx = make_context(rows, task, params, state, None)?;
-    while let Some(steps) = plan.next_pass() {
-        ctx.run(state, steps, monitor)?;
-        let objective = PassPlan::wants_objective(params).then(|| {
-            let (b, reg_sq) = current_model(params, state, coef);
-            primal_objective(rows, task, coef, b, reg_sq, params.alpha)
-        });
-        plan.end_pass(params, state, objective, monitor, label);
-    }
-    Ok(plan.finish(params, state, coef))
+    let mut run = LinearRun {
+        ctx,
+        params,
+        state,
+        coef,
+        monitor,
+    };
+    drive(&mut plan, &mut run, params, monitor, label)?;
+    Ok(finish_linear_fit(&plan, params, run.state, run.coef))
 }
 
 #[cfg(test)]

@@ -530,7 +530,7 @@ fn fit_from_outside(
         ),
     );
     let rule = StepRule::new(p, weights / n as f64);
-    let mut plan = PassPlan::start(p, state, n).unwrap();
+    let mut plan = plan_linear_fit(p, state, n).unwrap();
     let mut drawn = Vec::new();
     while let Some(steps) = plan.next_pass() {
         // Rounds of 7 steps, as a client fetches rows in rounds.
@@ -572,7 +572,7 @@ fn fit_from_outside(
         });
         plan.end_pass(p, state, objective, &Monitor::new(), "");
     }
-    plan.finish(p, state, coef)
+    finish_linear_fit(&plan, p, state, coef)
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! - [`params`]: the hyper-parameters, validated once into [`params::ValidParams`];
 //! - [`sampler`]: drawing the examples of each step, shared by both solvers and saved
 //!   with their state;
-//! - [`linear`]: linear Pegasos (update rule, pass loop, averaging, objective);
+//! - [`passes`]: the pass driver of both solvers (passes, objective, verbose lines,
+//!   cancellation, the stopping rule of `tol`);
+//! - [`linear`]: linear Pegasos (update rule, averaging, objective);
 //! - [`multiclass`]: one-vs-rest of the linear solver and its batched prediction;
 //! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
@@ -19,5 +21,6 @@ pub mod kernel_model;
 pub mod linear;
 pub mod multiclass;
 pub mod params;
+pub mod passes;
 pub mod sampler;
 pub mod svm;
