@@ -37,6 +37,9 @@ pub trait Float:
     fn from_f64(x: f64) -> Self;
     /// `true` unless NaN or infinite.
     fn is_finite(self) -> bool;
+    /// `true` when every value of `values` is finite: branch-free (exponent bits
+    /// tested and or-ed over the slice), so that it vectorises.
+    fn all_finite(values: &[Self]) -> bool;
 }
 
 impl Float for f32 {
@@ -52,6 +55,14 @@ impl Float for f32 {
     #[inline]
     fn is_finite(self) -> bool {
         f32::is_finite(self)
+    }
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn all_finite(values: &[Self]) -> bool {
+        const EXPONENT: u32 = 0x7f80_0000;
+        !values
+            .iter()
+            .fold(false, |bad, x| bad | (x.to_bits() & EXPONENT == EXPONENT))
     }
 }
 
@@ -69,6 +80,14 @@ impl Float for f64 {
     fn is_finite(self) -> bool {
         f64::is_finite(self)
     }
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn all_finite(values: &[Self]) -> bool {
+        const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+        !values
+            .iter()
+            .fold(false, |bad, x| bad | (x.to_bits() & EXPONENT == EXPONENT))
+    }
 }
 
 /// Integer type of CSR `indices`/`indptr`: `i32`, `i64` (scipy) or `u32`/`usize`.
@@ -79,11 +98,25 @@ pub trait Index: sealed::Sealed + Copy + Send + Sync + std::fmt::Debug + 'static
     fn to_usize(self) -> usize;
     /// Checked conversion from `usize`: `None` when `v` does not fit.
     fn from_usize(v: usize) -> Option<Self>;
+    /// The largest valid (non-negative) value, as `u64`.
+    const MAX_INDEX: u64;
+    /// The largest of `values` read as unsigned integers of the same width (a
+    /// negative value reads as more than [`Index::MAX_INDEX`]); 0 when empty.
+    /// Branch-free, so that it vectorises.
+    fn max_unsigned(values: &[Self]) -> u64;
 }
 
 macro_rules! impl_index {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $u:ty),*) => {$(
         impl Index for $t {
+            const MAX_INDEX: u64 = <$t>::MAX as u64;
+            #[allow(clippy::inline_always)]
+            #[inline(always)]
+            fn max_unsigned(values: &[Self]) -> u64 {
+                #[allow(clippy::cast_lossless)]
+                let max = values.iter().fold(0, |m: $u, &j| m.max(j as $u)) as u64;
+                max
+            }
             #[inline]
             fn checked_usize(self) -> Option<usize> {
                 usize::try_from(self).ok()
@@ -99,4 +132,4 @@ macro_rules! impl_index {
         }
     )*};
 }
-impl_index!(i32, i64, u32, usize);
+impl_index!(i32 => u32, i64 => u64, u32 => u32, usize => usize);

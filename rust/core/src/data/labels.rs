@@ -30,6 +30,19 @@ impl Labels<'_> {
     /// Check the labels against `n_rows` examples: at least two classes, one code
     /// per row, each in range, one class weight per class.
     pub fn check(&self, n_rows: usize) -> Result<()> {
+        self.check_shapes(n_rows)?;
+        if let Some(&c) = self.codes.iter().find(|&&c| c as usize >= self.n_classes) {
+            return Err(Error::InvalidInput(format!(
+                "class code {c} is out of range for {} classes",
+                self.n_classes
+            )));
+        }
+        Ok(())
+    }
+
+    /// [`Labels::check`] but for the range of the codes, left to the readers of
+    /// each example ([`BinaryTask::check_example`]): `O(1)`.
+    pub fn check_shapes(&self, n_rows: usize) -> Result<()> {
         if self.n_classes < 2 {
             return Err(Error::InvalidInput(format!(
                 "the data must contain at least 2 classes, got {}",
@@ -49,12 +62,6 @@ impl Labels<'_> {
                 self.n_classes
             )));
         }
-        if let Some(&c) = self.codes.iter().find(|&&c| c as usize >= self.n_classes) {
-            return Err(Error::InvalidInput(format!(
-                "class code {c} is out of range for {} classes",
-                self.n_classes
-            )));
-        }
         Ok(())
     }
 
@@ -62,7 +69,7 @@ impl Labels<'_> {
     /// `class_weight[1]`, `class_weight[0]`); otherwise class `p` against the rest
     /// (weights `class_weight[p]` and 1, as LIBLINEAR and scikit-learn do).
     pub fn task(&self, p: usize) -> Result<BinaryTask<'_>> {
-        if self.n_classes == 2 {
+        let task = if self.n_classes == 2 {
             BinaryTask::new(
                 self.codes,
                 1,
@@ -78,6 +85,7 @@ impl Labels<'_> {
                 self.class_weight[p],
                 1.0,
             )
-        }
+        };
+        Ok(task?.with_classes(self.n_classes))
     }
 }

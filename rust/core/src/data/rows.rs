@@ -9,6 +9,7 @@
 //! among the stored entries), which breaks the serial chain of additions; a dense
 //! row and its CSR form therefore agree to rounding, not bit for bit.
 
+use crate::data::checks::{first_non_finite, first_out_of_range};
 use crate::error::{Error, Result};
 use crate::float::{Float, Index};
 use crate::prefetch::prefetch;
@@ -33,6 +34,17 @@ pub trait Rows: Sync {
     /// Call `f(j, x_ij)` for every stored entry of row `i`, in storage order (CSR rows
     /// may repeat a column; their values then add up).
     fn for_each_entry<F: FnMut(usize, f64)>(&self, i: usize, f: F);
+    /// Whether the whole input was validated on construction. When not (a view
+    /// made to be checked as it is read, e.g. [`CsrRows::checked_when_read`]), a
+    /// reader must call [`Rows::check_row`] on a row before any other method.
+    fn is_checked(&self) -> bool {
+        true
+    }
+    /// Validate row `i` (its bounds, column indices and values), as the whole-input
+    /// check would; `Ok` always for a view that was checked on construction.
+    fn check_row(&self, _i: usize) -> Result<()> {
+        Ok(())
+    }
     /// Hint that the location of row `i` will be needed soon (CSR: its `indptr`).
     fn prefetch_locate(&self, _i: usize) {}
     /// Hint that the values of row `i` will be needed soon.
@@ -50,12 +62,24 @@ pub struct DenseRows<'a, T> {
     data: &'a [T],
     n_rows: usize,
     n_features: usize,
+    checked: bool,
 }
 
 impl<'a, T: Float> DenseRows<'a, T> {
     /// View `data` as `n_rows x n_features`, row-major. Checks the length and that
     /// every value is finite.
     pub fn new(data: &'a [T], n_rows: usize, n_features: usize) -> Result<Self> {
+        let rows = Self::checked_when_read(data, n_rows, n_features)?;
+        check_finite(data, |k| (k / n_features.max(1), k % n_features.max(1)))?;
+        Ok(Self {
+            checked: true,
+            ..rows
+        })
+    }
+
+    /// View `data` as `n_rows x n_features` checking only its length (`O(1)`): each
+    /// row's values are checked when a reader calls [`Rows::check_row`] on it.
+    pub fn checked_when_read(data: &'a [T], n_rows: usize, n_features: usize) -> Result<Self> {
         let expected = n_rows.checked_mul(n_features).ok_or_else(|| {
             Error::ShapeMismatch(format!("shape ({n_rows}, {n_features}) is too large"))
         })?;
@@ -65,11 +89,11 @@ impl<'a, T: Float> DenseRows<'a, T> {
                 data.len()
             )));
         }
-        check_finite(data, |k| (k / n_features.max(1), k % n_features.max(1)))?;
         Ok(Self {
             data,
             n_rows,
             n_features,
+            checked: false,
         })
     }
 
@@ -89,6 +113,21 @@ impl<T: Float> Rows for DenseRows<'_, T> {
     }
     fn n_stored(&self) -> usize {
         self.n_rows * self.n_features
+    }
+    fn is_checked(&self) -> bool {
+        self.checked
+    }
+    fn check_row(&self, i: usize) -> Result<()> {
+        if self.checked {
+            return Ok(());
+        }
+        if i >= self.n_rows {
+            return Err(Error::InvalidInput(format!(
+                "row {i} of a matrix of {} rows",
+                self.n_rows
+            )));
+        }
+        check_finite(self.row(i), |k| (i, k))
     }
     #[inline]
     fn dot(&self, i: usize, w: &[f64]) -> f64 {
@@ -147,6 +186,7 @@ pub struct CsrRows<'a, T, I> {
     indptr: &'a [I],
     n_rows: usize,
     n_features: usize,
+    checked: bool,
 }
 
 impl<'a, T: Float, I: Index> CsrRows<'a, T, I> {
@@ -163,49 +203,22 @@ impl<'a, T: Float, I: Index> CsrRows<'a, T, I> {
         n_rows: usize,
         n_features: usize,
     ) -> Result<Self> {
-        let bad = |msg: String| Err(Error::InvalidInput(format!("malformed CSR matrix: {msg}")));
-        if indptr.len() != n_rows + 1 {
-            return bad(format!(
-                "indptr has {} entries, expected n_rows + 1 = {}",
-                indptr.len(),
-                n_rows + 1
-            ));
-        }
-        if data.len() != indices.len() {
-            return bad(format!(
-                "data has {} entries but indices has {}",
-                data.len(),
-                indices.len()
-            ));
-        }
+        let rows = Self::checked_when_read(data, indices, indptr, n_rows, n_features)?;
         let mut prev = 0usize;
         for (k, p) in indptr.iter().enumerate() {
             let Some(p) = p.checked_usize() else {
-                return bad(format!("indptr[{k}] is negative"));
+                return malformed(format!("indptr[{k}] is negative"));
             };
-            if k == 0 && p != 0 {
-                return bad(format!("indptr[0] is {p}, expected 0"));
-            }
             if p < prev {
-                return bad(format!("indptr is not non-decreasing at position {k}"));
+                return malformed(format!("indptr is not non-decreasing at position {k}"));
             }
             prev = p;
         }
-        if prev != data.len() {
-            return bad(format!(
-                "indptr[-1] is {prev} but there are {} stored values",
-                data.len()
+        if let Some(k) = first_out_of_range(indices, n_features) {
+            return malformed(format!(
+                "column index {:?} at position {k} is out of range [0, {n_features})",
+                indices[k]
             ));
-        }
-        for (k, j) in indices.iter().enumerate() {
-            match j.checked_usize() {
-                Some(j) if j < n_features => {}
-                _ => {
-                    return bad(format!(
-                        "column index {j:?} at position {k} is out of range [0, {n_features})"
-                    ))
-                }
-            }
         }
         check_finite(data, |k| {
             let row = indptr
@@ -214,11 +227,55 @@ impl<'a, T: Float, I: Index> CsrRows<'a, T, I> {
             (row, indices[k].to_usize())
         })?;
         Ok(Self {
+            checked: true,
+            ..rows
+        })
+    }
+
+    /// View CSR components as an `n_rows x n_features` matrix checking, in `O(1)`,
+    /// only the lengths of the arrays and the first and last entries of `indptr`:
+    /// each row is checked as [`CsrRows::new`] would check it (bounds, column
+    /// indices, values) when a reader calls [`Rows::check_row`] on it. Rows never
+    /// read are never looked at.
+    pub fn checked_when_read(
+        data: &'a [T],
+        indices: &'a [I],
+        indptr: &'a [I],
+        n_rows: usize,
+        n_features: usize,
+    ) -> Result<Self> {
+        if indptr.len() != n_rows + 1 {
+            return malformed(format!(
+                "indptr has {} entries, expected n_rows + 1 = {}",
+                indptr.len(),
+                n_rows + 1
+            ));
+        }
+        if data.len() != indices.len() {
+            return malformed(format!(
+                "data has {} entries but indices has {}",
+                data.len(),
+                indices.len()
+            ));
+        }
+        if let Some(p) = indptr.first().filter(|p| p.checked_usize() != Some(0)) {
+            return malformed(format!("indptr[0] is {p:?}, expected 0"));
+        }
+        let last = indptr[n_rows].checked_usize();
+        if last != Some(data.len()) {
+            return malformed(format!(
+                "indptr[-1] is {:?} but there are {} stored values",
+                indptr[n_rows],
+                data.len()
+            ));
+        }
+        Ok(Self {
             data,
             indices,
             indptr,
             n_rows,
             n_features,
+            checked: false,
         })
     }
 
@@ -240,6 +297,39 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
     }
     fn n_stored(&self) -> usize {
         self.indptr.last().map_or(0, |p| p.to_usize())
+    }
+    fn is_checked(&self) -> bool {
+        self.checked
+    }
+    fn check_row(&self, i: usize) -> Result<()> {
+        if self.checked {
+            return Ok(());
+        }
+        if i >= self.n_rows {
+            return malformed(format!("row {i} of a matrix of {} rows", self.n_rows));
+        }
+        let (lo, hi) = (
+            self.indptr[i].checked_usize(),
+            self.indptr[i + 1].checked_usize(),
+        );
+        let (Some(lo), Some(hi)) = (lo, hi) else {
+            return malformed(format!("indptr[{i}] or indptr[{}] is negative", i + 1));
+        };
+        if lo > hi || hi > self.data.len() {
+            return malformed(format!(
+                "row {i} spans [{lo}, {hi}) of {} stored values",
+                self.data.len()
+            ));
+        }
+        if let Some(k) = first_out_of_range(&self.indices[lo..hi], self.n_features) {
+            return malformed(format!(
+                "column index {:?} at position {} is out of range [0, {})",
+                self.indices[lo + k],
+                lo + k,
+                self.n_features
+            ));
+        }
+        check_finite(&self.data[lo..hi], |k| (i, self.indices[lo + k].to_usize()))
     }
     #[inline]
     fn dot(&self, i: usize, w: &[f64]) -> f64 {
@@ -319,10 +409,15 @@ fn update(w: &mut f64, step: f64) -> f64 {
     step * (new + old)
 }
 
+/// [`Error::InvalidInput`] naming a malformed CSR matrix.
+fn malformed<T>(msg: impl std::fmt::Display) -> Result<T> {
+    Err(Error::InvalidInput(format!("malformed CSR matrix: {msg}")))
+}
+
 /// [`Error::InvalidInput`] for the first value of `data` that is NaN or infinite,
 /// naming the row and column `at(k)` gives for its position `k`.
 fn check_finite<T: Float>(data: &[T], at: impl Fn(usize) -> (usize, usize)) -> Result<()> {
-    match data.iter().position(|x| !x.is_finite()) {
+    match first_non_finite(data) {
         None => Ok(()),
         Some(k) => {
             let (row, column) = at(k);

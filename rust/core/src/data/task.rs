@@ -13,6 +13,8 @@ pub struct BinaryTask<'a> {
     sample_weight: Option<&'a [f64]>,
     pos_weight: f64,
     neg_weight: f64,
+    /// Codes at or above this are invalid (checked by [`BinaryTask::check_example`]).
+    code_limit: u32,
 }
 
 impl<'a> BinaryTask<'a> {
@@ -54,7 +56,40 @@ impl<'a> BinaryTask<'a> {
             sample_weight,
             pos_weight,
             neg_weight,
+            code_limit: u32::MAX,
         })
+    }
+
+    /// The task with codes at or above `n_classes` invalid: see
+    /// [`BinaryTask::check_example`].
+    #[must_use]
+    pub fn with_classes(self, n_classes: usize) -> Self {
+        Self {
+            code_limit: u32::try_from(n_classes).unwrap_or(u32::MAX),
+            ..self
+        }
+    }
+
+    /// An error unless example `i`'s class code is below the number of classes
+    /// (for labels that were not checked as a whole: see `Labels::check_shapes`).
+    pub fn check_example(&self, i: usize) -> Result<()> {
+        match self.codes.get(i) {
+            Some(&c) if c < self.code_limit => Ok(()),
+            Some(&c) => Err(Error::InvalidInput(format!(
+                "class code {c} of example {i} is out of range for {} classes",
+                self.code_limit
+            ))),
+            None => Err(Error::ShapeMismatch(format!(
+                "example {i} of {} labels",
+                self.codes.len()
+            ))),
+        }
+    }
+
+    /// `true` when every example weighs exactly 1 (no sample weights, class
+    /// weights 1): the mean weight is then 1 without a pass over the examples.
+    pub fn unit_weights(&self) -> bool {
+        self.sample_weight.is_none() && self.pos_weight == 1.0 && self.neg_weight == 1.0
     }
 
     /// Number of examples.

@@ -772,8 +772,8 @@ impl<G: Gram, S: Float> PassRunner for KernelRun<'_, '_, G, S> {
             .pass(self.state, steps, &mut self.batch, &mut self.violators)
     }
 
-    fn objective(&mut self) -> Option<f64> {
-        self.run.objective(self.state)
+    fn objective(&mut self) -> Result<Option<f64>> {
+        Ok(self.run.objective(self.state))
     }
 }
 

@@ -536,6 +536,12 @@ impl<R: Rows> Context<'_, R> {
             for _ in 0..steps * k {
                 drawn.push(self.draws.draw(&mut state.sampler));
             }
+            if !self.rows.is_checked() {
+                for &i in &drawn {
+                    self.rows.check_row(i)?;
+                    self.task.check_example(i)?;
+                }
+            }
             self.rule
                 .steps(self.rows, self.task, state, &drawn, &mut violators);
             monitor.advance(steps as u64);
@@ -615,7 +621,14 @@ fn make_context<'a, R: Rows>(
     }
     check_shapes(rows, task, state)?;
     let draws = Draws::new(&params.sampling, task)?;
-    let mean_weight = mean_weight.unwrap_or_else(|| weight_sum(task, -0.0) / n as f64);
+    // All weights 1: the sum below is exactly n (n < 2^53), so the mean exactly 1.
+    let mean_weight = mean_weight.unwrap_or_else(|| {
+        if task.unit_weights() {
+            1.0
+        } else {
+            weight_sum(task, -0.0) / n as f64
+        }
+    });
     Ok(Context {
         rows,
         task,
@@ -695,6 +708,8 @@ struct LinearRun<'a, 's, R> {
     state: &'s mut LinearState,
     coef: &'s mut [f64],
     monitor: &'a Monitor,
+    /// Every example checked (rows that were not checked on construction).
+    all_checked: bool,
 }
 
 impl<R: Rows> PassSubject for LinearRun<'_, '_, R> {
@@ -712,18 +727,24 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
         self.ctx.run(self.state, steps, self.monitor)
     }
 
-    fn objective(&mut self) -> Option<f64> {
-        PassPlan::wants_objective(self.params).then(|| {
-            let (b, reg_sq) = current_model(self.params, self.state, self.coef);
-            primal_objective(
-                self.ctx.rows,
-                self.ctx.task,
-                self.coef,
-                b,
-                reg_sq,
-                self.params.alpha,
-            )
-        })
+    fn objective(&mut self) -> Result<Option<f64>> {
+        if !PassPlan::wants_objective(self.params) {
+            return Ok(None);
+        }
+        let (rows, task) = (self.ctx.rows, self.ctx.task);
+        if !rows.is_checked() && !self.all_checked {
+            // The objective reads every example: check those the steps have not.
+            for i in 0..rows.n_rows() {
+                rows.check_row(i)?;
+                task.check_example(i)?;
+            }
+            self.all_checked = true;
+        }
+        let (b, reg_sq) = current_model(self.params, self.state, self.coef);
+        let alpha = self.params.alpha;
+        Ok(Some(primal_objective(
+            rows, task, self.coef, b, reg_sq, alpha,
+        )))
     }
 }
 
@@ -770,6 +791,7 @@ pub fn fit_binary<R: Rows>(
         state,
         coef,
         monitor,
+        all_checked: false,
     };
     drive(&mut plan, &mut run, params, monitor, label)?;
     Ok(finish_linear_fit(&plan, params, run.state, run.coef))

@@ -649,3 +649,122 @@ fn supplied_draws_are_checked() {
     assert!(KeyDraws::new(Cow::Owned(Sampling::Order(vec![5])), 5, 1).is_err());
     assert!(KeyDraws::new(Cow::Owned(Sampling::Uniform), 0, 0).is_err());
 }
+
+/// A fit on views checked as they are read is the fit on checked views, bit for
+/// bit; a bad value, index or label in a row the steps draw is an error, in a row
+/// no step reads it is not (with `max_steps`, no objective reads every row).
+#[test]
+fn rows_checked_when_read_give_the_same_model_and_catch_touched_rows() {
+    let (n, d) = (300, 7);
+    let (x, codes) = dataset(n, d, 8);
+    let (data, idx, ptr) = to_csr(&x, n, d);
+    let p = |steps| {
+        Params {
+            alpha: 1e-2,
+            max_steps: steps,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap()
+    };
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0)
+        .unwrap()
+        .with_classes(2);
+    let run = |rows: &CsrRows<'_, f64, i64>, task: &BinaryTask<'_>, params: &ValidParams| {
+        let mut state = LinearState::new(d, 4, 0).unwrap();
+        let mut coef = vec![0.0; d];
+        fit_binary(
+            rows,
+            task,
+            params,
+            &mut state,
+            &mut coef,
+            &Monitor::new(),
+            "",
+        )
+        .map(|out| (out, coef))
+    };
+    let checked = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
+    let lazy = CsrRows::checked_when_read(&data, &idx, &ptr, n, d).unwrap();
+    assert!(!lazy.is_checked());
+    for params in [p(None), p(Some(40))] {
+        assert_eq!(
+            run(&checked, &task, &params).unwrap(),
+            run(&lazy, &task, &params).unwrap()
+        );
+    }
+    // Corrupt a row 5 steps of seed 4 draw, then one they do not.
+    let touched = rows_drawn(n, 4, 5);
+    let untouched = (0..n)
+        .find(|i| !touched.contains(i) && ptr[*i + 1] > ptr[*i])
+        .unwrap();
+    let five = p(Some(5));
+    for (row, expect_error) in [(touched[2], true), (untouched, false)] {
+        let lo = ptr[row] as usize;
+        let mut bad_value = data.clone();
+        bad_value[lo] = f64::NAN;
+        let rows = CsrRows::checked_when_read(&bad_value, &idx, &ptr, n, d).unwrap();
+        let got = run(&rows, &task, &five);
+        assert_eq!(got.is_err(), expect_error, "NaN in row {row}");
+        if let Err(e) = got {
+            assert!(e.to_string().contains(&format!("NaN at row {row}")), "{e}");
+        }
+        let mut bad_index = idx.clone();
+        bad_index[lo] = d as i64;
+        let rows = CsrRows::checked_when_read(&data, &bad_index, &ptr, n, d).unwrap();
+        assert_eq!(run(&rows, &task, &five).is_err(), expect_error);
+        let mut bad_codes = codes.clone();
+        bad_codes[row] = 2;
+        let bad_task = BinaryTask::new(&bad_codes, 1, None, 1.0, 1.0)
+            .unwrap()
+            .with_classes(2);
+        let got = run(&lazy, &bad_task, &five);
+        assert_eq!(got.is_err(), expect_error, "label in row {row}");
+    }
+}
+
+/// The rows the first `steps` single-example uniform steps of `seed` draw.
+fn rows_drawn(n: usize, seed: u64, steps: usize) -> Vec<usize> {
+    let mut state = LinearState::new(1, seed, 0).unwrap();
+    let keys = KeyDraws::new(Cow::Owned(Sampling::Uniform), n, 0).unwrap();
+    let mut drawn = Vec::new();
+    state.draw(&keys, steps, &mut drawn);
+    drawn
+        .iter()
+        .map(|k| match *k {
+            Drawn::Row(i) => i,
+            _ => unreachable!(),
+        })
+        .collect()
+}
+
+/// With an objective (`tol`), every row is read, so every row is checked.
+#[test]
+fn an_objective_checks_every_row_of_a_view_checked_when_read() {
+    let (n, d) = (50, 4);
+    let (x, codes) = dataset(n, d, 3);
+    let (mut data, idx, ptr) = to_csr(&x, n, d);
+    let last = data.len() - 1;
+    data[last] = f64::INFINITY;
+    let rows = CsrRows::checked_when_read(&data, &idx, &ptr, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let with_tol = Params {
+        alpha: 1e-2,
+        tol: Some(1e-3),
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let mut state = LinearState::new(d, 0, 0).unwrap();
+    let mut coef = vec![0.0; d];
+    let got = fit_binary(
+        &rows,
+        &task,
+        &with_tol,
+        &mut state,
+        &mut coef,
+        &Monitor::new(),
+        "",
+    );
+    assert!(got.unwrap_err().to_string().contains("inf at row"));
+}

@@ -31,7 +31,12 @@ pub fn fit_one_vs_rest<R: Rows>(
     n_threads: usize,
     monitor: &Monitor,
 ) -> Result<Vec<FitOutput>> {
-    labels.check(rows.n_rows())?;
+    if rows.is_checked() {
+        labels.check(rows.n_rows())?;
+    } else {
+        // Rows checked as they are read: so are their labels (`check_example`).
+        labels.check_shapes(rows.n_rows())?;
+    }
     let d = rows.n_features();
     if d == 0 {
         return Err(Error::InvalidInput("the data has no features".into()));

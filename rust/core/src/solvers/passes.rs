@@ -33,7 +33,7 @@ pub trait PassRunner: PassSubject {
 
     /// The primal objective of the model the fit would return now, when the solver
     /// computes one after this pass (see [`PassPlan::wants_objective`]).
-    fn objective(&mut self) -> Option<f64>;
+    fn objective(&mut self) -> Result<Option<f64>>;
 }
 
 /// The pass structure of one binary fit: how many steps each pass runs, where the
@@ -200,7 +200,7 @@ pub fn drive<P: PassRunner>(
     monitor.add_total(plan.planned_steps());
     while let Some(steps) = plan.next_pass() {
         runner.run_pass(steps)?;
-        let objective = runner.objective();
+        let objective = runner.objective()?;
         plan.end_pass(params, runner, objective, monitor, label);
     }
     Ok(())
