@@ -649,7 +649,9 @@ def compare_multi_class(name: str, args) -> dict | None:
     )
     for passes in args.multi_class:
         for mc in ("ovr", "ovo"):
-            run = measure(f"{mc}@{passes}", lambda mc=mc: pegasos(ds, passes, "auto", args, mc))
+            run = measure(
+                f"{mc}@{passes}", lambda mc=mc, p=passes: pegasos(ds, p, "auto", args, mc)
+            )
             run["ratio"] = run["fit_time"] / svc["fit_time"]
     print(f"   {'model':<8} {'fit':>9} {'predict':>9} {'acc':>8} {'n_SV':>6} {'fit/SVC':>8}")
     for r in out["runs"]:

@@ -149,8 +149,9 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         the smallest class has examples when that is fewer than 5, at least 2), fits
         Platt's sigmoid to the held-out decision values of each one-vs-rest problem
         (with ``multi_class="ovo"``: of each class's score, as
-        ``decision_function_shape="ovr"`` gives it; see :meth:`predict_proba`; ``sample_weight`` weighs both the folds' fits and
-        the sigmoids' likelihood, as in ``CalibratedClassifierCV``), then trains the
+        ``decision_function_shape="ovr"`` gives it; see :meth:`predict_proba`;
+        ``sample_weight`` weighs both the folds' fits and the sigmoids' likelihood,
+        as in ``CalibratedClassifierCV``), then trains the
         model on all the data as without ``probability``, so the support vectors,
         ``dual_coef_`` and ``predict`` are bit for bit those of
         ``probability=False``. ``fit`` takes up to about 6 times as long: 5 fits on
@@ -183,10 +184,10 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     t_ : int
         Steps taken per binary problem.
     fit_report_ : list of dict
-        Per binary problem (class or pair of classes): strategy used, steps, kernel values computed, cache hits
-        and misses, and the primal objective of the last iterate (``"margins"``
-        strategy only; with ``average=True`` the returned model is the average, whose
-        objective is usually lower).
+        Per binary problem (class or pair of classes): strategy used, steps, kernel
+        values computed, cache hits and misses, and the primal objective of the last
+        iterate (``"margins"`` strategy only; with ``average=True`` the returned model
+        is the average, whose objective is usually lower).
     probA_, probB_ : ndarray of shape (1,) or (n_classes,)
         Platt's sigmoid ``1 / (1 + exp(probA_ f + probB_))`` of each one-vs-rest
         problem (one for two classes, whose positive class is ``classes_[1]``; one
