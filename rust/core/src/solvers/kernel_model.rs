@@ -120,13 +120,14 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
 
 /// The union model of the problems' current iterates.
 fn merge(states: &[KernelState], alpha: f64) -> Result<KernelModel> {
-    merge_models(states.iter().map(|s| s.model(alpha)).collect())
+    let models: Vec<_> = states.iter().map(|s| s.model(alpha)).collect();
+    merge_models(&models)
 }
 
 /// One model of the binary `models` (support indices in the same numbering): their
 /// union of support vectors, by increasing index, and a row of dual coefficients
 /// per model, zero where an example is not one of its support vectors.
-pub(crate) fn merge_models(models: Vec<BinaryKernelModel>) -> Result<KernelModel> {
+pub(crate) fn merge_models(models: &[BinaryKernelModel]) -> Result<KernelModel> {
     let mut support: Vec<usize> = models.iter().flat_map(|m| m.support.clone()).collect();
     support.sort_unstable();
     support.dedup();

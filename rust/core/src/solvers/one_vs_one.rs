@@ -130,7 +130,7 @@ pub fn fit_kernel_one_vs_one<G: Gram, S: Float>(
         outputs.push(o);
     }
     Ok(OneVsOneFit {
-        model: merge_models(models)?,
+        model: merge_models(&models)?,
         states,
         outputs,
     })
