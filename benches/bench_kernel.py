@@ -8,6 +8,12 @@ Pegasos test error) or the time budget runs out.
 
     python benches/bench_kernel.py [--quick | --smoke] [--datasets a9a,usps,...] [--threads N]
                                    [--budget SECONDS] [--rerun-svc]
+    python benches/bench_kernel.py --multi-class 2,4 --datasets usps
+
+``--multi-class PASSES`` measures only multi_class="ovr" against "ovo" (at each
+number of passes listed) and SVC (fitted in the same run, never from the cache):
+fit and predict times, test accuracies and each fit's ratio to SVC's fit time,
+written to ``benches/results/kernel_multiclass.json``.
 
 Writes ``benches/results/kernel.md``, ``kernel.json`` and one ``kernel_<dataset>.png``
 per dataset (``kernel_quick*`` with ``--quick``, ``--max-train`` or ``--max-test``;
@@ -420,10 +426,12 @@ def check_svc(ds: dict, svc: dict) -> None:
 # ------------------------------------------------------------------------ Pegasos
 
 
-def pegasos(ds: dict, passes: int, strategy: str, args):
+def pegasos(ds: dict, passes: int, strategy: str, args, multi_class: str = "ovr"):
     from pegasos_rs import KernelPegasosClassifier
 
+    extra = {} if multi_class == "ovr" else {"multi_class": multi_class}
     return KernelPegasosClassifier(
+        **extra,
         alpha=ds["alpha"],
         kernel="rbf",
         gamma=ds["gamma"],
@@ -606,6 +614,54 @@ def compare_strategies(ds: dict, args, kept: dict, svc: dict) -> dict | None:
 
 
 # ----------------------------------------------------------------- one experiment
+
+
+def compare_multi_class(name: str, args) -> dict | None:
+    """SVC, then Pegasos one-vs-rest and one-vs-one at each of ``args.multi_class``
+    passes, timed in this run: fit and predict times, accuracies, ratios to SVC."""
+    from sklearn.svm import SVC
+
+    ds = prepare(name, args)
+    if ds is None:
+        print(f"[skip] {name}: data files not found (see benches/shared_data.py)", flush=True)
+        return None
+    print(f"== {name}: n={ds['n']} d={ds['d']} classes={ds['classes'].size}", flush=True)
+    warm_up(ds, args)
+    out = {"name": name, "n": ds["n"], "classes": int(ds["classes"].size), "runs": []}
+
+    def measure(label: str, make) -> dict:
+        t_fit, model, _ = timeit(lambda: make().fit(ds["X"], ds["y"]), args.repeats)
+        t_pred, pred, _ = timeit(lambda: model.predict(ds["Xt"]), args.repeats)
+        run = {
+            "model": label,
+            "fit_time": t_fit,
+            "predict_time": t_pred,
+            "acc": float(np.mean(pred == ds["yt"])),
+            "n_sv": len(model.support_),
+        }
+        check(t_fit > 0 and run["acc"] > ds["majority"], f"{name}/{label}: {run}")
+        out["runs"].append(run)
+        return run
+
+    svc = measure(
+        "SVC",
+        lambda: SVC(kernel="rbf", gamma=ds["gamma"], C=ds["C"], cache_size=args.cache_size),
+    )
+    for passes in args.multi_class:
+        for mc in ("ovr", "ovo"):
+            run = measure(
+                f"{mc}@{passes}", lambda mc=mc, p=passes: pegasos(ds, p, "auto", args, mc)
+            )
+            run["ratio"] = run["fit_time"] / svc["fit_time"]
+    print(f"   {'model':<8} {'fit':>9} {'predict':>9} {'acc':>8} {'n_SV':>6} {'fit/SVC':>8}")
+    for r in out["runs"]:
+        ratio = f"{r['ratio']:.2f}" if "ratio" in r else ""
+        print(
+            f"   {r['model']:<8} {fmt_time(r['fit_time']):>9} {fmt_time(r['predict_time']):>9}"
+            f" {fmt_pct(r['acc']):>8} {r['n_sv']:>6} {ratio:>8}",
+            flush=True,
+        )
+    return out
 
 
 def warm_up(ds: dict, args) -> None:
@@ -985,6 +1041,11 @@ def parser() -> argparse.ArgumentParser:
         help="Pegasos with average=True (suffix averaging; kernel_avg* files) or, with "
         "--no-average, the last iterate (kernel_last* files); default: the estimator's",
     )
+    ap.add_argument(
+        "--multi-class",
+        type=lambda v: [int(p) for p in v.split(",")],
+        help="only compare multi_class='ovr' and 'ovo' with SVC at these passes (e.g. 2,4)",
+    )
     ap.add_argument("--max-train", type=int, help="random subset of training rows")
     ap.add_argument("--max-test", type=int, help="random subset of test rows")
     return ap
@@ -1028,6 +1089,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     names = configure(ap, args)
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    if args.multi_class:
+        found = [r for r in map(lambda n: compare_multi_class(n, args), names) if r]
+        path = RESULTS_DIR / f"{args.svc_prefix}_multiclass.json"
+        path.write_text(json.dumps(found, indent=1) + "\n")
+        return 0 if found else 1
     t0 = time.perf_counter()
     results = measure_all(
         names, lambda name: run_experiment(name, args), lambda res: save_json(res, args)

@@ -77,9 +77,14 @@ class PegasosModelMixin(CachedParamNames):
 
         def decision_function(self, X: MatrixLike) -> NDArray[np.float64]: ...
 
+    def _class_scores(self, X: MatrixLike) -> NDArray[np.float64]:
+        """A score per class (one for two classes) that ``predict`` and the
+        probabilities read: the decision values, unless a class says otherwise."""
+        return self.decision_function(X)
+
     def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Class labels: the sign for two classes, else the largest score."""
-        scores = self.decision_function(X)
+        scores = self._class_scores(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
@@ -126,7 +131,7 @@ class PegasosModelMixin(CachedParamNames):
                 "before predict_proba."
             ),
         )
-        return _platt.log_proba(self.decision_function(X), self.probA_, self.probB_)
+        return _platt.log_proba(self._class_scores(X), self.probA_, self.probB_)
 
     def _fit_probability(self, X, y, sample_weight, n_folds, *, pairwise=False):
         """Set (``probability=True``) or remove the fitted sigmoids after a fit on

@@ -207,10 +207,10 @@ def fit_calibration(estimator, X, y, sample_weight, classes, n_folds, *, pairwis
         weights = None if sample_weight is None else sample_weight[train]
         if pairwise:
             fold.fit(X[np.ix_(train, train)], y[train], sample_weight=weights)
-            decision[test] = fold.decision_function(X[np.ix_(test, train)])
+            decision[test] = fold._class_scores(X[np.ix_(test, train)])
         else:
             fold.fit(_rows(X, train), y[train], sample_weight=weights)
-            decision[test] = fold.decision_function(_rows(X, test))
+            decision[test] = fold._class_scores(_rows(X, test))
     if n_problems == 1:
         pairs = [fit_sigmoid(decision, y == classes[1], sample_weight)]
     else:

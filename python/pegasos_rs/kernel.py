@@ -62,9 +62,10 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     projection it reproduces :class:`PegasosClassifier`'s decision values.
     ``SVC(C=1/(alpha * n_samples))`` solves the same problem exactly.
 
-    Multiclass problems are solved one-vs-rest, classes in parallel (``n_jobs``),
-    each with its own random stream, so results do not depend on the number of
-    threads.
+    Multiclass problems are solved one-vs-rest (``multi_class="ovr"``) or
+    one-vs-one (``"ovo"``, as :class:`sklearn.svm.SVC`), the binary problems in
+    parallel (``n_jobs``), each with its own random stream, so results do not depend
+    on the number of threads.
 
     Parameters
     ----------
@@ -119,6 +120,27 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         Report to :data:`sys.stderr` (so :func:`contextlib.redirect_stderr`
         captures it): a line after every pass, and during a pass a progress line
         every few seconds; prediction reports its progress too.
+    multi_class : {"ovr", "ovo"}, default="ovr"
+        How more than two classes are learned. ``"ovr"``: one binary problem per
+        class, that class against all the others, each on all the rows.
+        ``"ovo"``: one problem per pair of classes ``(i, j)``, ``i < j`` in
+        :class:`sklearn.svm.SVC`'s order, trained on the rows of those two classes
+        only (class ``i`` positive; each row weighs its own class's
+        ``class_weight``), pair ``p`` of the ``K (K - 1) / 2`` with random stream
+        ``p``; a pair evaluates kernel values between its own rows only, its kernel
+        columns cached over its passes. With many classes the pairs' problems are
+        much smaller, and one-vs-one trains faster. Prediction takes a vote over the
+        pairs, ties broken by the summed confidences (as ``SVC(break_ties=True)``).
+        A ``sampling`` order is followed within each pair (its entries of the pair's
+        rows). With two classes both give the same model, bit for bit.
+    decision_function_shape : {"ovr", "ovo"}, default="ovr"
+        The shape of :meth:`decision_function` with ``multi_class="ovo"`` and more
+        than two classes, as :class:`sklearn.svm.SVC`'s: ``"ovo"`` returns the
+        pairs' decision values ``(n_samples, K (K - 1) / 2)`` (positive votes for the
+        pair's first class); ``"ovr"`` turns them into one score per class, the
+        votes plus the summed confidences scaled into ``(-1/3, 1/3)``
+        (scikit-learn's transformation), whose largest entry is the predicted
+        class. One-vs-rest models always return one score per class.
     probability : bool, default=False
         Also fit class probabilities (:meth:`predict_proba`,
         :meth:`predict_log_proba`) by Platt scaling, as ``SVC(probability=True)``:
@@ -126,8 +148,10 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         5-fold split of the data (shuffled with ``random_state``; as many folds as
         the smallest class has examples when that is fewer than 5, at least 2), fits
         Platt's sigmoid to the held-out decision values of each one-vs-rest problem
-        (see :meth:`predict_proba`; ``sample_weight`` weighs both the folds' fits and
-        the sigmoids' likelihood, as in ``CalibratedClassifierCV``), then trains the
+        (with ``multi_class="ovo"``: of each class's score, as
+        ``decision_function_shape="ovr"`` gives it; see :meth:`predict_proba`;
+        ``sample_weight`` weighs both the folds' fits and the sigmoids' likelihood,
+        as in ``CalibratedClassifierCV``), then trains the
         model on all the data as without ``probability``, so the support vectors,
         ``dual_coef_`` and ``predict`` are bit for bit those of
         ``probability=False``. ``fit`` takes up to about 6 times as long: 5 fits on
@@ -139,17 +163,20 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     Attributes
     ----------
     support_ : ndarray of shape (n_SV,)
-        Indices of the support vectors in the training set (union over classes).
+        Indices of the support vectors in the training set (union over the binary
+        problems: classes, or pairs of classes with ``multi_class="ovo"``).
     support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
         The support vectors (sparse when the training data was sparse; empty for a
         precomputed kernel).
     dual_coef_ : ndarray of shape (n_problems, n_SV)
         ``alpha_i y_i / (alpha T)`` per binary problem (1 problem for two classes,
-        one per class otherwise); zero where an example is not a support vector of
-        that problem.
+        otherwise one per class, or with ``multi_class="ovo"`` one per pair of
+        classes in :class:`sklearn.svm.SVC`'s order, ``y_i = +1`` for the pair's first
+        class); zero where an example is not a support vector of that problem.
     n_support_ : ndarray of shape (n_classes,)
         Number of support vectors of each class (by their label).
     intercept_ : ndarray of shape (n_problems,)
+        The bias of each binary problem.
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     n_iter_ : int
@@ -157,14 +184,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     t_ : int
         Steps taken per binary problem.
     fit_report_ : list of dict
-        Per binary problem: strategy used, steps, kernel values computed, cache hits
-        and misses, and the primal objective of the last iterate (``"margins"``
-        strategy only; with ``average=True`` the returned model is the average, whose
-        objective is usually lower).
-    probA_, probB_ : ndarray of shape (n_problems,)
+        Per binary problem (class or pair of classes): strategy used, steps, kernel
+        values computed, cache hits and misses, and the primal objective of the last
+        iterate (``"margins"`` strategy only; with ``average=True`` the returned model
+        is the average, whose objective is usually lower).
+    probA_, probB_ : ndarray of shape (1,) or (n_classes,)
         Platt's sigmoid ``1 / (1 + exp(probA_ f + probB_))`` of each one-vs-rest
         problem (one for two classes, whose positive class is ``classes_[1]``; one
-        per class otherwise). Only with ``probability=True``.
+        per class otherwise, on the class's score). Only with ``probability=True``.
 
     Notes
     -----
@@ -211,6 +238,15 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
         "probability": ["boolean"],
+        "multi_class": [StrOptions({"ovr", "ovo"})],
+        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+    }
+
+    #: Parameters newer than the model file format: the value a file without them
+    #: means, and the format version that holds any other (pegasos_rs.model_io).
+    _params_since_version = {  # noqa: RUF012 (read-only)
+        "multi_class": ("ovr", 3),
+        "decision_function_shape": ("ovr", 3),
     }
 
     def __init__(
@@ -233,6 +269,8 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         n_jobs: Int | None = None,
         verbose: Int = 0,
         probability: bool = False,
+        multi_class: Literal["ovr", "ovo"] = "ovr",
+        decision_function_shape: Literal["ovr", "ovo"] = "ovr",
     ) -> None:
         self.alpha = alpha
         self.kernel = kernel
@@ -251,6 +289,8 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.probability = probability
+        self.multi_class = multi_class
+        self.decision_function_shape = decision_function_shape
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -350,12 +390,46 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             "verbose": bool(self.verbose),
             "cache_size": float(self.cache_size),
             "strategy_name": self.strategy,
+            "multi_class": self.multi_class,
         }
 
     @reported("rows")
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
-        """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``; shape
-        (n_samples,) for two classes, else (n_samples, n_classes)."""
+        """Decision values of the binary problems, or a score per class.
+
+        The binary problems' values are
+        ``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or \
+(n_samples, n_samples_fit) for a precomputed kernel
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), (n_samples, n_classes) or \
+(n_samples, n_classes * (n_classes - 1) / 2)
+            Two classes: one value, positive for ``classes_[1]``. One-vs-rest: a
+            value per class. One-vs-one: the pairs' values
+            (``decision_function_shape="ovo"``) or a score per class from their
+            votes and confidences (``"ovr"``, see ``decision_function_shape``).
+        """
+        scores = self._problem_scores(X)
+        if self._pairs() and self.decision_function_shape == "ovr":
+            return _votes(scores, self.classes_.size)
+        return scores
+
+    def _class_scores(self, X: MatrixLike) -> NDArray[np.float64]:
+        """A score per class (one for two classes), whatever the output shape."""
+        scores = self._problem_scores(X)
+        return _votes(scores, self.classes_.size) if self._pairs() else scores
+
+    def _pairs(self) -> bool:
+        """The fitted model has a binary problem per pair of (more than 2) classes."""
+        return self.multi_class == "ovo" and self.classes_.size > 2
+
+    def _problem_scores(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The decision values of the binary problems (1-d for one problem)."""
         check_is_fitted(self)
         if self.kernel == "precomputed":
             X = validate_input(self, X, reset=False, **PRECOMPUTED_CHECKS)
@@ -377,6 +451,40 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
                 n_threads=n_threads(self.n_jobs),
             )
         return scores.ravel() if scores.shape[1] == 1 else scores
+
+
+def _votes(pair_scores: NDArray[np.float64], n_classes: int) -> NDArray[np.float64]:
+    """A score per class from one-vs-one decision values, as scikit-learn's SVC
+    turns them (``decision_function_shape="ovr"``).
+
+    Pair ``(i, j)`` (in order ``(0, 1), (0, 2), ..., (n_classes - 2, n_classes - 1)``)
+    votes for ``i`` when its value is at least 0, else for ``j``; the confidences
+    are summed per class (the value added for ``i``, subtracted for ``j``) and
+    scaled into ``(-1/3, 1/3)``, so they break ties between equal votes and never
+    overturn a vote.
+
+    Parameters
+    ----------
+    pair_scores : ndarray of shape (n_samples, n_classes * (n_classes - 1) / 2)
+    n_classes : int
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    n = pair_scores.shape[0]
+    votes = np.zeros((n, n_classes))
+    confidence = np.zeros((n, n_classes))
+    p = 0
+    for i in range(n_classes):
+        for j in range(i + 1, n_classes):
+            f = pair_scores[:, p]
+            confidence[:, i] += f
+            confidence[:, j] -= f
+            votes[:, i] += f >= 0
+            votes[:, j] += f < 0
+            p += 1
+    return votes + confidence / (3 * (np.abs(confidence) + 1))
 
 
 def __getattr__(name: str) -> Any:

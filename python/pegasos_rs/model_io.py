@@ -27,6 +27,10 @@ classifier is still written as version 1, so older releases read it; version 1 f
 load unchanged. ``Nystroem.normalization_`` is stored in scikit-learn's orientation
 (``transform(X) = kernel(X, components_) @ normalization_.T``); no earlier version of
 the format held a Nystroem, so there is no other orientation to convert.
+Version 3 adds parameters newer than version 2 (the kernel classifier's
+``multi_class`` and ``decision_function_shape``, for one-vs-one models): a file is
+written as version 3 only when one of them is not at its default (``"ovr"``), which
+is what a file without them means; other files keep their version, and omit them.
 
 Nothing in a file is executed when it is read: only known estimator classes are
 built, with parameters that are JSON values, so loading an untrusted file is safe
@@ -61,8 +65,11 @@ if TYPE_CHECKING:
 
 MAGIC = b"PEGASOS\x00"
 #: The newest format version this module reads. Version 2 added transformers and
-#: pipelines; a file holding one classifier is still written as version 1.
-FORMAT_VERSION = 2
+#: pipelines; a file holding one classifier is still written as version 1. Version 3
+#: adds parameters newer than that (a class's ``_params_since_version``, such as
+#: the kernel classifier's one-vs-one ``multi_class``); a file is written as version
+#: 3 only when one of them is not at the value older files mean.
+FORMAT_VERSION = 3
 
 
 def _classifier_arrays() -> dict[str, list[str]]:
@@ -162,14 +169,36 @@ def _fitted(estimator, name: str) -> bool:
     return True
 
 
+def _newer_params(estimator) -> dict[str, tuple[Any, int]]:
+    """Parameters of ``estimator`` newer than format version 1: the value a file
+    without one means and the format version that holds another."""
+    return getattr(type(estimator), "_params_since_version", {})
+
+
+def _format_version(header: dict, version: int) -> int:
+    """``version``, or the newer one that a newer parameter written in ``header``
+    (an estimator, or a pipeline's steps) needs."""
+    classes = _registry.classes()
+    for entry in header.get("steps", [header]):
+        cls = classes.get(entry.get("estimator"))
+        for key, (_, since) in getattr(cls, "_params_since_version", {}).items():
+            if key in entry.get("params", {}):
+                version = max(version, since)
+    return version
+
+
 def _describe(estimator, add, what: str) -> dict:
     """The header entry of one fitted estimator; its arrays go through ``add``."""
     name = _spec(estimator, what)
     if not _fitted(estimator, name):
         raise ValueError(f"{what} is not fitted yet; call fit first")
+    params = estimator.get_params(deep=False)
+    for key, (default, _) in _newer_params(estimator).items():
+        if isinstance(params.get(key), str) and params[key] == default:
+            del params[key]  # what a file without it means: older releases read it
     entry = {
         "estimator": name,
-        "params": {k: _jsonable(v) for k, v in estimator.get_params(deep=False).items()},
+        "params": {k: _jsonable(v) for k, v in params.items()},
         "scalars": {},
         "arrays": {},
         "sparse": {},
@@ -296,6 +325,7 @@ def save(estimator: Any, path: PathLike) -> None:
     else:
         header = _describe(estimator, add, f"a {type(estimator).__name__}")
         version = 1 if header["estimator"] in _classifier_arrays() else 2
+    version = _format_version(header, version)
     header["library_version"] = _core.__version__
     text = json.dumps(header, sort_keys=True).encode("utf-8")
     head = MAGIC + struct.pack("<IQ", version, len(text)) + text
@@ -649,9 +679,12 @@ def _check_fitted(est, name: str, need) -> None:
     need(isinstance(classes, np.ndarray) and classes.ndim == 1, "classes_ must be 1-d")
     need(classes.size >= 2, f"{classes.size} classes (expected at least 2)")
     n_out = 1 if classes.size == 2 else classes.size
+    # One-vs-one kernel models: a binary problem per pair of classes.
+    pairs = getattr(est, "multi_class", "ovr") == "ovo" and classes.size > 2
+    n_problems = classes.size * (classes.size - 1) // 2 if pairs else n_out
     need(
-        isinstance(intercept, np.ndarray) and intercept.shape == (n_out,),
-        f"intercept_ must have shape ({n_out},)",
+        isinstance(intercept, np.ndarray) and intercept.shape == (n_problems,),
+        f"intercept_ must have shape ({n_problems},)",
     )
     need(intercept.dtype.kind == "f", "intercept_ must hold floats")
     n_features = est.n_features_in_
@@ -687,8 +720,10 @@ def _check_fitted(est, name: str, need) -> None:
     need(support.dtype.kind in "iu", "support_ must hold integers")
     n_sv = support.size
     need(
-        isinstance(dual, np.ndarray) and dual.shape == (n_out, n_sv) and dual.dtype.kind == "f",
-        f"dual_coef_ must be floats of shape ({n_out}, {n_sv})",
+        isinstance(dual, np.ndarray)
+        and dual.shape == (n_problems, n_sv)
+        and dual.dtype.kind == "f",
+        f"dual_coef_ must be floats of shape ({n_problems}, {n_sv})",
     )
     n_support = est.n_support_
     need(

@@ -12,6 +12,7 @@ use pegasos_core::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
     KernelModel, KernelSettings,
 };
+use pegasos_core::solvers::one_vs_one::{fit_kernel_one_vs_one, OneVsOneFit};
 
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::solvers::kernel::Strategy;
@@ -42,6 +43,17 @@ fn strategy_name(s: Strategy) -> &'static str {
     }
 }
 
+/// Whether `name` asks for one-vs-one ("ovo") rather than one-vs-rest ("ovr").
+fn one_vs_one(name: &str) -> PyResult<bool> {
+    match name {
+        "ovr" => Ok(false),
+        "ovo" => Ok(true),
+        other => Err(PyValueError::new_err(format!(
+            "multi_class must be 'ovr' or 'ovo', got {other:?}"
+        ))),
+    }
+}
+
 /// Per-problem report: (strategy, steps, kernel values computed, cache hits, cache
 /// misses, objective).
 type Report = (&'static str, u64, u64, u64, u64, Option<f64>);
@@ -62,7 +74,9 @@ fn cache_bytes(cache_size: f64) -> PyResult<usize> {
     Ok((cache_size * 1024.0 * 1024.0).min(usize::MAX as f64) as usize)
 }
 
-/// Train one-vs-rest kernel Pegasos from scratch. `labels` holds `n_classes`,
+/// Train kernel Pegasos from scratch, one-vs-rest or one-vs-one (`multi_class` in
+/// `params`; one-vs-one returns a row of `dual_coef` and a report per pair of
+/// classes, in scikit-learn `SVC`'s order). `labels` holds `n_classes`,
 /// `class_weight` and `sample_weight`; `params` the kernel (`kernel`) and the
 /// solver's settings.
 #[pyfunction]
@@ -77,6 +91,7 @@ pub fn fit_kernel<'py>(
 ) -> PyResult<FitReturn<'py>> {
     let kern = params.kernel.kernel()?;
     let strategy = strategy(&params.strategy_name)?;
+    let ovo = one_vs_one(&params.multi_class)?;
     let cache_bytes = cache_bytes(params.cache_size)?;
     let params = params.validate()?;
     let codes = slice(&codes)?;
@@ -90,6 +105,7 @@ pub fn fit_kernel<'py>(
             cache_bytes,
             n_threads,
         },
+        ovo,
     };
     let (model, reports) = match kern {
         None => {
@@ -198,11 +214,13 @@ pub fn pairwise_kernel<'py>(
     PyArray1::from_vec(py, values).reshape([n, m])
 }
 
-/// Everything a one-vs-rest kernel fit needs besides the Gram matrix.
+/// Everything a kernel fit needs besides the Gram matrix.
 struct Job<'a> {
     labels: Labels<'a>,
     params: &'a ValidParams,
     settings: KernelSettings,
+    /// One-vs-one rather than one-vs-rest.
+    ovo: bool,
 }
 
 impl Job<'_> {
@@ -224,16 +242,32 @@ impl Job<'_> {
         gram: &G,
         monitor: &Monitor,
     ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
-        let mut states =
-            initial_kernel_states(self.labels.n_problems(), gram.n(), self.params.seed)?;
-        let (model, out) = fit_kernel_one_vs_rest::<G, S>(
-            gram,
-            &self.labels,
-            self.params,
-            self.settings,
-            &mut states,
-            monitor,
-        )?;
+        let (model, states, out) = if self.ovo {
+            let OneVsOneFit {
+                model,
+                states,
+                outputs,
+            } = fit_kernel_one_vs_one::<G, S>(
+                gram,
+                &self.labels,
+                self.params,
+                self.settings,
+                monitor,
+            )?;
+            (model, states, outputs)
+        } else {
+            let mut states =
+                initial_kernel_states(self.labels.n_problems(), gram.n(), self.params.seed)?;
+            let (model, out) = fit_kernel_one_vs_rest::<G, S>(
+                gram,
+                &self.labels,
+                self.params,
+                self.settings,
+                &mut states,
+                monitor,
+            )?;
+            (model, states, out)
+        };
         let reports = states
             .iter()
             .zip(&out)

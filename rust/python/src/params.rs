@@ -114,6 +114,8 @@ pub struct KernelParams<'py> {
     verbose: bool,
     pub(crate) cache_size: f64,
     pub(crate) strategy_name: String,
+    /// "ovr" (one-vs-rest) or "ovo" (one-vs-one).
+    pub(crate) multi_class: String,
 }
 
 impl KernelParams<'_> {

@@ -133,3 +133,133 @@ impl Gram for PrecomputedGram<'_> {
         }
     }
 }
+
+/// Target indices mapped per call of [`SubsetGram::eval_into`] (on the stack).
+const MAP_CHUNK: usize = 256;
+
+/// The Gram matrix of a subset of the rows of another one (a principal submatrix):
+/// row `i` of the view is row `rows[i]` of the whole. One-vs-one trains each pair of
+/// classes on such a view, so the kernel values are those of the whole matrix, bit
+/// for bit, whichever pair asks.
+pub struct SubsetGram<'a, G> {
+    whole: &'a G,
+    rows: &'a [u32],
+}
+
+impl<'a, G: Gram> SubsetGram<'a, G> {
+    /// The view of the rows `rows` of `whole` (each below `whole.n()`).
+    pub fn new(whole: &'a G, rows: &'a [u32]) -> Result<Self> {
+        if let Some(&r) = rows.iter().find(|&&r| r as usize >= whole.n()) {
+            return Err(Error::ShapeMismatch(format!(
+                "row {r} of a subset of a Gram matrix of {} rows",
+                whole.n()
+            )));
+        }
+        Ok(Self { whole, rows })
+    }
+
+    /// Row of the whole matrix behind row `i` of the view.
+    #[inline]
+    fn global(&self, i: usize) -> usize {
+        self.rows[i] as usize
+    }
+}
+
+impl<G: Gram> Gram for SubsetGram<'_, G> {
+    fn n(&self) -> usize {
+        self.rows.len()
+    }
+    fn load(&self, q: &mut Query, i: usize) -> Result<()> {
+        self.whole.load(q, self.global(i))
+    }
+    fn eval_into(&self, q: &Query, i: usize, targets: Targets<'_>, out: &mut [f64]) {
+        let gi = self.global(i);
+        match targets {
+            Targets::Range(from) => {
+                let list = &self.rows[from..from + out.len()];
+                self.whole.eval_into(q, gi, Targets::List(list), out);
+            }
+            Targets::List(list) => {
+                let mut mapped = [0_u32; MAP_CHUNK];
+                for (o, l) in out.chunks_mut(MAP_CHUNK).zip(list.chunks(MAP_CHUNK)) {
+                    let m = &mut mapped[..o.len()];
+                    for (g, &j) in m.iter_mut().zip(l) {
+                        *g = self.rows[j as usize];
+                    }
+                    self.whole.eval_into(q, gi, Targets::List(m), o);
+                }
+            }
+        }
+    }
+    fn query(&self) -> Query {
+        self.whole.query()
+    }
+    fn mean_row_nonzeros(&self) -> f64 {
+        self.whole.mean_row_nonzeros()
+    }
+    type Block = G::Block;
+    fn block(&self) -> G::Block {
+        self.whole.block()
+    }
+    fn set_block(&self, block: &mut G::Block, targets: &[u32]) {
+        let mapped: Vec<u32> = targets.iter().map(|&j| self.rows[j as usize]).collect();
+        self.whole.set_block(block, &mapped);
+    }
+    fn eval_block(&self, block: &G::Block, j: usize, out: &mut [f64]) {
+        self.whole.eval_block(block, self.global(j), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::rows::DenseRows;
+    use crate::kernels::function::Kernel;
+
+    /// Every way of reading the view gives the whole matrix's values, bit for bit.
+    #[test]
+    fn a_subset_reads_the_whole_matrix_values() {
+        let (n, d) = (40, 3);
+        let x: Vec<f64> = (0..n * d).map(|v| ((v * 37) % 11) as f64 / 7.0).collect();
+        let rows = DenseRows::new(&x, n, d).unwrap();
+        let whole = DataGram::new(
+            &rows,
+            KernelRows::new(Kernel::Rbf { gamma: 0.3 }, &rows).unwrap(),
+        );
+        let pick: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 1).collect();
+        let sub = SubsetGram::new(&whole, &pick).unwrap();
+        let m = sub.n();
+        let value = |i: usize, j: usize| {
+            let mut q = whole.query();
+            whole.load(&mut q, i).unwrap();
+            let mut out = [0.0];
+            whole.eval_into(&q, i, Targets::List(&[j as u32]), &mut out);
+            out[0]
+        };
+        let mut q = sub.query();
+        let all: Vec<u32> = (0..m as u32).collect();
+        let mut block = sub.block();
+        sub.set_block(&mut block, &all);
+        for i in 0..m {
+            sub.load(&mut q, i).unwrap();
+            let mut by_range = vec![0.0; m];
+            sub.eval_into(&q, i, Targets::Range(0), &mut by_range);
+            let mut by_list = vec![0.0; m];
+            sub.eval_into(&q, i, Targets::List(&all), &mut by_list);
+            let want: Vec<f64> = (0..m)
+                .map(|j| value(pick[i] as usize, pick[j] as usize))
+                .collect();
+            assert_eq!(by_range, want);
+            assert_eq!(by_list, want);
+            let mut by_block = vec![0.0; m];
+            sub.eval_block(&block, i, &mut by_block);
+            let mut whole_block = whole.block();
+            let global: Vec<u32> = all.iter().map(|&j| pick[j as usize]).collect();
+            whole.set_block(&mut whole_block, &global);
+            let mut want_block = vec![0.0; m];
+            whole.eval_block(&whole_block, pick[i] as usize, &mut want_block);
+            assert_eq!(by_block, want_block);
+        }
+        assert!(SubsetGram::new(&whole, &[n as u32]).is_err());
+    }
+}

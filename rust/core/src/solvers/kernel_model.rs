@@ -17,8 +17,8 @@ use crate::kernels::function::{KernelRows, Targets};
 use crate::kernels::gram::Gram;
 use crate::parallel::{for_each_problem, row_blocks};
 use crate::solvers::kernel::{
-    check_kernel_params, fit_kernel_binary_shared, KernelFitOutput, KernelProblem, KernelSolver,
-    KernelState, Strategy,
+    check_kernel_params, fit_kernel_binary_shared, BinaryKernelModel, KernelFitOutput,
+    KernelProblem, KernelSolver, KernelState, Strategy,
 };
 use crate::solvers::multiclass::problem_label;
 use crate::solvers::params::ValidParams;
@@ -55,6 +55,25 @@ pub struct KernelSettings {
     pub n_threads: usize,
 }
 
+impl KernelSettings {
+    /// The solver settings of each of `n_problems` problems run at the same time on
+    /// these threads: the cache budget shared out among the problems that run at
+    /// once, nested parallel work when there is more than one thread.
+    pub(crate) fn solver(&self, n_problems: usize) -> KernelSolver {
+        let threads = match self.n_threads {
+            1 => 1,
+            0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            t => t,
+        };
+        let concurrent = threads.min(n_problems).max(1);
+        KernelSolver {
+            strategy: self.strategy,
+            cache_bytes: self.cache_bytes / concurrent,
+            parallel: threads > 1,
+        }
+    }
+}
+
 /// Train every binary problem of `labels` on the Gram matrix `gram`, continuing
 /// `states`, as `settings` say. Kernel values are stored as `S`.
 pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
@@ -66,9 +85,9 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
     monitor: &Monitor,
 ) -> Result<(KernelModel, Vec<KernelFitOutput>)> {
     let KernelSettings {
-        strategy,
         cache_bytes,
         n_threads,
+        ..
     } = settings;
     check_kernel_params(params)?;
     labels.check(gram.n())?;
@@ -79,17 +98,7 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
             states.len()
         )));
     }
-    let threads = match n_threads {
-        1 => 1,
-        0 => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-        t => t,
-    };
-    let concurrent = threads.min(n_problems).max(1);
-    let solver = KernelSolver {
-        strategy,
-        cache_bytes: cache_bytes / concurrent,
-        parallel: threads > 1,
-    };
+    let solver = settings.solver(n_problems);
     let multi = n_problems > 1;
     // Kernel columns are shared by all problems (the whole budget); the support-set
     // rows depend on each problem's support set (a share each). A problem uses one
@@ -112,6 +121,13 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
 /// The union model of the problems' current iterates.
 fn merge(states: &[KernelState], alpha: f64) -> Result<KernelModel> {
     let models: Vec<_> = states.iter().map(|s| s.model(alpha)).collect();
+    merge_models(&models)
+}
+
+/// One model of the binary `models` (support indices in the same numbering): their
+/// union of support vectors, by increasing index, and a row of dual coefficients
+/// per model, zero where an example is not one of its support vectors.
+pub(crate) fn merge_models(models: &[BinaryKernelModel]) -> Result<KernelModel> {
     let mut support: Vec<usize> = models.iter().flat_map(|m| m.support.clone()).collect();
     support.sort_unstable();
     support.dedup();

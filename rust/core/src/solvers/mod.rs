@@ -10,6 +10,8 @@
 //! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
 //!   support vectors;
+//! - [`one_vs_one`]: one-vs-one of the kernel solver, a problem per pair of classes
+//!   on a view of their rows;
 //! - [`svm`]: the Rust-first front of the linear solver (`LinearSvm::params()`, a
 //!   builder, `fit`, and `predict` on the fitted model).
 //!
@@ -20,6 +22,7 @@ pub mod kernel;
 pub mod kernel_model;
 pub mod linear;
 pub mod multiclass;
+pub mod one_vs_one;
 pub mod params;
 pub mod passes;
 pub mod sampler;

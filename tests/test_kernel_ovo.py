@@ -1,0 +1,157 @@
+"""One-vs-one kernel Pegasos (multi_class="ovo"): SVC's pair order, signs and
+output shapes, votes, accuracy, threads, two classes, probabilities, model files and
+bad parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pegasos_rs import KernelPegasosClassifier
+from pegasos_rs.model_io import load
+from sklearn.datasets import load_digits, make_blobs
+from sklearn.svm import SVC
+
+
+def _blobs(n_classes=4, n=240, seed=0):
+    centers = [(4 * np.cos(a), 4 * np.sin(a)) for a in np.linspace(0, 2 * np.pi, n_classes + 1)]
+    X, y = make_blobs(n, centers=centers[:n_classes], cluster_std=0.4, random_state=seed)
+    return X, np.array(["a", "b", "c", "d", "e"])[y]
+
+
+def _ovo(**kw):
+    params = {"random_state": 0, "alpha": 1e-2, "max_iter": 5, "multi_class": "ovo", **kw}
+    return KernelPegasosClassifier(**params)
+
+
+def test_pair_values_have_svc_signs_and_shapes_on_a_separable_problem():
+    X, y = _blobs()
+    ours = _ovo(decision_function_shape="ovo").fit(X, y)
+    svc = SVC(decision_function_shape="ovo").fit(X, y)
+    f, g = ours.decision_function(X), svc.decision_function(X)
+    assert f.shape == g.shape == (X.shape[0], 6)
+    assert ours.dual_coef_.shape == (6, ours.support_.size)
+    assert ours.intercept_.shape == (6,)
+    # Every pair separates its two classes with SVC's sign (positive: first class).
+    for p, (i, j) in enumerate([(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]):
+        rows = np.isin(y, ours.classes_[[i, j]])
+        np.testing.assert_array_equal(np.sign(f[rows, p]), np.sign(g[rows, p]))
+        assert np.all((f[rows, p] > 0) == (y[rows] == ours.classes_[i]))
+
+
+def test_ovr_shape_is_svc_transform_and_its_argmax_is_predict():
+    X, y = _blobs(n_classes=5, seed=1)
+    ours = _ovo().fit(X, y)
+    pairs = ours.set_params(decision_function_shape="ovo").decision_function(X)
+    scores = ours.set_params(decision_function_shape="ovr").decision_function(X)
+    assert scores.shape == (X.shape[0], 5)
+    # scikit-learn's own transformation of the pair values into per-class scores.
+    from sklearn.utils.multiclass import _ovr_decision_function
+
+    np.testing.assert_allclose(scores, _ovr_decision_function(pairs < 0, -pairs, 5))
+    np.testing.assert_array_equal(ours.predict(X), ours.classes_[np.argmax(scores, axis=1)])
+    votes = np.floor(scores + 0.5)
+    np.testing.assert_array_equal(votes.sum(axis=1), 10)
+    assert ours.score(X, y) == 1.0
+
+
+def test_ties_are_broken_by_the_summed_confidences():
+    from pegasos_rs.kernel import _votes
+
+    # Three classes, a cycle: each class wins one pair; the confidences decide.
+    pairs = np.array([[1.0, -0.5, 2.0]])  # 0 beats 1; 2 beats 0; 1 beats 2
+    scores = _votes(pairs, 3)
+    np.testing.assert_array_equal(np.floor(scores + 0.5), [[1, 1, 1]])
+    # Confidences: class 0: 1 - 0.5 = 0.5, class 1: -1 + 2 = 1, class 2: 0.5 - 2.
+    assert np.argmax(scores) == 1
+
+
+def test_digits_accuracy_is_comparable_to_one_vs_rest():
+    X, y = load_digits(return_X_y=True)
+    X = X / 16
+    train, test = slice(0, 1200), slice(1200, None)
+    common = {"random_state": 0, "alpha": 1 / 1200, "max_iter": 4}
+    ovr = KernelPegasosClassifier(**common).fit(X[train], y[train])
+    ovo = KernelPegasosClassifier(multi_class="ovo", **common).fit(X[train], y[train])
+    acc_ovr, acc_ovo = ovr.score(X[test], y[test]), ovo.score(X[test], y[test])
+    assert acc_ovo > 0.9
+    assert acc_ovo >= acc_ovr - 0.02
+    assert len(ovo.fit_report_) == 45
+    # n_support_ counts the union's support vectors by class, as for one-vs-rest.
+    np.testing.assert_array_equal(ovo.n_support_, np.bincount(y[train][ovo.support_], minlength=10))
+    assert np.all(np.diff(ovo.support_) > 0)
+
+
+def test_thread_count_changes_nothing():
+    X, y = _blobs(n_classes=4, n=300, seed=3)
+    one = _ovo(n_jobs=1).fit(X, y)
+    for jobs, cache in [(2, 200), (3, 0.001)]:
+        other = _ovo(n_jobs=jobs, cache_size=cache).fit(X, y)
+        assert other.dual_coef_.tobytes() == one.dual_coef_.tobytes()
+        assert other.intercept_.tobytes() == one.intercept_.tobytes()
+        np.testing.assert_array_equal(other.support_, one.support_)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_two_classes_give_the_one_vs_rest_model_bit_for_bit(fit_intercept):
+    X, y = _blobs(n_classes=2, seed=4)
+    kw = {"fit_intercept": fit_intercept, "class_weight": {"a": 2.0, "b": 1.0}}
+    ovr = _ovo(multi_class="ovr", **kw).fit(X, y)
+    ovo = _ovo(decision_function_shape="ovo", **kw).fit(X, y)
+    assert ovo.dual_coef_.tobytes() == ovr.dual_coef_.tobytes()
+    assert ovo.intercept_.tobytes() == ovr.intercept_.tobytes()
+    np.testing.assert_array_equal(ovo.support_, ovr.support_)
+    assert ovo.decision_function(X).shape == (X.shape[0],)
+    # SVC's binary values: positive for classes_[1].
+    assert np.all((ovo.decision_function(X) > 0) == (y == ovo.classes_[1]))
+
+
+def test_probability_uses_the_per_class_scores():
+    X, y = _blobs(n_classes=3, n=150, seed=5)
+    est = _ovo(probability=True, decision_function_shape="ovo").fit(X, y)
+    proba = est.predict_proba(X)
+    assert est.probA_.shape == est.probB_.shape == (3,)
+    assert proba.shape == (150, 3)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.mean(est.classes_[np.argmax(proba, axis=1)] == y) > 0.95
+    # The final model is the one probability=False trains.
+    plain = _ovo(decision_function_shape="ovo").fit(X, y)
+    assert plain.dual_coef_.tobytes() == est.dual_coef_.tobytes()
+
+
+def test_sampling_order_is_followed_within_each_pair():
+    X, y = _blobs(n_classes=3, n=90, seed=6)
+    order = np.arange(90)[::-1]
+    est = _ovo(sampling=order).fit(X, y)
+    assert est.score(X, y) > 0.95
+    only_a = np.flatnonzero(y == "a")
+    with pytest.raises(ValueError, match="visits no example of classes 1 and 2"):
+        _ovo(sampling=only_a).fit(X, y)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    X, y = _blobs(n_classes=4, seed=7)
+    est = _ovo(decision_function_shape="ovo").fit(X, y)
+    path = tmp_path / "ovo.pegasos"
+    est.save(path)
+    back = load(path)
+    assert back.get_params() == est.get_params()
+    assert back.decision_function(X).tobytes() == est.decision_function(X).tobytes()
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    assert int.from_bytes(path.read_bytes()[8:12], "little") == 3
+    # A default (one-vs-rest) model keeps its version and omits the new parameters.
+    ovr = _ovo(multi_class="ovr").fit(X, y)
+    ovr.save(path)
+    raw = path.read_bytes()
+    assert int.from_bytes(raw[8:12], "little") == 1
+    assert b"multi_class" not in raw
+    assert load(path).get_params() == ovr.get_params()
+
+
+@pytest.mark.parametrize(
+    ("param", "value"),
+    [("multi_class", "crammer_singer"), ("decision_function_shape", "ovx"), ("multi_class", 1)],
+)
+def test_bad_parameters_are_refused(param, value):
+    X, y = _blobs(n_classes=3, n=60)
+    with pytest.raises(ValueError, match=param):
+        _ovo(**{param: value}).fit(X, y)
