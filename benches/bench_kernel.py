@@ -35,15 +35,15 @@ import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
 import plots
 import scipy.sparse as sp
-from common import RESULTS_DIR, as_int32_csr, check, measure_all, select_names, timeit
+from common import RESULTS_DIR, as_int32_csr, check, select_names, timeit
 from report import (
     command,
     fmt_pct,
     fmt_time,
     markdown_table,
+    measure_and_publish,
     notes,
     plots_list,
-    publish,
     section,
     verdict,
     write_json,
@@ -1088,22 +1088,19 @@ def main(argv=None) -> int:
     ap = parser()
     args = ap.parse_args(argv)
     names = configure(ap, args)
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     if args.multi_class:
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
         found = [r for r in map(lambda n: compare_multi_class(n, args), names) if r]
         path = RESULTS_DIR / f"{args.svc_prefix}_multiclass.json"
         path.write_text(json.dumps(found, indent=1) + "\n")
         return 0 if found else 1
-    t0 = time.perf_counter()
-    results = measure_all(
-        names, lambda name: run_experiment(name, args), lambda res: save_json(res, args)
+    return measure_and_publish(
+        args.prefix,
+        names,
+        lambda name: run_experiment(name, args),
+        lambda results: save_json(results, args),
+        lambda results: report(results, args),
     )
-    if not results:
-        print("no dataset available: nothing measured", file=sys.stderr)
-        return 1
-    text = report(results, args)
-    publish(args.prefix, text, t0, also=save_json(results, args).name)
-    return 0
 
 
 if __name__ == "__main__":

@@ -39,7 +39,6 @@ from common import (
     as_int32_csr,
     check,
     csr_nbytes,
-    measure_all,
     one_vs_rest_targets,
     primal_objective,
     select_names,
@@ -51,9 +50,9 @@ from report import (
     fmt_pct,
     fmt_time,
     markdown_table,
+    measure_and_publish,
     notes,
     plots_list,
-    publish,
     section,
     verdict,
     write_json,
@@ -936,16 +935,14 @@ def main(argv=None) -> int:
             memory_child(*args.memory_child)
         return 0
     names = configure(ap, args)
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     raw = RESULTS_DIR / f"{args.prefix}.json"
-    t0 = time.perf_counter()
-    results = measure_all(names, lambda name: run_dataset(name, args), lambda r: write_json(raw, r))
-    if not results:
-        print("no dataset available: nothing measured", file=sys.stderr)
-        return 1
-    text = report(results, args)
-    publish(args.prefix, text, t0, also=write_json(raw, results).name)
-    return 0
+    return measure_and_publish(
+        args.prefix,
+        names,
+        lambda name: run_dataset(name, args),
+        lambda results: write_json(raw, results),
+        lambda results: report(results, args),
+    )
 
 
 if __name__ == "__main__":

@@ -95,3 +95,19 @@ def publish(prefix: str, text: str, started: float, also: str | None = None) -> 
     written = f"{out}" + ("" if also is None else f" and {also}")
     print(f"wrote {written} in {time.perf_counter() - started:.0f} s")
     return out
+
+
+def measure_and_publish(prefix: str, names: list[str], run_one, save, report) -> int:
+    """The end of a benchmark over datasets: ``run_one(name)`` for each name, one
+    thread, ``save(results)`` (which returns the JSON file it wrote) after each (see
+    ``common.measure_all``), then the report ``report(results)`` published as
+    ``results/<prefix>.md``. Returns the exit status: 1 when no dataset was
+    available."""
+    common.RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    results = common.measure_all(names, run_one, save)
+    if not results:
+        print("no dataset available: nothing measured", file=sys.stderr)
+        return 1
+    publish(prefix, report(results), started, also=save(results).name)
+    return 0

@@ -1,8 +1,9 @@
 """Shared fixtures and helpers of the test suite.
 
 Helpers that tests call directly (``primal_objective``, ``require_data``,
-``make_problem``) are plain functions; test modules import them with
-``from conftest import ...`` (pytest puts this folder on ``sys.path``).
+``make_problem``, ``with_value``, ``unsorted_csr``, ``check_other_widths_rejected``)
+are plain functions; test modules import them with ``from conftest import ...``
+(pytest puts this folder on ``sys.path``).
 """
 
 from __future__ import annotations
@@ -92,6 +93,34 @@ def primal_objective(
     if intercept_scaling is not None:
         reg += (intercept / intercept_scaling) ** 2
     return 0.5 * alpha * reg + float(hinge.mean())
+
+
+def with_value(X, row: int, column: int, value: float):
+    """A copy of the dense ``X`` with ``value`` (say NaN) at ``(row, column)``."""
+    X = X.copy()
+    X[row, column] = value
+    return X
+
+
+def unsorted_csr(X):
+    """CSR of X with every row's entries in reverse order (unsorted indices)."""
+    S = sp.csr_matrix(X)
+    for i in range(S.shape[0]):
+        lo, hi = S.indptr[i], S.indptr[i + 1]
+        S.indices[lo:hi] = S.indices[lo:hi][::-1].copy()
+        S.data[lo:hi] = S.data[lo:hi][::-1].copy()
+    S.has_sorted_indices = False
+    return S
+
+
+def check_other_widths_rejected(est, X, y):
+    """Every predicting method of the fitted ``est`` rejects ``X`` (its training
+    width) with a column fewer, dense, or one more, CSR, naming the features."""
+    for method in (est.predict, est.decision_function, lambda Z: est.score(Z, y)):
+        with pytest.raises(ValueError, match="features"):
+            method(X[:, :-1])
+        with pytest.raises(ValueError, match="features"):
+            method(sp.csr_matrix(np.hstack([X, X[:, :1]])))
 
 
 def require_data(name: str):

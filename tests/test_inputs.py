@@ -10,10 +10,17 @@ import textwrap
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from pegasos_rs import PegasosClassifier
+from conftest import check_other_widths_rejected, unsorted_csr, with_value
+from pegasos_rs import KernelPegasosClassifier, PegasosClassifier
 from sklearn.exceptions import NotFittedError
 
 PARAMS = {"random_state": 0, "alpha": 1e-3, "max_iter": 4}
+
+
+#: The checks both classifiers make the same way run on each of them.
+both_classifiers = pytest.mark.parametrize(
+    "cls", [PegasosClassifier, KernelPegasosClassifier], ids=["linear", "kernel"]
+)
 
 
 def _fit(X, y, **kw):
@@ -94,14 +101,8 @@ def test_csr_with_all_zero_rows_and_columns(binary_dense):
 
 def test_csr_with_unsorted_indices(binary_dense):
     X, y = binary_dense
-    S = sp.csr_matrix(X)
-    for i in range(S.shape[0]):
-        lo, hi = S.indptr[i], S.indptr[i + 1]
-        S.indices[lo:hi] = S.indices[lo:hi][::-1].copy()
-        S.data[lo:hi] = S.data[lo:hi][::-1].copy()
-    S.has_sorted_indices = False
     ref = _fit(X, y)
-    est = _fit(S, y)
+    est = _fit(unsorted_csr(X), y)
     # Summation order differs: equal up to rounding.
     np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(est.intercept_, ref.intercept_, rtol=1e-9, atol=1e-12)
@@ -232,15 +233,11 @@ def test_inputs_are_not_modified(any_dense):
 
 
 def _nan(X):
-    X = X.copy()
-    X[3, 2] = np.nan
-    return X
+    return with_value(X, 3, 2, np.nan)
 
 
 def _inf(X):
-    X = X.copy()
-    X[5, 1] = -np.inf
-    return X
+    return with_value(X, 5, 1, -np.inf)
 
 
 def _sparse_with(value):
@@ -274,27 +271,29 @@ def test_non_finite_values_are_rejected(binary_dense, corrupt, match):
         est.decision_function(bad)
 
 
-def test_empty_inputs(binary_dense):
+@both_classifiers
+def test_empty_inputs(binary_dense, cls):
     X, y = binary_dense
     with pytest.raises(ValueError, match="0 sample"):
-        _fit(np.empty((0, X.shape[1])), np.empty(0))
+        cls(**PARAMS).fit(np.empty((0, X.shape[1])), np.empty(0))
     with pytest.raises(ValueError, match="0 sample"):
-        _fit(sp.csr_matrix((0, X.shape[1])), np.empty(0))
+        cls(**PARAMS).fit(sp.csr_matrix((0, X.shape[1])), np.empty(0))
     with pytest.raises(ValueError, match="0 feature"):
-        _fit(np.empty((X.shape[0], 0)), y)
-    est = _fit(X, y)
+        cls(**PARAMS).fit(np.empty((X.shape[0], 0)), y)
+    est = cls(**PARAMS).fit(X, y)
     with pytest.raises(ValueError, match="0 sample"):
         est.predict(np.empty((0, X.shape[1])))
 
 
-def test_mismatched_lengths(binary_dense):
+@both_classifiers
+def test_mismatched_lengths(binary_dense, cls):
     X, y = binary_dense
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        _fit(X, y[:-1])
+        cls(**PARAMS).fit(X, y[:-1])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        _fit(sp.csr_matrix(X[:-2]), y)
+        cls(**PARAMS).fit(sp.csr_matrix(X[:-2]), y)
     with pytest.raises(ValueError, match=r"sample_weight.*shape|shape.*sample_weight"):
-        PegasosClassifier(**PARAMS).fit(X, y, sample_weight=np.ones(len(y) + 1))
+        cls(**PARAMS).fit(X, y, sample_weight=np.ones(len(y) + 1))
 
 
 def test_one_class_only(binary_dense):
@@ -348,12 +347,7 @@ def test_n_jobs_zero(binary_dense):
 
 def test_wrong_number_of_features_at_predict(any_dense):
     X, y = any_dense
-    est = _fit(X, y)
-    for method in (est.predict, est.decision_function, lambda Z: est.score(Z, y)):
-        with pytest.raises(ValueError, match="features"):
-            method(X[:, :-1])
-        with pytest.raises(ValueError, match="features"):
-            method(sp.csr_matrix(np.hstack([X, X[:, :1]])))
+    check_other_widths_rejected(_fit(X, y), X, y)
 
 
 def test_wrong_number_of_features_when_continuing(binary_dense):
@@ -477,18 +471,23 @@ def test_huge_n_features_is_an_error_not_an_abort():
     assert "raised" in proc.stdout
 
 
+@both_classifiers
 @pytest.mark.parametrize("batch_size", ["2**40", "2**62"])
-def test_huge_batch_size_is_an_error_or_works_not_an_abort(batch_size):
+def test_huge_batch_size_is_an_error_or_works_not_an_abort(batch_size, cls):
     """``batch_size`` has no upper bound in the parameter constraints; a value far
-    beyond the data must not abort the interpreter nor hit an internal error."""
+    beyond the data must give a MemoryError or ValueError or work, never abort the
+    interpreter or panic. Run in a subprocess with a 4 GB address-space limit, since
+    an abort would take the test runner down."""
     code = textwrap.dedent(
         f"""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
         import numpy as np
-        from pegasos_rs import PegasosClassifier
+        from pegasos_rs import {cls.__name__}
         X = np.random.RandomState(0).randn(50, 3)
         y = np.arange(50) % 2
         try:
-            PegasosClassifier(batch_size={batch_size}, max_iter=1).fit(X, y)
+            {cls.__name__}(batch_size={batch_size}, max_iter=1).fit(X, y)
             print("fitted")
         except (MemoryError, ValueError) as e:
             print("raised", type(e).__name__, e)
@@ -496,7 +495,7 @@ def test_huge_batch_size_is_an_error_or_works_not_an_abort(batch_size):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "fitted" in proc.stdout or "raised" in proc.stdout
+    assert "fitted" in proc.stdout or "raised" in proc.stdout, proc.stdout
 
 
 # --------------------------------------------------------------------------------------
@@ -513,16 +512,18 @@ def test_huge_batch_size_is_an_error_or_works_not_an_abort(batch_size):
         (lambda n: np.zeros(n), "non-zero"),
     ],
 )
-def test_bad_sample_weight(binary_dense, weights, match):
+@both_classifiers
+def test_bad_sample_weight(binary_dense, weights, match, cls):
     X, y = binary_dense
     with pytest.raises(ValueError, match=match):
-        PegasosClassifier().fit(X, y, sample_weight=weights(len(y)))
+        cls().fit(X, y, sample_weight=weights(len(y)))
 
 
-def test_bad_class_weight(binary_dense):
+@both_classifiers
+def test_bad_class_weight(binary_dense, cls):
     X, y = binary_dense
     with pytest.raises(ValueError):
-        PegasosClassifier(class_weight={0: 1.0, 7: 2.0}).fit(X, y)
+        cls(class_weight={0: 1.0, 7: 2.0}).fit(X, y)
 
 
 @pytest.mark.parametrize(

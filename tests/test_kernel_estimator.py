@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import math
 import pickle
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from _digest import sha256_le
-from conftest import PROBABILITY_ARGMAX, make_problem
+from conftest import (
+    PROBABILITY_ARGMAX,
+    check_other_widths_rejected,
+    make_problem,
+    unsorted_csr,
+    with_value,
+)
 from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, pairwise_kernels
 from sklearn.base import clone
 from sklearn.datasets import load_digits, make_circles, make_moons
@@ -98,17 +101,6 @@ def _unsorted_with_duplicates(X):
     )
     assert not D.has_canonical_format
     return D
-
-
-def _unsorted(X):
-    """CSR of X with every row's entries in reverse order."""
-    S = sp.csr_matrix(X)
-    for i in range(S.shape[0]):
-        lo, hi = S.indptr[i], S.indptr[i + 1]
-        S.indices[lo:hi] = S.indices[lo:hi][::-1].copy()
-        S.data[lo:hi] = S.data[lo:hi][::-1].copy()
-    S.has_sorted_indices = False
-    return S
 
 
 # --------------------------------------------------------------------------------------
@@ -492,8 +484,8 @@ def test_pairwise_kernels_matches_sklearn(kernel, params):
 def test_pairwise_kernels_csr_equals_dense(kernel, params):
     X, Y = _pairwise_data(kernel)
     expected = pairwise_kernels(X, Y, metric=kernel, **params)
-    for Xs in (sp.csr_matrix(X), _unsorted(X)):
-        for Ys in (Y, sp.csr_matrix(Y), _unsorted(Y)):
+    for Xs in (sp.csr_matrix(X), unsorted_csr(X)):
+        for Ys in (Y, sp.csr_matrix(Y), unsorted_csr(Y)):
             _assert_close(pairwise_kernels(Xs, Ys, metric=kernel, **params), expected, 1e-12)
             _assert_close(pairwise_kernels(Ys, Xs, metric=kernel, **params), expected.T, 1e-12)
     # Duplicate entries in a row of X add up (scipy's meaning) ...
@@ -986,7 +978,7 @@ def test_sparse_and_dense_training_agree(any_dense, kernel):
     np.testing.assert_array_equal(dense.support_, sparse.support_)
     _assert_close(sparse.dual_coef_, dense.dual_coef_)
     _assert_close(sparse.decision_function(S), dense.decision_function(X))
-    unsorted = _fit(_unsorted(X), y, kernel=kernel, fit_intercept=True)
+    unsorted = _fit(unsorted_csr(X), y, kernel=kernel, fit_intercept=True)
     _assert_close(unsorted.decision_function(X), dense.decision_function(X))
 
 
@@ -1118,21 +1110,15 @@ def test_bad_parameters(binary_dense, params, match):
 
 
 def _nan(X):
-    X = X.copy()
-    X[3, 2] = np.nan
-    return X
+    return with_value(X, 3, 2, np.nan)
 
 
 def _inf(X):
-    X = X.copy()
-    X[5, 1] = np.inf
-    return X
+    return with_value(X, 5, 1, np.inf)
 
 
 def _neg_inf(X):
-    X = X.copy()
-    X[5, 1] = -np.inf
-    return X
+    return with_value(X, 5, 1, -np.inf)
 
 
 @pytest.mark.parametrize("gamma", ["scale", "auto", 1.0])
@@ -1206,16 +1192,6 @@ def test_one_class_only(binary_dense):
         _fit(rbf_kernel(X), np.ones_like(y), kernel="precomputed")
 
 
-def test_mismatched_lengths(binary_dense):
-    X, y = binary_dense
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        _fit(X, y[:-1])
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        _fit(sp.csr_matrix(X[:-2]), y)
-    with pytest.raises(ValueError, match=r"sample_weight.*shape|shape.*sample_weight"):
-        KernelPegasosClassifier().fit(X, y, sample_weight=np.ones(len(y) + 1))
-
-
 def test_continuous_labels(binary_dense):
     X, _ = binary_dense
     with pytest.raises(ValueError, match="continuous"):
@@ -1226,73 +1202,7 @@ def test_continuous_labels(binary_dense):
 def test_wrong_number_of_features_at_predict(any_dense, kernel):
     X, y = any_dense
     X = _data_for(kernel, X)
-    est = _fit(X, y, kernel=kernel)
-    for method in (est.predict, est.decision_function, lambda Z: est.score(Z, y)):
-        with pytest.raises(ValueError, match="features"):
-            method(X[:, :-1])
-        with pytest.raises(ValueError, match="features"):
-            method(sp.csr_matrix(np.hstack([X, X[:, :1]])))
-
-
-@pytest.mark.parametrize(
-    "weights, match",
-    [
-        (lambda n: -np.ones(n), "non-negative"),
-        (lambda n: np.r_[np.ones(n - 1), -1e-12], "non-negative"),
-        (lambda n: np.r_[np.ones(n - 1), np.nan], "NaN"),
-        (lambda n: np.r_[np.ones(n - 1), np.inf], "infinity"),
-        (lambda n: np.zeros(n), "non-zero"),
-    ],
-)
-def test_bad_sample_weight(binary_dense, weights, match):
-    X, y = binary_dense
-    with pytest.raises(ValueError, match=match):
-        KernelPegasosClassifier().fit(X, y, sample_weight=weights(len(y)))
-
-
-def test_empty_inputs(binary_dense):
-    X, y = binary_dense
-    with pytest.raises(ValueError, match="0 sample"):
-        _fit(np.empty((0, X.shape[1])), np.empty(0))
-    with pytest.raises(ValueError, match="0 sample"):
-        _fit(sp.csr_matrix((0, X.shape[1])), np.empty(0))
-    with pytest.raises(ValueError, match="0 feature"):
-        _fit(np.empty((X.shape[0], 0)), y)
-    est = _fit(X, y)
-    with pytest.raises(ValueError, match="0 sample"):
-        est.predict(np.empty((0, X.shape[1])))
-
-
-@pytest.mark.parametrize("batch_size", ["2**40", "2**62"])
-def test_huge_batch_size_is_an_error_not_an_abort(batch_size):
-    """``batch_size`` has no upper bound in the parameter constraints; a value far beyond
-    the data must give a MemoryError or ValueError (as PegasosClassifier does) or work,
-    never abort the interpreter or panic. Run in a subprocess with a 4 GB address-space
-    limit, since an abort would take the test runner down."""
-    code = textwrap.dedent(
-        f"""
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-        import numpy as np
-        from pegasos_rs import KernelPegasosClassifier
-        X = np.random.RandomState(0).randn(50, 3)
-        y = np.arange(50) % 2
-        try:
-            KernelPegasosClassifier(batch_size={batch_size}, max_iter=1).fit(X, y)
-            print("fitted")
-        except (MemoryError, ValueError) as e:
-            print("raised", type(e).__name__, e)
-        """
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "fitted" in proc.stdout or "raised" in proc.stdout, proc.stdout
-
-
-def test_bad_class_weight(binary_dense):
-    X, y = binary_dense
-    with pytest.raises(ValueError):
-        KernelPegasosClassifier(class_weight={0: 1.0, 7: 2.0}).fit(X, y)
+    check_other_widths_rejected(_fit(X, y, kernel=kernel), X, y)
 
 
 def test_failed_fit_leaves_a_fitted_estimator_usable(binary_dense):

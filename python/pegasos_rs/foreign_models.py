@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_array
 
 from pegasos_rs import _core, _registry, model_io
+from pegasos_rs._docs import filled
 from pegasos_rs._validation import as_rust_matrix, buffer, n_threads
 from pegasos_rs.exceptions import DataFormatError
 
@@ -208,15 +209,11 @@ def _label_array(labels: np.ndarray) -> np.ndarray:
     return labels
 
 
+@filled
 def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel:
     """Parse the text of a LIBLINEAR model file.
 
-    Parameters
-    ----------
-    text : str
-        The file's contents.
-    where : str
-        The file's name, for error messages.
+    {reader_parameters}
 
     Returns
     -------
@@ -287,15 +284,11 @@ def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel:
     return LiblinearModel(solver, _label_array(labels), weights, bias, bias_weights)
 
 
+@filled
 def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
     """Parse the text of a LIBSVM model file.
 
-    Parameters
-    ----------
-    text : str
-        The file's contents.
-    where : str
-        The file's name, for error messages.
+    {reader_parameters}
 
     Returns
     -------
@@ -500,20 +493,13 @@ class LiblinearModel:
             n_threads(n_jobs),
         )
 
+    @filled
     def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBLINEAR's predicted labels: for two classes ``labels[0]`` where the
         first score is positive, else ``labels[1]``; otherwise the label of the first
         largest score.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        n_jobs : int, default=None
-            Threads (-1: all cores).
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
+        {foreign_predict_parameters}
         """
         scores = self.decision_function(X, n_jobs)
         if self.labels.size == 2:
@@ -724,20 +710,13 @@ class LibsvmModel:
         svs.sort_indices()
         return xs, svs
 
+    @filled
     def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBSVM's predicted labels: one vote per pair of classes (a positive
         decision value votes for the first of the pair), the first label (in the
         file's order) with the most votes wins.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        n_jobs : int, default=None
-            Threads (-1: all cores).
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
+        {foreign_predict_parameters}
         """
         values = self.decision_function(X, n_jobs)
         k = self.labels.size

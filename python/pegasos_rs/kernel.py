@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt, pairwise
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
+from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
 
 @persisted
+@filled
 class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     """Kernel SVM trained by kernelized Pegasos, predicting through its support vectors.
 
@@ -111,9 +113,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         set (kernel rows cached). ``"auto"`` picks ``"support"`` for runs of one
         pass on short rows (at most 32 non-zeros on average) and ``"margins"``
         otherwise, the faster choice in the project's benchmarks.
-    random_state : int, RandomState instance or None, default=None
-        Seed. The same int gives bit-identical models on every platform and thread
-        count.
+    {random_state}
     n_jobs : int or None, default=None
         Threads for training (classes, kernel columns) and prediction (-1: all cores).
     verbose : int, default=0
@@ -142,23 +142,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         (scikit-learn's transformation), whose largest entry is the predicted
         class. One-vs-rest models always return one score per class.
     probability : bool, default=False
-        Also fit class probabilities (:meth:`predict_proba`,
-        :meth:`predict_log_proba`) by Platt scaling, as ``SVC(probability=True)``:
-        ``fit`` trains a copy of the estimator on each training part of a stratified
-        5-fold split of the data (shuffled with ``random_state``; as many folds as
-        the smallest class has examples when that is fewer than 5, at least 2), fits
-        Platt's sigmoid to the held-out decision values of each one-vs-rest problem
-        (with ``multi_class="ovo"``: of each class's score, as
-        ``decision_function_shape="ovr"`` gives it; see :meth:`predict_proba`;
-        ``sample_weight`` weighs both the folds' fits and the sigmoids' likelihood,
-        as in ``CalibratedClassifierCV``), then trains the
-        model on all the data as without ``probability``, so the support vectors,
-        ``dual_coef_`` and ``predict`` are bit for bit those of
-        ``probability=False``. ``fit`` takes up to about 6 times as long: 5 fits on
-        4/5 of the data, then the final fit on all of it (less when the cost grows
-        faster than the rows: about 4.2 times for a cost that grows as their
-        square). ``gamma="scale"`` is computed on each fold's training part, as any
-        clone in a scikit-learn cross-validation does.
+        {probability_platt}
+        the support vectors, ``dual_coef_`` and ``predict`` are bit for bit those of
+        ``probability=False``. ``fit`` takes up to about 6 times as long: 5 fits on 4/5
+        of the data, then the final fit on all of it (less when the cost grows faster
+        than the rows: about 4.2 times for a cost that grows as their square).
+        ``gamma="scale"`` is computed on each fold's training part, as any clone in a
+        scikit-learn cross-validation does. With ``multi_class="ovo"`` each class's
+        sigmoid is fitted to its score as ``decision_function_shape="ovr"`` gives it.
 
     Attributes
     ----------
@@ -188,21 +179,11 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         values computed, cache hits and misses, and the primal objective of the last
         iterate (``"margins"`` strategy only; with ``average=True`` the returned model
         is the average, whose objective is usually lower).
-    probA_, probB_ : ndarray of shape (1,) or (n_classes,)
-        Platt's sigmoid ``1 / (1 + exp(probA_ f + probB_))`` of each one-vs-rest
-        problem (one for two classes, whose positive class is ``classes_[1]``; one
-        per class otherwise, on the class's score). Only with ``probability=True``.
+    {platt_attributes}
 
     Notes
     -----
-    Long calls release the GIL and stop within about 50 ms of Ctrl-C with
-    ``KeyboardInterrupt``. A ``fit`` or ``partial_fit`` that raises (Ctrl-C or an
-    error) leaves the estimator exactly as it was before the call, solver state
-    included, so a later warm start continues as if the call had not happened. Input
-    arrays are read in place while the GIL is released: they must not be modified by
-    another thread during a call (if they are, the call raises or returns wrong
-    numbers; every index is checked). One fitted estimator may predict from several
-    threads at once.
+    {notes_threads}
     """
 
     #: Fitted array attributes a model file holds (pegasos_rs.model_io); the

@@ -39,9 +39,10 @@ from sklearn.utils.validation import (
 
 from pegasos_rs import _core
 from pegasos_rs._base import CachedParamNames, unchanged_on_error
+from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
-from pegasos_rs._typing import fit_context
+from pegasos_rs._typing import F, fit_context
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     KERNELS,
@@ -76,6 +77,14 @@ if TYPE_CHECKING:
 __all__ = ["AdditiveKernelMap", "Nystroem", "RandomFourierFeatures"]
 
 
+def _fit_method(fit: F) -> F:
+    """The wrappers of every map's ``fit``: the map is left as it was when it raises,
+    its parameters are validated, and its progress is reported in rows."""
+    return unchanged_on_error(
+        fit_context(prefer_skip_nested_validation=True)(reported("rows")(fit))
+    )
+
+
 def _sparse_tags(tags: Any) -> Any:
     tags.input_tags.sparse = True
     tags.transformer_tags.preserves_dtype = ["float64", "float32"]
@@ -83,6 +92,7 @@ def _sparse_tags(tags: Any) -> Any:
 
 
 @persisted
+@filled
 class RandomFourierFeatures(
     CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
@@ -119,9 +129,7 @@ class RandomFourierFeatures(
         ``W`` and ``b`` on every platform).
     n_jobs : int or None, default=None
         Threads of :meth:`transform` (None: one; -1: all cores).
-    verbose : int, default=0
-        Report the progress of long calls (rows transformed) on
-        :data:`sys.stderr`, every few seconds.
+    {map_verbose}
 
     Attributes
     ----------
@@ -136,9 +144,7 @@ class RandomFourierFeatures(
 
     Notes
     -----
-    ``fit`` and ``transform`` release the GIL and stop within about 50 ms of Ctrl-C
-    with ``KeyboardInterrupt``; a ``fit`` that raises leaves the map as it was.
-    Input arrays must not be modified by another thread during a call.
+    {notes_maps}
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -170,20 +176,12 @@ class RandomFourierFeatures(
     def __sklearn_tags__(self):
         return _sparse_tags(super().__sklearn_tags__())
 
-    @unchanged_on_error
-    @fit_context(prefer_skip_nested_validation=True)
-    @reported("rows")
+    @_fit_method
+    @filled
     def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Draw the random weights for the features of ``X``.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        self
+        {map_fit_parameters}
         """
         X = validate_input(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
         return self._draw(X.shape[1], resolve_gamma("rbf", self.gamma, X))
@@ -224,6 +222,7 @@ class RandomFourierFeatures(
 
 
 @persisted
+@filled
 class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Nyström approximation of any kernel of :class:`KernelPegasosClassifier`.
 
@@ -285,9 +284,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
 
     Notes
     -----
-    ``fit`` and ``transform`` release the GIL and stop within about 50 ms of Ctrl-C
-    with ``KeyboardInterrupt``; a ``fit`` that raises leaves the map as it was.
-    Input arrays must not be modified by another thread during a call.
+    {notes_maps}
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -346,9 +343,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
             "coef0": 1.0 if self.coef0 is None else float(self.coef0),
         }
 
-    @unchanged_on_error
-    @fit_context(prefer_skip_nested_validation=True)
-    @reported("rows")
+    @_fit_method
     def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Choose the landmarks and factor their kernel matrix.
 
@@ -487,6 +482,7 @@ _ADDITIVE = ("chi2", "intersection", "js")
 
 
 @persisted
+@filled
 class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
     """Homogeneous kernel map of an additive kernel (Vedaldi and Zisserman, 2012).
 
@@ -524,9 +520,7 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
         grows with the order (chi2: ``5.86 sqrt(order) + 3.65``).
     n_jobs : int or None, default=None
         Threads of :meth:`transform`.
-    verbose : int, default=0
-        Report the progress of long calls (rows transformed) on
-        :data:`sys.stderr`, every few seconds.
+    {map_verbose}
 
     Attributes
     ----------
@@ -537,9 +531,7 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
 
     Notes
     -----
-    ``fit`` and ``transform`` release the GIL and stop within about 50 ms of Ctrl-C
-    with ``KeyboardInterrupt``; a ``fit`` that raises leaves the map as it was.
-    Input arrays must not be modified by another thread during a call.
+    {notes_maps}
     """
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -571,20 +563,12 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
         tags.requires_fit = True
         return tags
 
-    @unchanged_on_error
-    @fit_context(prefer_skip_nested_validation=True)
-    @reported("rows")
+    @_fit_method
+    @filled
     def fit(self, X: MatrixLike, y: object = None) -> Self:
         """Check ``X`` (non-negative) and record the map's sampling.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        self
+        {map_fit_parameters}
         """
         X = validate_input(self, X, accept_sparse="csr", dtype=[np.float64, np.float32])
         check_non_negative(X, f"{type(self).__name__} (input X)")

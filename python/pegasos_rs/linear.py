@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _platt
 from pegasos_rs._base import PegasosModelMixin, store_linear_fit, unchanged_on_error
+from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import available_if, fit_context
@@ -54,6 +55,7 @@ def _without_probability(estimator: Any) -> bool:
 
 
 @persisted
+@filled
 class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     """Linear SVM trained by Pegasos (primal estimated sub-gradient solver).
 
@@ -122,9 +124,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         Continue from the previous fit's complete solver state (weights, step count,
         averaging state and random stream): ``fit`` for ``p`` passes then ``q`` more
         equals ``p + q`` passes at once, bit for bit (with ``average`` False or int).
-    random_state : int, RandomState instance or None, default=None
-        Seed. The same int gives bit-identical models on every platform and thread
-        count.
+    {random_state}
     n_jobs : int or None, default=None
         Threads for one-vs-rest training and prediction (-1: all cores).
     verbose : int, default=0
@@ -133,21 +133,13 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         progress line every few seconds; prediction reports its progress too.
         Evaluating the objective costs one pass over the data per pass.
     probability : bool, default=False
-        Also fit class probabilities (:meth:`predict_proba`,
-        :meth:`predict_log_proba`) by Platt scaling, as ``SVC(probability=True)``:
-        ``fit`` trains a copy of the estimator on each training part of a stratified
-        5-fold split of the data (shuffled with ``random_state``; as many folds as
-        the smallest class has examples when that is fewer than 5, at least 2), fits
-        Platt's sigmoid to the held-out decision values of each one-vs-rest problem
-        (see :meth:`predict_proba`; ``sample_weight`` weighs both the folds' fits and
-        the sigmoids' likelihood, as in ``CalibratedClassifierCV``), then trains the
-        model on all the data as without ``probability``, so ``coef_``,
-        ``decision_function`` and ``predict`` are bit for bit those of
+        {probability_platt}
+        ``coef_``, ``decision_function`` and ``predict`` are bit for bit those of
         ``probability=False``. ``fit`` takes about 5 to 6 times as long: 5 fits on 4/5
-        of the data, then the final fit on all of it. Not with
-        ``warm_start`` (the folds' models could not continue the previous fit):
-        ``fit`` raises ``ValueError``; and ``partial_fit`` is not available (the
-        sigmoids would no longer describe the model).
+        of the data, then the final fit on all of it. Not with ``warm_start`` (the
+        folds' models could not continue the previous fit): ``fit`` raises
+        ``ValueError``; and ``partial_fit`` is not available (the sigmoids would no
+        longer describe the model).
 
     Attributes
     ----------
@@ -164,21 +156,11 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     objective_ : ndarray or None
         Primal objective per binary problem after the last pass, when computed
         (``tol`` or ``verbose`` set).
-    probA_, probB_ : ndarray of shape (n_problems,)
-        Platt's sigmoid ``1 / (1 + exp(probA_ f + probB_))`` of each one-vs-rest
-        problem (one for two classes, whose positive class is ``classes_[1]``; one
-        per class otherwise). Only with ``probability=True``.
+    {platt_attributes}
 
     Notes
     -----
-    Long calls release the GIL and stop within about 50 ms of Ctrl-C with
-    ``KeyboardInterrupt``. A ``fit`` or ``partial_fit`` that raises (Ctrl-C or an
-    error) leaves the estimator exactly as it was before the call, solver state
-    included, so a later warm start continues as if the call had not happened. Input
-    arrays are read in place while the GIL is released: they must not be modified by
-    another thread during a call (if they are, the call raises or returns wrong
-    numbers; every index is checked). One fitted estimator may predict from several
-    threads at once.
+    {notes_threads}
     """
 
     #: Fitted array attributes a model file holds (pegasos_rs.model_io).
@@ -302,12 +284,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps, partial=False):
         X, y = validate_input(self, X, y, reset=not resume, **INPUT_CHECKS)
         check_targets(y)
-        if resume:
-            known = self.classes_
-        elif classes is not None:
-            known = np.unique(np.asarray(classes))
-        else:
-            known = None
+        known = self._known_classes(resume, classes)
         known, present, counts, codes = encode_targets(type(self).__name__, y, known)
         # Checked before training: too small a class for the folds is an input error.
         n_folds = _platt.n_folds_for(counts) if self.probability else 0
@@ -333,6 +310,15 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         self._solver = solver
         self._fit_probability(X, y, sample_weight, n_folds)
         return self
+
+    def _known_classes(self, resume: bool, classes: ArrayLike | None) -> NDArray[Any] | None:
+        """The classes a fit must know before it reads the labels: those of the fit it
+        continues, those given to ``partial_fit``, or None (the labels' own)."""
+        if resume:
+            return self.classes_
+        if classes is not None:
+            return np.unique(np.asarray(classes))
+        return None
 
     def _solver_params(self, resume: bool, max_iter: int, max_steps, *, partial=False) -> dict:
         """The hyper-parameters as the extension reads them (one named dict)."""

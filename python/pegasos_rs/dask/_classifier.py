@@ -256,14 +256,9 @@ class PegasosClassifier(_linear.PegasosClassifier):
                         f"X has {data.n_features} features, but {type(self).__name__} is "
                         f"expecting {self.n_features_in_} features as input."
                     )
-                if resume:
-                    known = self.classes_
-                elif classes is not None:
-                    known = np.unique(np.asarray(classes))
-                else:
-                    known = None
                 present = data.classes
                 counts = data.counts.sum(axis=0)
+                known = self._known_classes(resume, classes)
                 known = check_classes(type(self).__name__, present, known)
                 class_weight = class_weight_vector(self.class_weight, known, present, counts)
                 if known.size != present.size or np.any(known != present):

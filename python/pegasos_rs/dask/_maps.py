@@ -79,6 +79,22 @@ class _DaskMap:
         n_features_in_: int
         _n_features_out: int
 
+        def _validate_params(self) -> None: ...
+
+    @unchanged_on_error
+    def fit(self, X: MatrixLike, y: object = None) -> Self:
+        # No docstring: the documentation shows the in-memory transformer's (the
+        # class docs say what changes on dask collections).
+        if not dask.is_dask_collection(X):
+            # The transformer this is mixed into (mypy sees no base class here).
+            return super().fit(X, y)  # type: ignore[misc]
+        self._validate_params()
+        return self._fit_dask(X)
+
+    def _fit_dask(self, X: Any) -> Self:
+        """``fit`` on the dask collection ``X``, parameters validated."""
+        raise NotImplementedError
+
     def transform(self, X: MatrixLike) -> Any:
         """The features of ``X``: a dask array with X's row chunks, computed block by
         block on the workers, when ``X`` is a dask collection."""
@@ -122,11 +138,7 @@ class RandomFourierFeatures(_DaskMap, _maps.RandomFourierFeatures):
     """
     )
 
-    @unchanged_on_error
-    def fit(self, X: MatrixLike, y: object = None) -> Self:
-        if not dask.is_dask_collection(X):
-            return super().fit(X, y)
-        self._validate_params()
+    def _fit_dask(self, X: Any) -> Self:
         rows = _rows(X)
         _set_input(self, X, rows)
         return self._draw(int(rows.shape[1]), _gamma("rbf", self.gamma, rows))
@@ -144,11 +156,7 @@ class Nystroem(_DaskMap, _maps.Nystroem):
     """
     )
 
-    @unchanged_on_error
-    def fit(self, X: MatrixLike, y: object = None) -> Self:
-        if not dask.is_dask_collection(X):
-            return super().fit(X, y)
-        self._validate_params()
+    def _fit_dask(self, X: Any) -> Self:
         if self.kernel == "precomputed" or self.landmarks != "uniform":
             raise ValueError(
                 "on a dask collection, Nystroem needs landmarks='uniform' and a kernel "
@@ -182,11 +190,7 @@ class AdditiveKernelMap(_DaskMap, _maps.AdditiveKernelMap):
     """
     )
 
-    @unchanged_on_error
-    def fit(self, X: MatrixLike, y: object = None) -> Self:
-        if not dask.is_dask_collection(X):
-            return super().fit(X, y)
-        self._validate_params()
+    def _fit_dask(self, X: Any) -> Self:
         rows = _rows(X)
         lows = dask.compute(*[dask.delayed(_min_value)(b) for b in rows.to_delayed().ravel()])
         if lows and min(lows) < 0:

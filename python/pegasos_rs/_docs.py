@@ -1,0 +1,117 @@
+"""Docstring text public objects share, written once and filled into each docstring.
+
+A line of a docstring that holds only ``{name}``, ``name`` a key of
+:data:`FRAGMENTS`, is replaced by that fragment, indented as the line was. The text
+then reads (and renders in Sphinx / numpydoc, which see the filled ``__doc__``) as
+if it had been written in place; a fragment may end mid-sentence, the docstring
+going on with the next line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+_T = TypeVar("_T")
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+#: The named fragments, unindented.
+FRAGMENTS = {
+    "random_state": """\
+random_state : int, RandomState instance or None, default=None
+    Seed. The same int gives bit-identical models on every platform and thread
+    count.""",
+    # The classes go on with what ``probability`` keeps bit for bit, and its cost.
+    "probability_platt": """\
+Also fit class probabilities (:meth:`predict_proba`,
+:meth:`predict_log_proba`) by Platt scaling, as ``SVC(probability=True)``:
+``fit`` trains a copy of the estimator on each training part of a stratified
+5-fold split of the data (shuffled with ``random_state``; as many folds as
+the smallest class has examples when that is fewer than 5, at least 2), fits
+Platt's sigmoid to the held-out decision values of each one-vs-rest problem
+(see :meth:`predict_proba`; ``sample_weight`` weighs both the folds' fits and
+the sigmoids' likelihood, as in ``CalibratedClassifierCV``), then trains the
+model on all the data as without ``probability``, so""",
+    "platt_attributes": """\
+probA_, probB_ : ndarray of shape (1,) or (n_classes,)
+    Platt's sigmoid ``1 / (1 + exp(probA_ f + probB_))`` of each class's score
+    (one for two classes, whose positive class is ``classes_[1]``; one per class
+    otherwise). Only with ``probability=True``.""",
+    "notes_threads": """\
+Long calls release the GIL and stop within about 50 ms of Ctrl-C with
+``KeyboardInterrupt``. A ``fit`` or ``partial_fit`` that raises (Ctrl-C or an
+error) leaves the estimator exactly as it was before the call, solver state
+included, so a later warm start continues as if the call had not happened. Input
+arrays are read in place while the GIL is released: they must not be modified by
+another thread during a call (if they are, the call raises or returns wrong
+numbers; every index is checked). One fitted estimator may predict from several
+threads at once.""",
+    # The feature maps (pegasos_rs.kernel_approximation).
+    "map_verbose": """\
+verbose : int, default=0
+    Report the progress of long calls (rows transformed) on
+    :data:`sys.stderr`, every few seconds.""",
+    "notes_maps": """\
+``fit`` and ``transform`` release the GIL and stop within about 50 ms of Ctrl-C
+with ``KeyboardInterrupt``; a ``fit`` that raises leaves the map as it was.
+Input arrays must not be modified by another thread during a call.""",
+    "map_fit_parameters": """\
+Parameters
+----------
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+y : ignored
+
+Returns
+-------
+self""",
+    # The foreign model readers (pegasos_rs.foreign_models).
+    "reader_parameters": """\
+Parameters
+----------
+text : str
+    The file's contents.
+where : str
+    The file's name, for error messages.""",
+    # The foreign models' predict.
+    "foreign_predict_parameters": """\
+Parameters
+----------
+X : {array-like, sparse matrix} of shape (n_samples, n_features)
+n_jobs : int, default=None
+    Threads (-1: all cores).
+
+Returns
+-------
+labels : ndarray of shape (n_samples,)""",
+}
+
+
+def filled(obj: _T) -> _T:
+    """Replace the placeholder lines of ``obj.__doc__`` by their fragments.
+
+    Parameters
+    ----------
+    obj : class or function
+        Its docstring is rewritten in place (nothing happens without one, as
+        under ``python -OO``).
+
+    Returns
+    -------
+    obj
+        The same object.
+    """
+    doc = obj.__doc__
+    if doc is None:
+        return obj
+    lines = []
+    for line in doc.split("\n"):
+        match = _PLACEHOLDER.fullmatch(line.strip())
+        if match is None:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        fragment = FRAGMENTS[match.group(1)]  # a misspelt name fails at import
+        lines += [indent + text if text else text for text in fragment.split("\n")]
+    obj.__doc__ = "\n".join(lines)
+    return obj
