@@ -17,6 +17,7 @@ from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import available_if, fit_context
+from pegasos_rs._unchecked import unchecked_codes, unchecked_matrix
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     as_rust_matrix,
@@ -232,7 +233,15 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
 
     @unchanged_on_error
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        check_input: bool = True,
+        classes: ArrayLike | None = None,
+    ) -> Self:
         """Train for ``max_iter`` passes (continuing the last fit if ``warm_start``).
 
         Parameters
@@ -242,6 +251,27 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             are read in place; other inputs are converted once.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), default=None
+        check_input : bool, default=True
+            ``False`` skips the pass over the whole input before training (as
+            scikit-learn's ``Lasso.fit(check_input=False)``), so that the cost of a
+            fit of ``max_steps`` steps does not grow with the number of rows: ``X``
+            must then already be a CSR matrix of float32/float64 values with int32
+            or int64 indices, or a C-contiguous float32/float64 array (else
+            ``TypeError``); no conversion, column name or data frame handling is
+            done. Each row the solver reads is checked when first read, as the
+            whole input would have been: bounds, column indices, finite values and,
+            with ``classes``, the class code; a bad row raises ``ValueError``.
+            **Rows the solver never reads are not checked**, so a NaN in such a row
+            goes unnoticed (it does not affect the model). With ``tol`` or
+            ``verbose`` the objective reads every row, so every row is checked after
+            the first pass.
+        classes : array-like of shape (n_classes,), default=None
+            Only with ``check_input=False``: the classes, sorted and without
+            repeats, and ``y`` then holds each example's class *code*, its index
+            into ``classes`` (int32 or uint32 codes are read in place; other integer
+            dtypes are converted once), so the labels are not read as a whole
+            either. Without it, ``y`` holds labels and is encoded as usual (one
+            pass over ``y``).
 
         Returns
         -------
@@ -254,6 +284,13 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
                 "the previous fit. Set one of them to False"
             )
         resume = bool(self.warm_start) and hasattr(self, "_solver")
+        if not check_input:
+            return self._fit_unchecked(X, y, sample_weight, classes, resume)
+        if classes is not None:
+            raise ValueError(
+                "fit takes classes only with check_input=False (y then holds class "
+                "codes); partial_fit takes the classes of labels"
+            )
         return self._fit(X, y, sample_weight, None, resume, self.max_iter, self.max_steps)
 
     @available_if(_without_probability)
@@ -279,6 +316,63 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit")
         return self._fit(X, y, sample_weight, classes, not first, 1, None, partial=True)
+
+    @reported("steps", "fit")
+    def _fit_unchecked(self, X, y, sample_weight, classes, resume):
+        """``fit`` with ``check_input=False``: see ``pegasos_rs._unchecked``."""
+        if self.probability:
+            raise ValueError(
+                "check_input=False cannot be combined with probability=True: the "
+                "cross-validation of the probabilities reads every row"
+            )
+        matrix, (n_rows, n_features) = unchecked_matrix(X)
+        if resume and n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {n_features} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
+            )
+        name = type(self).__name__
+        if classes is not None:
+            known, codes = unchecked_codes(name, y, classes, n_rows)
+            if resume and not np.array_equal(known, self.classes_):
+                raise ValueError(
+                    f"classes {known.tolist()} differ from those of the fit being "
+                    f"continued ({self.classes_.tolist()})"
+                )
+            present = known
+            balanced = isinstance(self.class_weight, str)
+            counts = np.bincount(codes, minlength=known.size) if balanced else None
+        else:
+            y = np.asarray(y)
+            if y.ndim != 1 or y.shape[0] != n_rows:
+                raise ValueError(f"y must be 1-d with one label per row of X ({n_rows})")
+            check_targets(y)
+            prior = self.classes_ if resume else None
+            known, present, counts, codes = encode_targets(name, y, prior)
+        sample_weight = sample_weight_vector(sample_weight, X)
+        class_weight = class_weight_vector(self.class_weight, known, present, counts)
+        solver = self._solver if resume else _core.LinearSolverState()
+        result = _core.fit_linear(
+            matrix,
+            codes,
+            {
+                "n_classes": int(known.size),
+                "class_weight": class_weight,
+                "sample_weight": sample_weight,
+            },
+            solver,
+            {**self._solver_params(resume, self.max_iter, self.max_steps), "check_input": False},
+            n_threads(self.n_jobs),
+        )
+        if not resume:
+            self.n_features_in_ = n_features
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        self.classes_ = known
+        store_linear_fit(self, result, check_convergence=self.max_steps is None)
+        self._solver = solver
+        self._fit_probability(None, None, None, 0)  # removes earlier probabilities
+        return self
 
     @reported("steps", "fit")
     def _fit(self, X, y, sample_weight, classes, resume, max_iter, max_steps, partial=False):

@@ -173,6 +173,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
         sample_weight: ArrayLike | None = None,
         *,
         check_input: bool = True,
+        classes: ArrayLike | None = None,
         callback: Callable[[dict[str, Any]], object] | None = None,
     ) -> Self:
         """Train on data held by the cluster (continuing the last fit if
@@ -191,6 +192,10 @@ class PegasosClassifier(_linear.PegasosClassifier):
             (on arrays of :func:`read_svmlight`, the files' other rows are then not
             parsed at all); a NaN or a malformed line in a row that is read still
             raises ``ValueError``.
+        classes : None
+            Not taken (``ValueError`` otherwise): the in-memory estimator's class
+            codes with ``check_input=False`` have no counterpart here, where the
+            labels are encoded block by block on the cluster.
         callback : callable or None, default=None
             Called after every round with a dict of progress: ``stage``, ``pass``
             (the round in parallel mode), ``steps`` (done in this pass),
@@ -203,6 +208,12 @@ class PegasosClassifier(_linear.PegasosClassifier):
         self
         """
         self._validate_params()
+        if classes is not None:
+            raise ValueError(
+                "classes is not taken by the Dask classifier's fit: its labels are "
+                "encoded block by block on the cluster (use partial_fit's classes for "
+                "the label set)"
+            )
         resume = bool(self.warm_start) and hasattr(self, "_solver")
         return self._fit_dask(
             X, y, sample_weight, None, resume, self.max_iter, self.max_steps, check_input, callback

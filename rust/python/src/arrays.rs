@@ -175,44 +175,62 @@ pub fn shape2<T: numpy::Element>(a: &PyReadonlyArray2<'_, T>) -> (usize, usize) 
 }
 
 /// Expand `$call` once per data layout, with `$make` bound to a `Send` closure that
-/// builds (and validates) the core row view.
+/// builds (and validates) the core row view. With `checked = false`, the view is
+/// made with `checked_when_read`: only its shape is checked, and each row when the
+/// solver first reads it.
 #[macro_export]
 macro_rules! dispatch_rows {
-    ($matrix:expr, $make:ident => $call:expr) => {{
+    ($matrix:expr, $make:ident => $call:expr) => {
+        $crate::dispatch_rows!($matrix, checked = true, $make => $call)
+    };
+    ($matrix:expr, checked = $checked:expr, $make:ident => $call:expr) => {{
         use pegasos_core::{CsrRows, DenseRows};
         use $crate::arrays::{shape2, slice, DenseArray, Indices, Matrix, Values};
+        let checked: bool = $checked;
         match $matrix {
             Matrix::Dense(DenseArray::F64(a)) => {
                 let (n, d) = shape2(&a);
                 let s = slice(&a)?;
-                let $make = move || DenseRows::new(s, n, d);
+                let $make = move || {
+                    if checked {
+                        DenseRows::new(s, n, d)
+                    } else {
+                        DenseRows::checked_when_read(s, n, d)
+                    }
+                };
                 $call
             }
             Matrix::Dense(DenseArray::F32(a)) => {
                 let (n, d) = shape2(&a);
                 let s = slice(&a)?;
-                let $make = move || DenseRows::new(s, n, d);
+                let $make = move || {
+                    if checked {
+                        DenseRows::new(s, n, d)
+                    } else {
+                        DenseRows::checked_when_read(s, n, d)
+                    }
+                };
                 $call
             }
             Matrix::Csr(v, i, p, n, d) => match (v, i, p) {
                 (Values::F64(v), Indices::I32(i), Indices::I32(p)) => {
                     let (v, i, p) = (slice(&v)?, slice(&i)?, slice(&p)?);
-                    let $make = move || CsrRows::new(v, i, p, n, d);
+                    let $make = move || $crate::csr_view!(checked, v, i, p, n, d);
                     $call
                 }
                 (Values::F64(v), Indices::I64(i), Indices::I64(p)) => {
                     let (v, i, p) = (slice(&v)?, slice(&i)?, slice(&p)?);
-                    let $make = move || CsrRows::new(v, i, p, n, d);
+                    let $make = move || $crate::csr_view!(checked, v, i, p, n, d);
                     $call
                 }
                 (Values::F32(v), Indices::I32(i), Indices::I32(p)) => {
                     let (v, i, p) = (slice(&v)?, slice(&i)?, slice(&p)?);
-                    let $make = move || CsrRows::new(v, i, p, n, d);
+                    let $make = move || $crate::csr_view!(checked, v, i, p, n, d);
                     $call
                 }
                 (Values::F32(v), Indices::I64(i), Indices::I64(p)) => {
                     let (v, i, p) = (slice(&v)?, slice(&i)?, slice(&p)?);
-                    let $make = move || CsrRows::new(v, i, p, n, d);
+                    let $make = move || $crate::csr_view!(checked, v, i, p, n, d);
                     $call
                 }
                 _ => Err(pyo3::exceptions::PyTypeError::new_err(
@@ -221,4 +239,16 @@ macro_rules! dispatch_rows {
             },
         }
     }};
+}
+
+/// The CSR view of `dispatch_rows!`: checked whole, or as it is read.
+#[macro_export]
+macro_rules! csr_view {
+    ($checked:expr, $v:expr, $i:expr, $p:expr, $n:expr, $d:expr) => {
+        if $checked {
+            CsrRows::new($v, $i, $p, $n, $d)
+        } else {
+            CsrRows::checked_when_read($v, $i, $p, $n, $d)
+        }
+    };
 }

@@ -111,7 +111,8 @@ pub(crate) type FitReturn<'py> = Bound<'py, PyDict>;
 
 /// Train one-vs-rest linear Pegasos, continuing `solver` (fresh when it is empty)
 /// and leaving the final state in it. `labels` holds `n_classes`, `class_weight`
-/// and `sample_weight`.
+/// and `sample_weight`. With `params["check_input"]` false, `x` and the codes are
+/// checked row by row as the solver reads them, not as a whole before it starts.
 #[pyfunction]
 #[pyo3(signature = (x, codes, labels, solver, params, n_threads))]
 pub fn fit_linear<'py>(
@@ -123,6 +124,7 @@ pub fn fit_linear<'py>(
     params: LinearParams<'py>,
     n_threads: usize,
 ) -> PyResult<FitReturn<'py>> {
+    let check_input = params.check_input;
     let params = params.validate()?;
     let max_iter = params.max_iter;
     let codes = slice(&codes)?;
@@ -133,7 +135,7 @@ pub fn fit_linear<'py>(
     // About 10^7 visits of stored entries take a few milliseconds: below, no watcher.
     let visits = x.stored_entries() as f64 * max_iter as f64 * labels.n_problems() as f64;
     let small = visits < SMALL_VISITS;
-    let (outputs, coef, d) = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
+    let (outputs, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
         if states.is_empty() {
             states = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;

@@ -13,6 +13,8 @@ use crate::arrays::slice;
 use crate::error::CoreError;
 
 /// The entries of the parameter dict built by `pegasos_rs.linear`.
+// The dict's yes/no options, one field each, as Python names them.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct LinearParams<'py> {
@@ -31,6 +33,10 @@ pub struct LinearParams<'py> {
     n_iter_no_change: usize,
     seed: u64,
     verbose: bool,
+    /// `False`: the input is checked row by row as the solver reads it (`fit`'s
+    /// `check_input=False`); absent means `True`.
+    #[pyo3(default = true)]
+    pub(crate) check_input: bool,
 }
 
 /// A kernel as Python describes it: a dict of `kernel_name` ("linear", "rbf",
