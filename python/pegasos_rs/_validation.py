@@ -385,6 +385,44 @@ def sample_weight_vector(sample_weight, X):
     return sample_weight
 
 
+def solver_params(
+    estimator,
+    *,
+    max_iter: int | np.integer,
+    seed: int,
+    average: str = "off",
+    average_start: int = 1,
+    projection: bool = False,
+    intercept_scaling=None,
+    max_steps=None,
+    tol=None,
+    n_iter_no_change: int | np.integer = 1,
+) -> dict:
+    """The solver's settings as the extension reads them (one named dict, the same
+    for the linear and the kernel solver): ``estimator``'s ``alpha``,
+    ``batch_size``, ``fit_intercept``, ``sampling`` and ``verbose``, and the rest
+    as given (``average``: "off", "suffix", "from" (from step ``average_start``) or
+    "weighted")."""
+    sampling_name, order = sampling_args(estimator.sampling)
+    return {
+        "alpha": float(estimator.alpha),
+        "batch_size": int(estimator.batch_size),
+        "projection": bool(projection),
+        "fit_intercept": bool(estimator.fit_intercept),
+        "intercept_scaling": None if intercept_scaling is None else float(intercept_scaling),
+        "average": average,
+        "average_start": int(average_start),
+        "sampling_name": sampling_name,
+        "order": order,
+        "max_iter": int(max_iter),
+        "max_steps": None if max_steps is None else int(max_steps),
+        "tol": None if tol is None else float(tol),
+        "n_iter_no_change": int(n_iter_no_change),
+        "seed": int(seed),
+        "verbose": bool(estimator.verbose),
+    }
+
+
 def sampling_args(sampling):
     """``(name, order)`` for the extension from a ``sampling`` option."""
     if isinstance(sampling, str):

@@ -29,8 +29,8 @@ from pegasos_rs._validation import (
     n_threads,
     resolve_gamma,
     sample_weight_vector,
-    sampling_args,
     seed_from,
+    solver_params,
     validate_input,
 )
 
@@ -357,18 +357,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
 
     def _solver_params(self, gamma: float) -> dict:
         """The hyper-parameters as the extension reads them (one named dict)."""
-        sampling_name, order = sampling_args(self.sampling)
         return {
             "kernel": self._kernel_spec(gamma),
-            "alpha": float(self.alpha),
-            "batch_size": int(self.batch_size),
-            "fit_intercept": bool(self.fit_intercept),
-            "average": bool(self.average),
-            "sampling_name": sampling_name,
-            "order": order,
-            "max_iter": int(self.max_iter),
-            "seed": seed_from(self.random_state),
-            "verbose": bool(self.verbose),
+            "solver": solver_params(
+                self,
+                max_iter=self.max_iter,
+                seed=seed_from(self.random_state),
+                average="suffix" if self.average else "off",
+            ),
             "cache_size": float(self.cache_size),
             "strategy_name": self.strategy,
             "multi_class": self.multi_class,

@@ -27,8 +27,8 @@ from pegasos_rs._validation import (
     encode_targets,
     n_threads,
     sample_weight_vector,
-    sampling_args,
     seed_from,
+    solver_params,
     validate_input,
 )
 
@@ -417,26 +417,18 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     def _solver_params(self, resume: bool, max_iter: int, max_steps, *, partial=False) -> dict:
         """The hyper-parameters as the extension reads them (one named dict)."""
         average_mode, average_start = _averaging(self.average, self.batch_size, partial)
-        sampling_name, order = sampling_args(self.sampling)
-        return {
-            "alpha": float(self.alpha),
-            "batch_size": int(self.batch_size),
-            "projection": bool(self.projection),
-            "fit_intercept": bool(self.fit_intercept),
-            "intercept_scaling": (
-                None if self.intercept_scaling is None else float(self.intercept_scaling)
-            ),
-            "average": average_mode,
-            "average_start": average_start,
-            "sampling_name": sampling_name,
-            "order": order,
-            "max_iter": int(max_iter),
-            "max_steps": None if max_steps is None else int(max_steps),
-            "tol": None if self.tol is None else float(self.tol),
-            "n_iter_no_change": int(self.n_iter_no_change),
-            "seed": seed_from(self.random_state) if not resume else 0,
-            "verbose": bool(self.verbose),
-        }
+        return solver_params(
+            self,
+            max_iter=max_iter,
+            seed=seed_from(self.random_state) if not resume else 0,
+            average=average_mode,
+            average_start=average_start,
+            projection=self.projection,
+            intercept_scaling=self.intercept_scaling,
+            max_steps=max_steps,
+            tol=self.tol,
+            n_iter_no_change=self.n_iter_no_change,
+        )
 
     @reported("rows")
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:

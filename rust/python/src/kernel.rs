@@ -93,7 +93,7 @@ pub fn fit_kernel<'py>(
     let strategy = strategy(&params.strategy_name)?;
     let ovo = one_vs_one(&params.multi_class)?;
     let cache_bytes = cache_bytes(params.cache_size)?;
-    let params = params.validate()?;
+    let params = params.solver.validate()?;
     let codes = slice(&codes)?;
     let n = codes.len();
     let small = (n as f64) * (n as f64) * (params.max_iter as f64) < SMALL_KERNEL_VALUES;

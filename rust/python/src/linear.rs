@@ -16,7 +16,7 @@ use crate::arrays::{slice, Matrix, MatrixAndVector};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::error::CoreError;
-use crate::params::{LabelWeights, LinearParams};
+use crate::params::{LabelWeights, SolverParams};
 use pegasos_core::thresholds::{is_small, SMALL_VISITS};
 
 /// The complete solver state of a linear model (one entry per binary problem), kept
@@ -121,7 +121,7 @@ pub fn fit_linear<'py>(
     codes: PyReadonlyArray1<'py, u32>,
     labels: LabelWeights<'py>,
     mut solver: PyRefMut<'py, LinearSolverState>,
-    params: LinearParams<'py>,
+    params: SolverParams<'py>,
     n_threads: usize,
 ) -> PyResult<FitReturn<'py>> {
     let check_input = params.check_input;

@@ -16,7 +16,7 @@ use pegasos_core::{LinearState, Params, Rows, Sampling};
 use crate::arrays::{shape2, slice, Matrix, MatrixAndVector};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
-use crate::params::{LabelWeights, LinearParams};
+use crate::params::{LabelWeights, SolverParams};
 
 /// Where a round starts: one iterate per binary problem.
 #[derive(FromPyObject)]
@@ -57,7 +57,7 @@ pub fn local_pass<'py>(
     x: Matrix<'py>,
     codes: PyReadonlyArray1<'py, u32>,
     labels: LabelWeights<'py>,
-    params: LinearParams<'py>,
+    params: SolverParams<'py>,
     start: Iterates<'py>,
     seed: u64,
     n_threads: usize,

@@ -1,5 +1,5 @@
-//! What Python passes as named dicts: linear and kernel Pegasos' hyper-parameters
-//! (turned into the core's validated `Params` in one place), a kernel's
+//! What Python passes as named dicts: Pegasos' hyper-parameters, linear and kernel
+//! (turned into the core's validated `Params` in one place, `SolverParams::validate`), a kernel's
 //! description, and the class and sample weights of the labels.
 
 use numpy::PyReadonlyArray1;
@@ -12,12 +12,13 @@ use pegasos_core::{Averaging, Intercept, Labels, Params, Sampling, ValidParams};
 use crate::arrays::slice;
 use crate::error::CoreError;
 
-/// The entries of the parameter dict built by `pegasos_rs.linear`.
+/// The solver's settings as Python sends them (`pegasos_rs._validation.solver_params`),
+/// for the linear and the kernel solver alike.
 // The dict's yes/no options, one field each, as Python names them.
 #[allow(clippy::struct_excessive_bools)]
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
-pub struct LinearParams<'py> {
+pub struct SolverParams<'py> {
     alpha: f64,
     batch_size: usize,
     projection: bool,
@@ -104,59 +105,22 @@ impl LabelWeights<'_> {
 }
 
 /// The entries of the parameter dict built by `pegasos_rs.kernel`: the kernel's
-/// description (`kernel`, a [`KernelSpec`] dict) and the solver's settings.
+/// description (`kernel`, a [`KernelSpec`] dict), the solver's settings (`solver`,
+/// a [`SolverParams`] dict, as the linear estimators send it) and the kernel
+/// solver's own settings.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct KernelParams<'py> {
     pub(crate) kernel: KernelSpec,
-    alpha: f64,
-    batch_size: usize,
-    fit_intercept: bool,
-    average: bool,
-    sampling_name: String,
-    order: Option<PyReadonlyArray1<'py, i64>>,
-    max_iter: usize,
-    seed: u64,
-    verbose: bool,
+    pub(crate) solver: SolverParams<'py>,
     pub(crate) cache_size: f64,
     pub(crate) strategy_name: String,
     /// "ovr" (one-vs-rest) or "ovo" (one-vs-one).
     pub(crate) multi_class: String,
 }
 
-impl KernelParams<'_> {
-    /// The validated core parameters of the kernel solver (no projection, no
-    /// `tol`: a fixed number of passes).
-    pub fn validate(self) -> PyResult<ValidParams> {
-        Params {
-            alpha: self.alpha,
-            batch_size: self.batch_size,
-            projection: false,
-            intercept: if self.fit_intercept {
-                Intercept::Unregularized
-            } else {
-                Intercept::None
-            },
-            averaging: if self.average {
-                Averaging::Suffix
-            } else {
-                Averaging::Off
-            },
-            sampling: sampling(&self.sampling_name, self.order)?,
-            max_iter: self.max_iter,
-            max_steps: None,
-            tol: None,
-            n_iter_no_change: 1,
-            seed: self.seed,
-            verbose: self.verbose,
-        }
-        .validate()
-        .map_err(|e| CoreError(e).into())
-    }
-}
-
-impl LinearParams<'_> {
-    /// The validated core parameters.
+impl SolverParams<'_> {
+    /// The validated core parameters (the one place the binding builds them).
     pub fn validate(self) -> PyResult<ValidParams> {
         let intercept = match (self.fit_intercept, self.intercept_scaling) {
             (false, _) => Intercept::None,

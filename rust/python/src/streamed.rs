@@ -32,7 +32,7 @@ use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::linear::LinearSolverState;
-use crate::params::{LabelWeights, LinearParams};
+use crate::params::{LabelWeights, SolverParams};
 
 /// What the client knows of the training labels without holding them.
 #[derive(FromPyObject)]
@@ -106,7 +106,7 @@ impl StreamedLinearFit {
     #[pyo3(signature = (solver, params, n_rows, n_features, labels, n_threads))]
     fn new(
         solver: PyRef<'_, LinearSolverState>,
-        params: LinearParams<'_>,
+        params: SolverParams<'_>,
         n_rows: usize,
         n_features: usize,
         labels: LabelSummary<'_>,
