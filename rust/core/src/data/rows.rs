@@ -117,6 +117,7 @@ impl<T: Float> Rows for DenseRows<'_, T> {
     fn is_checked(&self) -> bool {
         self.checked
     }
+    #[inline]
     fn check_row(&self, i: usize) -> Result<()> {
         if self.checked {
             return Ok(());
@@ -127,7 +128,11 @@ impl<T: Float> Rows for DenseRows<'_, T> {
                 self.n_rows
             )));
         }
-        check_finite(self.row(i), |k| (i, k))
+        let row = self.row(i);
+        if T::all_finite(row) {
+            return Ok(());
+        }
+        check_finite(row, |k| (i, k))
     }
     #[inline]
     fn dot(&self, i: usize, w: &[f64]) -> f64 {
@@ -301,6 +306,7 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
     fn is_checked(&self) -> bool {
         self.checked
     }
+    #[inline]
     fn check_row(&self, i: usize) -> Result<()> {
         if self.checked {
             return Ok(());
@@ -321,15 +327,24 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
                 self.data.len()
             ));
         }
-        if let Some(k) = first_out_of_range(&self.indices[lo..hi], self.n_features) {
-            return malformed(format!(
-                "column index {:?} at position {} is out of range [0, {})",
-                self.indices[lo + k],
-                lo + k,
-                self.n_features
-            ));
+        let (values, indices) = (&self.data[lo..hi], &self.indices[lo..hi]);
+        // The branch-free tests first (a row is short: no block dispatch); the
+        // position only when one fails.
+        let max = I::max_unsigned(indices);
+        if max > I::MAX_INDEX || max >= self.n_features as u64 {
+            if let Some(k) = first_out_of_range(indices, self.n_features) {
+                return malformed(format!(
+                    "column index {:?} at position {} is out of range [0, {})",
+                    indices[k],
+                    lo + k,
+                    self.n_features
+                ));
+            }
         }
-        check_finite(&self.data[lo..hi], |k| (i, self.indices[lo + k].to_usize()))
+        if T::all_finite(values) {
+            return Ok(());
+        }
+        check_finite(values, |k| (i, indices[k].to_usize()))
     }
     #[inline]
     fn dot(&self, i: usize, w: &[f64]) -> f64 {

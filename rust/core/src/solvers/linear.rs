@@ -520,6 +520,23 @@ fn scratch(k: usize, block: usize) -> Result<(Vec<usize>, Vec<usize>)> {
 }
 
 impl<R: Rows> Context<'_, R> {
+    /// Check the rows and labels of the examples `drawn` (rows not checked on
+    /// construction), prefetching ahead as the steps do; the steps then find the
+    /// rows in cache.
+    fn check_drawn(&self, drawn: &[usize]) -> Result<()> {
+        for (k, &i) in drawn.iter().enumerate() {
+            if let Some(&ahead) = drawn.get(k + 2 * PREFETCH_AHEAD) {
+                self.rows.prefetch_locate(ahead);
+            }
+            if let Some(&ahead) = drawn.get(k + PREFETCH_AHEAD) {
+                self.rows.prefetch_row(ahead);
+            }
+            self.rows.check_row(i)?;
+            self.task.check_example(i)?;
+        }
+        Ok(())
+    }
+
     /// The loop of [`run_steps`] on an already checked context.
     fn run(&self, state: &mut LinearState, n_steps: u64, monitor: &Monitor) -> Result<()> {
         let k = self.rule.batch_size;
@@ -537,10 +554,7 @@ impl<R: Rows> Context<'_, R> {
                 drawn.push(self.draws.draw(&mut state.sampler));
             }
             if !self.rows.is_checked() {
-                for &i in &drawn {
-                    self.rows.check_row(i)?;
-                    self.task.check_example(i)?;
-                }
+                self.check_drawn(&drawn)?;
             }
             self.rule
                 .steps(self.rows, self.task, state, &drawn, &mut violators);
