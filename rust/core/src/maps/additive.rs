@@ -442,16 +442,7 @@ mod tests {
         let monitor = Monitor::new();
         let rows = DenseRows::new(&x, n, d).unwrap();
         let dense: Vec<f64> = map.transform_dense(&rows, 2, &monitor).unwrap();
-        let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
-        for i in 0..n {
-            for j in 0..d {
-                if x[i * d + j] != 0.0 {
-                    data.push(x[i * d + j]);
-                    indices.push(i64::try_from(j).unwrap());
-                }
-            }
-            indptr.push(i64::try_from(data.len()).unwrap());
-        }
+        let (data, indices, indptr) = crate::test_support::to_csr::<i64>(&x, n, d);
         let csr = crate::data::rows::CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
         let (v, c, p): (Vec<f64>, _, _) = map.transform_csr(&csr, 2, &monitor).unwrap();
         let width = d * map.width();

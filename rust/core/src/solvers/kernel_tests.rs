@@ -6,29 +6,14 @@ use super::*;
 use crate::data::rows::{CsrRows, DenseRows, Rows};
 use crate::kernels::function::{Kernel, KernelRow, KernelRows};
 use crate::kernels::gram::{DataGram, PrecomputedGram};
-use crate::rng::Rng;
 use crate::solvers::linear::{fit_binary, LinearState};
 use crate::solvers::params::{Params, Sampling};
+use crate::test_support::{planted, to_csr};
 
 /// `n x d` values with about half zeros; labels from a planted non-linear rule
 /// (inside or outside a sphere) with some noise.
 fn dataset(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<u32>) {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut x = vec![0.0; n * d];
-    let mut codes = vec![0u32; n];
-    for i in 0..n {
-        let mut s = 0.0;
-        for j in 0..d {
-            if rng.below(2) == 0 {
-                let v = rng.below(2001) as f64 / 1000.0 - 1.0;
-                x[i * d + j] = v;
-                s += v * v;
-            }
-        }
-        let flip = rng.below(10) == 0;
-        codes[i] = u32::from((s > d as f64 / 6.0) != flip);
-    }
-    (x, codes)
+    planted(n, d, seed, |_, v| v * v, d as f64 / 6.0)
 }
 
 fn params(alpha: f64, batch_size: usize, passes: usize, sampling: Sampling) -> ValidParams {
@@ -265,16 +250,7 @@ fn precomputed_gram_matches_the_kernel_and_csr_matches_dense() {
     let (n, d) = (150, 5);
     let (x, codes) = dataset(n, d, 5);
     let rows = DenseRows::new(&x, n, d).unwrap();
-    let (mut v, mut c, mut ptr) = (vec![], vec![], vec![0i32]);
-    for i in 0..n {
-        for j in 0..d {
-            if x[i * d + j] != 0.0 {
-                v.push(x[i * d + j]);
-                c.push(j as i32);
-            }
-        }
-        ptr.push(v.len() as i32);
-    }
+    let (v, c, ptr) = to_csr::<i32>(&x, n, d);
     let csr = CsrRows::new(&v, &c, &ptr, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
     let kernel = Kernel::Chi2 { gamma: 0.3 };

@@ -5,41 +5,19 @@ use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::rng::Rng;
 use crate::solvers::params::{Params, Sampling};
+use crate::test_support::{planted, to_csr};
 use std::borrow::Cow;
 
 /// A small seeded data set: `n x d` dense values with about half zeros, labels from
 /// a planted separator with some noise.
 fn dataset(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<u32>) {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut x = vec![0.0; n * d];
-    let mut codes = vec![0u32; n];
-    for i in 0..n {
-        let mut s = 0.0;
-        for j in 0..d {
-            if rng.below(2) == 0 {
-                let v = rng.below(2001) as f64 / 1000.0 - 1.0;
-                x[i * d + j] = v;
-                s += v * if j % 2 == 0 { 1.0 } else { -0.5 };
-            }
-        }
-        let flip = rng.below(10) == 0;
-        codes[i] = u32::from((s > 0.1) != flip);
-    }
-    (x, codes)
-}
-
-fn to_csr(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
-    let (mut data, mut idx, mut ptr) = (vec![], vec![], vec![0i64]);
-    for i in 0..n {
-        for j in 0..d {
-            if x[i * d + j] != 0.0 {
-                data.push(x[i * d + j]);
-                idx.push(j as i64);
-            }
-        }
-        ptr.push(data.len() as i64);
-    }
-    (data, idx, ptr)
+    planted(
+        n,
+        d,
+        seed,
+        |j, v| v * if j % 2 == 0 { 1.0 } else { -0.5 },
+        0.1,
+    )
 }
 
 /// The paper's update on a dense `w`, with uniform sampling from the same stream.
@@ -325,7 +303,7 @@ fn exact_restart_is_bit_identical() {
 fn sparse_and_dense_give_the_same_model() {
     let (n, d) = (80, 9);
     let (x, codes) = dataset(n, d, 21);
-    let (data, idx, ptr) = to_csr(&x, n, d);
+    let (data, idx, ptr) = to_csr::<i64>(&x, n, d);
     let dense = DenseRows::new(&x, n, d).unwrap();
     let sparse = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
@@ -657,7 +635,7 @@ fn supplied_draws_are_checked() {
 fn rows_checked_when_read_give_the_same_model_and_catch_touched_rows() {
     let (n, d) = (300, 7);
     let (x, codes) = dataset(n, d, 8);
-    let (data, idx, ptr) = to_csr(&x, n, d);
+    let (data, idx, ptr) = to_csr::<i64>(&x, n, d);
     let p = |steps| {
         Params {
             alpha: 1e-2,
@@ -743,7 +721,7 @@ fn rows_drawn(n: usize, seed: u64, steps: usize) -> Vec<usize> {
 fn an_objective_checks_every_row_of_a_view_checked_when_read() {
     let (n, d) = (50, 4);
     let (x, codes) = dataset(n, d, 3);
-    let (mut data, idx, ptr) = to_csr(&x, n, d);
+    let (mut data, idx, ptr) = to_csr::<i64>(&x, n, d);
     let last = data.len() - 1;
     data[last] = f64::INFINITY;
     let rows = CsrRows::checked_when_read(&data, &idx, &ptr, n, d).unwrap();
