@@ -51,3 +51,18 @@ pub(crate) fn to_csr<I: Index>(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<
     }
     (data, indices, indptr)
 }
+
+/// `len` seeded values: 0 for about one in `zero_in` (a draw of `below(zero_in)`
+/// that is 0), else uniform in `[0, scale)`.
+pub(crate) fn sparse_uniform(len: usize, seed: u64, zero_in: u64, scale: f64) -> Vec<f64> {
+    let mut rng = Rng::seed_from_u64(seed);
+    (0..len)
+        .map(|_| {
+            if rng.below(zero_in) == 0 {
+                0.0
+            } else {
+                rng.next_f64() * scale
+            }
+        })
+        .collect()
+}

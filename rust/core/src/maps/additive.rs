@@ -359,7 +359,6 @@ impl AdditiveMap {
 mod tests {
     use super::*;
     use crate::data::rows::DenseRows;
-    use crate::rng::Rng;
 
     fn exact(kernel: AdditiveKernel, x: f64, y: f64) -> f64 {
         if x == 0.0 || y == 0.0 {
@@ -428,16 +427,7 @@ mod tests {
     #[test]
     fn dense_and_csr_outputs_agree_and_negative_values_are_refused() {
         let (n, d) = (20, 5);
-        let mut rng = Rng::seed_from_u64(3);
-        let x: Vec<f64> = (0..n * d)
-            .map(|_| {
-                if rng.below(2) == 0 {
-                    0.0
-                } else {
-                    rng.next_f64() * 3.0
-                }
-            })
-            .collect();
+        let x = crate::test_support::sparse_uniform(n * d, 3, 2, 3.0);
         let map = AdditiveMap::new(AdditiveKernel::JensenShannon, 2, None).unwrap();
         let monitor = Monitor::new();
         let rows = DenseRows::new(&x, n, d).unwrap();

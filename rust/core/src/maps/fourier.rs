@@ -444,16 +444,7 @@ mod tests {
     #[test]
     fn features_approximate_the_rbf_kernel_and_agree_dense_and_sparse() {
         let (n, d, gamma) = (30, 6, 0.3);
-        let mut rng = Rng::seed_from_u64(1);
-        let x: Vec<f64> = (0..n * d)
-            .map(|_| {
-                if rng.below(3) == 0 {
-                    0.0
-                } else {
-                    rng.next_f64()
-                }
-            })
-            .collect();
+        let x = crate::test_support::sparse_uniform(n * d, 1, 3, 1.0);
         let monitor = Monitor::new();
         let dense = DenseRows::new(&x, n, d).unwrap();
         let (data, indices, indptr) = crate::test_support::to_csr::<i64>(&x, n, d);
