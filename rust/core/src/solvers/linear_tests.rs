@@ -5,6 +5,7 @@ use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::rng::Rng;
 use crate::solvers::params::{Params, Sampling};
+use crate::solvers::test_support::{dense_problem, fit_linear};
 use crate::test_support::{planted, to_csr};
 use std::borrow::Cow;
 
@@ -212,8 +213,7 @@ fn weighted_averaging_continues_across_calls() {
     // the same state as one call of all the steps.
     let (n, d) = (50, 4);
     let (x, codes) = dataset(n, d, 9);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let params = |max_iter| {
         Params {
             alpha: 1e-2,
@@ -243,8 +243,7 @@ fn weighted_averaging_continues_across_calls() {
 fn rescaling_keeps_w_and_average() {
     let (n, d) = (40, 5);
     let (x, codes) = dataset(n, d, 3);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params {
         alpha: 1e-3,
         averaging: Averaging::FromStep(10),
@@ -269,8 +268,7 @@ fn rescaling_keeps_w_and_average() {
 fn exact_restart_is_bit_identical() {
     let (n, d) = (50, 6);
     let (x, codes) = dataset(n, d, 4);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let never = Monitor::new();
     for sampling in [
         Sampling::Uniform,
@@ -330,9 +328,7 @@ fn sparse_and_dense_give_the_same_model() {
 fn suffix_average_beats_last_iterate() {
     let (n, d) = (400, 10);
     let (x, codes) = dataset(n, d, 17);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let never = Monitor::new();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let obj = |avg| {
         let p = Params {
             alpha: 1e-3,
@@ -342,9 +338,7 @@ fn suffix_average_beats_last_iterate() {
         }
         .validate()
         .unwrap();
-        let mut s = LinearState::new(d, 3, 0).unwrap();
-        let mut w = vec![0.0; d];
-        let f = fit_binary(&rows, &task, &p, &mut s, &mut w, &never, "").unwrap();
+        let (_, w, f) = fit_linear(&rows, &task, &p, 3, 0);
         primal_objective(&rows, &task, &w, f.intercept, 0.0, 1e-3)
     };
     let last = obj(Averaging::Off);
@@ -359,8 +353,7 @@ fn suffix_average_beats_last_iterate() {
 fn cancellation_stops_the_run() {
     let (n, d) = (10, 2);
     let (x, codes) = dataset(n, d, 1);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params::default().validate().unwrap();
     let mut s = LinearState::new(d, 0, 0).unwrap();
     let monitor = Monitor::stopped();
@@ -394,9 +387,7 @@ fn bad_order_and_mismatched_state_are_errors() {
 fn golden_model_is_pinned() {
     let (n, d) = (120, 6);
     let (x, codes) = dataset(n, d, 99);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let never = Monitor::new();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params {
         alpha: 1e-3,
         batch_size: 2,
@@ -408,9 +399,7 @@ fn golden_model_is_pinned() {
     }
     .validate()
     .unwrap();
-    let mut s = LinearState::new(d, p.seed, 0).unwrap();
-    let mut w = vec![0.0; d];
-    let f = fit_binary(&rows, &task, &p, &mut s, &mut w, &never, "").unwrap();
+    let (_, w, f) = fit_linear(&rows, &task, &p, p.seed, 0);
     let bits: Vec<u64> = w
         .iter()
         .chain([&f.intercept])
@@ -448,8 +437,7 @@ impl LinearState {
 fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
     let (n, d) = (200, 6);
     let (x, codes) = dataset(n, d, 21);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let monitor = Monitor::new();
     for t in [1u64, 37, 450] {
         let p = Params {
@@ -459,9 +447,7 @@ fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
         }
         .validate()
         .unwrap();
-        let mut a = LinearState::new(d, 3, 0).unwrap();
-        let mut w = vec![0.0; d];
-        let out = fit_binary(&rows, &task, &p, &mut a, &mut w, &monitor, "").unwrap();
+        let (a, _, out) = fit_linear(&rows, &task, &p, 3, 0);
         assert_eq!((a.steps(), out.n_iter), (t, 1));
         let mut b = LinearState::new(d, 3, 0).unwrap();
         run_steps(&rows, &task, &p, &mut b, t, &monitor).unwrap();
@@ -608,8 +594,7 @@ fn examples_supplied_from_outside_give_the_in_memory_model() {
 fn supplied_draws_are_checked() {
     let (n, d) = (10, 3);
     let (x, codes) = dataset(n, d, 2);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params {
         batch_size: 2,
         ..Params::default()
