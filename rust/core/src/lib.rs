@@ -52,6 +52,8 @@ pub mod parallel;
 mod prefetch;
 pub mod rng;
 pub mod solvers;
+#[cfg(test)]
+mod test_support;
 pub mod thresholds;
 
 pub use data::labels::Labels;

@@ -189,48 +189,28 @@ macro_rules! dispatch_rows {
         let checked: bool = $checked;
         match $matrix {
             Matrix::Dense(DenseArray::F64(a)) => {
-                let (n, d) = shape2(&a);
-                let s = slice(&a)?;
-                let $make = move || {
-                    if checked {
-                        DenseRows::new(s, n, d)
-                    } else {
-                        DenseRows::checked_when_read(s, n, d)
-                    }
-                };
+                let $make = $crate::dense_view!(checked, a);
                 $call
             }
             Matrix::Dense(DenseArray::F32(a)) => {
-                let (n, d) = shape2(&a);
-                let s = slice(&a)?;
-                let $make = move || {
-                    if checked {
-                        DenseRows::new(s, n, d)
-                    } else {
-                        DenseRows::checked_when_read(s, n, d)
-                    }
-                };
+                let $make = $crate::dense_view!(checked, a);
                 $call
             }
             Matrix::Csr(v, i, p, n, d) => match (v, i, p) {
                 (Values::F64(v), Indices::I32(i), Indices::I32(p)) => {
-                    let (v, i, p) = (slice(&v)?, slice(&i)?, slice(&p)?);
-                    let $make = move || $crate::csr_view!(checked, v, i, p, n, d);
+                    let $make = $crate::csr_view!(checked, v, i, p, n, d);
                     $call
                 }
                 (Values::F64(v), Indices::I64(i), Indices::I64(p)) => {
-                    let (v, i, p) = (slice(&v)?, slice(&i)?, slice(&p)?);
-                    let $make = move || $crate::csr_view!(checked, v, i, p, n, d);
+                    let $make = $crate::csr_view!(checked, v, i, p, n, d);
                     $call
                 }
                 (Values::F32(v), Indices::I32(i), Indices::I32(p)) => {
-                    let (v, i, p) = (slice(&v)?, slice(&i)?, slice(&p)?);
-                    let $make = move || $crate::csr_view!(checked, v, i, p, n, d);
+                    let $make = $crate::csr_view!(checked, v, i, p, n, d);
                     $call
                 }
                 (Values::F32(v), Indices::I64(i), Indices::I64(p)) => {
-                    let (v, i, p) = (slice(&v)?, slice(&i)?, slice(&p)?);
-                    let $make = move || $crate::csr_view!(checked, v, i, p, n, d);
+                    let $make = $crate::csr_view!(checked, v, i, p, n, d);
                     $call
                 }
                 _ => Err(pyo3::exceptions::PyTypeError::new_err(
@@ -241,14 +221,37 @@ macro_rules! dispatch_rows {
     }};
 }
 
-/// The CSR view of `dispatch_rows!`: checked whole, or as it is read.
+/// The dense arm of `dispatch_rows!`: a `Send` closure that makes the view of the
+/// numpy array `$a`, checked whole, or as it is read.
+#[macro_export]
+macro_rules! dense_view {
+    ($checked:expr, $a:expr) => {{
+        let (n, d) = shape2(&$a);
+        let s = slice(&$a)?;
+        let checked: bool = $checked;
+        move || {
+            if checked {
+                DenseRows::new(s, n, d)
+            } else {
+                DenseRows::checked_when_read(s, n, d)
+            }
+        }
+    }};
+}
+
+/// A CSR arm of `dispatch_rows!`: a `Send` closure that makes the view of the numpy
+/// arrays `$v`, `$i`, `$p` (`$n x $d`), checked whole, or as it is read.
 #[macro_export]
 macro_rules! csr_view {
-    ($checked:expr, $v:expr, $i:expr, $p:expr, $n:expr, $d:expr) => {
-        if $checked {
-            CsrRows::new($v, $i, $p, $n, $d)
-        } else {
-            CsrRows::checked_when_read($v, $i, $p, $n, $d)
+    ($checked:expr, $v:expr, $i:expr, $p:expr, $n:expr, $d:expr) => {{
+        let (v, i, p) = (slice(&$v)?, slice(&$i)?, slice(&$p)?);
+        let (n, d, checked): (usize, usize, bool) = ($n, $d, $checked);
+        move || {
+            if checked {
+                CsrRows::new(v, i, p, n, d)
+            } else {
+                CsrRows::checked_when_read(v, i, p, n, d)
+            }
         }
-    };
+    }};
 }

@@ -1,7 +1,7 @@
 //! Python entry points of the explicit feature maps: random Fourier features,
 //! Nyström and the homogeneous additive kernel maps.
 
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -107,33 +107,40 @@ pub fn fourier_features<'py>(
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let form = fourier_form(form)?;
-    let dc = n_components;
     let small = is_small(x.stored_entries().saturating_mul(64));
-    let n = x.n_rows();
+    let run = Run { n_threads, small };
     match weights {
-        DenseArray::F64(w) => {
-            let b: PyReadonlyArray1<'py, f64> = offsets.extract()?;
-            let (w, b) = (slice(&w)?, slice(&b)?);
-            new_array(py, n, dc, |out| {
-                dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
-                    let rows = make()?;
-                    let map = FourierMap { weights: w, offsets: b, n_components: dc, form };
-                    fourier_transform_into(&rows, map, n_threads, monitor, out)
-                }))
-            })
-        }
-        DenseArray::F32(w) => {
-            let b: PyReadonlyArray1<'py, f32> = offsets.extract()?;
-            let (w, b) = (slice(&w)?, slice(&b)?);
-            new_array(py, n, dc, |out| {
-                dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
-                    let rows = make()?;
-                    let map = FourierMap { weights: w, offsets: b, n_components: dc, form };
-                    fourier_transform_into(&rows, map, n_threads, monitor, out)
-                }))
-            })
-        }
+        DenseArray::F64(w) => fourier_dispatch(py, x, &w, &offsets, n_components, form, run),
+        DenseArray::F32(w) => fourier_dispatch(py, x, &w, &offsets, n_components, form, run),
     }
+}
+
+/// The Fourier features of `x` by the map of `weights` and `offsets`, in their
+/// precision.
+fn fourier_dispatch<'py, O: Float + numpy::Element>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    weights: &PyReadonlyArray2<'py, O>,
+    offsets: &Bound<'py, PyAny>,
+    n_components: usize,
+    form: FourierForm,
+    run: Run,
+) -> PyResult<Bound<'py, PyAny>> {
+    let b: PyReadonlyArray1<'py, O> = offsets.extract()?;
+    let (weights, offsets) = (slice(weights)?, slice(&b)?);
+    let map = FourierMap {
+        weights,
+        offsets,
+        n_components,
+        form,
+    };
+    let Run { n_threads, small } = run;
+    new_array(py, x.n_rows(), n_components, |out| {
+        dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
+            let rows = make()?;
+            fourier_transform_into(&rows, map, n_threads, monitor, out)
+        }))
+    })
 }
 
 fn landmark_rule(name: &str) -> PyResult<Landmarks> {
@@ -258,8 +265,8 @@ impl<'a, O: Float> NystroemMap<'a, O> {
     }
 }
 
-/// How a Nyström transform runs: threads, and whether the job is too small to
-/// watch for Ctrl-C.
+/// How a transform (Fourier or Nyström) runs: threads, and whether the job is too
+/// small to watch for Ctrl-C.
 #[derive(Clone, Copy)]
 struct Run {
     n_threads: usize,

@@ -327,8 +327,14 @@ impl<'a, R: Rows> KernelRows<'a, R> {
             }
         };
         match self.kernel {
-            Kernel::Linear => dots(out, |_, _, _, d| d),
+            Kernel::Linear | Kernel::Poly { .. } | Kernel::Sigmoid { .. } => {
+                dots(out, |_, _, _, d| d);
+                // These finish from the inner product alone: no row index needed.
+                self.finish(out, q.x_sq_norm, q.x_sum, |t| t);
+            }
             Kernel::Rbf { gamma } => {
+                // Fused with the products: `finish` would call `js` (and its
+                // prefetches) a second time per row.
                 dots(out, |me, q, j, d| {
                     (q.x_sq_norm + me.other_sq_norm[j] - 2.0 * d).max(0.0)
                 });
@@ -336,22 +342,6 @@ impl<'a, R: Rows> KernelRows<'a, R> {
                     *o *= -gamma;
                 }
                 math::exp_in_place(out);
-            }
-            Kernel::Poly {
-                gamma,
-                coef0,
-                degree,
-            } => {
-                dots(out, |_, _, _, d| d);
-                for o in out.iter_mut() {
-                    *o = math::powi(gamma * *o + coef0, degree);
-                }
-            }
-            Kernel::Sigmoid { gamma, coef0 } => {
-                dots(out, |_, _, _, d| d);
-                for o in out.iter_mut() {
-                    *o = math::tanh(gamma * *o + coef0);
-                }
             }
             Kernel::Chi2 { gamma } => {
                 for (t, o) in out.iter_mut().enumerate() {
@@ -536,6 +526,7 @@ impl<R: Rows> KernelRows<'_, R> {
     /// Turn the accumulated inner products (or, for the additive kernels, the
     /// accumulated shared terms) `out[t]` against prepared row `row(t)` into kernel
     /// values, given the query's squared norm and sum.
+    #[inline]
     fn finish(&self, out: &mut [f64], x_sq_norm: f64, x_sum: f64, row: impl Fn(usize) -> usize) {
         match self.kernel {
             Kernel::Linear | Kernel::Intersection => {}

@@ -359,7 +359,6 @@ impl AdditiveMap {
 mod tests {
     use super::*;
     use crate::data::rows::DenseRows;
-    use crate::rng::Rng;
 
     fn exact(kernel: AdditiveKernel, x: f64, y: f64) -> f64 {
         if x == 0.0 || y == 0.0 {
@@ -428,30 +427,12 @@ mod tests {
     #[test]
     fn dense_and_csr_outputs_agree_and_negative_values_are_refused() {
         let (n, d) = (20, 5);
-        let mut rng = Rng::seed_from_u64(3);
-        let x: Vec<f64> = (0..n * d)
-            .map(|_| {
-                if rng.below(2) == 0 {
-                    0.0
-                } else {
-                    rng.next_f64() * 3.0
-                }
-            })
-            .collect();
+        let x = crate::test_support::sparse_uniform(n * d, 3, 2, 3.0);
         let map = AdditiveMap::new(AdditiveKernel::JensenShannon, 2, None).unwrap();
         let monitor = Monitor::new();
         let rows = DenseRows::new(&x, n, d).unwrap();
         let dense: Vec<f64> = map.transform_dense(&rows, 2, &monitor).unwrap();
-        let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
-        for i in 0..n {
-            for j in 0..d {
-                if x[i * d + j] != 0.0 {
-                    data.push(x[i * d + j]);
-                    indices.push(i64::try_from(j).unwrap());
-                }
-            }
-            indptr.push(i64::try_from(data.len()).unwrap());
-        }
+        let (data, indices, indptr) = crate::test_support::to_csr::<i64>(&x, n, d);
         let csr = crate::data::rows::CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
         let (v, c, p): (Vec<f64>, _, _) = map.transform_csr(&csr, 2, &monitor).unwrap();
         let width = d * map.width();

@@ -393,21 +393,6 @@ mod tests {
         }
     }
 
-    /// The CSR arrays `(data, indices, indptr)` of the dense row-major `x`.
-    fn csr_arrays(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
-        let (mut data, mut indices, mut indptr) = (vec![], vec![], vec![0_i64]);
-        for i in 0..n {
-            for j in 0..d {
-                if x[i * d + j] != 0.0 {
-                    data.push(x[i * d + j]);
-                    indices.push(i64::try_from(j).unwrap());
-                }
-            }
-            indptr.push(i64::try_from(data.len()).unwrap());
-        }
-        (data, indices, indptr)
-    }
-
     /// Checks rows 0 and 17 of `z` against the documented formula, feature by feature.
     fn check_formula(
         x: &[f64],
@@ -459,19 +444,10 @@ mod tests {
     #[test]
     fn features_approximate_the_rbf_kernel_and_agree_dense_and_sparse() {
         let (n, d, gamma) = (30, 6, 0.3);
-        let mut rng = Rng::seed_from_u64(1);
-        let x: Vec<f64> = (0..n * d)
-            .map(|_| {
-                if rng.below(3) == 0 {
-                    0.0
-                } else {
-                    rng.next_f64()
-                }
-            })
-            .collect();
+        let x = crate::test_support::sparse_uniform(n * d, 1, 3, 1.0);
         let monitor = Monitor::new();
         let dense = DenseRows::new(&x, n, d).unwrap();
-        let (data, indices, indptr) = csr_arrays(&x, n, d);
+        let (data, indices, indptr) = crate::test_support::to_csr::<i64>(&x, n, d);
         let csr = CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
         for (form, dc) in [
             (FourierForm::Offset, 4000),

@@ -829,16 +829,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let (mut data, mut idx, mut ptr) = (vec![], vec![], vec![0_i64]);
-            for i in 0..n {
-                for j in 0..d {
-                    if x[i * d + j] != 0.0 {
-                        data.push(x[i * d + j]);
-                        idx.push(j as i64);
-                    }
-                }
-                ptr.push(data.len() as i64);
-            }
+            let (data, idx, ptr) = crate::test_support::to_csr::<i64>(&x, n, d);
             let csr = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
             let dense = DenseRows::new(&x, n, d).unwrap();
             let comp = DenseRows::new(&x[..m * d], m, d).unwrap();

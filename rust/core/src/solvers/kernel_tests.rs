@@ -6,29 +6,14 @@ use super::*;
 use crate::data::rows::{CsrRows, DenseRows, Rows};
 use crate::kernels::function::{Kernel, KernelRow, KernelRows};
 use crate::kernels::gram::{DataGram, PrecomputedGram};
-use crate::rng::Rng;
-use crate::solvers::linear::{fit_binary, LinearState};
 use crate::solvers::params::{Params, Sampling};
+use crate::solvers::test_support::{dense_problem, fit_linear};
+use crate::test_support::{planted, to_csr};
 
 /// `n x d` values with about half zeros; labels from a planted non-linear rule
 /// (inside or outside a sphere) with some noise.
 fn dataset(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<u32>) {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut x = vec![0.0; n * d];
-    let mut codes = vec![0u32; n];
-    for i in 0..n {
-        let mut s = 0.0;
-        for j in 0..d {
-            if rng.below(2) == 0 {
-                let v = rng.below(2001) as f64 / 1000.0 - 1.0;
-                x[i * d + j] = v;
-                s += v * v;
-            }
-        }
-        let flip = rng.below(10) == 0;
-        codes[i] = u32::from((s > d as f64 / 6.0) != flip);
-    }
-    (x, codes)
+    planted(n, d, seed, |_, v| v * v, d as f64 / 6.0)
 }
 
 fn params(alpha: f64, batch_size: usize, passes: usize, sampling: Sampling) -> ValidParams {
@@ -100,9 +85,7 @@ fn linear_kernel_reproduces_the_linear_solver() {
     ] {
         let task = BinaryTask::new(&codes, 1, sw, 1.0, 1.0).unwrap();
         let p = params(0.05, k, 4, sampling);
-        let mut lin = LinearState::new(d, p.seed, 2).unwrap();
-        let mut w = vec![0.0; d];
-        fit_binary(&rows, &task, &p, &mut lin, &mut w, &Monitor::new(), "").unwrap();
+        let (lin, w, _) = fit_linear(&rows, &task, &p, p.seed, 2);
         let want: Vec<f64> = (0..n).map(|i| rows.dot(i, &w)).collect();
         let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
         for strategy in STRATEGIES {
@@ -123,8 +106,7 @@ fn linear_kernel_reproduces_the_linear_solver() {
 fn suffix_average_with_the_linear_kernel_matches_the_linear_solver() {
     let (n, d) = (90, 6);
     let (x, codes) = dataset(n, d, 7);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     for intercept in [Intercept::None, Intercept::Unregularized] {
         let p = Params {
             intercept,
@@ -133,9 +115,7 @@ fn suffix_average_with_the_linear_kernel_matches_the_linear_solver() {
         }
         .validate()
         .unwrap();
-        let mut lin = LinearState::new(d, p.seed, 1).unwrap();
-        let mut w = vec![0.0; d];
-        let out = fit_binary(&rows, &task, &p, &mut lin, &mut w, &Monitor::new(), "").unwrap();
+        let (_, w, out) = fit_linear(&rows, &task, &p, p.seed, 1);
         let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
         for strategy in STRATEGIES {
             let state = fit(&gram, &task, &p, solver(strategy, 0, false), 1);
@@ -157,17 +137,14 @@ fn suffix_average_with_the_linear_kernel_matches_the_linear_solver() {
 fn linear_kernel_with_bias_matches_the_linear_solver() {
     let (n, d) = (80, 5);
     let (x, codes) = dataset(n, d, 2);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params {
         intercept: Intercept::Unregularized,
         ..(*params(0.1, 2, 3, Sampling::Uniform)).clone()
     }
     .validate()
     .unwrap();
-    let mut lin = LinearState::new(d, p.seed, 0).unwrap();
-    let mut w = vec![0.0; d];
-    let out = fit_binary(&rows, &task, &p, &mut lin, &mut w, &Monitor::new(), "").unwrap();
+    let (_, w, out) = fit_linear(&rows, &task, &p, p.seed, 0);
     let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
     let state = fit(&gram, &task, &p, solver(Strategy::Margins, 0, false), 0);
     let model = state.model(p.alpha);
@@ -227,8 +204,7 @@ fn restart_is_bit_exact_and_cache_and_threads_change_nothing() {
 fn strategies_agree_and_rbf_separates_a_sphere() {
     let (n, d) = (400, 4);
     let (x, codes) = dataset(n, d, 4);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params {
         intercept: Intercept::Unregularized,
         ..(*params(1.0 / n as f64, 1, 10, Sampling::Uniform)).clone()
@@ -265,16 +241,7 @@ fn precomputed_gram_matches_the_kernel_and_csr_matches_dense() {
     let (n, d) = (150, 5);
     let (x, codes) = dataset(n, d, 5);
     let rows = DenseRows::new(&x, n, d).unwrap();
-    let (mut v, mut c, mut ptr) = (vec![], vec![], vec![0i32]);
-    for i in 0..n {
-        for j in 0..d {
-            if x[i * d + j] != 0.0 {
-                v.push(x[i * d + j]);
-                c.push(j as i32);
-            }
-        }
-        ptr.push(v.len() as i32);
-    }
+    let (v, c, ptr) = to_csr::<i32>(&x, n, d);
     let csr = CsrRows::new(&v, &c, &ptr, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
     let kernel = Kernel::Chi2 { gamma: 0.3 };
@@ -312,8 +279,7 @@ fn precomputed_gram_matches_the_kernel_and_csr_matches_dense() {
 fn objective_falls_and_bad_setups_are_errors() {
     let (n, d) = (200, 4);
     let (x, codes) = dataset(n, d, 6);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let gram = DataGram::new(
         &rows,
         KernelRows::new(Kernel::Rbf { gamma: 1.0 }, &rows).unwrap(),

@@ -5,41 +5,20 @@ use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::rng::Rng;
 use crate::solvers::params::{Params, Sampling};
+use crate::solvers::test_support::{dense_problem, fit_linear};
+use crate::test_support::{planted, to_csr};
 use std::borrow::Cow;
 
 /// A small seeded data set: `n x d` dense values with about half zeros, labels from
 /// a planted separator with some noise.
 fn dataset(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<u32>) {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut x = vec![0.0; n * d];
-    let mut codes = vec![0u32; n];
-    for i in 0..n {
-        let mut s = 0.0;
-        for j in 0..d {
-            if rng.below(2) == 0 {
-                let v = rng.below(2001) as f64 / 1000.0 - 1.0;
-                x[i * d + j] = v;
-                s += v * if j % 2 == 0 { 1.0 } else { -0.5 };
-            }
-        }
-        let flip = rng.below(10) == 0;
-        codes[i] = u32::from((s > 0.1) != flip);
-    }
-    (x, codes)
-}
-
-fn to_csr(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
-    let (mut data, mut idx, mut ptr) = (vec![], vec![], vec![0i64]);
-    for i in 0..n {
-        for j in 0..d {
-            if x[i * d + j] != 0.0 {
-                data.push(x[i * d + j]);
-                idx.push(j as i64);
-            }
-        }
-        ptr.push(data.len() as i64);
-    }
-    (data, idx, ptr)
+    planted(
+        n,
+        d,
+        seed,
+        |j, v| v * if j % 2 == 0 { 1.0 } else { -0.5 },
+        0.1,
+    )
 }
 
 /// The paper's update on a dense `w`, with uniform sampling from the same stream.
@@ -234,8 +213,7 @@ fn weighted_averaging_continues_across_calls() {
     // the same state as one call of all the steps.
     let (n, d) = (50, 4);
     let (x, codes) = dataset(n, d, 9);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let params = |max_iter| {
         Params {
             alpha: 1e-2,
@@ -265,8 +243,7 @@ fn weighted_averaging_continues_across_calls() {
 fn rescaling_keeps_w_and_average() {
     let (n, d) = (40, 5);
     let (x, codes) = dataset(n, d, 3);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params {
         alpha: 1e-3,
         averaging: Averaging::FromStep(10),
@@ -291,8 +268,7 @@ fn rescaling_keeps_w_and_average() {
 fn exact_restart_is_bit_identical() {
     let (n, d) = (50, 6);
     let (x, codes) = dataset(n, d, 4);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let never = Monitor::new();
     for sampling in [
         Sampling::Uniform,
@@ -325,7 +301,7 @@ fn exact_restart_is_bit_identical() {
 fn sparse_and_dense_give_the_same_model() {
     let (n, d) = (80, 9);
     let (x, codes) = dataset(n, d, 21);
-    let (data, idx, ptr) = to_csr(&x, n, d);
+    let (data, idx, ptr) = to_csr::<i64>(&x, n, d);
     let dense = DenseRows::new(&x, n, d).unwrap();
     let sparse = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
     let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
@@ -352,9 +328,7 @@ fn sparse_and_dense_give_the_same_model() {
 fn suffix_average_beats_last_iterate() {
     let (n, d) = (400, 10);
     let (x, codes) = dataset(n, d, 17);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let never = Monitor::new();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let obj = |avg| {
         let p = Params {
             alpha: 1e-3,
@@ -364,9 +338,7 @@ fn suffix_average_beats_last_iterate() {
         }
         .validate()
         .unwrap();
-        let mut s = LinearState::new(d, 3, 0).unwrap();
-        let mut w = vec![0.0; d];
-        let f = fit_binary(&rows, &task, &p, &mut s, &mut w, &never, "").unwrap();
+        let (_, w, f) = fit_linear(&rows, &task, &p, 3, 0);
         primal_objective(&rows, &task, &w, f.intercept, 0.0, 1e-3)
     };
     let last = obj(Averaging::Off);
@@ -381,8 +353,7 @@ fn suffix_average_beats_last_iterate() {
 fn cancellation_stops_the_run() {
     let (n, d) = (10, 2);
     let (x, codes) = dataset(n, d, 1);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params::default().validate().unwrap();
     let mut s = LinearState::new(d, 0, 0).unwrap();
     let monitor = Monitor::stopped();
@@ -416,9 +387,7 @@ fn bad_order_and_mismatched_state_are_errors() {
 fn golden_model_is_pinned() {
     let (n, d) = (120, 6);
     let (x, codes) = dataset(n, d, 99);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
-    let never = Monitor::new();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params {
         alpha: 1e-3,
         batch_size: 2,
@@ -430,9 +399,7 @@ fn golden_model_is_pinned() {
     }
     .validate()
     .unwrap();
-    let mut s = LinearState::new(d, p.seed, 0).unwrap();
-    let mut w = vec![0.0; d];
-    let f = fit_binary(&rows, &task, &p, &mut s, &mut w, &never, "").unwrap();
+    let (_, w, f) = fit_linear(&rows, &task, &p, p.seed, 0);
     let bits: Vec<u64> = w
         .iter()
         .chain([&f.intercept])
@@ -470,8 +437,7 @@ impl LinearState {
 fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
     let (n, d) = (200, 6);
     let (x, codes) = dataset(n, d, 21);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let monitor = Monitor::new();
     for t in [1u64, 37, 450] {
         let p = Params {
@@ -481,9 +447,7 @@ fn max_steps_runs_exactly_t_steps_even_below_one_pass() {
         }
         .validate()
         .unwrap();
-        let mut a = LinearState::new(d, 3, 0).unwrap();
-        let mut w = vec![0.0; d];
-        let out = fit_binary(&rows, &task, &p, &mut a, &mut w, &monitor, "").unwrap();
+        let (a, _, out) = fit_linear(&rows, &task, &p, 3, 0);
         assert_eq!((a.steps(), out.n_iter), (t, 1));
         let mut b = LinearState::new(d, 3, 0).unwrap();
         run_steps(&rows, &task, &p, &mut b, t, &monitor).unwrap();
@@ -630,8 +594,7 @@ fn examples_supplied_from_outside_give_the_in_memory_model() {
 fn supplied_draws_are_checked() {
     let (n, d) = (10, 3);
     let (x, codes) = dataset(n, d, 2);
-    let rows = DenseRows::new(&x, n, d).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let (rows, task) = dense_problem(&x, &codes, n, d);
     let p = Params {
         batch_size: 2,
         ..Params::default()
@@ -657,7 +620,7 @@ fn supplied_draws_are_checked() {
 fn rows_checked_when_read_give_the_same_model_and_catch_touched_rows() {
     let (n, d) = (300, 7);
     let (x, codes) = dataset(n, d, 8);
-    let (data, idx, ptr) = to_csr(&x, n, d);
+    let (data, idx, ptr) = to_csr::<i64>(&x, n, d);
     let p = |steps| {
         Params {
             alpha: 1e-2,
@@ -743,7 +706,7 @@ fn rows_drawn(n: usize, seed: u64, steps: usize) -> Vec<usize> {
 fn an_objective_checks_every_row_of_a_view_checked_when_read() {
     let (n, d) = (50, 4);
     let (x, codes) = dataset(n, d, 3);
-    let (mut data, idx, ptr) = to_csr(&x, n, d);
+    let (mut data, idx, ptr) = to_csr::<i64>(&x, n, d);
     let last = data.len() - 1;
     data[last] = f64::INFINITY;
     let rows = CsrRows::checked_when_read(&data, &idx, &ptr, n, d).unwrap();

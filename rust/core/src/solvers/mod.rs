@@ -27,3 +27,5 @@ pub mod params;
 pub mod passes;
 pub mod sampler;
 pub mod svm;
+#[cfg(test)]
+mod test_support;
