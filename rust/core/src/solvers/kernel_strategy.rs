@@ -118,19 +118,16 @@ pub struct PilotCounts {
 }
 
 impl PilotCounts {
-    /// Support vectors projected at the end of the first pass: the support set
-    /// grows as `draws^a` during the pilot (`a` from its two counts, within
-    /// `[0, 1]`: early steps violate more often than later ones).
+    /// Support vectors projected at the end of the first pass: the pilot's count
+    /// plus its second half's rate over the rest of the pass (not the whole
+    /// pilot's rate: the first steps, from a zero model, violate more often).
     #[must_use]
     pub fn first_pass_support(&self) -> f64 {
         let (end, half) = (self.support as f64, self.support_half as f64);
-        let a = if half > 0.0 {
-            (end / half).log2().clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
-        let scale = self.draws_per_pass as f64 / self.drawn.max(1) as f64;
-        (end * scale.max(1.0).powf(a)).min(self.n as f64)
+        let drawn = self.drawn.max(1) as f64;
+        let rest = (self.draws_per_pass as f64 - drawn).max(0.0);
+        let rate = (end - half).max(0.0) / (drawn / 2.0);
+        (end + rate * rest).min(self.n as f64)
     }
 }
 
@@ -259,14 +256,12 @@ mod tests {
         let c = pilot(16_000, 10.0, 100, 1);
         // Linear growth (half the support vectors at half the draws): the rate.
         assert!((c.first_pass_support() - 1_600.0).abs() < 1e-9);
-        // Square-root growth: four times fewer.
+        // A burst first (70 of the 100 in the first half): the second half's rate.
         let slow = PilotCounts {
-            support_half: 71,
+            support_half: 70,
             ..c
         };
-        let expected = 100.0 * 16f64.powf((100f64 / 71.0).log2());
-        assert!((slow.first_pass_support() - expected).abs() < 1e-9);
-        assert!(slow.first_pass_support() < 450.0);
+        assert!((slow.first_pass_support() - (100.0 + 30.0 * 2.0 * 15.0)).abs() < 1e-9);
         // No growth, and never more than n.
         let flat = PilotCounts {
             support_half: 100,
