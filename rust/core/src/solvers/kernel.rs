@@ -35,6 +35,12 @@
 //!   Cost: `n` kernel values per violation of an uncached column. The primal
 //!   objective is then available in O(n) per pass.
 //!
+//! The two give the same model up to rounding, not bit for bit. [`Strategy::Auto`]
+//! chooses from the run's own counts, never from timings (see `kernel_strategy.rs`):
+//! small fits keep the margin vector; the others run a pilot of 1/16 of the first
+//! pass on the support set, then switch to the margin vector when its projected cost
+//! over the whole fit is lower ([`margins_pay_off`]).
+//!
 //! Kernel values are rounded to the storage type `S` (the input's float type)
 //! whether or not they come from the cache, so the cache size never changes a
 //! result. Values over many rows are computed in parallel chunks, each value
@@ -104,7 +110,9 @@ pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
 }
 
 /// The complete state of one binary kernel Pegasos run. Training `T1` steps, then
-/// `T2` more from the returned state, is bit-for-bit the same as `T1 + T2` at once.
+/// `T2` more from the returned state, is bit-for-bit the same as `T1 + T2` at once
+/// with a given strategy (with [`Strategy::Auto`], the choice at the pilot's end
+/// weighs the passes of the call it falls in).
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelState {
     /// `alpha_j` per training example.
