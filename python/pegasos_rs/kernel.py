@@ -112,13 +112,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         otherwise); ``"support"`` evaluates each drawn example against the support
         set (kernel rows cached). The two give the same model up to rounding.
         ``"auto"`` keeps margins from the start on small fits (``n**2 * max_iter``
-        below 10**6); any other fit starts on the support set (the faster while
-        there is nothing to reuse) and, at the start of each later pass, switches
-        to margins when a cost model projects that the passes left save more than
-        building the margins costs. The model counts the last pass's violations and
-        new support vectors, never times, and assumes the default ``cache_size``:
-        the choice, hence the model, is the same on every machine, thread count
-        and cache size. ``fit_report_`` says what ran.
+        below 10**6); any other fit runs 1/16 of its first pass on the support set,
+        then switches to margins (built from that support set) when a cost model
+        projects the whole fit cheaper that way: a one-pass fit stays on the
+        support set, longer fits switch unless the support set's kernel rows fit
+        the cache and it grows slowly. The model counts the support vectors the
+        pilot found, never times, and assumes the default ``cache_size``: the
+        choice, hence the model, is the same on every machine, thread count and
+        cache size. ``fit_report_`` says what ran.
     {random_state}
     n_jobs : int or None, default=None
         Threads for training (classes, kernel columns) and prediction (-1: all cores).
