@@ -968,6 +968,61 @@ def test_strategies_agree(any_dense, kernel, batch_size):
     _assert_close(margins.decision_function(X), support.decision_function(X))
 
 
+def _auto_case():
+    """600 examples in 4 dimensions, two classes: at 8 passes (600**2 * 8 kernel values)
+    not a small fit, so "auto" runs its pilot on the support set."""
+    rng = np.random.RandomState(3)
+    X = rng.randn(600, 4)
+    y = (np.sum(X**2, axis=1) > 4).astype(int)
+    return X, y
+
+
+def test_auto_switches_to_margins_the_same_way_on_any_threads_and_cache():
+    """A narrow kernel, little regularisation: nearly every draw violates, so over 8
+    passes "auto" projects the margin vector cheaper and switches after its pilot
+    (1/16 of the first pass). The choice comes from counts, never timings: the model
+    is bit for bit the same whatever the threads and the cache size."""
+    X, y = _auto_case()
+    kw = {"kernel": "rbf", "gamma": 50.0, "alpha": 1e-5, "max_iter": 8}
+    fits = [
+        _fit(X, y, n_jobs=n_jobs, cache_size=cache, **kw)
+        for n_jobs, cache in [(1, 200), (2, 0), (2, 0.01)]
+    ]
+    for est in fits:
+        (report,) = est.fit_report_
+        assert report["strategy"] == "margins"
+        assert report["switched_at"] == math.ceil(600 / 32) * 2
+        np.testing.assert_array_equal(est.dual_coef_, fits[0].dual_coef_)
+        np.testing.assert_array_equal(est.support_, fits[0].support_)
+    margins = _fit(X, y, strategy="margins", **kw)
+    support = _fit(X, y, strategy="support", **kw)
+    for forced in (margins, support):
+        assert forced.fit_report_[0]["switched_at"] is None
+        np.testing.assert_array_equal(forced.support_, fits[0].support_)
+        _assert_close(forced.decision_function(X), fits[0].decision_function(X))
+
+
+def test_auto_runs_the_support_set_for_one_pass_and_margins_on_small_fits():
+    """One pass of a fit that is not small: the support set throughout, the same
+    model bit for bit as strategy="support". A small fit (n**2 * passes below
+    10**6): margins from the start, the same model as strategy="margins"."""
+    X, y = _auto_case()
+    X = np.vstack([X, X[:400] + 0.01])
+    y = np.concatenate([y, y[:400]])
+    kw = {"kernel": "rbf", "gamma": 50.0, "alpha": 1e-5, "max_iter": 1}
+    auto = _fit(X, y, **kw)
+    support = _fit(X, y, strategy="support", **kw)
+    assert auto.fit_report_[0]["strategy"] == "support"
+    assert auto.fit_report_[0]["switched_at"] is None
+    np.testing.assert_array_equal(auto.dual_coef_, support.dual_coef_)
+    small = {"kernel": "rbf", "gamma": 1.0, "max_iter": 3}
+    auto = _fit(X[:300], y[:300], **small)
+    margins = _fit(X[:300], y[:300], strategy="margins", **small)
+    assert auto.fit_report_[0]["strategy"] == "margins"
+    assert auto.fit_report_[0]["switched_at"] is None
+    np.testing.assert_array_equal(auto.dual_coef_, margins.dual_coef_)
+
+
 @pytest.mark.parametrize("kernel", ["rbf", "sigmoid", "chi2", "intersection"])
 def test_sparse_and_dense_training_agree(any_dense, kernel):
     X, y = any_dense

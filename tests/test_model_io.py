@@ -193,6 +193,13 @@ def test_every_fitted_attribute_survives_save_and_load(tmp_path):
     assert back.fit_report_ == est.fit_report_ and len(back.fit_report_) == 3
     # A damaged report is refused with the file named.
     raw = path.read_bytes()
+    # Reports of files written before "switched_at" existed read as None.
+    from pegasos_rs.model_io import _fit_report
+
+    older = [{k: v for k, v in r.items() if k != "switched_at"} for r in est.fit_report_]
+    assert _fit_report(older, DataFormatError) == [
+        {**r, "switched_at": None} for r in est.fit_report_
+    ]
     bad = raw.replace(b'"strategy": "', b'"strategy": "x', 1)
     path.write_bytes(bad)
     with pytest.raises(DataFormatError):

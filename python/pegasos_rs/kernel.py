@@ -110,9 +110,16 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         How margins are evaluated. ``"margins"`` keeps the margin of every
         training example up to date (a kernel column per violation, O(1) per step
         otherwise); ``"support"`` evaluates each drawn example against the support
-        set (kernel rows cached). ``"auto"`` picks ``"support"`` for runs of one
-        pass on short rows (at most 32 non-zeros on average) and ``"margins"``
-        otherwise, the faster choice in the project's benchmarks.
+        set (kernel rows cached). The two give the same model up to rounding.
+        ``"auto"`` keeps margins from the start on small fits (``n**2 * max_iter``
+        below 10**6); any other fit runs 1/16 of its first pass on the support set,
+        then switches to margins (built from that support set) when a cost model
+        projects the whole fit cheaper that way: a one-pass fit stays on the
+        support set, longer fits switch unless the support set's kernel rows fit
+        the cache and it grows slowly. The model counts the support vectors the
+        pilot found, never times, and assumes the default ``cache_size``: the
+        choice, hence the model, is the same on every machine, thread count and
+        cache size. ``fit_report_`` says what ran.
     {random_state}
     n_jobs : int or None, default=None
         Threads for training (classes, kernel columns) and prediction (-1: all cores).
@@ -175,10 +182,13 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     t_ : int
         Steps taken per binary problem.
     fit_report_ : list of dict
-        Per binary problem (class or pair of classes): strategy used, steps, kernel
-        values computed, cache hits and misses, and the primal objective of the last
-        iterate (``"margins"`` strategy only; with ``average=True`` the returned model
-        is the average, whose objective is usually lower).
+        Per binary problem (class or pair of classes): strategy used at the end
+        (``"strategy"``), steps, kernel values computed, cache hits and misses, the
+        primal objective of the last iterate (``"margins"`` strategy only; with
+        ``average=True`` the returned model is the average, whose objective is
+        usually lower), and ``"switched_at"``: the step after which
+        ``strategy="auto"`` switched from ``"support"`` to ``"margins"`` (``None``
+        when it did not).
     {platt_attributes}
 
     Notes
@@ -338,10 +348,18 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self.n_support_ = np.bincount(codes[support], minlength=classes.size).astype(np.int32)
         self.n_iter_ = int(self.max_iter)
         self.t_ = int(result["steps"][0])
-        names = ("strategy", "steps", "kernel_evaluations", "cache_hits", "cache_misses")
+        names = (
+            "strategy",
+            "steps",
+            "kernel_evaluations",
+            "cache_hits",
+            "cache_misses",
+            "objective",
+            "switched_at",
+        )
         self.fit_report_ = [
-            dict(zip((*names, "objective"), values, strict=True))
-            for values in zip(*(result[n] for n in (*names, "objective")), strict=True)
+            dict(zip(names, values, strict=True))
+            for values in zip(*(result[n] for n in names), strict=True)
         ]
         self._fit_probability(X, y, weights, n_folds, pairwise=precomputed)
         return self

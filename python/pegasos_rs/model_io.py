@@ -92,7 +92,10 @@ _REPORT_KEYS = (
     "cache_hits",
     "cache_misses",
     "objective",
+    "switched_at",
 )
+#: Keys a report may lack: files written before they existed (filled with None).
+_REPORT_KEYS_ADDED = ("switched_at",)
 
 #: Top-level packages whose classes may be saved (a subclass defined elsewhere may
 #: change what its parent computes, so it is refused).
@@ -617,17 +620,19 @@ def _fit_report(value, bad) -> list[dict]:
             return v in ("support", "margins")
         if key == "objective":
             return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+        if key == "switched_at":
+            return v is None or _is_count(v)
         return _is_count(v)
+
+    def keys_ok(r: dict) -> bool:
+        return set(r) <= set(_REPORT_KEYS) and set(_REPORT_KEYS) - set(r) <= set(_REPORT_KEYS_ADDED)
 
     if not (
         isinstance(value, list)
-        and all(
-            isinstance(r, dict) and set(r) == set(_REPORT_KEYS) and all(ok(k, r[k]) for k in r)
-            for r in value
-        )
+        and all(isinstance(r, dict) and keys_ok(r) and all(ok(k, r[k]) for k in r) for r in value)
     ):
         raise bad(f"fit_report_ must be a list of per-problem reports, got {value!r:.80}")
-    return [dict(r) for r in value]
+    return [{k: r.get(k) for k in _REPORT_KEYS} for r in value]
 
 
 def _set_classifier_scalars(est, scalars: dict, bad) -> None:

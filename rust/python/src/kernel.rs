@@ -55,12 +55,14 @@ fn one_vs_one(name: &str) -> PyResult<bool> {
 }
 
 /// Per-problem report: (strategy, steps, kernel values computed, cache hits, cache
-/// misses, objective).
-type Report = (&'static str, u64, u64, u64, u64, Option<f64>);
+/// misses, objective, the step after which "auto" switched to the margin vector).
+type Report = (&'static str, u64, u64, u64, u64, Option<f64>, Option<u64>);
 
 /// What `fit_kernel` returns: a dict of `support` (indices), `dual_coef`
 /// `(n_problems, n_sv)`, `intercept`, and per problem `strategy`, `steps`,
-/// `kernel_evaluations`, `cache_hits`, `cache_misses` and `objective`.
+/// `kernel_evaluations`, `cache_hits`, `cache_misses`, `objective` and
+/// `switched_at` (the step after which `"auto"` switched from the support set to
+/// the margin vector, or `None`).
 type FitReturn<'py> = Bound<'py, PyDict>;
 
 /// The cache's size in bytes from `cache_size` megabytes.
@@ -150,6 +152,8 @@ fn fit_return<'py>(
     out.set_item("strategy", strategies)?;
     let objectives: Vec<Option<f64>> = reports.iter().map(|r| r.5).collect();
     out.set_item("objective", objectives)?;
+    let switched: Vec<Option<u64>> = reports.iter().map(|r| r.6).collect();
+    out.set_item("switched_at", switched)?;
     Ok(out)
 }
 
@@ -279,6 +283,7 @@ impl Job<'_> {
                     o.cache_hits,
                     o.cache_misses,
                     o.objective,
+                    s.switched_at(),
                 )
             })
             .collect();

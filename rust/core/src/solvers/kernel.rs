@@ -35,6 +35,12 @@
 //!   Cost: `n` kernel values per violation of an uncached column. The primal
 //!   objective is then available in O(n) per pass.
 //!
+//! The two give the same model up to rounding, not bit for bit. [`Strategy::Auto`]
+//! chooses from the run's own counts, never from timings (see `kernel_strategy.rs`):
+//! small fits keep the margin vector; the others run a pilot of 1/16 of the first
+//! pass on the support set, then switch to the margin vector when its projected cost
+//! over the whole fit is lower ([`margins_pay_off`]).
+//!
 //! Kernel values are rounded to the storage type `S` (the input's float type)
 //! whether or not they come from the cache, so the cache size never changes a
 //! result. Values over many rows are computed in parallel chunks, each value
@@ -68,49 +74,11 @@ const PARALLEL_MIN: usize = 4096;
 /// data ([`Strategy::Margins`]).
 const PENDING_COLUMNS: usize = 64;
 
-/// How margins are evaluated (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// Chosen per problem by [`Strategy::resolve`].
-    Auto,
-    /// Margins against the support set, kernel rows cached.
-    SupportSet,
-    /// A margin per training example, kernel columns cached.
-    Margins,
-}
-
-impl Strategy {
-    /// The strategy for `n` examples, `draws` examples drawn in all, and rows of
-    /// `row_nonzeros` non-zeros on average.
-    ///
-    /// A margin vector pays `n` kernel values per violation (64 violations share
-    /// one pass over the data, through an inverted index), the support set `|S|`
-    /// per step, each a gather from a support vector stored somewhere in the data.
-    /// Measured (two threads, one pass, `benches/bench_kernel.py`): the support set
-    /// computes 2.5-3x fewer kernel values, but its time relative to the margin
-    /// vector ranged over 0.64-1.45 across two runs on the same six data sets, the
-    /// short-row sets (a9a, ijcnn1: 14 and 13 non-zeros per row) leaning its way and
-    /// the long-row ones (mnist: 150) the other; from two passes on the margin
-    /// vector wins, increasingly as its kernel columns get reused (reuters,
-    /// 8 passes: 0.55 s against 1.26 s).
-    #[must_use]
-    pub fn resolve(self, n: usize, draws: u64, row_nonzeros: f64) -> Strategy {
-        match self {
-            Strategy::Auto => {
-                if draws <= n as u64 && row_nonzeros <= SHORT_ROWS {
-                    Strategy::SupportSet
-                } else {
-                    Strategy::Margins
-                }
-            }
-            s => s,
-        }
-    }
-}
-
-/// Rows with at most this many non-zeros on average count as short (see
-/// [`Strategy::resolve`]).
-const SHORT_ROWS: f64 = 32.0;
+#[path = "kernel_strategy.rs"]
+mod strategy;
+pub use strategy::{
+    margins_pay_off, pilot_steps, projected_costs, PilotCounts, Strategy, REFERENCE_CACHE_BYTES,
+};
 
 /// Settings of the kernel solver besides the shared [`ValidParams`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,7 +110,9 @@ pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
 }
 
 /// The complete state of one binary kernel Pegasos run. Training `T1` steps, then
-/// `T2` more from the returned state, is bit-for-bit the same as `T1 + T2` at once.
+/// `T2` more from the returned state, is bit-for-bit the same as `T1 + T2` at once
+/// with a given strategy (with [`Strategy::Auto`], the choice at the pilot's end
+/// weighs the passes of the call it falls in).
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelState {
     /// `alpha_j` per training example.
@@ -156,6 +126,13 @@ pub struct KernelState {
     /// `g_i` per example ([`Strategy::Margins`] only).
     pub(crate) margins: Vec<f64>,
     pub(crate) strategy: Strategy,
+    /// The step at which [`Strategy::Auto`] decides whether to switch from the
+    /// support set to the margin vector (`0`: no decision to take).
+    pub(crate) decide_at: u64,
+    /// Support vectors halfway through that pilot.
+    pub(crate) pilot_half_support: usize,
+    /// The step after which [`Strategy::Auto`] switched to the margin vector.
+    pub(crate) switched_at: Option<u64>,
     pub(crate) bias: f64,
     pub(crate) t: u64,
     pub(crate) sampler: Sampler,
@@ -249,6 +226,9 @@ impl KernelState {
             position: try_filled_vec(n, u32::MAX, "the support positions")?,
             margins: Vec::new(),
             strategy: Strategy::Auto,
+            decide_at: 0,
+            pilot_half_support: 0,
+            switched_at: None,
             bias: 0.0,
             t: 0,
             sampler: Sampler::new(seed, stream),
@@ -264,6 +244,12 @@ impl KernelState {
     /// The strategy in use (`Auto` before the first fit).
     pub fn strategy(&self) -> Strategy {
         self.strategy
+    }
+
+    /// The step after which [`Strategy::Auto`] switched from the support set to the
+    /// margin vector, if it did.
+    pub fn switched_at(&self) -> Option<u64> {
+        self.switched_at
     }
 
     /// Number of support vectors.
@@ -803,8 +789,12 @@ fn start_run<G: Gram>(
     let KernelProblem { gram, params, .. } = problem;
     let n = gram.n();
     if state.strategy == Strategy::Auto {
-        let total = (per_pass * params.max_iter as u64).saturating_mul(params.batch_size as u64);
-        state.strategy = strategy.resolve(n, total, gram.mean_row_nonzeros());
+        let auto;
+        (state.strategy, auto) = strategy.start(n, params.max_iter);
+        if auto {
+            // A fresh state: the pilot counts from step 0 (its half is `decide_at / 2`).
+            state.decide_at = pilot_steps(per_pass);
+        }
         if state.strategy == Strategy::Margins {
             state.margins = try_filled_vec(n, 0.0, "the margin vector")?;
             if !state.support.is_empty() {
@@ -860,6 +850,50 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
         })
     }
 
+    /// At the pilot's end (step `state.decide_at`) of a fit [`Strategy::Auto`]
+    /// started on the support set: switch to the margin vector when
+    /// [`margins_pay_off`] projects the whole fit cheaper that way.
+    fn choose_strategy(&mut self, state: &mut KernelState) -> Result<()> {
+        state.decide_at = 0;
+        let k = self.params.batch_size as u64;
+        let pilot = PilotCounts {
+            n: self.gram.n(),
+            draws_per_pass: self.gram.n().div_ceil(self.params.batch_size) as u64 * k,
+            passes: self.params.max_iter as u64,
+            row_nonzeros: self.gram.mean_row_nonzeros(),
+            value_bytes: std::mem::size_of::<S>(),
+            drawn: state.t * k,
+            support: state.support.len(),
+            support_half: state.pilot_half_support,
+        };
+        if margins_pay_off(&pilot) {
+            self.start_margins(state)?;
+        }
+        Ok(())
+    }
+
+    /// Switch from the support set to the margin vector: `g = sum_s coef_s K(., x_s)`
+    /// over the support set, added in support order, [`PENDING_COLUMNS`] columns per
+    /// pass over the data.
+    fn start_margins(&mut self, state: &mut KernelState) -> Result<()> {
+        let n = self.gram.n();
+        state.margins = try_filled_vec(n, 0.0, "the margin vector")?;
+        state.strategy = Strategy::Margins;
+        state.switched_at = Some(state.t);
+        self.cache = KernelCache::new(n, 0);
+        for (idx, coef) in state
+            .support
+            .clone()
+            .chunks(PENDING_COLUMNS)
+            .zip(state.coef.clone().chunks(PENDING_COLUMNS))
+        {
+            self.pending_idx.extend_from_slice(idx);
+            self.pending_coef.extend_from_slice(coef);
+            self.flush(state)?;
+        }
+        Ok(())
+    }
+
     /// One pass of `per_pass` steps, the pending violations flushed at its end;
     /// `batch` and `violators` are scratch space.
     fn pass(
@@ -882,6 +916,12 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
                 batch.push(self.draws.draw(&mut state.sampler));
             }
             self.step(state, batch, violators)?;
+            if state.decide_at > 0 && 2 * state.t == state.decide_at {
+                state.pilot_half_support = state.support.len();
+            }
+            if state.t == state.decide_at {
+                self.choose_strategy(state)?;
+            }
         }
         self.flush(state)
     }

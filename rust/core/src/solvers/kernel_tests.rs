@@ -336,3 +336,80 @@ fn objective_falls_and_bad_setups_are_errors() {
     assert!(PrecomputedGram::new(&[1.0; 6], 2, 3).is_err());
     assert!(PrecomputedGram::new(&[1.0, f64::NAN, 0.0, 1.0], 2, 2).is_err());
 }
+
+/// A fit of `passes` passes of an rbf kernel of width `gamma` on `n` examples with
+/// `strategy`, on one thread with a large cache or on three with none.
+fn auto_case(
+    n: usize,
+    gamma: f64,
+    alpha: f64,
+    passes: usize,
+    strategy: Strategy,
+) -> [KernelState; 2] {
+    let d = 4;
+    let (x, codes) = dataset(n, d, 9);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let gram = DataGram::new(
+        &rows,
+        KernelRows::new(Kernel::Rbf { gamma }, &rows).unwrap(),
+    );
+    let p = params(alpha, 1, passes, Sampling::Uniform);
+    let one = fit(&gram, &task, &p, solver(strategy, 1 << 26, false), 0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let three = pool.install(|| fit(&gram, &task, &p, solver(strategy, 0, true), 0));
+    [one, three]
+}
+
+#[test]
+fn auto_switches_to_margins_when_they_pay_off_the_same_way_everywhere() {
+    // A narrow kernel and little regularisation: nearly every example violates and
+    // joins the support set; over eight passes the margin vector is projected
+    // cheaper, and the pilot's end is where auto switches.
+    let (n, passes) = (1000, 8);
+    let [auto, auto3] = auto_case(n, 50.0, 1e-5, passes, Strategy::Auto);
+    assert_eq!(auto, auto3, "threads and cache size change auto's run");
+    assert_eq!(auto.strategy(), Strategy::Margins);
+    let at = auto.switched_at().expect("auto should have switched");
+    assert_eq!(at, pilot_steps(n as u64));
+    // Up to the switch, auto is the support set's run; the model agrees with both
+    // forced strategies to rounding.
+    let [support, _] = auto_case(n, 50.0, 1e-5, passes, Strategy::SupportSet);
+    let [margins, _] = auto_case(n, 50.0, 1e-5, passes, Strategy::Margins);
+    assert_eq!(support.switched_at(), None);
+    assert_eq!(margins.switched_at(), None);
+    for other in [&support, &margins] {
+        assert_eq!(auto.support, other.support);
+        for (a, b) in auto.coef.iter().zip(&other.coef) {
+            assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn auto_stays_on_the_support_set_for_one_pass_and_equals_it_bit_for_bit() {
+    // One pass (not a small fit: n^2 = 10^6 kernel values): nothing to reuse, so
+    // the support set's first pass is projected cheaper whatever the pilot saw.
+    let (n, passes) = (1000, 1);
+    let [auto, auto3] = auto_case(n, 50.0, 1e-5, passes, Strategy::Auto);
+    assert_eq!(auto, auto3);
+    assert_eq!(auto.strategy(), Strategy::SupportSet);
+    assert_eq!(auto.switched_at(), None);
+    let [support, _] = auto_case(n, 50.0, 1e-5, passes, Strategy::SupportSet);
+    assert_eq!(auto.support, support.support);
+    assert_eq!(auto.coef, support.coef);
+    assert_eq!(auto.bias, support.bias);
+}
+
+#[test]
+fn auto_keeps_margins_from_the_start_on_small_fits() {
+    let [auto, _] = auto_case(300, 1.0, 1e-3, 3, Strategy::Auto);
+    let [margins, _] = auto_case(300, 1.0, 1e-3, 3, Strategy::Margins);
+    assert_eq!(auto.strategy(), Strategy::Margins);
+    assert_eq!(auto.switched_at(), None);
+    assert_eq!(auto.coef, margins.coef);
+    assert_eq!(auto.margins, margins.margins);
+}
