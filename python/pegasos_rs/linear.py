@@ -152,10 +152,11 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         seed for class ``c``). ``"ovr_shared"``: every class takes its step ``t`` on
         the same drawn rows (stream 0 of the seed), so each row is read once for
         all classes and the weights of one feature for all classes sit together:
-        on many classes a pass costs a fraction of ``"ovr"``'s (on the 105 classes
-        of sector about 1/10). Each class's model is then exactly what ``"ovr"``
+        on many classes a pass costs less than ``"ovr"``'s (on the 105 classes of
+        sector about half, one thread). Each class's model is then exactly what ``"ovr"``
         would give class ``c`` if it drew from stream 0. With ``tol``, the passes
-        stop for all classes at once, on the sum of the classes' objectives.
+        stop for all classes at once, on the sum of the classes' objectives (the
+        objective of the verbose lines); ``objective_`` is still per class.
         Not with ``sampling="balanced"`` (which balances one problem's classes):
         ``fit`` raises ``ValueError``; nor can one continue (``warm_start``,
         ``partial_fit``) a fit of the other mode. For two classes the modes are

@@ -310,3 +310,62 @@ fn refuses_balanced_sampling_and_independent_states() {
     );
     assert!(matches!(r, Err(Error::Interrupted)));
 }
+
+#[test]
+fn rows_checked_when_read_are_checked_as_drawn() {
+    let (n, d) = (30, 4);
+    let (mut x, mut codes) = dataset(n, d, 3, 4);
+    let p = Params {
+        sampling: Sampling::Order(vec![0, 1]),
+        max_iter: 1,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let mut coef = vec![0.0; 3 * d];
+    // Valid rows read unchecked: the model of the checked rows.
+    let codes_ok = codes.clone();
+    let labels = Labels {
+        codes: &codes_ok,
+        n_classes: 3,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    let lazy = DenseRows::checked_when_read(&x, n, d).unwrap();
+    let (want, _, _) = shared_fit(&DenseRows::new(&x, n, d).unwrap(), &labels, &p, 1);
+    assert_eq!(shared_fit(&lazy, &labels, &p, 1).0, want);
+    // A NaN in a drawn row, and a class code out of range, are errors.
+    x[d + 2] = f64::NAN;
+    let lazy = DenseRows::checked_when_read(&x, n, d).unwrap();
+    let mut states = shared_initial_states(3, d, 0).unwrap();
+    let r = fit_shared_one_vs_rest(
+        &lazy,
+        &labels,
+        &p,
+        &mut states,
+        &mut coef,
+        1,
+        &Monitor::new(),
+    );
+    assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
+    x[d + 2] = 0.5;
+    codes[0] = 7;
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 3,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    let lazy = DenseRows::checked_when_read(&x, n, d).unwrap();
+    let mut states = shared_initial_states(3, d, 0).unwrap();
+    let r = fit_shared_one_vs_rest(
+        &lazy,
+        &labels,
+        &p,
+        &mut states,
+        &mut coef,
+        1,
+        &Monitor::new(),
+    );
+    assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
+}
