@@ -51,7 +51,11 @@ def test_class_weight_check_without_projection():
 
 
 @parametrize_with_checks(
-    [PegasosClassifier(random_state=0), PegasosClassifier(random_state=0, probability=True)],
+    [
+        PegasosClassifier(random_state=0),
+        PegasosClassifier(random_state=0, probability=True),
+        PegasosClassifier(random_state=0, multi_class="ovr_shared"),
+    ],
     expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):

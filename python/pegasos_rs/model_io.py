@@ -28,9 +28,10 @@ load unchanged. ``Nystroem.normalization_`` is stored in scikit-learn's orientat
 (``transform(X) = kernel(X, components_) @ normalization_.T``); no earlier version of
 the format held a Nystroem, so there is no other orientation to convert.
 Version 3 adds parameters newer than version 2 (the kernel classifier's
-``multi_class`` and ``decision_function_shape``, for one-vs-one models): a file is
-written as version 3 only when one of them is not at its default (``"ovr"``), which
-is what a file without them means; other files keep their version, and omit them.
+``multi_class`` and ``decision_function_shape``, for one-vs-one models, and the
+linear classifier's ``multi_class``, for shared draws): a file is written as
+version 3 only when one of them is not at its default (``"ovr"``), which is what a
+file without them means; other files keep their version, and omit them.
 
 Nothing in a file is executed when it is read: only known estimator classes are
 built, with parameters that are JSON values, so loading an untrusted file is safe

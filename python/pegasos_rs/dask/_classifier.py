@@ -89,7 +89,8 @@ class PegasosClassifier(_linear.PegasosClassifier):
     objective is reported against the exact mode's in the Dask benchmark.
 
     It takes every parameter of :class:`pegasos_rs.PegasosClassifier`
-    (``probability`` only False); those below are its own, or mean more here.
+    (``probability`` only False, ``multi_class`` only ``"ovr"``); those below are
+    its own, or mean more here.
 
     Parameters
     ----------
@@ -138,6 +139,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
         n_jobs: Int | None = None,
         verbose: Int = 0,
         probability: bool = False,
+        multi_class: Literal["ovr", "ovr_shared"] = "ovr",
         mode: Literal["exact", "parallel"] = "exact",
         client: distributed.Client | None = None,
         round_bytes: Int = 32 << 20,
@@ -160,6 +162,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
             n_jobs=n_jobs,
             verbose=verbose,
             probability=probability,
+            multi_class=multi_class,
         )
         self.mode = mode
         self.client = client
@@ -254,6 +257,12 @@ class PegasosClassifier(_linear.PegasosClassifier):
             raise ValueError(
                 "probability=True is not supported on a Dask cluster; fit with "
                 "probability=False (or fit pegasos_rs.PegasosClassifier in memory)"
+            )
+        if self.multi_class != "ovr":
+            raise ValueError(
+                f"multi_class={self.multi_class!r} is not supported on a Dask cluster "
+                "(the cluster sends each class its own draws); use multi_class='ovr' "
+                "or fit pegasos_rs.PegasosClassifier in memory"
             )
         if self.mode == "parallel" and not isinstance(self.sampling, str):
             raise ValueError("sampling as a visiting order is not supported in parallel mode")

@@ -70,4 +70,5 @@ pub use solvers::linear::{
 pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
 pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
 pub use solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
+pub use solvers::shared_ovr::{fit_shared_one_vs_rest, shared_initial_states};
 pub use solvers::svm::{FittedLinearSvm, LinearSvm, LinearSvmParams};

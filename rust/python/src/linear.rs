@@ -8,8 +8,8 @@ use pyo3::types::{PyBytes, PyDict};
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
-    decision_function as core_decision, fit_one_vs_rest, initial_states, FitOutput, LinearState,
-    Rows,
+    decision_function as core_decision, fit_one_vs_rest, fit_shared_one_vs_rest, initial_states,
+    shared_initial_states, FitOutput, LinearState, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
@@ -125,6 +125,7 @@ pub fn fit_linear<'py>(
     n_threads: usize,
 ) -> PyResult<FitReturn<'py>> {
     let check_input = params.check_input;
+    let shared = params.shared_draws()?;
     let params = params.validate()?;
     let max_iter = params.max_iter;
     let codes = slice(&codes)?;
@@ -137,12 +138,20 @@ pub fn fit_linear<'py>(
     let small = visits < SMALL_VISITS;
     let (outputs, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
+        let (n_problems, d) = (labels.n_problems(), rows.n_features());
         if states.is_empty() {
-            states = initial_states(labels.n_problems(), rows.n_features(), params.seed)?;
+            states = if shared {
+                shared_initial_states(n_problems, d, params.seed)?
+            } else {
+                initial_states(n_problems, d, params.seed)?
+            };
         }
-        let d = rows.n_features();
         let mut coef = try_filled_vec(states.len().saturating_mul(d), 0.0, "the coefficients")?;
-        let out = fit_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?;
+        let out = if shared {
+            fit_shared_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?
+        } else {
+            fit_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?
+        };
         Ok((out, coef, d))
     }))?;
     solver.states = states;

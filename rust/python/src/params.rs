@@ -38,6 +38,10 @@ pub struct SolverParams<'py> {
     /// `check_input=False`); absent means `True`.
     #[pyo3(default = true)]
     pub(crate) check_input: bool,
+    /// `"ovr"` (independent draws per class, the default when absent) or
+    /// `"ovr_shared"` (one drawn row serves every class's step).
+    #[pyo3(default)]
+    multi_class: Option<String>,
 }
 
 /// A kernel as Python describes it: a dict of `kernel_name` ("linear", "rbf",
@@ -120,6 +124,17 @@ pub struct KernelParams<'py> {
 }
 
 impl SolverParams<'_> {
+    /// Whether the one-vs-rest problems share their draws (`multi_class="ovr_shared"`).
+    pub fn shared_draws(&self) -> PyResult<bool> {
+        match self.multi_class.as_deref() {
+            None | Some("ovr") => Ok(false),
+            Some("ovr_shared") => Ok(true),
+            Some(other) => Err(PyValueError::new_err(format!(
+                "multi_class must be 'ovr' or 'ovr_shared', got {other:?}"
+            ))),
+        }
+    }
+
     /// The validated core parameters (the one place the binding builds them).
     pub fn validate(self) -> PyResult<ValidParams> {
         let intercept = match (self.fit_intercept, self.intercept_scaling) {

@@ -51,10 +51,10 @@ pub const RESCALE_BELOW: f64 = 1e-9;
 
 /// Examples drawn in one block (the cancellation flag is read between blocks); a
 /// block holds at least one step.
-const BLOCK_EXAMPLES: usize = 4096;
+pub(crate) const BLOCK_EXAMPLES: usize = 4096;
 
 /// How many examples ahead a row's values are prefetched (its location twice as far).
-const PREFETCH_AHEAD: usize = 12;
+pub(crate) const PREFETCH_AHEAD: usize = 12;
 
 /// The complete state of one binary Pegasos run. Training `T1` steps, then `T2`
 /// more from the returned state, is bit-for-bit the same as `T1 + T2` at once.
@@ -266,15 +266,15 @@ fn bias_feature(intercept: Intercept) -> f64 {
 /// needs besides the rows, the labels and the state.
 #[derive(Clone, Copy, Debug)]
 pub struct StepRule {
-    bias_feature: f64,
-    learn_bias: bool,
+    pub(crate) bias_feature: f64,
+    pub(crate) learn_bias: bool,
     /// Squared projection radius `mean(c) / lambda` (infinite without projection).
-    sq_radius: f64,
+    pub(crate) sq_radius: f64,
     /// `1 / (lambda k)`.
-    inv_alpha_k: f64,
-    batch_size: usize,
+    pub(crate) inv_alpha_k: f64,
+    pub(crate) batch_size: usize,
     /// Weigh each averaged iterate by its step number ([`Averaging::Weighted`]).
-    weighted: bool,
+    pub(crate) weighted: bool,
 }
 
 impl StepRule {

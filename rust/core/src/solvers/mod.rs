@@ -10,6 +10,8 @@
 //! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
 //!   support vectors;
+//! - [`shared_ovr`] (with [`shared_block`]): one-vs-rest whose problems all step on
+//!   the same drawn rows, weights stored feature-major;
 //! - [`one_vs_one`]: one-vs-one of the kernel solver, a problem per pair of classes
 //!   on a view of their rows;
 //! - [`svm`]: the Rust-first front of the linear solver (`LinearSvm::params()`, a
@@ -26,6 +28,8 @@ pub mod one_vs_one;
 pub mod params;
 pub mod passes;
 pub mod sampler;
+pub mod shared_block;
+pub mod shared_ovr;
 pub mod svm;
 #[cfg(test)]
 mod test_support;

@@ -31,6 +31,26 @@ pub fn fit_one_vs_rest<R: Rows>(
     n_threads: usize,
     monitor: &Monitor,
 ) -> Result<Vec<FitOutput>> {
+    check_one_vs_rest(rows, labels, states, coef)?;
+    let d = rows.n_features();
+    let multi = labels.n_problems() > 1;
+    let problems: Vec<_> = states.iter_mut().zip(coef.chunks_mut(d)).collect();
+    for_each_problem(problems, n_threads, |p, (state, w)| {
+        let task = labels.task(p)?;
+        let label = problem_label(multi && params.verbose, p);
+        fit_binary(rows, &task, params, state, w, monitor, &label)
+    })
+}
+
+/// The checks of a one-vs-rest fit: labels against the rows (their codes too when
+/// the rows were checked as a whole), at least one feature, one state and one
+/// coefficient row per binary problem.
+pub(crate) fn check_one_vs_rest<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    states: &[LinearState],
+    coef: &[f64],
+) -> Result<()> {
     if rows.is_checked() {
         labels.check(rows.n_rows())?;
     } else {
@@ -55,13 +75,7 @@ pub fn fit_one_vs_rest<R: Rows>(
             labels.n_problems()
         )));
     }
-    let multi = labels.n_problems() > 1;
-    let problems: Vec<_> = states.iter_mut().zip(coef.chunks_mut(d)).collect();
-    for_each_problem(problems, n_threads, |p, (state, w)| {
-        let task = labels.task(p)?;
-        let label = problem_label(multi && params.verbose, p);
-        fit_binary(rows, &task, params, state, w, monitor, &label)
-    })
+    Ok(())
 }
 
 /// The prefix of problem `p`'s progress lines (empty unless `show`).

@@ -1,0 +1,487 @@
+//! The step of shared-draw one-vs-rest on a block of classes whose weights are
+//! stored feature-major (see [`crate::solvers::shared_ovr`] for the algorithm).
+//!
+//! Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter, Math. Programming 2011), step
+//! `t` for every class `c` of the block on the same drawn batch `A_t`:
+//!
+//! ```text
+//! A_t^c     = { i in A_t : y_ic (<w_c, x_i> + b_c) < 1 }          (margins at w_t)
+//! w_c      <- (1 - 1/t) w_c + 1/(lambda t k) sum_{i in A_t^c} c_ic y_ic x_i
+//! w_c      <- min(1, r_c / ||w_c||) w_c                            (optional)
+//! ```
+//!
+//! Class `c`'s arithmetic is, operation for operation, that of
+//! [`crate::solvers::linear`] on the binary task `c` (`w_c = scale_c v_c`, the
+//! margins summed in the same four lanes, the same lazy average and rescaling):
+//! given the same draws, its model is the binary solver's bit for bit, whichever
+//! block it is in.
+
+use crate::data::rows::{Rows, LANES};
+use crate::data::task::BinaryTask;
+use crate::dispatch::{with_avx2, Job};
+use crate::error::{Error, Result};
+use crate::prefetch::prefetch;
+use crate::solvers::linear::{LinearState, StepRule, PREFETCH_AHEAD, RESCALE_BELOW};
+
+/// The state of classes `first..first + k` of a shared-draw fit: every per-class
+/// quantity of [`LinearState`] with the weights of feature `j` for the `k` classes
+/// contiguous (`v[j * k + c]`), and the step count and generator they share.
+#[derive(Clone, Debug)]
+pub(crate) struct Block {
+    /// First class (binary problem) of the block.
+    pub(crate) first: usize,
+    /// Number of classes.
+    pub(crate) k: usize,
+    /// `(n_features + 1) x k`, feature-major; row `n_features` the bias-multiplier
+    /// weights.
+    pub(crate) v: Vec<f64>,
+    pub(crate) scale: Vec<f64>,
+    pub(crate) sq_norm: Vec<f64>,
+    pub(crate) bias: Vec<f64>,
+    pub(crate) t: u64,
+    pub(crate) sampler: crate::solvers::sampler::Sampler,
+    pub(crate) avg_start: u64,
+    /// Empty, or laid out as `v`.
+    pub(crate) avg_u: Vec<f64>,
+    pub(crate) avg_beta: Vec<f64>,
+    pub(crate) avg_bias_sum: Vec<f64>,
+    pub(crate) avg_count: u64,
+}
+
+/// Per-step scratch space of a block.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// `LANES x k` partial sums of the margins, or of the changes of `||v_c||^2`.
+    lanes: Vec<f64>,
+    /// `batch x k` steps `eta_t / k * c_ic * y_ic` (0 for a class the row does not
+    /// violate).
+    g: Vec<f64>,
+    /// `k` steps of `v` for one row.
+    dv: Vec<f64>,
+    /// The classes a row violates.
+    violated: Vec<usize>,
+    /// The stored entries of the current row: columns and values.
+    cols: Vec<usize>,
+    vals: Vec<f64>,
+}
+
+/// Entries ahead whose weights are hinted into cache while one is processed.
+const WEIGHTS_AHEAD: usize = 4;
+
+/// Copy row `i`'s stored entries (in [`Rows::for_each_entry`]'s order).
+fn load_row<R: Rows>(rows: &R, i: usize, cols: &mut Vec<usize>, vals: &mut Vec<f64>) {
+    cols.clear();
+    vals.clear();
+    rows.for_each_entry(i, |j, x| {
+        cols.push(j);
+        vals.push(x);
+    });
+}
+
+/// Hint the `k` weights of feature `j` into cache.
+#[inline(always)]
+#[allow(clippy::inline_always)] // inlined into the AVX2 build of the jobs
+fn prefetch_weights(v: &[f64], j: usize, k: usize) {
+    for off in (0..k).step_by(8) {
+        prefetch(&v[j * k + off]);
+    }
+}
+
+/// The margins' raw sums of all `k` classes for one row (see [`Block::raw_scores`]).
+struct ScoreJob<'a> {
+    cols: &'a [usize],
+    vals: &'a [f64],
+    v: &'a [f64],
+    k: usize,
+    lanes: &'a mut [f64],
+}
+
+impl Job for ScoreJob<'_> {
+    #[inline(always)]
+    #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `dispatch`)
+    fn run(self) {
+        let k = self.k;
+        for (e, (&j, &x)) in self.cols.iter().zip(self.vals).enumerate() {
+            if let Some(&ahead) = self.cols.get(e + WEIGHTS_AHEAD) {
+                prefetch_weights(self.v, ahead, k);
+            }
+            let lane = &mut self.lanes[(e % LANES) * k..(e % LANES + 1) * k];
+            for (a, w) in lane.iter_mut().zip(&self.v[j * k..(j + 1) * k]) {
+                *a += x * w;
+            }
+        }
+    }
+}
+
+/// `v_c += dv_c x` for all `k` classes of one row, the changes of `||v_c||^2` added
+/// to `lanes` as [`Rows::axpy_sq_delta`] adds them.
+struct SweepJob<'a> {
+    cols: &'a [usize],
+    vals: &'a [f64],
+    dv: &'a [f64],
+    v: &'a mut [f64],
+    k: usize,
+    lanes: &'a mut [f64],
+}
+
+impl Job for SweepJob<'_> {
+    #[inline(always)]
+    #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `dispatch`)
+    fn run(self) {
+        let k = self.k;
+        for (e, (&j, &x)) in self.cols.iter().zip(self.vals).enumerate() {
+            if let Some(&ahead) = self.cols.get(e + WEIGHTS_AHEAD) {
+                prefetch_weights(self.v, ahead, k);
+            }
+            let lane = &mut self.lanes[(e % LANES) * k..(e % LANES + 1) * k];
+            let w = &mut self.v[j * k..(j + 1) * k];
+            for ((a, wj), dvc) in lane.iter_mut().zip(w).zip(self.dv) {
+                let step = dvc * x;
+                let old = *wj;
+                let new = old + step;
+                *wj = new;
+                *a += step * (new + old);
+            }
+        }
+    }
+}
+
+impl Block {
+    /// The block of `states` (classes `first..first + states.len()`), which must
+    /// share their step count, generator and averaging (a shared-draw fit's).
+    pub(crate) fn from_states(first: usize, states: &[LinearState]) -> Result<Self> {
+        let s0 = states
+            .first()
+            .ok_or_else(|| Error::InvalidState("a block without classes".into()))?;
+        let shared = states.iter().all(|s| {
+            s.t == s0.t
+                && s.sampler == s0.sampler
+                && s.avg_start == s0.avg_start
+                && s.avg_count == s0.avg_count
+                && s.v.len() == s0.v.len()
+                && s.avg_u.len() == s0.avg_u.len()
+        });
+        if !shared {
+            return Err(Error::InvalidState(
+                "the solver state was trained with independent draws per class \
+                 (multi_class='ovr'): shared draws cannot continue it"
+                    .into(),
+            ));
+        }
+        let k = states.len();
+        let width = s0.v.len();
+        let transpose = |col: &dyn Fn(&LinearState) -> &[f64], len: usize| {
+            let mut out = vec![0.0; len * k];
+            for (c, s) in states.iter().enumerate() {
+                for (j, x) in col(s).iter().enumerate() {
+                    out[j * k + c] = *x;
+                }
+            }
+            out
+        };
+        Ok(Self {
+            first,
+            k,
+            v: transpose(&|s| &s.v, width),
+            scale: states.iter().map(|s| s.scale).collect(),
+            sq_norm: states.iter().map(|s| s.sq_norm).collect(),
+            bias: states.iter().map(|s| s.bias).collect(),
+            t: s0.t,
+            sampler: s0.sampler.clone(),
+            avg_start: s0.avg_start,
+            avg_u: transpose(&|s| &s.avg_u, s0.avg_u.len()),
+            avg_beta: states.iter().map(|s| s.avg_beta).collect(),
+            avg_bias_sum: states.iter().map(|s| s.avg_bias_sum).collect(),
+            avg_count: s0.avg_count,
+        })
+    }
+
+    /// Write the block back into `states` (its classes only).
+    pub(crate) fn write_states(&self, states: &mut [LinearState]) {
+        let k = self.k;
+        for (c, s) in states.iter_mut().enumerate().take(k) {
+            for (j, x) in s.v.iter_mut().enumerate() {
+                *x = self.v[j * k + c];
+            }
+            for (j, x) in s.avg_u.iter_mut().enumerate() {
+                *x = self.avg_u[j * k + c];
+            }
+            s.scale = self.scale[c];
+            s.sq_norm = self.sq_norm[c];
+            s.bias = self.bias[c];
+            s.t = self.t;
+            s.sampler = self.sampler.clone();
+            s.avg_start = self.avg_start;
+            s.avg_beta = self.avg_beta[c];
+            s.avg_bias_sum = self.avg_bias_sum[c];
+            s.avg_count = self.avg_count;
+        }
+    }
+
+    /// Number of features.
+    fn d(&self) -> usize {
+        self.v.len() / self.k - 1
+    }
+
+    /// Write class `c`'s model (the average when one exists, else the last
+    /// iterate) into `w` and return its intercept, as
+    /// [`LinearState::write_model`] does.
+    pub(crate) fn write_model(&self, c: usize, bias_feature: f64, w: &mut [f64]) -> f64 {
+        let (k, d) = (self.k, self.d());
+        if self.avg_count == 0 {
+            for (j, o) in w.iter_mut().enumerate().take(d) {
+                *o = self.v[j * k + c] * self.scale[c];
+            }
+            return self.bias[c] + bias_feature * self.scale[c] * self.v[d * k + c];
+        }
+        let n = self.avg_count as f64;
+        let mean = |j: usize| (self.avg_u[j * k + c] + self.avg_beta[c] * self.v[j * k + c]) / n;
+        for (j, o) in w.iter_mut().enumerate().take(d) {
+            *o = mean(j);
+        }
+        self.avg_bias_sum[c] / n + bias_feature * mean(d)
+    }
+
+    /// The margins' raw sums `<v_c, x_i>` of every class for the row in `s`, in the
+    /// four lanes of [`Rows::dot`] (entry `e` of the row in lane `e % 4`), left in
+    /// `s.lanes[l * k + c]`.
+    fn raw_scores(&self, s: &mut Scratch) {
+        let k = self.k;
+        s.lanes.clear();
+        s.lanes.resize(LANES * k, 0.0);
+        with_avx2(ScoreJob {
+            cols: &s.cols,
+            vals: &s.vals,
+            v: &self.v,
+            k,
+            lanes: &mut s.lanes,
+        });
+    }
+
+    /// The steps `g` of row `i` at batch position `b` (`at = (i, b)`) for every
+    /// class, at the current iterate.
+    fn violations<R: Rows>(
+        &self,
+        rows: &R,
+        tasks: &[BinaryTask<'_>],
+        rule: &StepRule,
+        at: (usize, usize),
+        eta_over_k: f64,
+        scratch: &mut Scratch,
+    ) {
+        let (i, b) = at;
+        let (k, d) = (self.k, self.d());
+        load_row(rows, i, &mut scratch.cols, &mut scratch.vals);
+        self.raw_scores(scratch);
+        let l = &scratch.lanes;
+        let g = &mut scratch.g[b * k..(b + 1) * k];
+        for (c, task) in tasks.iter().enumerate() {
+            let weight = task.weight(i);
+            if weight == 0.0 {
+                continue;
+            }
+            let raw = (l[c] + l[k + c]) + (l[2 * k + c] + l[3 * k + c]);
+            let w_dot = self.scale[c] * (raw + rule.bias_feature * self.v[d * k + c]);
+            let y = task.y(i);
+            if y * (w_dot + self.bias[c]) < 1.0 {
+                g[c] = eta_over_k * weight * y;
+            }
+        }
+    }
+
+    /// One Pegasos step of every class on the batch `batch`; `tasks` and
+    /// `sq_radius` hold the block's classes.
+    pub(crate) fn step<R: Rows>(
+        &mut self,
+        rows: &R,
+        tasks: &[BinaryTask<'_>],
+        rule: &StepRule,
+        sq_radius: &[f64],
+        batch: &[usize],
+        scratch: &mut Scratch,
+    ) {
+        self.t += 1;
+        let inv_t = 1.0 / self.t as f64;
+        let eta_over_k = inv_t * rule.inv_alpha_k;
+        scratch.g.clear();
+        scratch.g.resize(batch.len() * self.k, 0.0);
+        for (b, &i) in batch.iter().enumerate() {
+            self.violations(rows, tasks, rule, (i, b), eta_over_k, scratch);
+        }
+        self.shrink(1.0 - inv_t);
+        for (b, &i) in batch.iter().enumerate() {
+            self.update(rows, rule, i, b, scratch);
+        }
+        for (c, &radius) in sq_radius.iter().enumerate().take(self.k) {
+            if self.sq_norm[c] < 0.0 {
+                self.sq_norm[c] = 0.0;
+            }
+            if self.sq_norm[c] > radius {
+                let f = (radius / self.sq_norm[c]).sqrt();
+                self.scale[c] *= f;
+                self.sq_norm[c] *= f * f;
+            }
+            if self.scale[c] < RESCALE_BELOW {
+                self.rescale(c);
+            }
+        }
+        self.accumulate_average(rule.weighted);
+    }
+
+    /// `w <- shrink w` for every class (`shrink <= 0`: restart from zero).
+    fn shrink(&mut self, shrink: f64) {
+        if shrink <= 0.0 {
+            for c in 0..self.k {
+                self.fold_average(c);
+            }
+            self.v.fill(0.0);
+            self.scale.fill(1.0);
+            self.sq_norm.fill(0.0);
+        } else {
+            for (a, q) in self.scale.iter_mut().zip(&mut self.sq_norm) {
+                *a *= shrink;
+                *q *= shrink * shrink;
+            }
+        }
+    }
+
+    /// Add row `i` (batch position `b`) to the classes it violates: one sweep of
+    /// the row over all `k` classes when many are violated, else one per class.
+    fn update<R: Rows>(&mut self, rows: &R, rule: &StepRule, i: usize, b: usize, s: &mut Scratch) {
+        let k = self.k;
+        let g = &s.g[b * k..(b + 1) * k];
+        s.violated.clear();
+        s.violated.extend((0..k).filter(|&c| g[c] != 0.0));
+        if s.violated.is_empty() {
+            return;
+        }
+        s.dv.clear();
+        s.dv.extend(g.iter().zip(&self.scale).map(|(g, a)| g / a));
+        s.lanes.clear();
+        s.lanes.resize(LANES * k, 0.0);
+        load_row(rows, i, &mut s.cols, &mut s.vals);
+        if 4 * s.violated.len() >= k {
+            with_avx2(SweepJob {
+                cols: &s.cols,
+                vals: &s.vals,
+                dv: &s.dv,
+                v: &mut self.v,
+                k,
+                lanes: &mut s.lanes,
+            });
+        } else {
+            for &c in &s.violated {
+                self.sweep_one(&s.cols, &s.vals, c, s.dv[c], &mut s.lanes);
+            }
+        }
+        let d = self.d();
+        let bf = rule.bias_feature;
+        for &c in &s.violated {
+            let l = &s.lanes;
+            let mut delta = (l[c] + l[k + c]) + (l[2 * k + c] + l[3 * k + c]);
+            let dv = s.dv[c];
+            let old = self.v[d * k + c];
+            self.v[d * k + c] += dv * bf;
+            let new = self.v[d * k + c];
+            delta += (new - old) * (new + old);
+            self.sq_norm[c] += self.scale[c] * self.scale[c] * delta;
+            if self.avg_beta[c] != 0.0 {
+                let du = -self.avg_beta[c] * dv;
+                for (&j, &x) in s.cols.iter().zip(&s.vals) {
+                    self.avg_u[j * k + c] += du * x;
+                }
+                self.avg_u[d * k + c] += du * bf;
+            }
+            if rule.learn_bias {
+                self.bias[c] += g[c];
+            }
+        }
+    }
+
+    /// `v_c += dv_c x` for class `c` alone, on the row's entries `cols`, `vals`; the
+    /// changes of `||v_c||^2` added to `lanes` as [`Rows::axpy_sq_delta`] adds them.
+    fn sweep_one(&mut self, cols: &[usize], vals: &[f64], c: usize, dv: f64, lanes: &mut [f64]) {
+        let k = self.k;
+        for (e, (&j, &x)) in cols.iter().zip(vals).enumerate() {
+            let step = dv * x;
+            let wj = &mut self.v[j * k + c];
+            let old = *wj;
+            let new = old + step;
+            *wj = new;
+            lanes[(e % LANES) * k + c] += step * (new + old);
+        }
+    }
+
+    /// Make `u_c` hold class `c`'s whole running sum (`beta_c = 0`).
+    fn fold_average(&mut self, c: usize) {
+        let beta = self.avg_beta[c];
+        if beta != 0.0 {
+            let k = self.k;
+            for j in 0..self.v.len() / k {
+                self.avg_u[j * k + c] += beta * self.v[j * k + c];
+            }
+            self.avg_beta[c] = 0.0;
+        }
+    }
+
+    /// Multiply class `c`'s `v` out so that its scale is 1 (see
+    /// [`LinearState::rescale`]).
+    fn rescale(&mut self, c: usize) {
+        self.fold_average(c);
+        let (k, a) = (self.k, self.scale[c]);
+        for x in self.v.iter_mut().skip(c).step_by(k) {
+            *x *= a;
+        }
+        self.scale[c] = 1.0;
+        self.sq_norm[c] = self.v.iter().skip(c).step_by(k).map(|x| x * x).sum();
+    }
+
+    /// Add the iterate of this step to the running averages.
+    fn accumulate_average(&mut self, weighted: bool) {
+        if self.t < self.avg_start {
+            return;
+        }
+        if self.t == self.avg_start {
+            self.avg_u.fill(0.0); // allocated by the plan
+            self.avg_beta.fill(0.0);
+            self.avg_bias_sum.fill(0.0);
+            self.avg_count = 0;
+        }
+        let w = if weighted { self.t } else { 1 } as f64;
+        for c in 0..self.k {
+            self.avg_beta[c] += w * self.scale[c];
+            self.avg_bias_sum[c] += w * self.bias[c];
+        }
+        self.avg_count = self
+            .avg_count
+            .saturating_add(if weighted { self.t } else { 1 });
+    }
+
+    /// The steps of the drawn examples `drawn` (whole batches of `rule.batch_size`),
+    /// prefetching rows a few examples ahead.
+    pub(crate) fn steps<R: Rows>(
+        &mut self,
+        rows: &R,
+        tasks: &[BinaryTask<'_>],
+        rule: &StepRule,
+        sq_radius: &[f64],
+        drawn: &[usize],
+        scratch: &mut Scratch,
+    ) {
+        let kb = rule.batch_size;
+        for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
+            rows.prefetch_locate(i);
+        }
+        for (s, batch) in drawn.chunks_exact(kb).enumerate() {
+            for j in s * kb..(s + 1) * kb {
+                if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
+                    rows.prefetch_locate(i);
+                }
+                if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
+                    rows.prefetch_row(i);
+                }
+            }
+            self.step(rows, tasks, rule, sq_radius, batch, scratch);
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! One-vs-rest with shared draws: one drawn row serves every class's step.
+//!
+//! Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter, "Pegasos: Primal Estimated
+//! sub-GrAdient SOlver for SVM", Math. Programming 2011) is run on the `K` binary
+//! problems of one-vs-rest (class `c` against the rest, weights as in
+//! [`crate::data::labels::Labels::task`]), each minimising its own objective
+//! `lambda/2 ||w_c||^2 + 1/m sum_i c_ic max(0, 1 - y_ic (<w_c, x_i> + b_c))`, with the
+//! update rule of [`crate::solvers::linear`] (see [`crate::solvers::shared_block`]).
+//! What differs from [`crate::solvers::multiclass::fit_one_vs_rest`] is only the
+//! draws: all problems take their step `t` on the same batch `A_t`, drawn from
+//! stream 0 of the seed (the stream class 0 draws from in independent one-vs-rest).
+//! So each row is fetched once for all `K` classes, and the weights are kept
+//! feature-major (`K` contiguous weights per feature): the margins of all classes
+//! are `nnz x K` contiguous multiply-adds, the update one more sweep of the row.
+//!
+//! Given the same draws, class `c`'s model is bit for bit that of
+//! [`crate::solvers::linear::fit_binary`] on task `c` with a state on stream 0. The
+//! classes are split into contiguous blocks run in parallel, each block drawing the
+//! same rows from its own copy of the generator, so the models do not depend on
+//! the number of threads.
+//!
+//! The passes, averaging, cancellation and verbose lines are those of
+//! [`crate::solvers::passes::drive`], run once for all classes; the objective it
+//! sees (for `tol`) is the sum of the classes' objectives.
+
+use crate::data::labels::Labels;
+use crate::data::rows::Rows;
+use crate::data::task::BinaryTask;
+use crate::error::{Error, Result};
+use crate::monitor::Monitor;
+use crate::parallel::for_each_problem;
+use crate::solvers::linear::{
+    hinge_loss_sum, objective_from_loss, plan_linear_fit, weight_sum, FitOutput, LinearState,
+    StepRule, BLOCK_EXAMPLES,
+};
+use crate::solvers::multiclass::check_one_vs_rest;
+use crate::solvers::params::{Intercept, Sampling, ValidParams};
+use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
+use crate::solvers::sampler::Draws;
+use crate::solvers::shared_block::{Block, Scratch};
+
+/// Fresh states for a shared-draw fit: every problem on stream 0 of `seed`.
+pub fn shared_initial_states(
+    n_problems: usize,
+    n_features: usize,
+    seed: u64,
+) -> Result<Vec<LinearState>> {
+    (0..n_problems)
+        .map(|_| LinearState::new(n_features, seed, 0))
+        .collect()
+}
+
+/// What every block reads and nothing changes during a fit.
+struct Shared<'a, R> {
+    rows: &'a R,
+    tasks: Vec<BinaryTask<'a>>,
+    rule: StepRule,
+    sq_radius: Vec<f64>,
+    draws: Draws<'a>,
+}
+
+/// A shared-draw fit as the pass driver runs it.
+struct SharedRun<'a, 's, R> {
+    shared: Shared<'a, R>,
+    params: &'a ValidParams,
+    blocks: Vec<Block>,
+    coef: &'s mut [f64],
+    intercepts: Vec<f64>,
+    objectives: Vec<Option<f64>>,
+    n_threads: usize,
+    monitor: &'a Monitor,
+    all_checked: bool,
+}
+
+/// Train every binary problem of `labels` with shared draws, continuing `states`
+/// (one per problem, from [`shared_initial_states`] or a previous shared-draw
+/// fit), on `n_threads` threads (0 = all cores). Problem `p` writes its weights to
+/// row `p` of `coef` (row-major, `n_problems x n_features`).
+///
+/// Fails with [`Error::InvalidParameter`] for balanced sampling (which balances one
+/// problem's classes, not all of them) and with [`Error::InvalidState`] for states
+/// whose problems drew independently.
+pub fn fit_shared_one_vs_rest<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    params: &ValidParams,
+    states: &mut [LinearState],
+    coef: &mut [f64],
+    n_threads: usize,
+    monitor: &Monitor,
+) -> Result<Vec<FitOutput>> {
+    check_one_vs_rest(rows, labels, states, coef)?;
+    if params.sampling == Sampling::Balanced {
+        return Err(Error::InvalidParameter(
+            "sampling='balanced' balances the classes of one binary problem; with shared \
+             draws every problem takes the same rows: use 'uniform' or 'shuffle'"
+                .into(),
+        ));
+    }
+    let mut plans = states
+        .iter_mut()
+        .map(|s| plan_linear_fit(params, s, rows.n_rows()))
+        .collect::<Result<Vec<_>>>()?;
+    let shared = make_shared(rows, labels, params)?;
+    let n_blocks = block_count(states.len(), n_threads);
+    let per = states.len().div_ceil(n_blocks);
+    let blocks = states
+        .chunks(per)
+        .enumerate()
+        .map(|(b, s)| Block::from_states(b * per, s))
+        .collect::<Result<Vec<_>>>()?;
+    let p = states.len();
+    let mut run = SharedRun {
+        shared,
+        params,
+        blocks,
+        coef,
+        intercepts: vec![0.0; p],
+        objectives: vec![None; p],
+        n_threads,
+        monitor,
+        all_checked: false,
+    };
+    let plan = &mut plans[0];
+    drive(plan, &mut run, params, monitor, "")?;
+    run.write_models()?;
+    for b in &run.blocks {
+        b.write_states(&mut states[b.first..b.first + b.k]);
+    }
+    Ok((0..p)
+        .map(|c| FitOutput {
+            intercept: run.intercepts[c],
+            n_iter: plan.passes(),
+            objective: run.objectives[c],
+            converged: plan.converged(params),
+        })
+        .collect())
+}
+
+/// Blocks of classes run in parallel: one per thread, at most one per class.
+fn block_count(n_problems: usize, n_threads: usize) -> usize {
+    let threads = if n_threads == 0 {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    } else {
+        n_threads
+    };
+    threads.clamp(1, n_problems.max(1))
+}
+
+/// The tasks, step rule, projection radii and draws of a fit.
+fn make_shared<'a, R: Rows>(
+    rows: &'a R,
+    labels: &'a Labels<'a>,
+    params: &'a ValidParams,
+) -> Result<Shared<'a, R>> {
+    let n = rows.n_rows();
+    if n == 0 {
+        return Err(Error::InvalidInput("no samples to train on".into()));
+    }
+    let tasks = (0..labels.n_problems())
+        .map(|p| labels.task(p))
+        .collect::<Result<Vec<_>>>()?;
+    let rules: Vec<StepRule> = tasks
+        .iter()
+        .map(|t| {
+            // As the binary solver: all weights 1 give a mean of exactly 1.
+            let mean = if t.unit_weights() {
+                1.0
+            } else {
+                weight_sum(t, -0.0) / n as f64
+            };
+            StepRule::new(params, mean)
+        })
+        .collect();
+    let draws = Draws::new(&params.sampling, &tasks[0])?;
+    Ok(Shared {
+        rows,
+        rule: rules[0],
+        sq_radius: rules.iter().map(|r| r.sq_radius).collect(),
+        tasks,
+        draws,
+    })
+}
+
+impl<R: Rows> Shared<'_, R> {
+    /// `n_steps` steps of one block; the first block reports the progress.
+    fn run(&self, block: &mut Block, n_steps: u64, monitor: &Monitor) -> Result<()> {
+        let k = self.rule.batch_size;
+        let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
+        let mut drawn = Vec::new();
+        drawn
+            .try_reserve_exact(block_steps as usize * k)
+            .map_err(|_| Error::OutOfMemory(format!("batch_size {k} needs a buffer")))?;
+        let tasks = &self.tasks[block.first..block.first + block.k];
+        let radius = &self.sq_radius[block.first..block.first + block.k];
+        let mut scratch = Scratch::default();
+        let mut remaining = n_steps;
+        while remaining > 0 {
+            if monitor.is_stopped() {
+                return Err(Error::Interrupted);
+            }
+            let steps = remaining.min(block_steps) as usize;
+            remaining -= steps as u64;
+            drawn.clear();
+            for _ in 0..steps * k {
+                drawn.push(self.draws.draw(&mut block.sampler));
+            }
+            if !self.rows.is_checked() {
+                for &i in &drawn {
+                    self.rows.check_row(i)?;
+                    self.tasks[0].check_example(i)?;
+                }
+            }
+            block.steps(self.rows, tasks, &self.rule, radius, &drawn, &mut scratch);
+            if block.first == 0 {
+                monitor.advance(steps as u64);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Rows> SharedRun<'_, '_, R> {
+    /// Write every class's model to `coef` and its intercept to `intercepts`.
+    fn write_models(&mut self) -> Result<()> {
+        let d = self.shared.rows.n_features();
+        let bf = match self.params.intercept {
+            Intercept::BiasMultiplier(b) => b,
+            _ => 0.0,
+        };
+        let mut rows_of = self.coef.chunks_mut(d);
+        for block in &self.blocks {
+            for c in 0..block.k {
+                let w = rows_of
+                    .next()
+                    .ok_or_else(|| Error::ShapeMismatch("coefficient buffer too short".into()))?;
+                self.intercepts[block.first + c] = block.write_model(c, bf, w);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Rows> PassSubject for SharedRun<'_, '_, R> {
+    fn average_if_unstarted(&mut self) -> bool {
+        let mut started = false;
+        for b in &mut self.blocks {
+            if b.avg_count == 0 {
+                b.avg_start = b.t + 1;
+                started = true;
+            }
+        }
+        started
+    }
+
+    fn describe(&self) -> String {
+        let sq: f64 = self.blocks.iter().flat_map(|b| &b.sq_norm).sum();
+        let t = self.blocks.first().map_or(0, |b| b.t);
+        format!("sum of ||w_c||^2 {sq:.4e}, t {t}")
+    }
+}
+
+impl<R: Rows> PassRunner for SharedRun<'_, '_, R> {
+    fn run_pass(&mut self, steps: u64) -> Result<()> {
+        let shared = &self.shared;
+        let monitor = self.monitor;
+        let blocks: Vec<&mut Block> = self.blocks.iter_mut().collect();
+        for_each_problem(blocks, self.n_threads, |_, b| shared.run(b, steps, monitor))?;
+        Ok(())
+    }
+
+    fn objective(&mut self) -> Result<Option<f64>> {
+        if !PassPlan::wants_objective(self.params) {
+            return Ok(None);
+        }
+        let rows = self.shared.rows;
+        if !rows.is_checked() && !self.all_checked {
+            for i in 0..rows.n_rows() {
+                rows.check_row(i)?;
+                self.shared.tasks[0].check_example(i)?;
+            }
+            self.all_checked = true;
+        }
+        self.write_models()?;
+        let d = rows.n_features();
+        let (alpha, intercept) = (self.params.alpha, self.params.intercept);
+        let items: Vec<_> = self.coef.chunks(d).zip(&self.intercepts).collect();
+        let tasks = &self.shared.tasks;
+        let objectives = for_each_problem(items, self.n_threads, |c, (w, &b)| {
+            // As `current_model`: with a bias multiplier B the regularised weight is b / B.
+            let reg_sq = match intercept {
+                Intercept::BiasMultiplier(bf) => (b / bf) * (b / bf),
+                _ => 0.0,
+            };
+            let loss = hinge_loss_sum(rows, &tasks[c], w, b, -0.0);
+            Ok(objective_from_loss(loss, rows.n_rows(), w, reg_sq, alpha))
+        })?;
+        let total = objectives.iter().sum();
+        self.objectives = objectives.into_iter().map(Some).collect();
+        Ok(Some(total))
+    }
+}
+
+#[cfg(test)]
+#[path = "shared_ovr_tests.rs"]
+mod tests;

@@ -1,0 +1,371 @@
+//! Tests of shared-draw one-vs-rest against the binary solver on the same draws.
+#![allow(clippy::needless_range_loop)]
+
+use super::*;
+use crate::data::rows::{CsrRows, DenseRows};
+use crate::rng::Rng;
+use crate::solvers::linear::fit_binary;
+use crate::solvers::params::{Averaging, Params};
+
+/// `n x d` values, about half zeros, and `n_classes` labels from planted separators.
+fn dataset(n: usize, d: usize, n_classes: u32, seed: u64) -> (Vec<f64>, Vec<u32>) {
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut x = vec![0.0; n * d];
+    let mut codes = vec![0u32; n];
+    for i in 0..n {
+        let mut best = (f64::NEG_INFINITY, 0u32);
+        for j in 0..d {
+            if rng.below(2) == 0 {
+                x[i * d + j] = rng.below(2001) as f64 / 1000.0 - 1.0;
+            }
+        }
+        for c in 0..n_classes {
+            let s: f64 = (0..d)
+                .map(|j| x[i * d + j] * if (j as u32 + c) % 3 == 0 { 1.0 } else { -0.3 })
+                .sum();
+            if s > best.0 {
+                best = (s, c);
+            }
+        }
+        codes[i] = if rng.below(10) == 0 {
+            rng.below(u64::from(n_classes)) as u32
+        } else {
+            best.1
+        };
+    }
+    (x, codes)
+}
+
+fn to_csr(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
+    let (mut data, mut idx, mut ptr) = (vec![], vec![], vec![0i64]);
+    for i in 0..n {
+        for j in 0..d {
+            if x[i * d + j] != 0.0 {
+                data.push(x[i * d + j]);
+                idx.push(j as i64);
+            }
+        }
+        ptr.push(data.len() as i64);
+    }
+    (data, idx, ptr)
+}
+
+fn params(averaging: Averaging, intercept: Intercept, batch_size: usize) -> ValidParams {
+    Params {
+        alpha: 0.01,
+        batch_size,
+        averaging,
+        intercept,
+        max_iter: 4,
+        seed: 7,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap()
+}
+
+/// The shared-draw fit of all classes.
+fn shared_fit<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    p: &ValidParams,
+    threads: usize,
+) -> (Vec<f64>, Vec<FitOutput>, Vec<LinearState>) {
+    let k = labels.n_problems();
+    let d = rows.n_features();
+    let mut states = shared_initial_states(k, d, p.seed).unwrap();
+    let mut coef = vec![0.0; k * d];
+    let out = fit_shared_one_vs_rest(
+        rows,
+        labels,
+        p,
+        &mut states,
+        &mut coef,
+        threads,
+        &Monitor::new(),
+    )
+    .unwrap();
+    (coef, out, states)
+}
+
+const MODES: [(Averaging, Intercept, usize); 5] = [
+    (Averaging::Off, Intercept::Unregularized, 1),
+    (Averaging::Suffix, Intercept::BiasMultiplier(1.0), 1),
+    (Averaging::Weighted, Intercept::None, 3),
+    (Averaging::FromStep(20), Intercept::BiasMultiplier(2.0), 2),
+    (Averaging::Suffix, Intercept::Unregularized, 4),
+];
+
+#[test]
+fn each_class_is_the_binary_fit_on_the_same_draws() {
+    let (n, d) = (120, 9);
+    let (x, codes) = dataset(n, d, 4, 3);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let sw: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
+    let cw = [1.0, 2.0, 0.5, 1.5];
+    for (sample_weight, class_weight) in [(None, [1.0; 4]), (Some(&sw[..]), cw)] {
+        let labels = Labels {
+            codes: &codes,
+            n_classes: 4,
+            sample_weight,
+            class_weight: &class_weight,
+        };
+        for (avg, icpt, k) in MODES {
+            let p = params(avg, icpt, k);
+            let (coef, out, states) = shared_fit(&rows, &labels, &p, 1);
+            for c in 0..4 {
+                let task = labels.task(c).unwrap();
+                let mut state = LinearState::new(d, p.seed, 0).unwrap();
+                let mut w = vec![0.0; d];
+                let o =
+                    fit_binary(&rows, &task, &p, &mut state, &mut w, &Monitor::new(), "").unwrap();
+                assert_eq!(
+                    w,
+                    coef[c * d..(c + 1) * d],
+                    "class {c}, {avg:?} {icpt:?} k={k}"
+                );
+                assert_eq!(o.intercept, out[c].intercept);
+                assert_eq!(state, states[c]);
+            }
+        }
+    }
+}
+
+#[test]
+fn two_classes_are_one_binary_problem() {
+    let (n, d) = (80, 6);
+    let (x, codes) = dataset(n, d, 2, 5);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 2,
+        sample_weight: None,
+        class_weight: &[1.0, 3.0],
+    };
+    let p = params(Averaging::Suffix, Intercept::BiasMultiplier(1.0), 1);
+    let (coef, out, _) = shared_fit(&rows, &labels, &p, 1);
+    let mut state = LinearState::new(d, p.seed, 0).unwrap();
+    let mut w = vec![0.0; d];
+    let task = labels.task(0).unwrap();
+    let o = fit_binary(&rows, &task, &p, &mut state, &mut w, &Monitor::new(), "").unwrap();
+    assert_eq!((w, o.intercept), (coef, out[0].intercept));
+}
+
+#[test]
+fn threads_dense_csr_and_continuation_agree() {
+    let (n, d) = (150, 12);
+    let (x, codes) = dataset(n, d, 5, 11);
+    let dense = DenseRows::new(&x, n, d).unwrap();
+    let (data, idx, ptr) = to_csr(&x, n, d);
+    let csr = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
+    let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let (data32, _, _) = to_csr(&x32.iter().map(|&v| f64::from(v)).collect::<Vec<_>>(), n, d);
+    let data32: Vec<f32> = data32.iter().map(|&v| v as f32).collect();
+    let dense32 = DenseRows::new(&x32, n, d).unwrap();
+    let csr32 = CsrRows::new(&data32, &idx, &ptr, n, d).unwrap();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 5,
+        sample_weight: None,
+        class_weight: &[1.0; 5],
+    };
+    let p = params(Averaging::Off, Intercept::BiasMultiplier(1.0), 1);
+    let one = shared_fit(&dense, &labels, &p, 1);
+    for threads in [2, 3, 5, 0] {
+        let many = shared_fit(&dense, &labels, &p, threads);
+        assert_eq!(one.0, many.0, "{threads} threads");
+        assert_eq!(one.2, many.2);
+    }
+    // Dense rows sum their zeros in the lanes too: equal to rounding.
+    let close = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-9 * (1.0 + x.abs()))
+    };
+    assert!(close(&one.0, &shared_fit(&csr, &labels, &p, 2).0));
+    // float32 rows: the same model to rounding as float64 rows of the same values.
+    assert!(close(
+        &shared_fit(&dense32, &labels, &p, 1).0,
+        &shared_fit(&csr32, &labels, &p, 3).0
+    ));
+    // float32 values read as float64: bit for bit.
+    let widened: Vec<f64> = data32.iter().map(|&v| f64::from(v)).collect();
+    let csr_widened = CsrRows::new(&widened, &idx, &ptr, n, d).unwrap();
+    assert_eq!(
+        shared_fit(&csr32, &labels, &p, 1).0,
+        shared_fit(&csr_widened, &labels, &p, 2).0
+    );
+    // Two calls of 2 passes are one call of 4 (last iterate).
+    let half = Params {
+        max_iter: 2,
+        ..(*p).clone()
+    }
+    .validate()
+    .unwrap();
+    let mut states = shared_initial_states(5, d, p.seed).unwrap();
+    let mut coef = vec![0.0; 5 * d];
+    for _ in 0..2 {
+        fit_shared_one_vs_rest(
+            &dense,
+            &labels,
+            &half,
+            &mut states,
+            &mut coef,
+            2,
+            &Monitor::new(),
+        )
+        .unwrap();
+    }
+    assert_eq!((coef, states), (one.0, one.2));
+}
+
+#[test]
+fn objective_is_per_class_and_tol_stops_all() {
+    let (n, d) = (100, 7);
+    let (x, codes) = dataset(n, d, 3, 2);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 3,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    let p = Params {
+        tol: Some(0.5),
+        n_iter_no_change: 1,
+        max_iter: 50,
+        ..(*params(Averaging::Off, Intercept::None, 1)).clone()
+    }
+    .validate()
+    .unwrap();
+    let (coef, out, _) = shared_fit(&rows, &labels, &p, 1);
+    assert!(out
+        .iter()
+        .all(|o| o.converged == Some(true) && o.n_iter == out[0].n_iter));
+    assert!(out[0].n_iter < 50);
+    for c in 0..3 {
+        let task = labels.task(c).unwrap();
+        let w = &coef[c * d..(c + 1) * d];
+        let want = crate::solvers::linear::primal_objective(
+            &rows,
+            &task,
+            w,
+            out[c].intercept,
+            0.0,
+            p.alpha,
+        );
+        assert_eq!(out[c].objective, Some(want));
+    }
+}
+
+#[test]
+fn refuses_balanced_sampling_and_independent_states() {
+    let (n, d) = (40, 4);
+    let (x, codes) = dataset(n, d, 3, 1);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 3,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    let bal = Params {
+        sampling: Sampling::Balanced,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let mut states = shared_initial_states(3, d, 0).unwrap();
+    let mut coef = vec![0.0; 3 * d];
+    let r = fit_shared_one_vs_rest(
+        &rows,
+        &labels,
+        &bal,
+        &mut states,
+        &mut coef,
+        1,
+        &Monitor::new(),
+    );
+    assert!(matches!(r, Err(Error::InvalidParameter(_))));
+    let mut independent = crate::solvers::multiclass::initial_states(3, d, 0).unwrap();
+    let p = Params::default().validate().unwrap();
+    let r = fit_shared_one_vs_rest(
+        &rows,
+        &labels,
+        &p,
+        &mut independent,
+        &mut coef,
+        1,
+        &Monitor::new(),
+    );
+    assert!(matches!(r, Err(Error::InvalidState(_))));
+    let r = fit_shared_one_vs_rest(
+        &rows,
+        &labels,
+        &p,
+        &mut states,
+        &mut coef,
+        1,
+        &Monitor::stopped(),
+    );
+    assert!(matches!(r, Err(Error::Interrupted)));
+}
+
+#[test]
+fn rows_checked_when_read_are_checked_as_drawn() {
+    let (n, d) = (30, 4);
+    let (mut x, mut codes) = dataset(n, d, 3, 4);
+    let p = Params {
+        sampling: Sampling::Order(vec![0, 1]),
+        max_iter: 1,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let mut coef = vec![0.0; 3 * d];
+    // Valid rows read unchecked: the model of the checked rows.
+    let codes_ok = codes.clone();
+    let labels = Labels {
+        codes: &codes_ok,
+        n_classes: 3,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    let lazy = DenseRows::checked_when_read(&x, n, d).unwrap();
+    let (want, _, _) = shared_fit(&DenseRows::new(&x, n, d).unwrap(), &labels, &p, 1);
+    assert_eq!(shared_fit(&lazy, &labels, &p, 1).0, want);
+    // A NaN in a drawn row, and a class code out of range, are errors.
+    x[d + 2] = f64::NAN;
+    let lazy = DenseRows::checked_when_read(&x, n, d).unwrap();
+    let mut states = shared_initial_states(3, d, 0).unwrap();
+    let r = fit_shared_one_vs_rest(
+        &lazy,
+        &labels,
+        &p,
+        &mut states,
+        &mut coef,
+        1,
+        &Monitor::new(),
+    );
+    assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
+    x[d + 2] = 0.5;
+    codes[0] = 7;
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 3,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    let lazy = DenseRows::checked_when_read(&x, n, d).unwrap();
+    let mut states = shared_initial_states(3, d, 0).unwrap();
+    let r = fit_shared_one_vs_rest(
+        &lazy,
+        &labels,
+        &p,
+        &mut states,
+        &mut coef,
+        1,
+        &Monitor::new(),
+    );
+    assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
+}
