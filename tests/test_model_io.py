@@ -197,7 +197,7 @@ def test_every_fitted_attribute_survives_save_and_load(tmp_path):
     from pegasos_rs.model_io import _fit_report
 
     older = [{k: v for k, v in r.items() if k != "switched_at"} for r in est.fit_report_]
-    assert _fit_report(older, DataFormatError) == [
+    assert _fit_report(type(est), older, DataFormatError) == [
         {**r, "switched_at": None} for r in est.fit_report_
     ]
     bad = raw.replace(b'"strategy": "', b'"strategy": "x', 1)

@@ -196,6 +196,20 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     {notes_threads}
     """
 
+    #: The keys of each problem's ``fit_report_`` entry, as the extension returns
+    #: them; a model file keeps them (pegasos_rs.model_io). ``_report_keys_added``:
+    #: those files written before they existed lack (read as None).
+    _report_keys = (
+        "strategy",
+        "steps",
+        "kernel_evaluations",
+        "cache_hits",
+        "cache_misses",
+        "objective",
+        "switched_at",
+    )
+    _report_keys_added = ("switched_at",)
+
     #: Fitted array attributes a model file holds (pegasos_rs.model_io); the
     #: per-problem ``fit_report_`` is kept as a list of plain values.
     _saved_arrays = (
@@ -348,15 +362,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self.n_support_ = np.bincount(codes[support], minlength=classes.size).astype(np.int32)
         self.n_iter_ = int(self.max_iter)
         self.t_ = int(result["steps"][0])
-        names = (
-            "strategy",
-            "steps",
-            "kernel_evaluations",
-            "cache_hits",
-            "cache_misses",
-            "objective",
-            "switched_at",
-        )
+        names = self._report_keys
         self.fit_report_ = [
             dict(zip(names, values, strict=True))
             for values in zip(*(result[n] for n in names), strict=True)

@@ -85,18 +85,6 @@ def _classifier_arrays() -> dict[str, list[str]]:
 
 
 _SCALARS = ["n_features_in_", "n_iter_", "t_", "_gamma"]
-#: The keys of the per-problem report of a kernel fit (``fit_report_``).
-_REPORT_KEYS = (
-    "strategy",
-    "steps",
-    "kernel_evaluations",
-    "cache_hits",
-    "cache_misses",
-    "objective",
-    "switched_at",
-)
-#: Keys a report may lack: files written before they existed (filled with None).
-_REPORT_KEYS_ADDED = ("switched_at",)
 
 #: Top-level packages whose classes may be saved (a subclass defined elsewhere may
 #: change what its parent computes, so it is refused).
@@ -237,7 +225,8 @@ def _describe(estimator, add, what: str) -> dict:
         entry["scalars"]["feature_names_in_"] = [str(v) for v in names]
     report = getattr(estimator, "fit_report_", None)
     if report is not None:  # a kernel fit's per-problem report: plain values
-        entry["scalars"]["fit_report_"] = [{k: r[k] for k in _REPORT_KEYS} for r in report]
+        keys = type(estimator)._report_keys
+        entry["scalars"]["fit_report_"] = [{k: r[k] for k in keys} for r in report]
     solver = getattr(estimator, "_solver", None)
     if solver is not None:  # the exact solver state (warm_start continues it)
         add(entry, "_solver", np.frombuffer(solver.__getstate__(), dtype=np.uint8))
@@ -613,8 +602,12 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
     return est
 
 
-def _fit_report(value, bad) -> list[dict]:
-    """A kernel fit's ``fit_report_`` read from a file, checked entry by entry."""
+def _fit_report(cls, value, bad) -> list[dict]:
+    """A kernel fit's ``fit_report_`` read from a file, checked entry by entry
+    against the keys ``cls`` declares (``_report_keys``)."""
+    if not hasattr(cls, "_report_keys"):
+        raise bad(f"a {cls.__name__} has no fit_report_")
+    keys, added = set(cls._report_keys), set(cls._report_keys_added)
 
     def ok(key: str, v) -> bool:
         if key == "strategy":
@@ -626,20 +619,20 @@ def _fit_report(value, bad) -> list[dict]:
         return _is_count(v)
 
     def keys_ok(r: dict) -> bool:
-        return set(r) <= set(_REPORT_KEYS) and set(_REPORT_KEYS) - set(r) <= set(_REPORT_KEYS_ADDED)
+        return set(r) <= keys and keys - set(r) <= added
 
     if not (
         isinstance(value, list)
         and all(isinstance(r, dict) and keys_ok(r) and all(ok(k, r[k]) for k in r) for r in value)
     ):
         raise bad(f"fit_report_ must be a list of per-problem reports, got {value!r:.80}")
-    return [{k: r.get(k) for k in _REPORT_KEYS} for r in value]
+    return [{k: r.get(k) for k in cls._report_keys} for r in value]
 
 
 def _set_classifier_scalars(est, scalars: dict, bad) -> None:
     for attr, value in scalars.items():
         if attr == "fit_report_":
-            est.fit_report_ = _fit_report(value, bad)
+            est.fit_report_ = _fit_report(type(est), value, bad)
         elif attr in _SCALARS:
             ok = (
                 isinstance(value, float) or _is_count(value)
