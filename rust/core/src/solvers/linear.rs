@@ -519,24 +519,27 @@ fn scratch(k: usize, block: usize) -> Result<(Vec<usize>, Vec<usize>)> {
     Ok((violators, drawn))
 }
 
-impl<R: Rows> Context<'_, R> {
-    /// Check the rows and labels of the examples `drawn` (rows not checked on
-    /// construction), prefetching ahead as the steps do; the steps then find the
-    /// rows in cache.
-    fn check_drawn(&self, drawn: &[usize]) -> Result<()> {
-        for (k, &i) in drawn.iter().enumerate() {
-            if let Some(&ahead) = drawn.get(k + 2 * PREFETCH_AHEAD) {
-                self.rows.prefetch_locate(ahead);
-            }
-            if let Some(&ahead) = drawn.get(k + PREFETCH_AHEAD) {
-                self.rows.prefetch_row(ahead);
-            }
-            self.rows.check_row(i)?;
-            self.task.check_example(i)?;
-        }
-        Ok(())
+/// Check the rows and labels of the examples `drawn` when `rows` were not checked
+/// on construction (nothing to do otherwise), prefetching ahead as the steps do;
+/// the steps then find the rows in cache.
+pub(crate) fn check_drawn<R: Rows>(rows: &R, task: &BinaryTask<'_>, drawn: &[usize]) -> Result<()> {
+    if rows.is_checked() {
+        return Ok(());
     }
+    for (k, &i) in drawn.iter().enumerate() {
+        if let Some(&ahead) = drawn.get(k + 2 * PREFETCH_AHEAD) {
+            rows.prefetch_locate(ahead);
+        }
+        if let Some(&ahead) = drawn.get(k + PREFETCH_AHEAD) {
+            rows.prefetch_row(ahead);
+        }
+        rows.check_row(i)?;
+        task.check_example(i)?;
+    }
+    Ok(())
+}
 
+impl<R: Rows> Context<'_, R> {
     /// The loop of [`run_steps`] on an already checked context.
     fn run(&self, state: &mut LinearState, n_steps: u64, monitor: &Monitor) -> Result<()> {
         let k = self.rule.batch_size;
@@ -553,9 +556,7 @@ impl<R: Rows> Context<'_, R> {
             for _ in 0..steps * k {
                 drawn.push(self.draws.draw(&mut state.sampler));
             }
-            if !self.rows.is_checked() {
-                self.check_drawn(&drawn)?;
-            }
+            check_drawn(self.rows, self.task, &drawn)?;
             self.rule
                 .steps(self.rows, self.task, state, &drawn, &mut violators);
             monitor.advance(steps as u64);
@@ -746,14 +747,7 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
             return Ok(None);
         }
         let (rows, task) = (self.ctx.rows, self.ctx.task);
-        if !rows.is_checked() && !self.all_checked {
-            // The objective reads every example: check those the steps have not.
-            for i in 0..rows.n_rows() {
-                rows.check_row(i)?;
-                task.check_example(i)?;
-            }
-            self.all_checked = true;
-        }
+        check_every_row(rows, task, &mut self.all_checked)?;
         let (b, reg_sq) = current_model(self.params, self.state, self.coef);
         let alpha = self.params.alpha;
         Ok(Some(primal_objective(
@@ -766,13 +760,35 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
 /// regularised bias weight (see [`objective_from_loss`]).
 pub fn current_model(params: &ValidParams, state: &LinearState, coef: &mut [f64]) -> (f64, f64) {
     let b = state.write_model(params.intercept, coef);
-    // With a bias multiplier B the intercept is B * w_B (there is no other bias
-    // term), so the regularised weight is recovered from it.
-    let reg_sq = match params.intercept {
+    (b, regularised_bias_sq(params.intercept, b))
+}
+
+/// The squared regularised bias weight of a model with intercept `b`: with a bias
+/// multiplier `B` the intercept is `B * w_B` (there is no other bias term), so the
+/// regularised weight is recovered from it; 0 otherwise.
+pub(crate) fn regularised_bias_sq(intercept: Intercept, b: f64) -> f64 {
+    match intercept {
         Intercept::BiasMultiplier(bf) => (b / bf) * (b / bf),
         _ => 0.0,
-    };
-    (b, reg_sq)
+    }
+}
+
+/// Before an objective reads every example: check the rows and labels the steps
+/// have not (rows not checked on construction), once (`done` records it).
+pub(crate) fn check_every_row<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    done: &mut bool,
+) -> Result<()> {
+    if rows.is_checked() || *done {
+        return Ok(());
+    }
+    for i in 0..rows.n_rows() {
+        rows.check_row(i)?;
+        task.check_example(i)?;
+    }
+    *done = true;
+    Ok(())
 }
 
 /// Fit one binary problem for up to `params.max_iter` passes, continuing `state`

@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::linear::{
-    hinge_loss_sum, objective_from_loss, plan_linear_fit, weight_sum, FitOutput, LinearState,
-    StepRule, BLOCK_EXAMPLES,
+    check_drawn, check_every_row, hinge_loss_sum, objective_from_loss, plan_linear_fit,
+    regularised_bias_sq, weight_sum, FitOutput, LinearState, StepRule, BLOCK_EXAMPLES,
 };
 use crate::solvers::multiclass::check_one_vs_rest;
 use crate::solvers::params::{Intercept, Sampling, ValidParams};
@@ -205,12 +205,7 @@ impl<R: Rows> Shared<'_, R> {
             for _ in 0..steps * k {
                 drawn.push(self.draws.draw(&mut block.sampler));
             }
-            if !self.rows.is_checked() {
-                for &i in &drawn {
-                    self.rows.check_row(i)?;
-                    self.tasks[0].check_example(i)?;
-                }
-            }
+            check_drawn(self.rows, &self.tasks[0], &drawn)?;
             block.steps(self.rows, tasks, &self.rule, radius, &drawn, &mut scratch);
             if block.first == 0 {
                 monitor.advance(steps as u64);
@@ -274,24 +269,14 @@ impl<R: Rows> PassRunner for SharedRun<'_, '_, R> {
             return Ok(None);
         }
         let rows = self.shared.rows;
-        if !rows.is_checked() && !self.all_checked {
-            for i in 0..rows.n_rows() {
-                rows.check_row(i)?;
-                self.shared.tasks[0].check_example(i)?;
-            }
-            self.all_checked = true;
-        }
+        check_every_row(rows, &self.shared.tasks[0], &mut self.all_checked)?;
         self.write_models()?;
         let d = rows.n_features();
         let (alpha, intercept) = (self.params.alpha, self.params.intercept);
         let items: Vec<_> = self.coef.chunks(d).zip(&self.intercepts).collect();
         let tasks = &self.shared.tasks;
         let objectives = for_each_problem(items, self.n_threads, |c, (w, &b)| {
-            // As `current_model`: with a bias multiplier B the regularised weight is b / B.
-            let reg_sq = match intercept {
-                Intercept::BiasMultiplier(bf) => (b / bf) * (b / bf),
-                _ => 0.0,
-            };
+            let reg_sq = regularised_bias_sq(intercept, b);
             let loss = hinge_loss_sum(rows, &tasks[c], w, b, -0.0);
             Ok(objective_from_loss(loss, rows.n_rows(), w, reg_sq, alpha))
         })?;
