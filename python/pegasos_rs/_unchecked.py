@@ -87,7 +87,8 @@ def unchecked_codes(estimator_name: str, y, classes, n_rows: int):
         return classes, np.ascontiguousarray(y)
     if y.dtype == np.int32:
         return classes, np.ascontiguousarray(y).view(np.uint32)
-    if y.size and (y.min() < 0 or y.max() >= classes.size):
-        bad = int(y.min()) if y.min() < 0 else int(y.max())
+    low, high = (int(y.min()), int(y.max())) if y.size else (0, 0)
+    if low < 0 or high >= classes.size:
+        bad = low if low < 0 else high
         raise ValueError(f"class code {bad} is out of range for {classes.size} classes")
     return classes, y.astype(np.uint32)

@@ -187,6 +187,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
 
     #: Fitted array attributes a model file holds (pegasos_rs.model_io).
     _saved_arrays = ("coef_", "intercept_", "classes_", "objective_", "probA_", "probB_")
+    #: The exact solver state of the last fit (set by ``fit``; warm starts continue it).
+    _solver: _core.LinearSolverState
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "alpha": [Interval(Real, 0, None, closed="neither")],
@@ -378,27 +380,14 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             prior = self.classes_ if resume else None
             known, present, counts, codes = encode_targets(name, y, prior)
         sample_weight = sample_weight_vector(sample_weight, X)
-        class_weight = class_weight_vector(self.class_weight, known, present, counts)
-        solver = self._solver if resume else _core.LinearSolverState()
-        result = _core.fit_linear(
-            matrix,
-            codes,
-            {
-                "n_classes": int(known.size),
-                "class_weight": class_weight,
-                "sample_weight": sample_weight,
-            },
-            solver,
-            {**self._solver_params(resume, self.max_iter, self.max_steps), "check_input": False},
-            n_threads(self.n_jobs),
-        )
+        labels = (known, present, counts, codes)
+        params = self._solver_params(resume, self.max_iter, self.max_steps)
+        params["check_input"] = False
+        self._train(matrix, labels, sample_weight, resume, params, self.max_steps is None)
         if not resume:
             self.n_features_in_ = n_features
             if hasattr(self, "feature_names_in_"):
                 del self.feature_names_in_
-        self.classes_ = known
-        store_linear_fit(self, result, check_convergence=self.max_steps is None)
-        self._solver = solver
         self._fit_probability(None, None, None, 0)  # removes earlier probabilities
         return self
 
@@ -411,10 +400,25 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         # Checked before training: too small a class for the folds is an input error.
         n_folds = _platt.n_folds_for(counts) if self.probability else 0
         sample_weight = sample_weight_vector(sample_weight, X)
+        params = self._solver_params(resume, max_iter, max_steps, partial=partial)
+        labels = (known, present, counts, codes)
+        # partial_fit runs one pass by design, and max_steps one "pass" of T steps:
+        # only fit's passes can fall short of `tol`.
+        converging = not partial and max_steps is None
+        self._train(as_rust_matrix(X), labels, sample_weight, resume, params, converging)
+        self._fit_probability(X, y, sample_weight, n_folds)
+        return self
+
+    def _train(self, matrix, labels, sample_weight, resume, params, check_convergence) -> None:
+        """Run the extension on ``matrix`` and the encoded ``labels`` (classes, those
+        present, their counts, the codes), then set the fitted attributes (with a
+        ``ConvergenceWarning`` if ``check_convergence`` and ``tol`` was not met) and
+        the solver state (only now: a failed call changes nothing)."""
+        known, present, counts, codes = labels
         class_weight = class_weight_vector(self.class_weight, known, present, counts)
         solver = self._solver if resume else _core.LinearSolverState()
         result = _core.fit_linear(
-            as_rust_matrix(X),
+            matrix,
             codes,
             {
                 "n_classes": int(known.size),
@@ -422,16 +426,12 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
                 "sample_weight": sample_weight,
             },
             solver,
-            self._solver_params(resume, max_iter, max_steps, partial=partial),
+            params,
             n_threads(self.n_jobs),
         )
         self.classes_ = known
-        # partial_fit runs one pass by design, and max_steps one "pass" of T steps:
-        # only fit's passes can fall short of `tol`.
-        store_linear_fit(self, result, check_convergence=not partial and max_steps is None)
+        store_linear_fit(self, result, check_convergence=check_convergence)
         self._solver = solver
-        self._fit_probability(X, y, sample_weight, n_folds)
-        return self
 
     def _known_classes(self, resume: bool, classes: ArrayLike | None) -> NDArray[Any] | None:
         """The classes a fit must know before it reads the labels: those of the fit it
