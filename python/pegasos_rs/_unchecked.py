@@ -4,7 +4,7 @@ A default fit reads its whole input once before the first step (structure,
 finiteness, labels), which at 10^7 rows costs more than the steps themselves.
 With ``check_input=False`` nothing here reads the data: the arrays must already be
 in the layout the solver reads, and the solver checks each row (bounds, column
-indices, values, class code) the first time it reads it. Rows the steps never draw
+indices, values, class code) each time a step draws it. Rows the steps never draw
 are never looked at.
 """
 

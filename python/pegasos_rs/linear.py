@@ -288,7 +288,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             must then already be a CSR matrix of float32/float64 values with int32
             or int64 indices, or a C-contiguous float32/float64 array (else
             ``TypeError``); no conversion, column name or data frame handling is
-            done. Each row the solver reads is checked when first read, as the
+            done. Each row the solver reads is checked just before it is used, as the
             whole input would have been: bounds, column indices, finite values and,
             with ``classes``, the class code; a bad row raises ``ValueError``.
             **Rows the solver never reads are not checked**, so a NaN in such a row
