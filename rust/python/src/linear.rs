@@ -9,7 +9,7 @@ use pegasos_core::error::try_filled_vec;
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
     decision_function as core_decision, fit_one_vs_rest, fit_shared_one_vs_rest, initial_states,
-    shared_initial_states, FitOutput, LinearState, Rows,
+    FitOutput, LinearState, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
@@ -139,14 +139,11 @@ pub fn fit_linear<'py>(
     let (outputs, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
         let (n_problems, d) = (labels.n_problems(), rows.n_features());
-        if states.is_empty() {
-            states = if shared {
-                shared_initial_states(n_problems, d, params.seed)?
-            } else {
-                initial_states(n_problems, d, params.seed)?
-            };
+        // An empty state is a fresh fit: the shared-draw solver builds its own.
+        if states.is_empty() && !shared {
+            states = initial_states(n_problems, d, params.seed)?;
         }
-        let mut coef = try_filled_vec(states.len().saturating_mul(d), 0.0, "the coefficients")?;
+        let mut coef = try_filled_vec(n_problems.saturating_mul(d), 0.0, "the coefficients")?;
         let out = if shared {
             fit_shared_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?
         } else {

@@ -31,7 +31,7 @@ pub fn fit_one_vs_rest<R: Rows>(
     n_threads: usize,
     monitor: &Monitor,
 ) -> Result<Vec<FitOutput>> {
-    check_one_vs_rest(rows, labels, states, coef)?;
+    check_one_vs_rest(rows, labels, states.len(), coef)?;
     let d = rows.n_features();
     let multi = labels.n_problems() > 1;
     let problems: Vec<_> = states.iter_mut().zip(coef.chunks_mut(d)).collect();
@@ -48,7 +48,7 @@ pub fn fit_one_vs_rest<R: Rows>(
 pub(crate) fn check_one_vs_rest<R: Rows>(
     rows: &R,
     labels: &Labels<'_>,
-    states: &[LinearState],
+    n_states: usize,
     coef: &[f64],
 ) -> Result<()> {
     if rows.is_checked() {
@@ -68,10 +68,9 @@ pub(crate) fn check_one_vs_rest<R: Rows>(
             labels.n_problems()
         )));
     }
-    if states.len() != labels.n_problems() {
+    if n_states != labels.n_problems() {
         return Err(Error::ShapeMismatch(format!(
-            "{} solver states for {} binary problems",
-            states.len(),
+            "{n_states} solver states for {} binary problems",
             labels.n_problems()
         )));
     }

@@ -19,7 +19,7 @@
 use crate::data::rows::{Rows, LANES};
 use crate::data::task::BinaryTask;
 use crate::dispatch::{with_avx2, Job};
-use crate::error::{Error, Result};
+use crate::error::{try_filled_vec, Error, Result};
 use crate::prefetch::prefetch;
 use crate::solvers::linear::{LinearState, StepRule, PREFETCH_AHEAD, RESCALE_BELOW};
 
@@ -63,6 +63,19 @@ pub(crate) struct Scratch {
     /// The stored entries of the current row: columns and values.
     cols: Vec<usize>,
     vals: Vec<f64>,
+}
+
+/// Features per block of the transposes between the class-major states and the
+/// feature-major weights: the block's `k`-wide rows stay in cache while every
+/// class's run of it is copied, instead of one strided sweep of all weights per
+/// class.
+const TRANSPOSE_FEATURES: usize = 64;
+
+/// Call `f` on the consecutive ranges of `TRANSPOSE_FEATURES` features of `0..n`.
+fn for_feature_blocks(n: usize, mut f: impl FnMut(std::ops::Range<usize>)) {
+    for start in (0..n).step_by(TRANSPOSE_FEATURES) {
+        f(start..n.min(start + TRANSPOSE_FEATURES));
+    }
 }
 
 /// Entries ahead whose weights are hinted into cache while one is processed.
@@ -172,11 +185,13 @@ impl Block {
         let width = s0.v.len();
         let transpose = |col: &dyn Fn(&LinearState) -> &[f64], len: usize| {
             let mut out = vec![0.0; len * k];
-            for (c, s) in states.iter().enumerate() {
-                for (j, x) in col(s).iter().enumerate() {
-                    out[j * k + c] = *x;
+            for_feature_blocks(len, |js| {
+                for (c, s) in states.iter().enumerate() {
+                    for (j, x) in js.clone().zip(&col(s)[js.clone()]) {
+                        out[j * k + c] = *x;
+                    }
                 }
-            }
+            });
             out
         };
         Ok(Self {
@@ -196,16 +211,63 @@ impl Block {
         })
     }
 
+    /// The block of classes `first..first + k` of a fresh fit, every class in the
+    /// state `template` (of any width) with zero weights of `width` entries.
+    pub(crate) fn fresh(
+        first: usize,
+        k: usize,
+        width: usize,
+        template: &LinearState,
+    ) -> Result<Self> {
+        let len = width
+            .checked_mul(k)
+            .ok_or_else(|| Error::OutOfMemory(format!("{k} classes x {width} weights")))?;
+        let avg_u = if template.avg_u.is_empty() {
+            Vec::new()
+        } else {
+            try_filled_vec(len, 0.0, "the averaged weights")?
+        };
+        Ok(Self {
+            first,
+            k,
+            v: try_filled_vec(len, 0.0, "the weights")?,
+            scale: vec![template.scale; k],
+            sq_norm: vec![template.sq_norm; k],
+            bias: vec![template.bias; k],
+            t: template.t,
+            sampler: template.sampler.clone(),
+            avg_start: template.avg_start,
+            avg_u,
+            avg_beta: vec![template.avg_beta; k],
+            avg_bias_sum: vec![template.avg_bias_sum; k],
+            avg_count: template.avg_count,
+        })
+    }
+
     /// Write the block back into `states` (its classes only).
     pub(crate) fn write_states(&self, states: &mut [LinearState]) {
         let k = self.k;
-        for (c, s) in states.iter_mut().enumerate().take(k) {
-            for (j, x) in s.v.iter_mut().enumerate() {
-                *x = self.v[j * k + c];
+        let states = &mut states[..k];
+        let width = self.v.len() / k;
+        for_feature_blocks(width, |js| {
+            for (c, s) in states.iter_mut().enumerate() {
+                for (j, x) in js.clone().zip(&mut s.v[js.clone()]) {
+                    *x = self.v[j * k + c];
+                }
             }
-            for (j, x) in s.avg_u.iter_mut().enumerate() {
-                *x = self.avg_u[j * k + c];
+        });
+        let avg_len = self.avg_u.len() / k;
+        for s in states.iter_mut().filter(|s| s.avg_u.len() != avg_len) {
+            s.avg_u = vec![0.0; avg_len];
+        }
+        for_feature_blocks(avg_len, |js| {
+            for (c, s) in states.iter_mut().enumerate() {
+                for (j, x) in js.clone().zip(&mut s.avg_u[js.clone()]) {
+                    *x = self.avg_u[j * k + c];
+                }
             }
+        });
+        for (c, s) in states.iter_mut().enumerate() {
             s.scale = self.scale[c];
             s.sq_norm = self.sq_norm[c];
             s.bias = self.bias[c];
@@ -223,23 +285,33 @@ impl Block {
         self.v.len() / self.k - 1
     }
 
-    /// Write class `c`'s model (the average when one exists, else the last
-    /// iterate) into `w` and return its intercept, as
-    /// [`LinearState::write_model`] does.
-    pub(crate) fn write_model(&self, c: usize, bias_feature: f64, w: &mut [f64]) -> f64 {
+    /// Write every class's model (the average when one exists, else the last
+    /// iterate) into `w` (`k` rows of `n_features`, class-major) and its intercept
+    /// into `intercepts`, each as [`LinearState::write_model`] does.
+    pub(crate) fn write_models(&self, bias_feature: f64, w: &mut [f64], intercepts: &mut [f64]) {
         let (k, d) = (self.k, self.d());
-        if self.avg_count == 0 {
-            for (j, o) in w.iter_mut().enumerate().take(d) {
-                *o = self.v[j * k + c] * self.scale[c];
-            }
-            return self.bias[c] + bias_feature * self.scale[c] * self.v[d * k + c];
-        }
         let n = self.avg_count as f64;
-        let mean = |j: usize| (self.avg_u[j * k + c] + self.avg_beta[c] * self.v[j * k + c]) / n;
-        for (j, o) in w.iter_mut().enumerate().take(d) {
-            *o = mean(j);
+        let model = |j: usize, c: usize| {
+            if self.avg_count == 0 {
+                self.v[j * k + c] * self.scale[c]
+            } else {
+                (self.avg_u[j * k + c] + self.avg_beta[c] * self.v[j * k + c]) / n
+            }
+        };
+        for_feature_blocks(d, |js| {
+            for (c, row) in w.chunks_exact_mut(d).take(k).enumerate() {
+                for (j, o) in js.clone().zip(&mut row[js.clone()]) {
+                    *o = model(j, c);
+                }
+            }
+        });
+        for (c, b) in intercepts.iter_mut().take(k).enumerate() {
+            *b = if self.avg_count == 0 {
+                self.bias[c] + bias_feature * self.scale[c] * self.v[d * k + c]
+            } else {
+                self.avg_bias_sum[c] / n + bias_feature * model(d, c)
+            };
         }
-        self.avg_bias_sum[c] / n + bias_feature * mean(d)
     }
 
     /// The margins' raw sums `<v_c, x_i>` of every class for the row in `s`, in the
@@ -321,9 +393,9 @@ impl Block {
                 self.scale[c] *= f;
                 self.sq_norm[c] *= f * f;
             }
-            if self.scale[c] < RESCALE_BELOW {
-                self.rescale(c);
-            }
+        }
+        if self.scale.iter().any(|&a| a < RESCALE_BELOW) {
+            self.rescale_small();
         }
         self.accumulate_average(rule.weighted);
     }
@@ -424,16 +496,34 @@ impl Block {
         }
     }
 
-    /// Multiply class `c`'s `v` out so that its scale is 1 (see
-    /// [`LinearState::rescale`]).
-    fn rescale(&mut self, c: usize) {
-        self.fold_average(c);
-        let (k, a) = (self.k, self.scale[c]);
-        for x in self.v.iter_mut().skip(c).step_by(k) {
-            *x *= a;
+    /// Multiply out `v_c` of every class whose scale fell below [`RESCALE_BELOW`]
+    /// so that its scale is 1, folding its average first (see
+    /// [`LinearState::rescale`]): one sweep of the feature-major weights for all of
+    /// them, each class's arithmetic in the binary solver's order.
+    fn rescale_small(&mut self) {
+        let k = self.k;
+        let small: Vec<usize> = (0..k).filter(|&c| self.scale[c] < RESCALE_BELOW).collect();
+        let folds: Vec<(usize, f64)> = small
+            .iter()
+            .map(|&c| (c, self.avg_beta[c]))
+            .filter(|&(_, beta)| beta != 0.0)
+            .collect();
+        for &c in &small {
+            self.avg_beta[c] = 0.0;
+            self.sq_norm[c] = 0.0;
         }
-        self.scale[c] = 1.0;
-        self.sq_norm[c] = self.v.iter().skip(c).step_by(k).map(|x| x * x).sum();
+        for (j, row) in self.v.chunks_exact_mut(k).enumerate() {
+            for &(c, beta) in &folds {
+                self.avg_u[j * k + c] += beta * row[c];
+            }
+            for &c in &small {
+                row[c] *= self.scale[c];
+                self.sq_norm[c] += row[c] * row[c];
+            }
+        }
+        for &c in &small {
+            self.scale[c] = 1.0;
+        }
     }
 
     /// Add the iterate of this step to the running averages.

@@ -74,8 +74,10 @@ struct SharedRun<'a, 's, R> {
 
 /// Train every binary problem of `labels` with shared draws, continuing `states`
 /// (one per problem, from [`shared_initial_states`] or a previous shared-draw
-/// fit), on `n_threads` threads (0 = all cores). Problem `p` writes its weights to
-/// row `p` of `coef` (row-major, `n_problems x n_features`).
+/// fit; empty: every problem starts fresh, as from [`shared_initial_states`]), on
+/// `n_threads` threads (0 = all cores). Problem `p` writes its weights to row `p`
+/// of `coef` (row-major, `n_problems x n_features`); `states` ends with one state
+/// per problem.
 ///
 /// Fails with [`Error::InvalidParameter`] for balanced sampling (which balances one
 /// problem's classes, not all of them) and with [`Error::InvalidState`] for states
@@ -84,12 +86,21 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
     rows: &R,
     labels: &Labels<'_>,
     params: &ValidParams,
-    states: &mut [LinearState],
+    states: &mut Vec<LinearState>,
     coef: &mut [f64],
     n_threads: usize,
     monitor: &Monitor,
 ) -> Result<Vec<FitOutput>> {
-    check_one_vs_rest(rows, labels, states, coef)?;
+    let p = labels.n_problems();
+    // A fresh fit builds its feature-major blocks from one template state: the
+    // per-class states are not allocated and transposed only to be read as zeros.
+    let mut template = Vec::new();
+    if states.is_empty() {
+        template.push(LinearState::new(0, params.seed, 0)?);
+    }
+    let fresh = !template.is_empty();
+    check_one_vs_rest(rows, labels, if fresh { p } else { states.len() }, coef)?;
+    let inputs: &mut [LinearState] = if fresh { &mut template } else { states };
     if params.sampling == Sampling::Balanced {
         return Err(Error::InvalidParameter(
             "sampling='balanced' balances the classes of one binary problem; with shared \
@@ -97,19 +108,24 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
                 .into(),
         ));
     }
-    let mut plans = states
+    let mut plans = inputs
         .iter_mut()
         .map(|s| plan_linear_fit(params, s, rows.n_rows()))
         .collect::<Result<Vec<_>>>()?;
     let shared = make_shared(rows, labels, params)?;
-    let n_blocks = block_count(states.len(), n_threads);
-    let per = states.len().div_ceil(n_blocks);
-    let blocks = states
-        .chunks(per)
-        .enumerate()
-        .map(|(b, s)| Block::from_states(b * per, s))
+    let n_blocks = block_count(p, n_threads);
+    let per = p.div_ceil(n_blocks).max(1);
+    let width = rows.n_features() + 1;
+    let blocks = (0..p)
+        .step_by(per)
+        .map(|first| {
+            let k = per.min(p - first);
+            match inputs {
+                [template] if fresh => Block::fresh(first, k, width, template),
+                _ => Block::from_states(first, &inputs[first..first + k]),
+            }
+        })
         .collect::<Result<Vec<_>>>()?;
-    let p = states.len();
     let mut run = SharedRun {
         shared,
         params,
@@ -124,6 +140,9 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
     let plan = &mut plans[0];
     drive(plan, &mut run, params, monitor, "")?;
     run.write_models()?;
+    if states.is_empty() {
+        *states = shared_initial_states(p, width - 1, params.seed)?;
+    }
     for b in &run.blocks {
         b.write_states(&mut states[b.first..b.first + b.k]);
     }
@@ -223,14 +242,13 @@ impl<R: Rows> SharedRun<'_, '_, R> {
             Intercept::BiasMultiplier(b) => b,
             _ => 0.0,
         };
-        let mut rows_of = self.coef.chunks_mut(d);
         for block in &self.blocks {
-            for c in 0..block.k {
-                let w = rows_of
-                    .next()
-                    .ok_or_else(|| Error::ShapeMismatch("coefficient buffer too short".into()))?;
-                self.intercepts[block.first + c] = block.write_model(c, bf, w);
-            }
+            let (first, k) = (block.first, block.k);
+            let w = self
+                .coef
+                .get_mut(first * d..(first + k) * d)
+                .ok_or_else(|| Error::ShapeMismatch("coefficient buffer too short".into()))?;
+            block.write_models(bf, w, &mut self.intercepts[first..first + k]);
         }
         Ok(())
     }

@@ -131,6 +131,85 @@ fn each_class_is_the_binary_fit_on_the_same_draws() {
     }
 }
 
+/// Projection onto a ball of radius `1e6` after steps of size `1/(lambda t)` with
+/// `lambda = 1e-12` on rows of norm about `1e4` shrinks the scale below
+/// `RESCALE_BELOW` at once: the blocked rescale of several classes at one step
+/// must still give each class the binary solver's model and state.
+#[test]
+fn rescaled_classes_are_the_binary_fit() {
+    let (n, d) = (60, 7);
+    let (mut x, codes) = dataset(n, d, 3, 11);
+    for v in &mut x {
+        *v *= 1e4;
+    }
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 3,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    for averaging in [Averaging::Off, Averaging::FromStep(5)] {
+        let p = Params {
+            alpha: 1e-12,
+            projection: true,
+            averaging,
+            max_iter: 2,
+            seed: 5,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+        let (coef, out, states) = shared_fit(&rows, &labels, &p, 2);
+        for c in 0..3 {
+            let task = labels.task(c).unwrap();
+            let mut state = LinearState::new(d, p.seed, 0).unwrap();
+            let mut w = vec![0.0; d];
+            let o = fit_binary(&rows, &task, &p, &mut state, &mut w, &Monitor::new(), "").unwrap();
+            assert_eq!(w, coef[c * d..(c + 1) * d], "class {c}, {averaging:?}");
+            assert_eq!(o.intercept, out[c].intercept);
+            assert_eq!(state, states[c]);
+        }
+    }
+}
+
+/// An empty state vector starts the fit fresh, exactly as fresh states do.
+#[test]
+fn an_empty_state_is_a_fresh_fit() {
+    let (n, d) = (80, 6);
+    let (x, codes) = dataset(n, d, 5, 2);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 5,
+        sample_weight: None,
+        class_weight: &[1.0; 5],
+    };
+    for (avg, icpt, k) in MODES {
+        let p = params(avg, icpt, k);
+        for threads in [1, 2] {
+            let (coef, out, states) = shared_fit(&rows, &labels, &p, threads);
+            let mut fresh = Vec::new();
+            let mut coef2 = vec![0.0; 5 * d];
+            let out2 = fit_shared_one_vs_rest(
+                &rows,
+                &labels,
+                &p,
+                &mut fresh,
+                &mut coef2,
+                threads,
+                &Monitor::new(),
+            )
+            .unwrap();
+            assert_eq!(coef, coef2, "{avg:?} {icpt:?} k={k}");
+            assert_eq!(states, fresh);
+            let b: Vec<f64> = out.iter().map(|o| o.intercept).collect();
+            let b2: Vec<f64> = out2.iter().map(|o| o.intercept).collect();
+            assert_eq!(b, b2);
+        }
+    }
+}
+
 #[test]
 fn two_classes_are_one_binary_problem() {
     let (n, d) = (80, 6);
