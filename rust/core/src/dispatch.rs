@@ -6,8 +6,8 @@
 //! is not enabled, and Rust never contracts a multiply and an add into one, so both
 //! builds round every operation alike: the results are bit-identical, only the
 //! vector width differs (tested by the callers against the portable build). Calling
-//! the AVX2 build after checking the CPU is one of the crate's two `unsafe` sites
-//! (the other is the prefetch hint of `prefetch`).
+//! the AVX2 build after checking the CPU is one of the crate's three `unsafe` sites
+//! (the others are the prefetch hint of `prefetch` and the advice of `huge_pages`).
 
 /// A loop to run, compiled twice: [`Job::run`] must be `#[inline(always)]`, so that
 /// it is inlined into the AVX2 build as well as into the portable call.

@@ -56,6 +56,9 @@ pub fn try_filled_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<
         .try_reserve_exact(len)
         .map_err(|_| Error::OutOfMemory(format!("cannot allocate {what} of {len} entries")))?;
     drop(probe);
-    // `vec!` of a zero float or integer asks for zeroed memory.
-    Ok(vec![value; len])
+    // `vec!` of a zero float or integer asks for zeroed memory: large buffers are
+    // fresh pages, advised to be huge before anything touches them.
+    let mut buf = vec![value; len];
+    crate::huge_pages::advise_huge_pages(&mut buf);
+    Ok(buf)
 }

@@ -19,7 +19,8 @@
 //!    [`error`], [`math`] (portable elementary functions), [`rng`], [`monitor`]
 //!    (cancellation and progress), [`parallel`] (thread pools, one task per problem,
 //!    row blocks), [`thresholds`] (when a call is small); and, private, `dispatch`
-//!    (the AVX2 build of hot loops) and `prefetch` (cache hints).
+//!    (the AVX2 build of hot loops), `prefetch` (cache hints) and `huge_pages`
+//!    (transparent huge pages for large buffers).
 //! 2. [`data`]: row views (dense, CSR), a binary task, one-vs-rest labels.
 //! 3. [`kernels`]: kernel functions, the kernel row cache, the Gram matrix.
 //! 4. [`solvers`]: hyper-parameters, sampling, linear and kernel Pegasos, one-vs-rest;
@@ -43,6 +44,7 @@ pub mod data;
 mod dispatch;
 pub mod error;
 pub mod float;
+mod huge_pages;
 pub mod io;
 pub mod kernels;
 pub mod maps;
