@@ -210,6 +210,47 @@ fn an_empty_state_is_a_fresh_fit() {
     }
 }
 
+/// With `sampling="shuffle"` too, every class is the binary solver on the same
+/// permutations (stream 0), whatever the number of threads.
+#[test]
+fn shuffled_classes_are_the_binary_fit() {
+    let (n, d) = (90, 8);
+    let (x, codes) = dataset(n, d, 4, 9);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 4,
+        sample_weight: None,
+        class_weight: &[1.0; 4],
+    };
+    for (avg, icpt, k) in MODES {
+        let p = Params {
+            alpha: 0.01,
+            batch_size: k,
+            averaging: avg,
+            intercept: icpt,
+            max_iter: 4,
+            seed: 7,
+            sampling: crate::solvers::params::Sampling::Shuffle,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+        for threads in [1, 3] {
+            let (coef, out, _) = shared_fit(&rows, &labels, &p, threads);
+            for c in 0..4 {
+                let task = labels.task(c).unwrap();
+                let mut state = LinearState::new(d, p.seed, 0).unwrap();
+                let mut w = vec![0.0; d];
+                let o =
+                    fit_binary(&rows, &task, &p, &mut state, &mut w, &Monitor::new(), "").unwrap();
+                assert_eq!(w, coef[c * d..(c + 1) * d], "class {c}, {avg:?} k={k}");
+                assert_eq!(o.intercept, out[c].intercept);
+            }
+        }
+    }
+}
+
 #[test]
 fn two_classes_are_one_binary_problem() {
     let (n, d) = (80, 6);
