@@ -38,3 +38,26 @@ pub(crate) fn advise_huge_pages<T>(buf: &mut [T]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The advice never changes contents, on large buffers at any alignment and on
+    /// small ones (which it leaves alone).
+    #[test]
+    fn advice_keeps_contents() {
+        let mut big =
+            crate::error::try_filled_vec(HUGE_PAGE_THRESHOLD, 0.0f64, "a test buffer").unwrap();
+        assert!(big.iter().all(|&x| x == 0.0));
+        for (i, x) in big.iter_mut().enumerate() {
+            *x = i as f64;
+        }
+        advise_huge_pages(&mut big[3..]);
+        advise_huge_pages(&mut big[..7]);
+        assert!(big.iter().enumerate().all(|(i, &x)| x == i as f64));
+        let mut bytes = vec![7u8; HUGE_PAGE_THRESHOLD + 5];
+        advise_huge_pages(&mut bytes[1..]);
+        assert!(bytes.iter().all(|&b| b == 7));
+    }
+}
