@@ -96,6 +96,42 @@ const MODES: [(Averaging, Intercept, usize); 5] = [
     (Averaging::Suffix, Intercept::Unregularized, 4),
 ];
 
+/// Unit class weights for up to 8 classes.
+const UNIT_WEIGHTS: [f64; 8] = [1.0; 8];
+
+/// Labels of `codes` with unit weights.
+fn unit_labels(codes: &[u32], n_classes: usize) -> Labels<'_> {
+    Labels {
+        codes,
+        n_classes,
+        sample_weight: None,
+        class_weight: &UNIT_WEIGHTS[..n_classes],
+    }
+}
+
+/// Assert that each class of a shared-draw fit (`coef`, `out`, and `states`
+/// unless empty) is the binary solver's fit of its task on stream 0.
+fn assert_classes_are_binary_fits<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    p: &ValidParams,
+    (coef, out, states): (&[f64], &[FitOutput], &[LinearState]),
+    what: &str,
+) {
+    let d = rows.n_features();
+    for c in 0..labels.n_problems() {
+        let task = labels.task(c).unwrap();
+        let mut state = LinearState::new(d, p.seed, 0).unwrap();
+        let mut w = vec![0.0; d];
+        let o = fit_binary(rows, &task, p, &mut state, &mut w, &Monitor::new(), "").unwrap();
+        assert_eq!(w, coef[c * d..(c + 1) * d], "class {c}, {what}");
+        assert_eq!(o.intercept, out[c].intercept, "class {c}, {what}");
+        if !states.is_empty() {
+            assert_eq!(state, states[c], "class {c}, {what}");
+        }
+    }
+}
+
 #[test]
 fn each_class_is_the_binary_fit_on_the_same_draws() {
     let (n, d) = (120, 9);
@@ -113,20 +149,8 @@ fn each_class_is_the_binary_fit_on_the_same_draws() {
         for (avg, icpt, k) in MODES {
             let p = params(avg, icpt, k);
             let (coef, out, states) = shared_fit(&rows, &labels, &p, 1);
-            for c in 0..4 {
-                let task = labels.task(c).unwrap();
-                let mut state = LinearState::new(d, p.seed, 0).unwrap();
-                let mut w = vec![0.0; d];
-                let o =
-                    fit_binary(&rows, &task, &p, &mut state, &mut w, &Monitor::new(), "").unwrap();
-                assert_eq!(
-                    w,
-                    coef[c * d..(c + 1) * d],
-                    "class {c}, {avg:?} {icpt:?} k={k}"
-                );
-                assert_eq!(o.intercept, out[c].intercept);
-                assert_eq!(state, states[c]);
-            }
+            let what = format!("{avg:?} {icpt:?} k={k}");
+            assert_classes_are_binary_fits(&rows, &labels, &p, (&coef, &out, &states), &what);
         }
     }
 }
@@ -143,12 +167,7 @@ fn rescaled_classes_are_the_binary_fit() {
         *v *= 1e4;
     }
     let rows = DenseRows::new(&x, n, d).unwrap();
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 3,
-        sample_weight: None,
-        class_weight: &[1.0; 3],
-    };
+    let labels = unit_labels(&codes, 3);
     for averaging in [Averaging::Off, Averaging::FromStep(5)] {
         let p = Params {
             alpha: 1e-12,
@@ -161,15 +180,8 @@ fn rescaled_classes_are_the_binary_fit() {
         .validate()
         .unwrap();
         let (coef, out, states) = shared_fit(&rows, &labels, &p, 2);
-        for c in 0..3 {
-            let task = labels.task(c).unwrap();
-            let mut state = LinearState::new(d, p.seed, 0).unwrap();
-            let mut w = vec![0.0; d];
-            let o = fit_binary(&rows, &task, &p, &mut state, &mut w, &Monitor::new(), "").unwrap();
-            assert_eq!(w, coef[c * d..(c + 1) * d], "class {c}, {averaging:?}");
-            assert_eq!(o.intercept, out[c].intercept);
-            assert_eq!(state, states[c]);
-        }
+        let what = format!("{averaging:?}");
+        assert_classes_are_binary_fits(&rows, &labels, &p, (&coef, &out, &states), &what);
     }
 }
 
@@ -179,12 +191,7 @@ fn an_empty_state_is_a_fresh_fit() {
     let (n, d) = (80, 6);
     let (x, codes) = dataset(n, d, 5, 2);
     let rows = DenseRows::new(&x, n, d).unwrap();
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 5,
-        sample_weight: None,
-        class_weight: &[1.0; 5],
-    };
+    let labels = unit_labels(&codes, 5);
     for (avg, icpt, k) in MODES {
         let p = params(avg, icpt, k);
         for threads in [1, 2] {
@@ -217,36 +224,18 @@ fn shuffled_classes_are_the_binary_fit() {
     let (n, d) = (90, 8);
     let (x, codes) = dataset(n, d, 4, 9);
     let rows = DenseRows::new(&x, n, d).unwrap();
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 4,
-        sample_weight: None,
-        class_weight: &[1.0; 4],
-    };
+    let labels = unit_labels(&codes, 4);
     for (avg, icpt, k) in MODES {
         let p = Params {
-            alpha: 0.01,
-            batch_size: k,
-            averaging: avg,
-            intercept: icpt,
-            max_iter: 4,
-            seed: 7,
-            sampling: crate::solvers::params::Sampling::Shuffle,
-            ..Params::default()
+            sampling: Sampling::Shuffle,
+            ..Params::clone(&params(avg, icpt, k))
         }
         .validate()
         .unwrap();
         for threads in [1, 3] {
             let (coef, out, _) = shared_fit(&rows, &labels, &p, threads);
-            for c in 0..4 {
-                let task = labels.task(c).unwrap();
-                let mut state = LinearState::new(d, p.seed, 0).unwrap();
-                let mut w = vec![0.0; d];
-                let o =
-                    fit_binary(&rows, &task, &p, &mut state, &mut w, &Monitor::new(), "").unwrap();
-                assert_eq!(w, coef[c * d..(c + 1) * d], "class {c}, {avg:?} k={k}");
-                assert_eq!(o.intercept, out[c].intercept);
-            }
+            let what = format!("{avg:?} {icpt:?} k={k}, {threads} threads");
+            assert_classes_are_binary_fits(&rows, &labels, &p, (&coef, &out, &[]), &what);
         }
     }
 }
@@ -283,12 +272,7 @@ fn threads_dense_csr_and_continuation_agree() {
     let data32: Vec<f32> = data32.iter().map(|&v| v as f32).collect();
     let dense32 = DenseRows::new(&x32, n, d).unwrap();
     let csr32 = CsrRows::new(&data32, &idx, &ptr, n, d).unwrap();
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 5,
-        sample_weight: None,
-        class_weight: &[1.0; 5],
-    };
+    let labels = unit_labels(&codes, 5);
     let p = params(Averaging::Off, Intercept::BiasMultiplier(1.0), 1);
     let one = shared_fit(&dense, &labels, &p, 1);
     for threads in [2, 3, 5, 0] {
@@ -344,12 +328,7 @@ fn objective_is_per_class_and_tol_stops_all() {
     let (n, d) = (100, 7);
     let (x, codes) = dataset(n, d, 3, 2);
     let rows = DenseRows::new(&x, n, d).unwrap();
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 3,
-        sample_weight: None,
-        class_weight: &[1.0; 3],
-    };
+    let labels = unit_labels(&codes, 3);
     let p = Params {
         tol: Some(0.5),
         n_iter_no_change: 1,
@@ -383,12 +362,7 @@ fn refuses_balanced_sampling_and_independent_states() {
     let (n, d) = (40, 4);
     let (x, codes) = dataset(n, d, 3, 1);
     let rows = DenseRows::new(&x, n, d).unwrap();
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 3,
-        sample_weight: None,
-        class_weight: &[1.0; 3],
-    };
+    let labels = unit_labels(&codes, 3);
     let bal = Params {
         sampling: Sampling::Balanced,
         ..Params::default()
@@ -470,12 +444,7 @@ fn rows_checked_when_read_are_checked_as_drawn() {
     assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
     x[d + 2] = 0.5;
     codes[0] = 7;
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 3,
-        sample_weight: None,
-        class_weight: &[1.0; 3],
-    };
+    let labels = unit_labels(&codes, 3);
     let lazy = DenseRows::checked_when_read(&x, n, d).unwrap();
     let mut states = shared_initial_states(3, d, 0).unwrap();
     let r = fit_shared_one_vs_rest(
