@@ -384,6 +384,7 @@ impl Block {
         for (b, &i) in batch.iter().enumerate() {
             self.update(rows, rule, i, b, scratch);
         }
+        let mut any_small = false;
         for (c, &radius) in sq_radius.iter().enumerate().take(self.k) {
             if self.sq_norm[c] < 0.0 {
                 self.sq_norm[c] = 0.0;
@@ -393,8 +394,9 @@ impl Block {
                 self.scale[c] *= f;
                 self.sq_norm[c] *= f * f;
             }
+            any_small |= self.scale[c] < RESCALE_BELOW;
         }
-        if self.scale.iter().any(|&a| a < RESCALE_BELOW) {
+        if any_small {
             self.rescale_small();
         }
         self.accumulate_average(rule.weighted);

@@ -94,13 +94,14 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
     let p = labels.n_problems();
     // A fresh fit builds its feature-major blocks from one template state: the
     // per-class states are not allocated and transposed only to be read as zeros.
-    let mut template = Vec::new();
-    if states.is_empty() {
-        template.push(LinearState::new(0, params.seed, 0)?);
-    }
-    let fresh = !template.is_empty();
+    let fresh = states.is_empty();
+    let mut template = LinearState::new(0, params.seed, 0)?;
     check_one_vs_rest(rows, labels, if fresh { p } else { states.len() }, coef)?;
-    let inputs: &mut [LinearState] = if fresh { &mut template } else { states };
+    let inputs: &mut [LinearState] = if fresh {
+        std::slice::from_mut(&mut template)
+    } else {
+        states
+    };
     if params.sampling == Sampling::Balanced {
         return Err(Error::InvalidParameter(
             "sampling='balanced' balances the classes of one binary problem; with shared \
@@ -120,9 +121,10 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
         .step_by(per)
         .map(|first| {
             let k = per.min(p - first);
-            match inputs {
-                [template] if fresh => Block::fresh(first, k, width, template),
-                _ => Block::from_states(first, &inputs[first..first + k]),
+            if fresh {
+                Block::fresh(first, k, width, &inputs[0])
+            } else {
+                Block::from_states(first, &inputs[first..first + k])
             }
         })
         .collect::<Result<Vec<_>>>()?;
@@ -140,7 +142,7 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
     let plan = &mut plans[0];
     drive(plan, &mut run, params, monitor, "")?;
     run.write_models()?;
-    if states.is_empty() {
+    if fresh {
         *states = shared_initial_states(p, width - 1, params.seed)?;
     }
     for b in &run.blocks {
