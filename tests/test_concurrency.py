@@ -4,15 +4,22 @@ with no deadlock between the GIL, the thread pools and the Ctrl-C watcher; and a
 input modified by another thread during a call gives an exception or some numbers,
 never a crash.
 
+A process forked after parallel calls (``os.fork``, ``multiprocessing``'s default
+on Linux before Python 3.14) runs parallel calls of its own. A panic of the Rust code
+on any thread reaches Python as a ``RuntimeError`` with its message.
+
 Deadlocks are caught by waiting on the futures with a deadline, not by timing.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
+import select
 import subprocess
 import sys
 import textwrap
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -23,6 +30,9 @@ from pegasos_rs import (
     Nystroem,
     PegasosClassifier,
     RandomFourierFeatures,
+    _core,
+    dump_svmlight_file,
+    load_svmlight_file,
 )
 
 THREADS = 4
@@ -174,3 +184,58 @@ def test_an_input_modified_during_a_call_raises_or_returns_never_crashes():
     assert out.returncode == 0, out.stderr[-3000:]
     assert "outcomes" in out.stdout
     print(out.stdout)
+
+
+def _parallel_calls(svmlight_path) -> list[bytes]:
+    """Every kind of parallel call (fits, a prediction, the svmlight reader), each
+    on 2 threads, as bytes."""
+    out = []
+    for make, X, y in _fits():
+        est = make().fit(X) if y is None else make().fit(X, y)
+        out.append(_fingerprint(est))
+        if y is not None:
+            out.append(est.decision_function(X).tobytes())
+    X, y = load_svmlight_file(svmlight_path, n_jobs=2)
+    out += [X.data.tobytes(), y.tobytes()]
+    return out
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_a_forked_child_runs_parallel_calls_after_the_parent_did(tmp_path):
+    """The parent's kept thread pools exist in a forked child without their threads;
+    the child must build its own instead of waiting on them forever."""
+    Xd, _, y = _data(2, n=500)
+    svm = tmp_path / "d.svm"
+    dump_svmlight_file(Xd, y, svm)
+    want = _parallel_calls(svm)  # the parent's pools are now built and kept
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        # Python >= 3.12 warns that forking a process with threads may deadlock in
+        # the child: what this test checks does not happen.
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # the child: report, and never return into pytest
+        status = 1
+        try:
+            os.close(read)
+            with os.fdopen(write, "wb") as f:
+                pickle.dump(_parallel_calls(svm), f)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        ready, _, _ = select.select([f], [], [], DEADLINE)
+        if not ready:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail(f"the forked child did not answer in {DEADLINE} s: deadlocked")
+        got = pickle.load(f)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert got == want
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_panic_on_a_worker_thread_keeps_its_message(threads):
+    with pytest.raises(RuntimeError, match=r"internal error in pegasos-rs: boom 42 \(.*report"):
+        _core._panic_in_worker("boom 42", n_threads=threads)

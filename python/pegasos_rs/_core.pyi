@@ -221,3 +221,5 @@ def nystroem_uniform_landmarks(n: int, m: int, seed: int) -> NDArray[np.int64]: 
 def index_svmlight(
     text: NDArray[np.uint8], base: int
 ) -> tuple[NDArray[np.uint64], NDArray[np.float64]]: ...
+def _panic_in_worker(message: str, *, n_threads: int) -> None:
+    """Test hook: panic with ``message`` on a pool worker thread (raises RuntimeError)."""

@@ -9,6 +9,13 @@
 //!
 //! Results never depend on the pool: each problem and each row block computes its
 //! own values in a fixed order, whatever thread runs it.
+//!
+//! A process made by `fork()` (Python's `os.fork`, `multiprocessing`'s default start
+//! method on Linux before Python 3.14) holds a copy of the kept pools but none of
+//! their threads: only the thread that called `fork` exists in the child. A job
+//! handed to such a pool would wait forever, so the pools remember the process that
+//! built them and a child builds its own on first use, leaving the parent's copies
+//! alone (dropping them would signal threads that do not exist).
 
 use crate::monitor::Monitor;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -23,14 +30,42 @@ pub const ROW_BLOCK: usize = 64;
 /// How many thread counts keep a pool.
 const KEPT_POOLS: usize = 4;
 
-/// Pools by thread count, most recently used first.
-static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+/// The kept pools and the process whose threads run them.
+struct Kept {
+    /// The process id that built `pools` (0 before the first pool).
+    pid: u32,
+    /// Pools by thread count, most recently used first.
+    pools: Vec<(usize, Arc<rayon::ThreadPool>)>,
+}
+
+impl Kept {
+    /// The pools usable by process `pid`: none when they were built by another
+    /// process (this one is a forked child of it, without their threads).
+    fn of_process(&mut self, pid: u32) -> &mut Vec<(usize, Arc<rayon::ThreadPool>)> {
+        if self.pid != pid {
+            // Forget rather than drop: a drop would wake and wait on threads that
+            // exist only in the parent. The leak is a few small allocations, once.
+            for entry in self.pools.drain(..) {
+                std::mem::forget(entry);
+            }
+            self.pid = pid;
+        }
+        &mut self.pools
+    }
+}
+
+/// The pools kept for reuse.
+static POOLS: Mutex<Kept> = Mutex::new(Kept {
+    pid: 0,
+    pools: Vec::new(),
+});
 
 /// The pool of `n_threads` threads (0 = one per core), built on first use and then
-/// reused.
+/// reused (in a forked child: built again, once, by the child).
 pub fn thread_pool(n_threads: usize) -> Result<Arc<rayon::ThreadPool>> {
     // A panic elsewhere while the lock was held leaves the list valid: go on.
-    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut kept = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    let pools = kept.of_process(std::process::id());
     if let Some(at) = pools.iter().position(|(n, _)| *n == n_threads) {
         let entry = pools.remove(at);
         let pool = Arc::clone(&entry.1);
@@ -203,7 +238,27 @@ mod tests {
         // only while a caller holds it.
         let c = thread_pool(3).unwrap();
         assert!(!Arc::ptr_eq(&a, &c));
-        assert!(POOLS.lock().unwrap().len() <= KEPT_POOLS);
+        assert!(POOLS.lock().unwrap().pools.len() <= KEPT_POOLS);
+    }
+
+    #[test]
+    fn a_forked_child_builds_its_own_pools() {
+        let pool = Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap(),
+        );
+        let mut kept = Kept {
+            pid: 7,
+            pools: vec![(1, Arc::clone(&pool))],
+        };
+        assert_eq!(kept.of_process(7).len(), 1);
+        // Another process id: the parent's pools are not handed out (their threads
+        // do not exist there), and not dropped either.
+        assert!(kept.of_process(8).is_empty());
+        assert_eq!(kept.pid, 8);
+        assert_eq!(Arc::strong_count(&pool), 2);
     }
 
     #[test]

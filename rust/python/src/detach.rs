@@ -7,6 +7,7 @@
 //! hand it the [`Monitor`]'s counters and lines. If a handler raises (Ctrl-C), the
 //! work is asked to stop through the monitor, joined, and the exception is returned.
 
+use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::Duration;
@@ -91,7 +92,7 @@ where
             }
             match worker.join() {
                 Ok(Ok(result)) => Ok(result),
-                _ => Err(panicked()),
+                Ok(Err(payload)) | Err(payload) => Err(panicked(payload.as_ref())),
             }
         })
     });
@@ -136,16 +137,39 @@ where
 {
     match py.detach(|| catch_unwind(AssertUnwindSafe(job))) {
         Ok(r) => r.map_err(|e| CoreError(e).into()),
-        Err(_) => Err(panicked()),
+        Err(payload) => Err(panicked(payload.as_ref())),
     }
 }
 
 /// The exception for a panic of the Rust code: a bug, or an input array changed by
 /// another thread during the call (every index is checked, so that is where a
-/// change of a CSR structure under the computation ends).
-fn panicked() -> PyErr {
-    PyRuntimeError::new_err(
-        "internal error in pegasos-rs: an input array was modified by another thread \
-         during the call, or this is a bug (please report it)",
-    )
+/// change of a CSR structure under the computation ends). It carries the panic's
+/// message, on whichever thread (the caller's, or a pool worker's, which rayon
+/// passes on to the caller) it happened.
+fn panicked(payload: &(dyn Any + Send)) -> PyErr {
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic without a message");
+    PyRuntimeError::new_err(format!(
+        "internal error in pegasos-rs: {message} (an input array was modified by \
+         another thread during the call, or this is a bug: please report it with this \
+         message)"
+    ))
+}
+
+/// Panic with `message` on a worker thread of the kept pool of `n_threads` threads,
+/// through the path a fit takes (GIL released, watched by the calling thread). A
+/// test hook: it checks that a panic's message reaches the Python exception.
+#[pyfunction]
+#[pyo3(signature = (message, *, n_threads))]
+pub fn _panic_in_worker(py: Python<'_>, message: String, n_threads: usize) -> PyResult<()> {
+    detach_interruptible(py, false, |_| {
+        pegasos_core::parallel::for_each_problem(vec![(); 2], n_threads, |p, ()| {
+            assert!(p == 0, "{message}");
+            Ok(())
+        })
+        .map(drop)
+    })
 }

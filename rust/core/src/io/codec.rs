@@ -9,14 +9,14 @@
 //! n_v u64, v [f64; n_v]         (n_features + 1 entries)
 //! scale f64, sq_norm f64, bias f64, t u64
 //! rng [u64; 4], cursor u64
-//! n_perm u64, perm [u32; n_perm]
+//! n_perm u64, perm [u32; n_perm]   ([u64; n_perm] when n_perm > 2^32)
 //! avg_start u64, n_u u64, u [f64; n_u], beta f64, bias_sum f64, count u64
 //! ```
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::solvers::linear::LinearState;
-use crate::solvers::sampler::Sampler;
+use crate::solvers::sampler::{Permutation, Sampler};
 
 const MAGIC: &[u8; 8] = b"PGLSTATE";
 /// Step counters at or above this are refused (they could overflow when training
@@ -41,10 +41,7 @@ impl LinearState {
             out.extend_from_slice(&s.to_le_bytes());
         }
         out.extend_from_slice(&self.sampler.cursor.to_le_bytes());
-        out.extend_from_slice(&(self.sampler.perm.len() as u64).to_le_bytes());
-        for p in &self.sampler.perm {
-            out.extend_from_slice(&p.to_le_bytes());
-        }
+        put_permutation(&mut out, &self.sampler.perm);
         out.extend_from_slice(&self.avg_start.to_le_bytes());
         put_f64s(&mut out, &self.avg_u);
         out.extend_from_slice(&self.avg_beta.to_le_bytes());
@@ -77,11 +74,7 @@ impl LinearState {
         let rng = Rng::from_state([r.u64()?, r.u64()?, r.u64()?, r.u64()?])
             .ok_or_else(|| Error::InvalidState("all-zero generator state".into()))?;
         let cursor = r.u64()?;
-        let n_perm = r.len(4)?;
-        let perm = (0..n_perm)
-            .map(|_| r.array().map(u32::from_le_bytes))
-            .collect::<Result<Vec<u32>>>()?;
-        check_permutation(&perm)?;
+        let perm = read_permutation(&mut r)?;
         let avg_start = r.u64()?;
         let avg_u = r.f64s()?;
         let avg_beta = r.f64()?;
@@ -121,12 +114,44 @@ impl LinearState {
     }
 }
 
+/// The length of `perm` as `u64`, then its indices, each in 4 bytes or, for more
+/// than 2^32 rows, 8 (whatever the width `perm` holds them in).
+fn put_permutation(out: &mut Vec<u8>, perm: &Permutation) {
+    let n = perm.len() as u64;
+    out.extend_from_slice(&n.to_le_bytes());
+    if Permutation::is_wide(n) {
+        perm.iter()
+            .for_each(|i| out.extend_from_slice(&i.to_le_bytes()));
+    } else {
+        // Every index is below n <= 2^32.
+        perm.iter()
+            .for_each(|i| out.extend_from_slice(&(i as u32).to_le_bytes()));
+    }
+}
+
+/// Read what [`put_permutation`] wrote, checking it is a permutation.
+fn read_permutation(r: &mut Reader<'_>) -> Result<Permutation> {
+    let at = r.pos;
+    let wide = Permutation::is_wide(r.u64()?);
+    r.pos = at;
+    let perm = if wide {
+        let n = r.len(8)?;
+        Permutation::Wide((0..n).map(|_| r.u64()).collect::<Result<_>>()?)
+    } else {
+        let n = r.len(4)?;
+        let narrow = (0..n).map(|_| r.array().map(u32::from_le_bytes));
+        Permutation::Narrow(narrow.collect::<Result<_>>()?)
+    };
+    check_permutation(&perm)?;
+    Ok(perm)
+}
+
 /// A saved permutation holds each of `0..perm.len()` once (a draw indexes the rows
 /// with it).
-fn check_permutation(perm: &[u32]) -> Result<()> {
+fn check_permutation(perm: &Permutation) -> Result<()> {
     let mut seen = vec![false; perm.len()];
-    for &p in perm {
-        match seen.get_mut(p as usize) {
+    for p in perm.iter() {
+        match usize::try_from(p).ok().and_then(|p| seen.get_mut(p)) {
             Some(s) if !*s => *s = true,
             _ => {
                 return Err(Error::InvalidState(format!(
@@ -248,7 +273,7 @@ mod tests {
         let mut s = LinearState::new(5, 9, 2).unwrap();
         s.v[3] = 1.5;
         s.t = 17;
-        s.sampler.perm = vec![2, 0, 1];
+        s.sampler.perm = Permutation::Narrow(vec![2, 0, 1]);
         s.avg_u = vec![0.5; 6];
         s.avg_count = 3;
         let b = s.to_bytes();
@@ -268,9 +293,39 @@ mod tests {
     }
 
     #[test]
+    fn a_permutation_keeps_its_indices_whatever_its_width() {
+        // Narrow or wide in memory, a permutation of n <= 2^32 rows is written in
+        // 4-byte indices (the layout of every file so far) and read back narrow.
+        for perm in [
+            Permutation::Narrow(vec![2, 0, 1]),
+            Permutation::Wide(vec![2, 0, 1]),
+        ] {
+            let mut out = Vec::new();
+            put_permutation(&mut out, &perm);
+            assert_eq!(out.len(), 8 + 3 * 4);
+            let back = read_permutation(&mut Reader {
+                bytes: &out,
+                pos: 0,
+            })
+            .unwrap();
+            assert_eq!(back, Permutation::Narrow(vec![2, 0, 1]));
+        }
+        // A length over 2^32 announces 8-byte indices: checked against the bytes
+        // that follow before anything is allocated.
+        let mut out = ((1u64 << 32) + 1).to_le_bytes().to_vec();
+        out.extend_from_slice(&[0; 16]);
+        let e = read_permutation(&mut Reader {
+            bytes: &out,
+            pos: 0,
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("items of 8 bytes"), "{e}");
+    }
+
+    #[test]
     fn absurd_lengths_and_bad_permutations_are_errors() {
         let mut s = LinearState::new(2, 0, 0).unwrap();
-        s.sampler.perm = vec![1, 0, 2];
+        s.sampler.perm = Permutation::Narrow(vec![1, 0, 2]);
         let b = s.to_bytes();
         // n_v = 10^15: refused before allocating (12 = magic + version).
         let mut huge = b.clone();

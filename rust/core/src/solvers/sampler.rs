@@ -20,7 +20,83 @@ pub struct Sampler {
     /// Position in the shuffled permutation or in the visiting order.
     pub(crate) cursor: u64,
     /// Current permutation (`Sampling::Shuffle` only).
-    pub(crate) perm: Vec<u32>,
+    pub(crate) perm: Permutation,
+}
+
+/// A permutation of the row indices `0..n`, stored in the narrowest unsigned type
+/// that holds every index: `u32` up to 2^32 rows (half the memory of `u64` for the
+/// sizes met in practice), `u64` beyond, so that no index is ever truncated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Permutation {
+    /// Indices of at most 2^32 rows.
+    Narrow(Vec<u32>),
+    /// Indices of more than 2^32 rows.
+    Wide(Vec<u64>),
+}
+
+impl Default for Permutation {
+    fn default() -> Self {
+        Self::Narrow(Vec::new())
+    }
+}
+
+impl Permutation {
+    /// Whether the indices of `n` rows need 64 bits (`n > 2^32`).
+    pub fn is_wide(n: u64) -> bool {
+        n > 1 << 32
+    }
+
+    /// `0, 1, ..., n - 1` in the index type [`Permutation::is_wide`] chooses.
+    pub fn identity(n: usize) -> Self {
+        if Self::is_wide(n as u64) {
+            Self::Wide((0..n as u64).collect())
+        } else {
+            // Every index is below 2^32: no truncation.
+            Self::Narrow((0..n).map(|i| i as u32).collect())
+        }
+    }
+
+    /// The number of indices.
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Narrow(p) => p.len(),
+            Self::Wide(p) => p.len(),
+        }
+    }
+
+    /// Whether there are no indices.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The index at position `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> usize {
+        match self {
+            Self::Narrow(p) => p[i] as usize,
+            Self::Wide(p) => p[i] as usize,
+        }
+    }
+
+    /// A fresh order: Fisher–Yates with `rng` (the same draws for either width).
+    pub fn shuffle(&mut self, rng: &mut Rng) {
+        match self {
+            Self::Narrow(p) => rng.shuffle(p),
+            Self::Wide(p) => rng.shuffle(p),
+        }
+    }
+
+    /// The indices in order, as `u64`.
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        let (narrow, wide) = match self {
+            Self::Narrow(p) => (p.as_slice(), &[][..]),
+            Self::Wide(p) => (&[][..], p.as_slice()),
+        };
+        narrow
+            .iter()
+            .map(|&i| u64::from(i))
+            .chain(wide.iter().copied())
+    }
 }
 
 impl Sampler {
@@ -29,7 +105,7 @@ impl Sampler {
         Self {
             rng: Rng::stream(seed, stream),
             cursor: 0,
-            perm: Vec::new(),
+            perm: Permutation::default(),
         }
     }
 }
@@ -100,12 +176,12 @@ impl<'a> KeyDraws<'a> {
             Sampling::Shuffle => {
                 if s.perm.len() != n || s.cursor >= n as u64 {
                     if s.perm.len() != n {
-                        s.perm = (0..n as u32).collect();
+                        s.perm = Permutation::identity(n);
                     }
-                    s.rng.shuffle(&mut s.perm);
+                    s.perm.shuffle(&mut s.rng);
                     s.cursor = 0;
                 }
-                let i = s.perm[s.cursor as usize] as usize;
+                let i = s.perm.get(s.cursor as usize);
                 s.cursor += 1;
                 Drawn::Row(i)
             }
@@ -162,5 +238,39 @@ impl<'a> Draws<'a> {
             Drawn::Positive(r) => self.positives[r],
             Drawn::Negative(r) => self.negatives[r],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutations_of_more_than_2_pow_32_rows_hold_64_bit_indices() {
+        // The last index of 2^32 rows is u32::MAX; one row more needs 64 bits.
+        assert!(!Permutation::is_wide(1 << 32));
+        assert!(Permutation::is_wide((1 << 32) + 1));
+        assert!(Permutation::is_wide(u64::MAX));
+        assert!(matches!(Permutation::identity(5), Permutation::Narrow(_)));
+    }
+
+    #[test]
+    fn either_width_draws_the_same_rows() {
+        // A shuffle's swaps depend only on the length, so a wide permutation (as
+        // for more than 2^32 rows) visits the rows a narrow one does.
+        let keys = KeyDraws::new(Cow::Owned(Sampling::Shuffle), 1000, 0).unwrap();
+        let mut narrow = Sampler::new(3, 0);
+        let mut wide = Sampler::new(3, 0);
+        // The identity in 64 bits, used up: the first draw shuffles it, as it
+        // shuffles the narrow identity it makes.
+        wide.perm = Permutation::Wide((0..1000).collect());
+        wide.cursor = 1000;
+        let a: Vec<Drawn> = (0..2500).map(|_| keys.draw(&mut narrow)).collect();
+        let b: Vec<Drawn> = (0..2500).map(|_| keys.draw(&mut wide)).collect();
+        assert_eq!(a, b);
+        assert!(matches!(wide.perm, Permutation::Wide(_)));
+        let mut seen: Vec<usize> = (0..1000).map(|i| wide.perm.get(i)).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..1000).collect::<Vec<_>>());
     }
 }
