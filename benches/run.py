@@ -21,6 +21,7 @@ result it measures is implausible):
 * ``bench_leak.py``     RSS over 2,000 cycles of fit, predict, save, load and pickle of
   every estimator (no leak: within 4 MiB of the level after 100 cycles; about 3 min)
 * ``bench_calls.py``    fixed cost of small calls (10,000 predictions of 10 rows, ...)
+* ``bench_cli.py``      start-up and a9a training time of ``pegasos-rs`` against LIBLINEAR
 
 Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
 """
@@ -52,6 +53,7 @@ SUITE = {
     "dask": ("bench_dask.py", [], ["--smoke"]),
     "leak": ("bench_leak.py", [], ["--cycles", "300"]),
     "calls": ("bench_calls.py", [], ["--smoke"]),
+    "cli": ("bench_cli.py", [], ["--smoke"]),
 }
 
 

@@ -24,6 +24,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_dask.py", "## Memory and communication of (a)"),
         ("bench_leak.py", "## RSS curve [MiB] every 10 cycles"),
         ("bench_calls.py", "## per-call times measured"),
+        ("bench_cli.py", "## start-up times measured"),
         ("bench_fit_cost.py", "# Fit cost against m (T fixed)"),
     ],
 )

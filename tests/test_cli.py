@@ -52,7 +52,7 @@ def test_train_averages_by_default_as_the_estimator_does(files, tmp_path, flag, 
     assert est.average is average
     X, y = pegasos_rs.load_svmlight_file(train)
     ref = pegasos_rs.PegasosClassifier(
-        alpha=1e-4, max_iter=3, fit_intercept=False, average=average, random_state=0
+        alpha=1 / X.shape[0], max_iter=3, fit_intercept=False, average=average, random_state=0
     ).fit(X, y)
     np.testing.assert_array_equal(est.coef_, ref.coef_)
 
@@ -92,7 +92,7 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
     for argv, message in [
         (["train", str(bad)], r"bad\.svm: line 2: the value .x. is not a number"),
         (["train", str(tmp_path / "missing.svm")], "No such file"),
-        (["train", "--passes", "0", str(train)], "invalid --passes 0: expected an integer >= 1"),
+        (["train", "--passes", "0", str(train)], r"invalid --passes 0: expected an int.* in \[1,"),
         (["train", "-p", "5", str(train)], "SVR epsilon.*passes over the data are --passes"),
         (["train", "-s", "0", str(train)], "logistic regression.*-s 3"),
         (["train", "-n", "2", str(train)], "nu.*threads are --threads"),
@@ -107,6 +107,10 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
         (["predict", str(train), str(bad), str(tmp_path / "o")], "not a model file pegasos-rs"),
         (["train", str(train), str(tmp_path / "no" / "m.model")], "cannot write the model"),
         (["train", "-v", "500", str(train)], "cross-validation: "),
+        (["train", "--batch-size", str(2**70), str(train)], "invalid --batch-size"),
+        (["train", "--seed", "-1", str(train)], r"invalid --seed -1: expected an int.* in \[0,"),
+        (["train", "-B", "inf", str(train)], "invalid -B bias inf"),
+        (["train", "--passes", str(2**32), str(train)], "invalid --passes"),
     ]:
         with pytest.raises(SystemExit, match=message):
             main(argv)
@@ -206,3 +210,166 @@ def test_probability_estimates_with_b_1(tmp_path):
     np.testing.assert_allclose(rows[:, 1:], est.predict_proba(X), rtol=1e-5)
     with pytest.raises(SystemExit, match="has no probability estimates; train the model with"):
         main(["predict", "-b", "1", str(data), str(plain), str(out)])
+
+
+# --- issue 24: LIBLINEAR's and LIBSVM's meanings, and messages that say what to do
+
+
+def test_without_c_or_alpha_the_cost_is_liblinears_default_c_1(files, tmp_path):
+    """No -c and no --alpha: C = 1 (LIBLINEAR's default), lambda = 1 / n_samples,
+    the model of -c 1; -c and --alpha together are refused."""
+    _, train, _, _ = files
+    default, c1 = tmp_path / "d.model", tmp_path / "c1.model"
+    assert main(["train", "-q", "--passes", "2", str(train), str(default)]) == 0
+    assert main(["train", "-q", "--passes", "2", "-c", "1", str(train), str(c1)]) == 0
+    est = pegasos_rs.load(default)
+    assert est.alpha == 1 / 300
+    np.testing.assert_array_equal(est.coef_, pegasos_rs.load(c1).coef_)
+    with pytest.raises(SystemExit, match="-c and --alpha set the same thing"):
+        main(["train", "-c", "1", "--alpha", "0.01", str(train), str(c1)])
+
+
+def test_linear_kernel_trains_the_linear_solver_and_unused_kernel_options_warn(
+    files, tmp_path, capsys
+):
+    """-t 0 / -t linear is PegasosClassifier whatever -g says; a kernel option the
+    kernel does not use is named in a warning on stderr (and otherwise ignored)."""
+    _, train, _, _ = files
+    path = tmp_path / "m.model"
+    for kernel in ("0", "linear"):
+        argv = ["train", "-q", "-t", kernel, "-g", "0.5", "-d", "2", "-r", "1", "-m", "50"]
+        assert main([*argv, "--passes", "2", str(train), str(path)]) == 0
+        assert type(pegasos_rs.load(path)).__name__ == "PegasosClassifier"
+        err = capsys.readouterr().err
+        for flag in ("-g 0.5", "-d 2", "-r 1.0", "-m 50.0"):
+            assert f"WARNING: {flag} has no effect with the linear kernel" in err, (flag, err)
+    assert main(["train", "-q", "-t", "2", "-d", "5", "--projection", "0", "--passes", "1",
+                 str(train), str(path)]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "-d 5 has no effect with the rbf kernel" in err
+    assert "--projection 0 has no effect with a kernel" in err
+    assert main(["train", "-q", "-t", "1", "-d", "2", "-g", "0.1", "-r", "1", "--passes", "1",
+                 str(train), str(path)]) == 0  # fmt: skip
+    assert capsys.readouterr().err == ""  # poly uses all three
+    assert pegasos_rs.load(path).degree == 2
+
+
+def test_help_says_how_e_differs_from_liblinear():
+    out = subprocess.run(
+        [sys.executable, "-m", "pegasos_rs", "train", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    entry = re.search(r"^  -e epsilon.*?(?=^  -B)", out, re.M | re.S)
+    assert entry, out
+    text = " ".join(entry.group(0).split())
+    assert "relative" in text
+    assert "another rule than LIBLINEAR's" in text
+    assert "primal objective is evaluated after every pass" in text
+
+
+def test_weight_of_a_label_the_data_lacks_is_a_warning_then_training(files, tmp_path, capsys):
+    """LIBLINEAR warns "class label 2 specified in weight is not found" and trains."""
+    _, train, _, _ = files
+    path = tmp_path / "m.model"
+    assert main(["train", "-q", "-w2", "3", "-w7", "2", "--passes", "2", str(train),
+                 str(path)]) == 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "WARNING: class label 2 of -w2 is not in the data (its labels: -1, 1, 7)" in err
+    assert pegasos_rs.load(path).class_weight == {7.0: 2.0}
+    assert main(["train", "-q", "-w2", "3", "-t", "2", "--passes", "1", str(train),
+                 str(path)]) == 0  # fmt: skip
+    assert "class label 2 of -w2" in capsys.readouterr().err
+    assert pegasos_rs.load(path).class_weight is None
+
+
+@pytest.mark.parametrize("solver", [0, 6, 7])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_predict_b_1_gives_liblinears_logistic_regression_probabilities(
+    tmp_path, capsys, solver, n_classes
+):
+    """predict -b 1 on a LIBLINEAR -s 0/6/7 model writes what LIBLINEAR's predict
+    -b 1 gives: the labels in the model's order, the sigmoid of the decision value
+    (two classes) or the normalised one-vs-rest sigmoids."""
+    liblinear = pytest.importorskip("liblinear.liblinearutil")
+    X, y = make_problem(n_samples=200, n_features=8, n_classes=n_classes, seed=4)
+    labels = np.array([3, -1, 5])[y]  # LIBLINEAR's order: first appearance
+    data = tmp_path / "d.svm"
+    dump_svmlight_file(X, labels, data, zero_based=False)
+    yy, xx = liblinear.svm_read_problem(str(data))
+    model = liblinear.train(yy, xx, f"-s {solver} -c 4 -B 1 -q")
+    liblinear.save_model(str(tmp_path / "lr.model"), model)
+    want_labels, _, want = liblinear.predict(yy, xx, model, "-b 1 -q")
+    out = tmp_path / "p.txt"
+    assert main(["predict", "-q", "-b", "1", str(data), str(tmp_path / "lr.model"), str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == "labels " + " ".join(str(v) for v in model.get_labels())
+    rows = np.array([[float(v) for v in line.split()] for line in lines[1:]])
+    np.testing.assert_array_equal(rows[:, 0], want_labels)
+    np.testing.assert_allclose(rows[:, 1:], np.array(want), rtol=1e-5, atol=1e-6)
+    # The reader's own probabilities, unrounded.
+    from pegasos_rs.foreign_models import read_model
+
+    proba = read_model(tmp_path / "lr.model").predict_proba(pegasos_rs.load_svmlight_file(data)[0])
+    np.testing.assert_allclose(proba, np.array(want), rtol=1e-9, atol=1e-12)
+
+
+def test_predict_b_1_refuses_liblinear_models_without_probabilities(files, tmp_path):
+    liblinear = pytest.importorskip("liblinear.liblinearutil")
+    _, train, test, _ = files
+    y, x = liblinear.svm_read_problem(str(train))
+    liblinear.save_model(str(tmp_path / "svm.model"), liblinear.train(y, x, "-s 3 -q"))
+    with pytest.raises(SystemExit, match=r"only supported for logistic regression.*-s 0, 6 or 7"):
+        main(["predict", "-b", "1", str(test), str(tmp_path / "svm.model"), str(tmp_path / "o")])
+
+
+def test_dask_without_dask_names_the_extra_to_install(files, tmp_path, monkeypatch):
+    """--dask where dask is not installed: the message of pegasos_rs.dask's own
+    ImportError (which names the extra and how to install it), not Python's."""
+    import importlib
+
+    _, train, _, _ = files
+    for name in list(sys.modules):
+        if name == "pegasos_rs.dask" or name.startswith("pegasos_rs.dask."):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.delattr(pegasos_rs, "dask", raising=False)
+    monkeypatch.setitem(sys.modules, "dask", None)  # import dask raises ImportError
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ImportError) as expected:
+        importlib.import_module("pegasos_rs.dask")
+    assert "[dask]" in str(expected.value)
+    with pytest.raises(SystemExit) as e:
+        main(["train", "--dask", str(train), str(tmp_path / "m.model")])
+    assert str(expected.value) in str(e.value.code)
+
+
+def test_train_without_a_data_file_prints_liblinears_kind_of_usage():
+    run = subprocess.run(
+        [sys.executable, "-m", "pegasos_rs", "train", "-q"], capture_output=True, text=True
+    )
+    assert run.returncode == 1  # as LIBLINEAR's train
+    assert run.stderr.startswith("Usage: pegasos-rs train [options] data_file [model_file]\n")
+    assert "-c cost" in run.stderr
+    assert "more_files" not in run.stderr and "error:" not in run.stderr
+
+
+def test_libsvm_c_svc_with_a_kernel_is_accepted_other_types_are_refused(files, tmp_path):
+    """svm-train -s 0 -t 2 is C-SVC, what the kernel solver does; LIBLINEAR's -s 0
+    (logistic regression, no -t) and LIBSVM's other types are refused, saying what
+    to use instead."""
+    _, train, _, _ = files
+    path = tmp_path / "m.model"
+    assert main(["train", "-q", "-s", "0", "-t", "2", "--passes", "1", str(train), str(path)]) == 0
+    assert type(pegasos_rs.load(path)).__name__ == "KernelPegasosClassifier"
+    assert main(["train", "-q", "-s", "0", "-t", "0", "--passes", "1", str(train), str(path)]) == 0
+    assert type(pegasos_rs.load(path)).__name__ == "PegasosClassifier"
+    for argv, message in [
+        (["-s", "0"], "-s 0 is LIBLINEAR's logistic regression.*-s 3.*give a kernel with -t"),
+        (["-s", "1", "-t", "2"], "LIBSVM's svm type, and -s 1 is nu-SVC.*-s 0"),
+        (["-s", "2", "-t", "rbf"], "one-class SVM.*-s 0"),
+        (["-s", "3", "-t", "2"], "epsilon-SVR.*-s 0"),
+        (["-s", "1"], "-s 1 is another objective in LIBLINEAR.*-s 3"),
+    ]:
+        with pytest.raises(SystemExit, match=message):
+            main(["train", *argv, str(train), str(path)])

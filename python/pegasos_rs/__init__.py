@@ -3,19 +3,31 @@
 Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter: "Pegasos: Primal Estimated
 sub-GrAdient SOlver for SVM") minimises ``alpha/2 ||w||^2 + 1/m sum_i hinge_i``
 by stochastic sub-gradient steps of size ``1/(alpha t)``.
+
+The public names are imported when first used (PEP 562), so that ``import
+pegasos_rs`` and the ``pegasos-rs`` command start in milliseconds instead of
+importing scikit-learn; ``from pegasos_rs import PegasosClassifier`` works as usual.
 """
 
-# Registers LIBLINEAR's model files with load (model_io imports no other format).
-import pegasos_rs.foreign_models  # noqa: F401
-from pegasos_rs import exceptions
-from pegasos_rs._core import __version__
-from pegasos_rs.exceptions import DataFormatError, PegasosError
-from pegasos_rs.kernel import KernelPegasosClassifier
-from pegasos_rs.kernel_approximation import AdditiveKernelMap, Nystroem, RandomFourierFeatures
-from pegasos_rs.linear import PegasosClassifier
-from pegasos_rs.model_io import load, save
-from pegasos_rs.pairwise import pairwise_kernel, pairwise_kernels
-from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pegasos_rs import exceptions
+    from pegasos_rs._core import __version__
+    from pegasos_rs.exceptions import DataFormatError, PegasosError
+    from pegasos_rs.kernel import KernelPegasosClassifier
+    from pegasos_rs.kernel_approximation import (
+        AdditiveKernelMap,
+        Nystroem,
+        RandomFourierFeatures,
+    )
+    from pegasos_rs.linear import PegasosClassifier
+    from pegasos_rs.model_io import load, save
+    from pegasos_rs.pairwise import pairwise_kernel, pairwise_kernels
+    from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
 __all__ = [
     "AdditiveKernelMap",
@@ -35,3 +47,37 @@ __all__ = [
     "pairwise_kernels",
     "save",
 ]
+
+#: The module each public name comes from (``exceptions`` is a module itself).
+_HOME = {
+    "AdditiveKernelMap": "kernel_approximation",
+    "DataFormatError": "exceptions",
+    "KernelPegasosClassifier": "kernel",
+    "Nystroem": "kernel_approximation",
+    "PegasosClassifier": "linear",
+    "PegasosError": "exceptions",
+    "RandomFourierFeatures": "kernel_approximation",
+    "__version__": "_core",
+    "dump_svmlight_file": "svmlight",
+    "exceptions": "exceptions",
+    "load": "model_io",
+    "load_svmlight_file": "svmlight",
+    "load_svmlight_files": "svmlight",
+    "pairwise_kernel": "pairwise",
+    "pairwise_kernels": "pairwise",
+    "save": "model_io",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{home}")
+    value = module if name == home else getattr(module, name)
+    globals()[name] = value  # later lookups find it without calling __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _platt
+from pegasos_rs import _linear_solver, _platt
 from pegasos_rs._typing import F, available_if
 from pegasos_rs.model_io import save
 
@@ -153,34 +153,17 @@ class PegasosModelMixin(CachedParamNames):
 
 def store_linear_fit(estimator, result: dict, *, check_convergence: bool) -> None:
     """Set the fitted attributes of a linear estimator from what
-    ``pegasos_rs._core.fit_linear`` returns (a dict with ``coef``, ``intercept``,
-    ``n_iter``, ``t``, ``objective`` and ``converged`` per binary problem).
+    ``pegasos_rs._core.fit_linear`` returns (see ``_linear_solver.store_fit``).
 
     With ``check_convergence`` (a ``fit`` with ``tol`` and ``max_iter`` passes), a
     :class:`~sklearn.exceptions.ConvergenceWarning` says which problems ran out of
     passes before ``tol``'s stopping rule was met, as scikit-learn's estimators do.
     """
-    estimator.coef_ = result["coef"]
-    estimator.intercept_ = result["intercept"]
-    estimator.n_iter_ = max(result["n_iter"])
-    estimator.t_ = max(result["t"])
-    objective = result["objective"]
-    estimator.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
-    converged = result["converged"]
-    if not check_convergence or converged[0] is None or all(converged):
-        return
-    missed = [i for i, c in enumerate(converged) if not c]
-    which = (
-        ""
-        if len(converged) == 1
-        else f" for {len(missed)} of {len(converged)} one-vs-rest problems "
-        f"(classes {', '.join(str(estimator.classes_[i]) for i in missed[:5])}"
-        f"{', ...' if len(missed) > 5 else ''})"
-    )
-    warnings.warn(
-        f"{type(estimator).__name__}: tol={estimator.tol} was not reached within "
-        f"max_iter={estimator.max_iter} passes{which}; increase max_iter or tol to "
-        "improve the fit.",
-        ConvergenceWarning,
-        stacklevel=4,
-    )
+    warn_unconverged(_linear_solver.store_fit(estimator, result), check_convergence)
+
+
+def warn_unconverged(message: str | None, check_convergence: bool) -> None:
+    """Issue ``message`` (``_linear_solver.store_fit``'s) as a ``ConvergenceWarning``
+    when there is one and ``check_convergence``."""
+    if check_convergence and message is not None:
+        warnings.warn(message, ConvergenceWarning, stacklevel=4)

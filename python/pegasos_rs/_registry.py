@@ -2,13 +2,19 @@
 
 The model file code (:mod:`pegasos_rs.model_io`) imports no estimator and no reader
 of other formats: estimator classes register themselves here when their module is
-imported (``pegasos_rs/__init__.py`` imports them all), and so does the reader of
-LIBLINEAR's model files, which :func:`pegasos_rs.load` also accepts. The package's
-modules thus import one another in one direction only.
+imported, and so does the reader of LIBLINEAR's model files, which
+:func:`pegasos_rs.load` also accepts. The package's modules thus import one another
+in one direction only.
+
+``import pegasos_rs`` imports none of these modules (its names are imported on first
+use, so that the command line starts fast): :func:`classes` and :func:`text_reader`
+import the modules named in :data:`PROVIDERS` when first called, by name, at call
+time, once every module involved has finished importing.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -16,6 +22,19 @@ T = TypeVar("T", bound=type)
 
 _CLASSES: dict[str, type] = {}
 _TEXT_READERS: dict[str, Callable[[str, str], Any]] = {}
+
+#: The modules that register classes or readers here when imported.
+PROVIDERS = (
+    "pegasos_rs.linear",
+    "pegasos_rs.kernel",
+    "pegasos_rs.kernel_approximation",
+    "pegasos_rs.foreign_models",
+)
+
+
+def _import_providers() -> None:
+    for name in PROVIDERS:
+        importlib.import_module(name)
 
 
 def persisted(cls: T) -> T:
@@ -25,7 +44,9 @@ def persisted(cls: T) -> T:
 
 
 def classes() -> dict[str, type]:
-    """The registered classes by name (importing ``pegasos_rs`` registers them all)."""
+    """The registered classes by name (all of them: the modules of
+    :data:`PROVIDERS` are imported first)."""
+    _import_providers()
     return dict(_CLASSES)
 
 
@@ -37,5 +58,6 @@ def register_text_reader(name: str, reader: Callable[[str, str], Any]) -> None:
 
 def text_reader(name: str) -> Callable[[str, str], Any]:
     """The reader registered for ``name`` (``pegasos_rs.foreign_models`` registers
-    LIBLINEAR's when the package is imported)."""
+    LIBLINEAR's; the modules of :data:`PROVIDERS` are imported first)."""
+    _import_providers()
     return _TEXT_READERS[name]

@@ -3,7 +3,8 @@
 The aliases exist for type checkers only (modules import them under
 ``if TYPE_CHECKING:``), so they cost nothing at run time and may name things that
 older supported versions of numpy or scipy lack. ``fit_context`` and
-``available_if`` are scikit-learn's own decorators at run time; a type checker sees
+``available_if`` are scikit-learn's own decorators at run time (imported when first
+asked for, so that importing ``F`` imports no scikit-learn); a type checker sees
 them as keeping the decorated method's signature (scikit-learn has no type
 information, so it would otherwise see every decorated method as ``Any``).
 """
@@ -60,7 +61,20 @@ if TYPE_CHECKING:
     def available_if(check: Callable[[Any], Any]) -> Callable[[F], F]: ...
 
 else:
-    from sklearn.base import _fit_context as fit_context
-    from sklearn.utils._available_if import available_if
+
+    def __getattr__(name: str) -> Any:
+        # Imported on first use (PEP 562): modules that need only F, such as
+        # _progress, which the command line and the extension import, must not
+        # import scikit-learn.
+        if name == "fit_context":
+            from sklearn.base import _fit_context
+
+            return _fit_context
+        if name == "available_if":
+            from sklearn.utils._available_if import available_if
+
+            return available_if
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["F", "available_if", "fit_context"]

@@ -27,6 +27,21 @@ def _positive(kind):
     return parse
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is read from the extension only when asked for
+    (importing it imports numpy, which ``--help`` does without)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs) -> None:
+        kwargs.setdefault("help", "show the version and exit")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from pegasos_rs._core import __version__
+
+        print(f"pegasos-rs {__version__}")
+        parser.exit()
+
+
 def demo(args) -> int:
     """``pegasos-rs demo`` (see :mod:`pegasos_rs._demo`)."""
     from pegasos_rs._demo import demo as run_demo
@@ -44,9 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="pegasos-rs", description="Pegasos SVM solvers (Rust) from the command line."
     )
-    from pegasos_rs import __version__
-
-    parser.add_argument("--version", action="version", version=f"pegasos-rs {__version__}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
         "train",

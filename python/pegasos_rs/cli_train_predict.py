@@ -4,11 +4,32 @@
     pegasos-rs train --dask [SCHEDULER] [options] data_file... model_file
     pegasos-rs predict [options] data_file model_file output_file
 
-``train`` reads an svmlight/libsvm file, trains ``PegasosClassifier`` (``-t linear``,
-the default) or ``KernelPegasosClassifier`` (any other ``-t``) and writes the model in
-pegasos-rs' model format (``model_file`` defaults to ``data_file``'s name plus
-``.model`` in the current directory, as LIBLINEAR's). With ``-v n`` it runs n-fold
-cross-validation instead and prints ``Cross Validation Accuracy = ...%``.
+``train`` reads an svmlight/libsvm file, trains ``PegasosClassifier`` (the linear
+kernel, ``-t 0`` / ``-t linear``, which is the default) or ``KernelPegasosClassifier``
+(any other ``-t``) and writes the model in pegasos-rs' model format (``model_file``
+defaults to ``data_file``'s name plus ``.model`` in the current directory, as
+LIBLINEAR's). With ``-v n`` it runs n-fold cross-validation instead and prints
+``Cross Validation Accuracy = ...%``. Without ``-c`` and ``--alpha``, ``C = 1``
+(LIBLINEAR's default: the paper's lambda is ``1 / n_samples``). Run without a data
+file, it prints its usage and options (exit status 1), as LIBLINEAR's ``train``.
+
+The single letters keep LIBLINEAR's meaning (and LIBSVM's ``svm-train``'s for the
+kernel options), or are refused with what to use instead: ``-s 3`` (LIBLINEAR's
+L2-regularised hinge loss, the default) and, with ``-t``, ``-s 0`` (LIBSVM's C-SVC)
+are the objectives Pegasos solves. A kernel option the chosen kernel does not use
+(``-g``, ``-d``, ``-r``, ``-m``, ``--projection``) is ignored with a warning on
+stderr (LIBSVM ignores them silently), and so is the weight of a ``-wi`` label the
+data lacks (as LIBLINEAR warns and trains on). ``-e`` is a stopping tolerance on the
+relative decrease of the primal objective per pass, not LIBLINEAR's optimality
+violation.
+
+The linear solver's usual run (no ``-v``, no ``-b 1``, no ``--dask``) imports no
+scikit-learn and no scipy: it reads the file, trains and writes the model through
+the functions ``PegasosClassifier`` itself uses (:mod:`pegasos_rs._linear_solver`),
+and the model file is byte for byte the one ``PegasosClassifier(...).fit(X,
+y).save(...)`` writes with the same parameters. So ``pegasos-rs train`` starts in a
+fraction of a second, as LIBLINEAR's does, instead of after the seconds scikit-learn
+takes to import.
 
 With ``--dask`` the files (globs allowed) are read and trained on by
 ``pegasos_rs.dask`` on the Dask cluster at ``SCHEDULER`` (``tcp://host:8786``), or
@@ -19,47 +40,71 @@ large for one process. The last file name is the model file.
 ``c_svc``/``nu_svc`` model file; see :mod:`pegasos_rs.foreign_models`), writes one
 predicted label per line to ``output_file`` and prints
 ``Accuracy = 97.1234% (3204/3299)`` as LIBLINEAR's ``predict`` does (LIBSVM's
-``svm-predict`` adds `` (classification)``).
+``svm-predict`` adds `` (classification)``). With ``-b 1`` it writes probability
+estimates in LIBLINEAR's layout: those of pegasos-rs models trained with ``-b 1``
+(Platt scaling), and those LIBLINEAR's ``predict -b 1`` gives for its logistic
+regression models (``-s 0``, ``6``, ``7``).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import re
 import sys
 import time
 import warnings
 
+# Nothing here imports numpy, scipy or scikit-learn when the module is imported:
+# --help must answer at once, and the linear path never needs the last two.
 from pegasos_rs._progress import ProgressBar, reporting
+
+TRAIN_USAGE = "pegasos-rs train [options] data_file [model_file]"
 
 TRAIN_HELP = """\
 LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
-  -s type        3: L2-regularised hinge loss, the objective Pegasos solves (the
-                 only one; other types are refused)                  (default 3)
-  -c cost        C; the paper's lambda is 1 / (C * n_samples)   (default: --alpha)
-  -e epsilon     stop when the objective, evaluated once per pass, improves by
-                 less than epsilon (relative) for 5 passes  (default: run --passes)
+  -s type        without -t, LIBLINEAR's solver type: 3, the L2-regularised hinge
+                 loss (L1-loss SVC) Pegasos solves (default 3); with -t, LIBSVM's
+                 svm type: 0, C-SVC, what the kernel solver solves (default 0).
+                 Other types are refused, saying what to use instead
+  -c cost        C; the paper's lambda is 1 / (C * n_samples)
+                 (default 1, LIBLINEAR's; -c and --alpha exclude each other)
+  -e epsilon     stopping tolerance, with another rule than LIBLINEAR's (which
+                 stops when its solver's optimality violation, for -s 3 the dual's
+                 maximal violation, is below epsilon; default 0.1): here the
+                 primal objective is evaluated after every pass (an extra pass
+                 over the data each) and training stops once it has decreased by
+                 less than epsilon * objective (relative) for 5 passes in a row
+                                             (default: no test, run all --passes)
   -B bias        bias feature of value bias > 0 (a regularised weight); -1 or 0:
                  no bias                                            (default -1)
   -R             with -B 1: do not regularise the bias (the paper's bias)
-  -wi weight     weight of class i (e.g. -w1 5 -w-1 0.5)
+  -wi weight     weight of class i (e.g. -w1 5 -w-1 0.5); the weight of a label
+                 the data lacks is ignored with a warning, as in LIBLINEAR
   -t kernel      0 linear, 1 poly, 2 rbf, 3 sigmoid, or a name: linear, poly, rbf,
                  sigmoid, chi2, intersection                     (default linear)
-  -g gamma       kernel gamma: a number, scale or auto             (default scale)
+                 linear (-t 0 too) trains the linear solver, PegasosClassifier;
+                 the others the kernel solver, KernelPegasosClassifier
+  -g gamma       kernel gamma: a number, scale or auto (rbf, poly, sigmoid, chi2)
+                                                                 (default scale)
   -d degree      poly kernel degree                                   (default 3)
   -r coef0       poly/sigmoid constant term                           (default 0)
-  -m cachesize   kernel cache size in MB                            (default 200)
+  -m cachesize   kernel cache size in MB (kernel solver)            (default 200)
+                 -g, -d, -r and -m with a kernel that does not use them have no
+                 effect: a warning says so (LIBSVM ignores them silently)
   -h 0|1         LIBSVM's shrinking: accepted, no effect (Pegasos has no shrinking)
   -b 0|1         1: also fit probability estimates (Platt scaling on 5 folds, as
                  LIBSVM's -b 1; fit takes about 6 times as long)      (default 0)
   -v n           n-fold cross-validation; prints the accuracy, saves no model
-  -q             quiet: no progress output
+  -q             quiet: no progress output and no warnings of the fit (warnings
+                 about the command line are still shown, as LIBLINEAR's)
 Pegasos' own options:
-  --alpha a      regularisation, the paper's lambda (when -c is not given) (1e-4)
+  --alpha a      regularisation, the paper's lambda, instead of -c
+                                        (default: from -c 1, 1 / n_samples)
   --passes n     passes over the data            (default 20 linear, 10 kernel)
-  --max-steps T  run exactly T steps (the paper's T) instead of --passes
+  --max-steps T  run exactly T steps (the paper's T) instead of --passes (linear)
   --batch-size k examples per step (the paper's k)                   (default 1)
   --average 0|1  1: the suffix-averaged iterate, 0: the last iterate (default 1)
   --projection 0|1  project onto the ball of radius 1/sqrt(alpha) (linear; 1)
@@ -73,7 +118,8 @@ Pegasos' own options:
   --help         this text
 Refused, with what to use instead: -p (LIBLINEAR's SVR epsilon; passes are
 --passes), -n (nu; threads are --threads), -C (parameter search; use -v with
-several -c), -t 4 (precomputed kernels: the Python API takes them).
+several -c), -t 4 (precomputed kernels: the Python API takes them), -s types
+other than 3 (0 with -t).
 """
 
 #: LIBLINEAR / LIBSVM letters whose meaning pegasos-rs does not offer: the message.
@@ -88,6 +134,37 @@ REFUSED = {
 
 #: LIBSVM's kernel numbers.
 KERNEL_NUMBERS = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}
+
+#: The kernels of -t (linear trains the linear solver, the others the kernel solver).
+KERNELS = ("linear", "poly", "rbf", "sigmoid", "chi2", "intersection")
+
+#: LIBSVM's svm types (svm-train -s) other than C-SVC (0), which -t trains.
+LIBSVM_TYPES = {
+    1: "nu-SVC (nu is not available; C-SVC with -c is: -s 0)",
+    2: "the one-class SVM (novelty detection is not available)",
+    3: "epsilon-SVR (regression is not available)",
+    4: "nu-SVR (regression is not available)",
+}
+
+#: Options the kernel solver reads, each with its attribute and the kernels that
+#: use it (linear trains the linear solver, which reads none of them).
+KERNEL_OPTIONS = {
+    "-g": ("gamma", ("poly", "rbf", "sigmoid", "chi2")),
+    "-d": ("degree", ("poly",)),
+    "-r": ("coef0", ("poly", "sigmoid")),
+    "-m": ("cache", ("poly", "rbf", "sigmoid", "chi2", "intersection")),
+}
+
+#: Defaults of the options whose default depends on others (None: not given).
+DEFAULTS = {"gamma": "scale", "degree": 3, "coef0": 0.0, "cache": 200.0, "projection": 1}
+
+#: ``--passes``, ``--max-steps`` and ``--seed`` within the ranges the estimators
+#: accept (``_parameter_constraints`` of ``max_iter``, ``max_steps``,
+#: ``random_state``; tests check they agree), checked here because the linear
+#: path builds no estimator; ``--batch-size`` within the solver's (a 64-bit count).
+MAX_PASSES = 2**32 - 1
+MAX_STEPS = 2**63 - 1
+MAX_SEED = 2**32 - 1
 
 
 def _split_class_weights(argv: list[str]) -> tuple[list[str], dict[float, float]]:
@@ -115,41 +192,48 @@ def _split_class_weights(argv: list[str]) -> tuple[list[str], dict[float, float]
 def _train_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pegasos-rs train",
-        usage="pegasos-rs train [options] data_file [model_file]",
+        usage=TRAIN_USAGE,
         description="Train a Pegasos SVM on an svmlight/libsvm file.",
         epilog=TRAIN_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
     )
     hide = argparse.SUPPRESS  # the options are documented once, in TRAIN_HELP
+    # None: not given (defaults that depend on other options are set later).
     p.add_argument("--help", action="help", help=hide)
-    p.add_argument("-s", type=int, dest="solver", default=3, help=hide)
+    p.add_argument("-s", type=int, dest="solver", help=hide)
     p.add_argument("-c", type=float, dest="C", help=hide)
     p.add_argument("-e", type=float, dest="tol", help=hide)
     p.add_argument("-B", type=float, dest="bias", default=-1.0, help=hide)
     p.add_argument("-R", action="store_true", dest="unregularized_bias", help=hide)
-    p.add_argument("-t", dest="kernel", default="linear", help=hide)
-    p.add_argument("-g", dest="gamma", default="scale", help=hide)
-    p.add_argument("-d", type=int, dest="degree", default=3, help=hide)
-    p.add_argument("-r", type=float, dest="coef0", default=0.0, help=hide)
-    p.add_argument("-m", type=float, dest="cache", default=200.0, help=hide)
+    p.add_argument("-t", dest="kernel", help=hide)
+    p.add_argument("-g", dest="gamma", help=hide)
+    p.add_argument("-d", type=int, dest="degree", help=hide)
+    p.add_argument("-r", type=float, dest="coef0", help=hide)
+    p.add_argument("-m", type=float, dest="cache", help=hide)
     p.add_argument("-b", type=int, dest="probability", choices=[0, 1], default=0, help=hide)
     p.add_argument("-v", type=int, dest="folds", help=hide)
     p.add_argument("-q", action="store_true", dest="quiet", help=hide)
-    p.add_argument("--alpha", type=float, default=1e-4, help=hide)
+    p.add_argument("--alpha", type=float, help=hide)
     p.add_argument("--passes", type=int, help=hide)
     p.add_argument("--max-steps", type=int, dest="max_steps", help=hide)
     p.add_argument("--batch-size", type=int, dest="batch", default=1, help=hide)
     p.add_argument("--average", type=int, choices=[0, 1], help=hide)
-    p.add_argument("--projection", type=int, choices=[0, 1], default=1, help=hide)
-    p.add_argument("--sampling", default="uniform", help=hide)
+    p.add_argument("--projection", type=int, choices=[0, 1], help=hide)
+    p.add_argument(
+        "--sampling", choices=["uniform", "shuffle", "balanced"], default="uniform", help=hide
+    )
     p.add_argument("--seed", type=int, default=0, help=hide)
     p.add_argument("--threads", type=int, default=1, help=hide)
     p.add_argument("--mode", choices=["exact", "parallel"], default="exact", help=hide)
-    p.add_argument("data_file", help=hide)
-    p.add_argument("model_file", nargs="?", help=hide)
-    p.add_argument("more_files", nargs="*", help=hide)
+    p.add_argument("files", nargs="*", help=hide)
     return p
+
+
+def _usage() -> str:
+    """What ``train`` without a data file prints (and exits with status 1), as
+    LIBLINEAR's ``train`` prints its usage and options."""
+    return f"Usage: {TRAIN_USAGE}\n{TRAIN_HELP}"
 
 
 def _refuse_foreign_options(argv: list[str], program: str) -> None:
@@ -176,30 +260,123 @@ def _shrinking_or_help(argv: list[str]) -> list[str]:
     return rest
 
 
-def _check_liblinear_choices(args) -> None:
-    """``-s``, ``-t``, ``-b`` and ``-R`` as LIBLINEAR and LIBSVM define them."""
-    if args.solver != 3:
+def _check_values(args) -> None:
+    """Each numeric option within its valid range, or exit naming it."""
+    finite = math.isfinite
+    for name, value, ok, valid in [
+        (
+            "--passes",
+            args.passes,
+            args.passes is None or 1 <= args.passes <= MAX_PASSES,
+            f"an integer in [1, {MAX_PASSES}]",
+        ),
+        (
+            "--batch-size",
+            args.batch,
+            1 <= args.batch <= MAX_STEPS,
+            f"an integer in [1, {MAX_STEPS}]",
+        ),
+        ("-v n", args.folds, args.folds is None or args.folds >= 2, "an integer >= 2"),
+        ("-c cost", args.C, args.C is None or (args.C > 0 and finite(args.C)), "a number > 0"),
+        (
+            "--alpha",
+            args.alpha,
+            args.alpha is None or (args.alpha > 0 and finite(args.alpha)),
+            "a number > 0",
+        ),
+        (
+            "-e epsilon",
+            args.tol,
+            args.tol is None or (args.tol > 0 and finite(args.tol)),
+            "a number > 0",
+        ),
+        ("-B bias", args.bias, finite(args.bias), "a number (-1: no bias)"),
+        (
+            "--max-steps T",
+            args.max_steps,
+            args.max_steps is None or 1 <= args.max_steps <= MAX_STEPS,
+            f"an integer in [1, {MAX_STEPS}]",
+        ),
+        ("--seed", args.seed, 0 <= args.seed <= MAX_SEED, f"an integer in [0, {MAX_SEED}]"),
+    ]:
+        if not ok:
+            raise SystemExit(f"pegasos-rs train: invalid {name} {value}: expected {valid}")
+    if args.C is not None and args.alpha is not None:
         raise SystemExit(
-            f"pegasos-rs train: -s {args.solver} is another objective in LIBLINEAR "
-            "(0: logistic regression, 1/2: squared hinge, 5/6: L1-regularised, ...) and "
-            "LIBSVM (0: C-SVC, run here with -t); Pegasos solves the L2-regularised "
-            "hinge loss: -s 3 (the default)"
+            "pegasos-rs train: -c and --alpha set the same thing (lambda = 1 / (C * "
+            "n_samples)): give one of them"
         )
-    kernel = KERNEL_NUMBERS.get(args.kernel, args.kernel)
+
+
+def _check_liblinear_choices(args) -> None:
+    """``-s``, ``-t``, ``-b`` and ``-R`` as LIBLINEAR and LIBSVM define them; warn
+    about kernel options the chosen kernel does not use, then set their defaults."""
+    kernel_given = args.kernel is not None
     if args.kernel == "4":
         raise SystemExit(
             "pegasos-rs train: -t 4 (precomputed kernel) is not available from the "
             "command line; KernelPegasosClassifier(kernel='precomputed') takes one"
         )
-    names = ("linear", "poly", "rbf", "sigmoid", "chi2", "intersection")
-    if kernel not in names:
+    kernel = KERNEL_NUMBERS.get(args.kernel, args.kernel) if kernel_given else "linear"
+    if kernel not in KERNELS:
         raise SystemExit(
             f"pegasos-rs train: invalid -t {args.kernel}: expected 0-3 or one of "
-            + ", ".join(names)
+            + ", ".join(KERNELS)
         )
+    _check_solver_type(args.solver, kernel_given)
     args.kernel = kernel
     if args.unregularized_bias and args.kernel == "linear" and args.bias <= 0:
         raise SystemExit("pegasos-rs train: -R needs -B 1, as in LIBLINEAR")
+    unused = [
+        (flag, getattr(args, attr))
+        for flag, (attr, kernels) in KERNEL_OPTIONS.items()
+        if getattr(args, attr) is not None and kernel not in kernels
+    ]
+    if args.projection is not None and kernel != "linear":
+        unused.append(("--projection", args.projection))
+    for flag, value in unused:
+        what = (
+            "the linear kernel, which trains the linear solver (PegasosClassifier)"
+            if kernel == "linear"
+            else f"the {kernel} kernel"
+            if flag != "--projection"
+            else "a kernel (the kernel solver does not project)"
+        )
+        print(
+            f"pegasos-rs train: WARNING: {flag} {value} has no effect with {what}; "
+            "ignored (LIBSVM ignores such options silently)",
+            file=sys.stderr,
+        )
+    for attr, default in DEFAULTS.items():
+        if getattr(args, attr) is None:
+            setattr(args, attr, default)
+
+
+def _check_solver_type(solver: int | None, kernel_given: bool) -> None:
+    """``-s`` of LIBLINEAR (without ``-t``) or of LIBSVM (with ``-t``): only the
+    objectives Pegasos solves, L2-regularised hinge loss (LIBLINEAR's 3, LIBSVM's
+    C-SVC, 0)."""
+    if solver is None or solver == (0 if kernel_given else 3):
+        return
+    if kernel_given:
+        what = LIBSVM_TYPES.get(solver, "not a LIBSVM svm type")
+        raise SystemExit(
+            f"pegasos-rs train: with -t, -s is LIBSVM's svm type, and -s {solver} is "
+            f"{what}; the kernel solver trains C-SVC: -s 0 (the default with -t)"
+        )
+    if solver == 0:
+        raise SystemExit(
+            "pegasos-rs train: -s 0 is LIBLINEAR's logistic regression, which pegasos-rs "
+            "does not train; Pegasos solves the L2-regularised hinge loss: -s 3 (the "
+            "default). For LIBSVM's C-SVC (svm-train -s 0) give a kernel with -t (-t 0: "
+            "linear)"
+        )
+    raise SystemExit(
+        f"pegasos-rs train: -s {solver} is another objective in LIBLINEAR (0/6/7: "
+        "logistic regression, 1/2: squared hinge, 4: Crammer-Singer, 5: L1-regularised, "
+        "11-13: regression, 21: one-class); Pegasos solves the L2-regularised hinge "
+        "loss: -s 3 (the default), or with a kernel LIBSVM's C-SVC: -t k -s 0"
+    )
 
 
 def _split_dask(argv: list[str]) -> tuple[list[str], str | None, bool]:
@@ -223,36 +400,56 @@ def _split_dask(argv: list[str]) -> tuple[list[str], str | None, bool]:
     return rest, scheduler, used
 
 
-def _estimator(args, n_samples: int, class_weight, verbose: bool):
-    from pegasos_rs import KernelPegasosClassifier, PegasosClassifier
+def _alpha(args, n_samples: int) -> float:
+    """``--alpha``, or lambda = 1 / (C n_samples) with ``-c`` (default 1, LIBLINEAR's)."""
+    if args.alpha is not None:
+        return args.alpha
+    return 1.0 / ((1.0 if args.C is None else args.C) * n_samples)
 
-    alpha = args.alpha if args.C is None else 1.0 / (args.C * n_samples)
-    common = {
-        "alpha": alpha,
+
+def _linear_params(args, n_samples: int, class_weight) -> dict:
+    """Every parameter of the ``PegasosClassifier`` the options describe (what its
+    model file holds)."""
+    bias = args.bias
+    return {
+        "alpha": _alpha(args, n_samples),
+        "max_iter": args.passes or 20,
+        "max_steps": args.max_steps,
         "batch_size": args.batch,
+        "projection": bool(args.projection),
+        "fit_intercept": bias > 0,
+        "intercept_scaling": None if args.unregularized_bias else (bias if bias > 0 else 1.0),
+        "average": True if args.average is None else bool(args.average),
         "sampling": args.sampling,
         "class_weight": class_weight or None,
+        "tol": args.tol,
+        "n_iter_no_change": 5,
+        "warm_start": False,
         "random_state": args.seed,
         "n_jobs": args.threads,
-        "verbose": int(verbose),
+        "verbose": 0,
         "probability": bool(args.probability),
+        "multi_class": "ovr",
     }
-    if args.tol is not None:
-        common["tol"] = args.tol
-    if args.kernel == "linear" and args.gamma == "scale":
-        bias = args.bias
-        return PegasosClassifier(
-            max_iter=args.passes or 20,
-            projection=bool(args.projection),
-            fit_intercept=bias > 0,
-            intercept_scaling=None if args.unregularized_bias else (bias if bias > 0 else 1.0),
-            average=True if args.average is None else bool(args.average),
-            max_steps=args.max_steps,
-            **common,
-        )
+
+
+def _estimator(args, n_samples: int, class_weight):
+    """The scikit-learn estimator the options describe (cross-validation, ``-b 1``,
+    kernels)."""
+    if args.kernel == "linear":
+        from pegasos_rs.linear import PegasosClassifier
+
+        return PegasosClassifier(**_linear_params(args, n_samples, class_weight))
+    from pegasos_rs.kernel import KernelPegasosClassifier
+
     gamma = args.gamma
     if gamma not in ("scale", "auto"):
-        gamma = float(gamma)
+        try:
+            gamma = float(gamma)
+        except ValueError:
+            raise SystemExit(
+                f"pegasos-rs train: invalid -g {gamma}: expected a number, scale or auto"
+            ) from None
     if args.bias > 0 and not args.unregularized_bias:
         raise SystemExit(
             "pegasos-rs train: kernels learn only the paper's unregularised bias: "
@@ -261,57 +458,116 @@ def _estimator(args, n_samples: int, class_weight, verbose: bool):
     if args.max_steps is not None:
         raise SystemExit("pegasos-rs train: --max-steps is for linear models")
     return KernelPegasosClassifier(
+        alpha=_alpha(args, n_samples),
         kernel=args.kernel,
         gamma=gamma,
         degree=args.degree,
         coef0=args.coef0,
         max_iter=args.passes or 10,
+        batch_size=args.batch,
         fit_intercept=bool(args.unregularized_bias),
         average=True if args.average is None else bool(args.average),
+        sampling=args.sampling,
+        class_weight=class_weight or None,
         cache_size=args.cache,
-        **common,
+        random_state=args.seed,
+        n_jobs=args.threads,
+        verbose=0,
+        probability=bool(args.probability),
     )
 
 
-def train(argv: list[str]) -> int:
+def _weights_of_present_labels(class_weight: dict, y) -> dict:
+    """The ``-wi`` weights of labels ``y`` has; each other one is dropped with a
+    warning, as LIBLINEAR's ``train`` warns and goes on (also with ``-q``)."""
+    if not class_weight:
+        return class_weight
     import numpy as np
 
-    from pegasos_rs import load_svmlight_file
+    labels = [float(v) for v in np.unique(np.asarray(y))]
+    for label in [c for c in class_weight if c not in labels]:
+        shown = ", ".join(f"{v:g}" for v in labels[:10]) + (", ..." if len(labels) > 10 else "")
+        print(
+            f"pegasos-rs train: WARNING: class label {label:g} of -w{label:g} is not in "
+            f"the data (its labels: {shown}); its weight is ignored",
+            file=sys.stderr,
+        )
+        del class_weight[label]
+    return class_weight
 
+
+def train(argv: list[str]) -> int:
     argv, class_weight = _split_class_weights(argv)
     argv, scheduler, on_dask = _split_dask(argv)
     _refuse_foreign_options(argv, "train")
     argv = _shrinking_or_help(argv)
     args = _train_parser().parse_intermixed_args(argv)
+    if not args.files:
+        raise SystemExit(_usage())
+    _check_values(args)
     _check_liblinear_choices(args)
-    for name, value, ok, valid in [
-        ("--passes", args.passes, args.passes is None or args.passes >= 1, "an integer >= 1"),
-        ("--batch-size", args.batch, args.batch >= 1, "an integer >= 1"),
-        ("-v n", args.folds, args.folds is None or args.folds >= 2, "an integer >= 2"),
-        ("-c cost", args.C, args.C is None or args.C > 0, "a number > 0"),
-        ("--alpha", args.alpha, args.alpha > 0, "a number > 0"),
-        ("-e epsilon", args.tol, args.tol is None or args.tol > 0, "a number > 0"),
-        (
-            "--max-steps T",
-            args.max_steps,
-            args.max_steps is None or args.max_steps >= 1,
-            "an integer >= 1",
-        ),
-    ]:
-        if not ok:
-            raise SystemExit(f"pegasos-rs train: invalid {name} {value}: expected {valid}")
     if on_dask:
         if args.probability:
             raise SystemExit("pegasos-rs train: -b 1 is not available with --dask")
         return _train_on_dask(args, scheduler, class_weight)
-    if args.more_files:
+    if len(args.files) > 2:
         raise SystemExit("pegasos-rs train: one data file (several need --dask)")
+    data_file = args.files[0]
+    model_file = args.files[1] if len(args.files) > 1 else os.path.basename(data_file) + ".model"
+    if args.kernel == "linear" and not args.folds and not args.probability:
+        return _train_linear(args, data_file, model_file, class_weight)
+    return _train_estimator(args, data_file, model_file, class_weight)
+
+
+def _read(args, data_file: str, *, as_arrays: bool):
+    """The data file as a CSR matrix and labels, or (``as_arrays``) as
+    ``svmlight.read_svmlight_arrays`` gives it (no scipy); exits with a one-line
+    message when it cannot be read."""
+    from pegasos_rs import svmlight
+
     try:
-        with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
-            X, y = load_svmlight_file(args.data_file, n_jobs=args.threads)
+        with reporting(_bar(args, f"reading {os.path.basename(data_file)}", "B")):
+            if as_arrays:
+                return svmlight.read_svmlight_arrays(data_file, n_jobs=args.threads)
+            return svmlight.load_svmlight_file(data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
-    est = _estimator(args, X.shape[0], class_weight, verbose=False)
+
+
+def _train_linear(args, data_file: str, model_file: str, class_weight) -> int:
+    """The linear solver without scikit-learn (no -v, -b 1 or --dask): the file
+    ``PegasosClassifier(...).fit(X, y).save(model_file)`` would write."""
+    from pegasos_rs import _linear_solver
+    from pegasos_rs._arrays import csr_parts
+
+    data, indices, indptr, y, n_features = _read(args, data_file, as_arrays=True)
+    n_rows = indptr.shape[0] - 1
+    if n_rows == 0:
+        raise SystemExit(f"pegasos-rs train: {data_file} holds no examples")
+    class_weight = _weights_of_present_labels(class_weight, y)
+    model = _linear_solver.LinearModel(_linear_params(args, n_rows, class_weight))
+    matrix = csr_parts(data, indices, indptr, (n_rows, n_features))
+    started = time.perf_counter()
+    try:
+        with reporting(_bar(args, "training", "steps")):
+            unconverged = _linear_solver.fit(model, matrix, y, n_features)
+    except (ValueError, OverflowError) as e:
+        raise SystemExit(f"pegasos-rs train: {e}") from None
+    if unconverged is not None and not args.quiet:
+        print(f"pegasos-rs train: WARNING: {unconverged}", file=sys.stderr)
+    _save(lambda path: _linear_solver.save(model, path), model_file)
+    _report(args, "PegasosClassifier", n_rows, n_features, model, started, model_file)
+    return 0
+
+
+def _train_estimator(args, data_file: str, model_file: str, class_weight) -> int:
+    """Cross-validation, probabilities or a kernel: through the scikit-learn
+    estimators."""
+    import numpy as np
+
+    X, y = _read(args, data_file, as_arrays=False)
+    class_weight = _weights_of_present_labels(class_weight, y)
+    est = _estimator(args, X.shape[0], class_weight)
     if args.folds:
         from sklearn.model_selection import KFold, cross_val_predict
 
@@ -319,7 +575,7 @@ def train(argv: list[str]) -> int:
         try:
             with reporting(_bar(args, f"{args.folds}-fold cross-validation", "steps")):
                 pred = cross_val_predict(est, X, y, cv=cv)
-        except ValueError as e:
+        except (ValueError, OverflowError) as e:
             raise SystemExit(f"pegasos-rs train: cross-validation: {e}") from None
         print(f"Cross Validation Accuracy = {100 * np.mean(pred == y):g}%")
         return 0
@@ -327,18 +583,22 @@ def train(argv: list[str]) -> int:
     try:
         with reporting(_bar(args, "training", "steps")), _warnings_as_lines(args):
             est.fit(X, y)
-    except ValueError as e:
+    except (ValueError, OverflowError) as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
-    model_file = args.model_file or os.path.basename(args.data_file) + ".model"
-    _save(est, model_file)
+    _save(est.save, model_file)
+    _report(args, type(est).__name__, X.shape[0], X.shape[1], est, started, model_file)
+    return 0
+
+
+def _report(args, name: str, n_rows: int, n_features: int, model, started, model_file) -> None:
+    """The line ``train`` ends with on stderr (none with ``-q``)."""
     if not args.quiet:
         print(
-            f"trained {type(est).__name__} on {X.shape[0]} examples x {X.shape[1]} features, "
-            f"{len(est.classes_)} classes, {est.n_iter_} passes in "
+            f"trained {name} on {n_rows} examples x {n_features} features, "
+            f"{len(model.classes_)} classes, {model.n_iter_} passes in "
             f"{time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
-    return 0
 
 
 @contextlib.contextmanager
@@ -362,17 +622,17 @@ def _bar(args, desc: str, unit: str) -> ProgressBar | None:
     return ProgressBar(desc, unit)
 
 
-def _save(est, model_file) -> None:
-    """Write the model, or exit with a one-line message naming the file."""
+def _save(write, model_file) -> None:
+    """``write(model_file)``, or exit with a one-line message naming the file."""
     try:
-        est.save(model_file)
+        write(model_file)
     except OSError as e:
         raise SystemExit(f"pegasos-rs train: cannot write the model to {model_file}: {e}") from None
 
 
 def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
     """``train --dask``: read the files on the cluster and train there."""
-    files = [args.data_file, *([args.model_file] if args.model_file else []), *args.more_files]
+    files = args.files
     if len(files) < 2:
         raise SystemExit("pegasos-rs train: --dask needs data files and a model file")
     *data_files, model_file = files
@@ -382,11 +642,11 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             "and does not cross-validate"
         )
     try:
-        import distributed
-
         import pegasos_rs.dask as pdask
-    except ImportError as e:
-        raise SystemExit(f"pegasos-rs train: {e}") from None
+    except ImportError as e:  # its message names the extra to install, and how
+        raise SystemExit(f"pegasos-rs train: --dask: {e}") from None
+    import distributed  # present: pegasos_rs.dask needs it
+
     show = not args.quiet and sys.stderr.isatty()
     started = time.perf_counter()
     client = None
@@ -402,8 +662,12 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
                 )
             with on.as_current():
                 X, y = pdask.read_svmlight(data_files)
-            local = _estimator(args, int(X.shape[0]), class_weight, verbose=False)
-            est = pdask.PegasosClassifier(**local.get_params(), mode=args.mode, client=on)
+                if class_weight:  # the labels' distinct values, computed on the cluster
+                    import dask.array as da
+
+                    class_weight = _weights_of_present_labels(class_weight, da.unique(y).compute())
+            params = _linear_params(args, int(X.shape[0]), class_weight)
+            est = pdask.PegasosClassifier(**params, mode=args.mode, client=on)
             bar = _bar(args, "training", "steps")
             est.fit(X, y, callback=None if bar is None else _dask_progress(bar))
     except (OSError, ValueError) as e:
@@ -413,7 +677,7 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             bar.close()
         if client is not None:
             client.close()
-    _save(est, model_file)
+    _save(est.save, model_file)
     if not args.quiet:
         print(
             f"trained {type(est).__name__} ({args.mode}) on {int(X.shape[0])} examples x "
@@ -465,44 +729,46 @@ def _predict_parser() -> argparse.ArgumentParser:
 def predict(argv: list[str]) -> int:
     import numpy as np
 
-    import pegasos_rs
-    from pegasos_rs.foreign_models import LibsvmModel, read_model
+    from pegasos_rs.foreign_models import LiblinearModel, LibsvmModel, read_model
+    from pegasos_rs.svmlight import load_svmlight_file
 
     args = _predict_parser().parse_args(argv)
     try:
         model = read_model(args.model_file)
         with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
-            X, y = pegasos_rs.load_svmlight_file(args.data_file, n_jobs=args.threads)
+            X, y = load_svmlight_file(args.data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
-    if args.probability and not hasattr(model, "predict_proba"):
-        raise SystemExit(
-            f"pegasos-rs predict: -b 1: {args.model_file} has no probability estimates; "
-            "train the model with -b 1 (pegasos-rs train -b 1, or probability=True)"
-        )
+    if args.probability:
+        _check_probabilities(model, args.model_file)
     # LIBSVM's programs write labels with %.17g and name the task; LIBLINEAR's %g.
     label_format, task = ".17g", " (classification)"
     if not isinstance(model, LibsvmModel):  # for LIBSVM every feature counts (rbf)
         label_format, task = "g", ""
         X = _linear_width(X, model.n_features_in_, args.data_file)
+    # The probabilities' columns: LIBLINEAR's models in the file's label order (as
+    # its predict writes them), pegasos-rs' in the order of classes_.
+    order = model.labels if isinstance(model, LiblinearModel) else getattr(model, "classes_", ())
     try:
         with reporting(_bar(args, "predicting", "rows")):
-            proba = np.zeros((X.shape[0], len(getattr(model, "classes_", ()))))
+            proba = np.zeros((X.shape[0], len(order)))
             if X.shape[0] == 0:
                 pred = np.zeros(0)
             elif hasattr(model, "set_params"):
                 model.set_params(n_jobs=args.threads)
                 pred = model.predict(X)
-                # None only without -b 1, when proba is not read.
-                proba = model.predict_proba(X) if args.probability else None  # type: ignore[assignment]
+                if args.probability:
+                    proba = model.predict_proba(X)
             else:
                 pred = model.predict(X, n_jobs=args.threads)
+                if args.probability:
+                    proba = model.predict_proba(X, n_jobs=args.threads)
     except ValueError as e:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
     try:
         with open(args.output_file, "w") as f:
             if args.probability:  # LIBLINEAR's layout: a header, then label p_1 .. p_K
-                labels = " ".join(f"{c:{label_format}}" for c in model.classes_.astype(float))
+                labels = " ".join(f"{c:{label_format}}" for c in np.asarray(order, dtype=float))
                 f.write(f"labels {labels}\n")
                 f.writelines(
                     f"{v:{label_format}} " + " ".join(f"{q:g}" for q in p) + "\n"
@@ -516,6 +782,33 @@ def predict(argv: list[str]) -> int:
         correct = int(np.sum(pred == y))
         print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
     return 0
+
+
+def _check_probabilities(model, model_file: str) -> None:
+    """Exit, saying why and what to do, unless ``model`` gives probabilities:
+    pegasos-rs models trained with ``-b 1``, LIBLINEAR's logistic regression models
+    (those LIBLINEAR's ``predict -b 1`` accepts)."""
+    from pegasos_rs.foreign_models import LIBLINEAR_PROBABILITY, LiblinearModel, LibsvmModel
+
+    if isinstance(model, LiblinearModel):
+        if model.solver_type in LIBLINEAR_PROBABILITY:
+            return
+        raise SystemExit(
+            f"pegasos-rs predict: -b 1: {model_file} is a LIBLINEAR {model.solver_type} "
+            "model; as in LIBLINEAR, probability output is only supported for logistic "
+            "regression (LIBLINEAR's train -s 0, 6 or 7)"
+        )
+    if isinstance(model, LibsvmModel):
+        raise SystemExit(
+            f"pegasos-rs predict: -b 1: {model_file} is a LIBSVM model; pegasos-rs does "
+            "not compute LIBSVM's probability estimates: use LIBSVM's svm-predict -b 1, "
+            "or train with pegasos-rs train -b 1"
+        )
+    if not hasattr(model, "predict_proba"):
+        raise SystemExit(
+            f"pegasos-rs predict: -b 1: {model_file} has no probability estimates; "
+            "train the model with -b 1 (pegasos-rs train -b 1, or probability=True)"
+        )
 
 
 def _linear_width(X, d: int, data_file: str):

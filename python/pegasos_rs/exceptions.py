@@ -25,8 +25,10 @@ during a long call :class:`KeyboardInterrupt`.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
-from sklearn.exceptions import NotFittedError
+if TYPE_CHECKING:
+    from sklearn.exceptions import NotFittedError
 
 __all__ = ["DataFormatError", "NotFittedError", "PegasosError"]
 
@@ -74,3 +76,18 @@ class DataFormatError(PegasosError, ValueError):
     def with_file(self, file: str | os.PathLike) -> DataFormatError:
         """The same error, naming ``file`` (a new exception; this one is unchanged)."""
         return DataFormatError(self.reason, file, self.line, self.column)
+
+
+def __getattr__(name: str) -> Any:
+    # scikit-learn's NotFittedError, imported when first asked for (PEP 562): the
+    # extension imports this module to raise DataFormatError, and the command line
+    # must not import scikit-learn for that.
+    if name == "NotFittedError":
+        from sklearn.exceptions import NotFittedError
+
+        return NotFittedError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), "NotFittedError"])

@@ -59,6 +59,9 @@ LIBLINEAR_CLASSIFIERS = (
     "L1R_LR",
     "L2R_LR_DUAL",
 )
+#: LIBLINEAR's logistic regression solvers, whose models give probabilities (its
+#: ``check_probability_model``).
+LIBLINEAR_PROBABILITY = ("L2R_LR", "L1R_LR", "L2R_LR_DUAL")
 _LIBLINEAR_REFUSED = {
     "L2R_L2LOSS_SVR": "a regression model",
     "L2R_L2LOSS_SVR_DUAL": "a regression model",
@@ -505,6 +508,45 @@ class LiblinearModel:
         if self.labels.size == 2:
             return np.where(scores[:, 0] > 0, self.labels[0], self.labels[1])
         return self.labels[np.argmax(scores, axis=1)]
+
+    def predict_proba(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """LIBLINEAR's probability estimates (its ``predict_probability``), for its
+        logistic regression models (``solver_type`` ``L2R_LR``, ``L1R_LR``,
+        ``L2R_LR_DUAL``: ``train -s 0``, ``6``, ``7``): the sigmoid
+        ``1 / (1 + exp(-s))`` of each score ``s``; for two classes ``p`` for
+        ``labels[0]`` and ``1 - p`` for ``labels[1]``, for more the one-vs-rest
+        sigmoids normalised to sum to 1.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``.
+        n_jobs : int, default=None
+            Threads (-1: all cores).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``labels`` (the file's, as LIBLINEAR's
+            ``predict -b 1`` writes them).
+
+        Raises
+        ------
+        ValueError
+            For a model of another solver (LIBLINEAR's message: probability output
+            is only supported for logistic regression).
+        """
+        if self.solver_type not in LIBLINEAR_PROBABILITY:
+            raise ValueError(
+                f"probability output is only supported for logistic regression "
+                f"({', '.join(LIBLINEAR_PROBABILITY)}); this model is {self.solver_type}"
+            )
+        scores = self.decision_function(X, n_jobs)
+        with np.errstate(over="ignore"):  # exp(-s) = inf for s < -709: p = 0, as in C
+            p = 1.0 / (1.0 + np.exp(-scores))
+        if self.labels.size == 2:
+            return np.column_stack([p[:, 0], 1.0 - p[:, 0]])
+        return p / p.sum(axis=1, keepdims=True)
 
     def to_classifier(self) -> PegasosClassifier:
         """The same linear model as a :class:`~pegasos_rs.PegasosClassifier` (classes

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
@@ -11,8 +10,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _platt
-from pegasos_rs._base import PegasosModelMixin, store_linear_fit, unchanged_on_error
+from pegasos_rs import _core, _linear_solver, _platt
+from pegasos_rs._base import PegasosModelMixin, unchanged_on_error, warn_unconverged
 from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
@@ -23,12 +22,9 @@ from pegasos_rs._validation import (
     as_rust_matrix,
     buffer,
     check_targets,
-    class_weight_vector,
     encode_targets,
     n_threads,
     sample_weight_vector,
-    seed_from,
-    solver_params,
     validate_input,
 )
 
@@ -189,7 +185,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     """
 
     #: Fitted array attributes a model file holds (pegasos_rs.model_io).
-    _saved_arrays = ("coef_", "intercept_", "classes_", "objective_", "probA_", "probB_")
+    _saved_arrays = _linear_solver.SAVED_ARRAYS
     #: The exact solver state of the last fit (set by ``fit``; warm starts continue it).
     _solver: _core.LinearSolverState
 
@@ -216,7 +212,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
 
     #: Parameters newer than model format version 1 (pegasos_rs.model_io): the value a
     #: file without them means, and the format version that holds another.
-    _params_since_version = {"multi_class": ("ovr", 3)}  # noqa: RUF012 (read-only)
+    _params_since_version = _linear_solver.PARAMS_SINCE_VERSION
 
     def __init__(
         self,
@@ -417,24 +413,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         present, their counts, the codes), then set the fitted attributes (with a
         ``ConvergenceWarning`` if ``check_convergence`` and ``tol`` was not met) and
         the solver state (only now: a failed call changes nothing)."""
-        known, present, counts, codes = labels
-        class_weight = class_weight_vector(self.class_weight, known, present, counts)
-        solver = self._solver if resume else _core.LinearSolverState()
-        result = _core.fit_linear(
-            matrix,
-            codes,
-            {
-                "n_classes": int(known.size),
-                "class_weight": class_weight,
-                "sample_weight": sample_weight,
-            },
-            solver,
-            params,
-            n_threads(self.n_jobs),
-        )
-        self.classes_ = known
-        store_linear_fit(self, result, check_convergence=check_convergence)
-        self._solver = solver
+        unconverged = _linear_solver.train(self, matrix, labels, sample_weight, resume, params)
+        warn_unconverged(unconverged, check_convergence)
 
     def _known_classes(self, resume: bool, classes: ArrayLike | None) -> NDArray[Any] | None:
         """The classes a fit must know before it reads the labels: those of the fit it
@@ -447,20 +427,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
 
     def _solver_params(self, resume: bool, max_iter: int, max_steps, *, partial=False) -> dict:
         """The hyper-parameters as the extension reads them (one named dict)."""
-        average_mode, average_start = _averaging(self.average, self.batch_size, partial)
-        params = solver_params(
-            self,
-            max_iter=max_iter,
-            seed=seed_from(self.random_state) if not resume else 0,
-            average=average_mode,
-            average_start=average_start,
-            projection=self.projection,
-            intercept_scaling=self.intercept_scaling,
-            max_steps=max_steps,
-            tol=self.tol,
-            n_iter_no_change=self.n_iter_no_change,
+        return _linear_solver.linear_solver_params(
+            self, resume, max_iter, max_steps, partial=partial
         )
-        return {**params, "multi_class": str(self.multi_class)}
 
     @reported("rows")
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
@@ -475,13 +444,3 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             n_threads(self.n_jobs),
         )
         return scores.ravel() if scores.shape[1] == 1 else scores
-
-
-def _averaging(average, batch_size, partial: bool) -> tuple[str, int]:
-    if average is True or (isinstance(average, np.bool_) and bool(average)):
-        # partial_fit cannot know which steps are the last half: an anytime average.
-        return ("weighted" if partial else "suffix"), 1
-    if average is False or (isinstance(average, np.bool_) and not bool(average)):
-        return "off", 1
-    # An int n: average from the step at which n samples have been seen.
-    return "from", max(1, math.ceil(int(average) / int(batch_size)))

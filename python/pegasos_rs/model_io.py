@@ -44,7 +44,6 @@ built, with parameters that are JSON values, so loading an untrusted file is saf
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -58,19 +57,12 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _registry, _saved_transformers
+from pegasos_rs import _core, _model_file, _registry, _saved_transformers
+from pegasos_rs._model_file import FORMAT_VERSION, MAGIC
 from pegasos_rs.exceptions import DataFormatError
 
 if TYPE_CHECKING:
     from pegasos_rs._typing import PathLike
-
-MAGIC = b"PEGASOS\x00"
-#: The newest format version this module reads. Version 2 added transformers and
-#: pipelines; a file holding one classifier is still written as version 1. Version 3
-#: adds parameters newer than that (a class's ``_params_since_version``, such as
-#: the kernel classifier's one-vs-one ``multi_class``); a file is written as version
-#: 3 only when one of them is not at the value older files mean.
-FORMAT_VERSION = 3
 
 
 def _classifier_arrays() -> dict[str, list[str]]:
@@ -84,7 +76,7 @@ def _classifier_arrays() -> dict[str, list[str]]:
     }
 
 
-_SCALARS = ["n_features_in_", "n_iter_", "t_", "_gamma"]
+_SCALARS = list(_model_file.CLASSIFIER_SCALARS)
 
 #: Top-level packages whose classes may be saved (a subclass defined elsewhere may
 #: change what its parent computes, so it is refused).
@@ -106,26 +98,6 @@ def _scalar_kinds(name: str) -> dict[str, str]:
     if name in _classifier_arrays():
         return dict.fromkeys(_SCALARS, "count")
     return _saved_transformers.SCALARS[name]
-
-
-def _jsonable(value):
-    """Parameters as JSON values (numpy scalars and arrays become Python ones)."""
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return {"__array__": value.tolist()}
-    if isinstance(value, dict):
-        if not all(isinstance(k, (str, int, float, bool)) for k in value):
-            raise TypeError("dict parameters must have str/int/float/bool keys")
-        return {"__dict__": [[_jsonable(k), _jsonable(v)] for k, v in value.items()]}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    raise TypeError(
-        f"parameter value {value!r} cannot be saved; set an int seed instead of a "
-        "RandomState object"
-    )
 
 
 def _from_json(value):
@@ -173,9 +145,7 @@ def _format_version(header: dict, version: int) -> int:
     classes = _registry.classes()
     for entry in header.get("steps", [header]):
         cls = classes.get(entry.get("estimator"))
-        for key, (_, since) in getattr(cls, "_params_since_version", {}).items():
-            if key in entry.get("params", {}):
-                version = max(version, since)
+        version = _model_file.version_for(entry, getattr(cls, "_params_since_version", {}), version)
     return version
 
 
@@ -184,53 +154,16 @@ def _describe(estimator, add, what: str) -> dict:
     name = _spec(estimator, what)
     if not _fitted(estimator, name):
         raise ValueError(f"{what} is not fitted yet; call fit first")
-    params = estimator.get_params(deep=False)
-    for key, (default, _) in _newer_params(estimator).items():
-        if isinstance(params.get(key), str) and params[key] == default:
-            del params[key]  # what a file without it means: older releases read it
-    entry = {
-        "estimator": name,
-        "params": {k: _jsonable(v) for k, v in params.items()},
-        "scalars": {},
-        "arrays": {},
-        "sparse": {},
-    }
-    scalar_names = _scalar_kinds(name)
-    for attr in _array_names(name):
-        value = getattr(estimator, attr, None)
-        if attr in scalar_names and isinstance(value, np.generic):
-            value = np.asarray(value)  # a numpy scalar: stored 0-d, read back as one
-        elif value is None or (attr in scalar_names and not isinstance(value, np.ndarray)):
-            continue
-        if sp.issparse(value):
-            value = sp.csr_matrix(value)
-            entry["sparse"][attr] = {"shape": list(value.shape), "format": "csr"}
-            add(entry, attr + ".data", value.data)
-            add(entry, attr + ".indices", value.indices)
-            add(entry, attr + ".indptr", value.indptr)
-        elif isinstance(value, tuple):
-            entry["scalars"][attr] = list(value)
-        else:
-            add(entry, attr, np.asarray(value))
-    array_names = _array_names(name)
-    for attr in scalar_names:
-        value = getattr(estimator, attr, None)
-        stored = isinstance(value, np.ndarray) or (
-            attr in array_names and isinstance(value, np.generic)
-        )
-        if value is not None and not stored:
-            entry["scalars"][attr] = _jsonable(value)
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is not None:
-        entry["scalars"]["feature_names_in_"] = [str(v) for v in names]
-    report = getattr(estimator, "fit_report_", None)
-    if report is not None:  # a kernel fit's per-problem report: plain values
-        keys = type(estimator)._report_keys
-        entry["scalars"]["fit_report_"] = [{k: r[k] for k in keys} for r in report]
-    solver = getattr(estimator, "_solver", None)
-    if solver is not None:  # the exact solver state (warm_start continues it)
-        add(entry, "_solver", np.frombuffer(solver.__getstate__(), dtype=np.uint8))
-    return entry
+    return _model_file.describe(
+        name,
+        estimator.get_params(deep=False),
+        estimator,
+        add,
+        array_names=_array_names(name),
+        scalar_kinds=_scalar_kinds(name),
+        newer_params=_newer_params(estimator),
+        report_keys=getattr(type(estimator), "_report_keys", None),
+    )
 
 
 def _pipeline_header(pipeline, add) -> dict:
@@ -243,7 +176,7 @@ def _pipeline_header(pipeline, add) -> dict:
         )
     settings = {"memory": memory, "verbose": bool(params.get("verbose", False))}
     if params.get("transform_input") is not None:
-        settings["transform_input"] = _jsonable(params["transform_input"])
+        settings["transform_input"] = _model_file.jsonable(params["transform_input"])
     steps = []
     for i, step in enumerate(pipeline.steps):
         if not (isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str)):
@@ -289,48 +222,14 @@ def save(estimator: Any, path: PathLike) -> None:
     written as format version 1, readable by every pegasos-rs; one holding a
     transformer or a pipeline as version 2.
     """
-    blobs: list[bytes] = []
-    offset = 0
-
-    def add(entry, key, arr):
-        nonlocal offset
-        arr = np.asarray(arr)
-        if arr.ndim:  # (ascontiguousarray would make a 0-d array 1-d)
-            arr = np.ascontiguousarray(arr)
-        if arr.dtype == object and all(isinstance(v, str) for v in arr.flat):
-            arr = arr.astype(str)  # string labels from a data frame's column
-        if arr.dtype == object:
-            raise TypeError(f"{key} holds Python objects; only numeric labels can be saved")
-        arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
-        raw = arr.tobytes()
-        entry["arrays"][key] = {
-            "dtype": arr.dtype.str,
-            "shape": list(arr.shape),
-            "offset": offset,
-            "nbytes": len(raw),
-        }
-        blobs.append(raw)
-        offset += len(raw)
-
+    arrays = _model_file.Arrays()
     if _is_pipeline(estimator):
-        header = _pipeline_header(estimator, add)
+        header = _pipeline_header(estimator, arrays.add)
         version = 2
     else:
-        header = _describe(estimator, add, f"a {type(estimator).__name__}")
+        header = _describe(estimator, arrays.add, f"a {type(estimator).__name__}")
         version = 1 if header["estimator"] in _classifier_arrays() else 2
-    version = _format_version(header, version)
-    header["library_version"] = _core.__version__
-    text = json.dumps(header, sort_keys=True).encode("utf-8")
-    head = MAGIC + struct.pack("<IQ", version, len(text)) + text
-    body = head + b"".join(blobs)
-    try:
-        with open(path, "wb") as f:
-            f.write(body)
-            f.write(struct.pack("<I", zlib.crc32(body)))
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(path)
-        raise
+    _model_file.write(path, header, arrays, _format_version(header, version))
 
 
 def _is_pipeline(estimator) -> bool:

@@ -31,16 +31,15 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.utils import check_array
 
 from pegasos_rs import _core, _progress
-from pegasos_rs._validation import as_rust_matrix, buffer, canonical_csr, n_threads
+from pegasos_rs._arrays import as_rust_matrix, buffer, canonical_csr, is_sparse, n_threads
 from pegasos_rs.exceptions import DataFormatError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    import scipy.sparse as sp
     from numpy.typing import ArrayLike, DTypeLike, NDArray
 
     from pegasos_rs._typing import FileLike, Int, MatrixLike, PathLike
@@ -174,6 +173,38 @@ def _load_files(
     files, n_features, dtype, multilabel, zero_based, query_id, offset, length, n_jobs, report
 ):
     """:func:`load_svmlight_files` with its reporter in place."""
+    import scipy.sparse as sp
+
+    parsed, n_features = _parse_files(
+        files, n_features, dtype, multilabel, zero_based, query_id, offset, length, n_jobs, report
+    )
+    result = []
+    for data, indices, indptr, labels, qid in parsed:
+        X = sp.csr_matrix((data, indices, indptr), shape=(indptr.shape[0] - 1, n_features))
+        result += [X, labels]
+        if query_id:
+            result.append(qid)
+    return result
+
+
+def read_svmlight_arrays(f: FileLike, *, n_jobs: Int | None = None):
+    """One svmlight file (as :func:`load_svmlight_file` with its defaults reads it)
+    as ``(data, indices, indptr, labels, n_features)``: the arrays of its CSR matrix,
+    without building a scipy matrix, so that ``pegasos-rs train`` need not import
+    scipy. A progress reporter active in the caller's context sees the reading."""
+    parsed, n_features = _parse_files(
+        [f], None, np.float64, False, "auto", False, 0, -1, n_jobs, None
+    )
+    data, indices, indptr, labels, _ = parsed[0]
+    return data, indices, indptr, labels, n_features
+
+
+def _parse_files(
+    files, n_features, dtype, multilabel, zero_based, query_id, offset, length, n_jobs, report
+):
+    """The files parsed and checked: a list of ``(data, indices, indptr, labels,
+    qid)`` (0-based indices, values of ``dtype``) and the common number of
+    features."""
     if multilabel:
         raise ValueError("multilabel svmlight files are not supported by pegasos_rs")
     if zero_based not in (True, False, "auto"):
@@ -236,16 +267,11 @@ def _load_files(
         raise ValueError(
             f"n_features was set to {n_features}, but input file contains {n_f} features"
         )
-    result = []
-    for data, indices, indptr, labels, qid, _, _ in parsed:
-        X = sp.csr_matrix(
-            (np.asarray(data, dtype=dtype), indices, indptr),
-            shape=(indptr.shape[0] - 1, n_features),
-        )
-        result += [X, labels]
-        if query_id:
-            result.append(qid)
-    return result
+    arrays = [
+        (np.asarray(data, dtype=dtype), indices, indptr, labels, qid)
+        for data, indices, indptr, labels, qid, _, _ in parsed
+    ]
+    return arrays, n_features
 
 
 @overload
@@ -350,8 +376,10 @@ def dump_svmlight_file(
     decimal), as :func:`sklearn.datasets.dump_svmlight_file`."""
     if multilabel:
         raise ValueError("multilabel svmlight files are not supported by pegasos_rs")
+    from sklearn.utils import check_array
+
     X = check_array(X, accept_sparse="csr", dtype=[np.float64, np.float32], order="C")
-    if sp.issparse(X):
+    if is_sparse(X):
         X = canonical_csr(X)  # checks the structure before scipy touches it
     y = np.asarray(y)
     if y.ndim != 1:

@@ -1,0 +1,189 @@
+"""The linear solver's side of a fit, shared by :class:`~pegasos_rs.PegasosClassifier`
+and ``pegasos-rs train``: the solver-parameter dict, the call of the extension, the
+fitted attributes it gives, and the model file.
+
+Imports no scikit-learn (the estimator, which derives from scikit-learn's classes,
+calls these functions with itself; the command line with a :class:`LinearModel`),
+so that ``pegasos-rs train`` trains and saves a linear model without the cost of
+importing scikit-learn, and writes the very file ``PegasosClassifier.save`` writes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pegasos_rs import _core, _model_file
+from pegasos_rs._arrays import n_threads
+from pegasos_rs._fit_inputs import (
+    check_targets,
+    class_weight_vector,
+    encode_targets,
+    seed_from,
+    solver_params,
+)
+
+if TYPE_CHECKING:
+    from pegasos_rs._typing import PathLike
+
+#: The class name under which linear models are saved and named in messages.
+NAME = "PegasosClassifier"
+
+#: Fitted array attributes a model file holds (``PegasosClassifier._saved_arrays``).
+SAVED_ARRAYS = ("coef_", "intercept_", "classes_", "objective_", "probA_", "probB_")
+
+#: Parameters newer than model format version 1 (pegasos_rs.model_io): the value a
+#: file without them means, and the format version that holds another
+#: (``PegasosClassifier._params_since_version``).
+PARAMS_SINCE_VERSION = {"multi_class": ("ovr", 3)}
+
+
+class LinearModel:
+    """:class:`~pegasos_rs.PegasosClassifier`'s parameters as plain attributes (and,
+    after :func:`train`, its fitted attributes), without the estimator class: what
+    ``pegasos-rs train`` trains and saves without importing scikit-learn.
+
+    ``params`` must be the complete, valid parameters of a ``PegasosClassifier``
+    (``get_params()``): they are not validated here, and are saved as given.
+    """
+
+    # Set from ``params`` and by ``fit`` (the ones the functions here name).
+    max_iter: int
+    max_steps: int | None
+    n_features_in_: int
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = dict(params)
+        self.__dict__.update(params)
+
+
+def _name(est) -> str:
+    return NAME if isinstance(est, LinearModel) else type(est).__name__
+
+
+def averaging(average, batch_size, partial: bool) -> tuple[str, int]:
+    """The extension's averaging mode and start step from ``average``."""
+    if average is True or (isinstance(average, np.bool_) and bool(average)):
+        # partial_fit cannot know which steps are the last half: an anytime average.
+        return ("weighted" if partial else "suffix"), 1
+    if average is False or (isinstance(average, np.bool_) and not bool(average)):
+        return "off", 1
+    # An int n: average from the step at which n samples have been seen.
+    return "from", max(1, math.ceil(int(average) / int(batch_size)))
+
+
+def linear_solver_params(est, resume: bool, max_iter: int, max_steps, *, partial=False) -> dict:
+    """The hyper-parameters of ``est`` as the extension reads them (one named dict)."""
+    average_mode, average_start = averaging(est.average, est.batch_size, partial)
+    params = solver_params(
+        est,
+        max_iter=max_iter,
+        seed=seed_from(est.random_state) if not resume else 0,
+        average=average_mode,
+        average_start=average_start,
+        projection=est.projection,
+        intercept_scaling=est.intercept_scaling,
+        max_steps=max_steps,
+        tol=est.tol,
+        n_iter_no_change=est.n_iter_no_change,
+    )
+    return {**params, "multi_class": str(est.multi_class)}
+
+
+def train(est, matrix, labels, sample_weight, resume: bool, params: dict) -> str | None:
+    """Run the extension on ``matrix`` and the encoded ``labels`` (classes, those
+    present, their counts, the codes), then set the fitted attributes of ``est``
+    and its solver state (only now: a failed call changes nothing).
+
+    Returns what :func:`store_fit` returns: the problems that ran out of passes
+    before ``tol``'s rule was met, as a message, or ``None``.
+    """
+    known, present, counts, codes = labels
+    class_weight = class_weight_vector(est.class_weight, known, present, counts)
+    solver = est._solver if resume else _core.LinearSolverState()
+    result = _core.fit_linear(
+        matrix,
+        codes,
+        {
+            "n_classes": int(known.size),
+            "class_weight": class_weight,
+            "sample_weight": sample_weight,
+        },
+        solver,
+        params,
+        n_threads(est.n_jobs),
+    )
+    est.classes_ = known
+    unconverged = store_fit(est, result)
+    est._solver = solver
+    return unconverged
+
+
+def store_fit(est, result: dict) -> str | None:
+    """Set the fitted attributes of a linear model from what
+    ``pegasos_rs._core.fit_linear`` returns (a dict with ``coef``, ``intercept``,
+    ``n_iter``, ``t``, ``objective`` and ``converged`` per binary problem).
+
+    Returns, when ``tol`` was set and some problems ran out of passes before its
+    stopping rule was met, a message saying which (the text of the estimators'
+    ``ConvergenceWarning``); else ``None``.
+    """
+    est.coef_ = result["coef"]
+    est.intercept_ = result["intercept"]
+    est.n_iter_ = max(result["n_iter"])
+    est.t_ = max(result["t"])
+    objective = result["objective"]
+    est.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
+    converged = result["converged"]
+    if converged[0] is None or all(converged):
+        return None
+    missed = [i for i, c in enumerate(converged) if not c]
+    which = (
+        ""
+        if len(converged) == 1
+        else f" for {len(missed)} of {len(converged)} one-vs-rest problems "
+        f"(classes {', '.join(str(est.classes_[i]) for i in missed[:5])}"
+        f"{', ...' if len(missed) > 5 else ''})"
+    )
+    return (
+        f"{_name(est)}: tol={est.tol} was not reached within "
+        f"max_iter={est.max_iter} passes{which}; increase max_iter or tol to "
+        "improve the fit."
+    )
+
+
+def fit(model: LinearModel, matrix, y, n_features: int) -> str | None:
+    """Train ``model`` from scratch as ``PegasosClassifier.fit`` does with the same
+    parameters (``probability`` false), on ``matrix`` (the tuple or array the
+    extension reads, already in its layout: ``_arrays.csr_parts``) with
+    ``n_features`` columns and the labels ``y``, checked and encoded by the
+    estimator's functions.
+
+    Returns the text of the ``ConvergenceWarning`` ``fit`` would issue, or ``None``.
+    """
+    check_targets(y)
+    labels = encode_targets(NAME, y)
+    params = linear_solver_params(model, False, model.max_iter, model.max_steps)
+    unconverged = train(model, matrix, labels, None, False, params)
+    model.n_features_in_ = n_features
+    # As fit: a run of exactly max_steps steps has no stopping rule to miss.
+    return unconverged if model.max_steps is None else None
+
+
+def save(model: LinearModel, path: PathLike) -> None:
+    """Write a trained :class:`LinearModel` to ``path``: the file
+    ``PegasosClassifier(**model.params)`` fitted the same way would write."""
+    arrays = _model_file.Arrays()
+    entry = _model_file.describe(
+        NAME,
+        model.params,
+        model,
+        arrays.add,
+        array_names=SAVED_ARRAYS,
+        scalar_kinds=dict.fromkeys(_model_file.CLASSIFIER_SCALARS, "count"),
+        newer_params=PARAMS_SINCE_VERSION,
+    )
+    version = _model_file.version_for(entry, PARAMS_SINCE_VERSION, 1)
+    _model_file.write(path, entry, arrays, version)
