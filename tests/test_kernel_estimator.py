@@ -1153,6 +1153,25 @@ def test_precomputed_rbf_equals_rbf(any_dense, fit_intercept):
     np.testing.assert_array_equal(pre.predict(K_test), direct.predict(Xte))
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_precomputed_decision_of_a_row_does_not_depend_on_the_batch(n_jobs):
+    """kernel="precomputed" predicts with the core's fixed-order product, not a BLAS
+    matrix product (whose matrix-vector and matrix-matrix kernels, and CPUs, sum in
+    different orders): a row's decision values have the same bits alone or among
+    others, on every platform, and so do the sigmoids of probability=True, fitted
+    on out-of-fold values predicted this way."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 5)
+    y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int) + (X[:, 2] > 1)
+    est = _fit(rbf_kernel(X, gamma=0.5), y, kernel="precomputed", n_jobs=n_jobs)
+    K_test = rbf_kernel(rng.randn(40, 5), X, gamma=0.5)
+    batch = est.decision_function(K_test)
+    alone = np.vstack([est.decision_function(K_test[i : i + 1]) for i in range(40)])
+    assert batch.tobytes() == alone.tobytes()
+    expected = K_test[:, est.support_] @ est.dual_coef_.T + est.intercept_
+    np.testing.assert_allclose(batch, expected, rtol=1e-12, atol=1e-12)
+
+
 def test_precomputed_accepts_float32_and_lists(binary_dense):
     X, y = binary_dense
     K = rbf_kernel(X, gamma=0.5)
