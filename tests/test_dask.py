@@ -503,6 +503,21 @@ def test_feature_maps_transform_dask_collections(client):
         assert clf.fit(Z, da.from_array(y, chunks=150)).score(Z, da.from_array(y, chunks=150)) > 0.8
 
 
+def test_gamma_scale_of_blocks_is_the_in_memory_variance(client):
+    """gamma="scale" on a dask array: each block's moments from the Rust core,
+    combined in block order (an empty block included), give the in-memory variance
+    to rounding, also for a mean large against the spread (the former sum of squares
+    minus the squared mean kept about 8 digits here)."""
+    rng = np.random.RandomState(6)
+    X = 1e4 + rng.randn(300, 5)
+    want = pegasos_rs.Nystroem(gamma="scale").fit(X).gamma_
+    blocks = (da.from_array(X, chunks=(70, 5)), _csr_blocks(sp.csr_matrix(X), [100, 0, 200]))
+    with client.as_current():
+        for data in blocks:
+            got = pdask.Nystroem(gamma="scale", n_components=8, random_state=0).fit(data)
+            assert got.gamma_ == pytest.approx(want, rel=1e-12)
+
+
 def test_a_worker_killed_mid_fit_costs_nothing_but_time(tmp_path):
     """The blocks of a dead worker are re-read from their source (dask's lineage)
     and the fit resumes where it was: the same bits as an undisturbed fit."""

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _digest import le_bytes, sha256_le
-from pegasos_rs import PegasosClassifier
+from pegasos_rs import (
+    AdditiveKernelMap,
+    KernelPegasosClassifier,
+    Nystroem,
+    PegasosClassifier,
+    RandomFourierFeatures,
+)
 
 SAMPLINGS = ["uniform", "shuffle", "balanced"]
 
@@ -305,9 +311,10 @@ def test_max_steps_equals_passes_when_it_is_a_whole_number_of_passes(binary_dens
 
 
 def test_golden_digests_hash_little_endian_bytes():
-    """Golden digests (here, in test_kernel_estimator.py and test_kernel_approximation.py)
-    hash the arrays' little-endian bytes: the same numbers give the same digest on a
-    big-endian machine, and the pinned values are those of the native bytes here."""
+    """Golden digests (here, in test_kernel_estimator.py, test_kernel_approximation.py and
+    test_probability.py) hash the arrays' little-endian bytes: the same numbers give the
+    same digest on a big-endian machine, and the pinned values are those of the native
+    bytes here."""
     a = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
     assert le_bytes(a.astype(">f8")) == le_bytes(a.astype("<f8"))
     assert le_bytes(np.asfortranarray(a)) == le_bytes(a)
@@ -316,3 +323,37 @@ def test_golden_digests_hash_little_endian_bytes():
     )
     if sys.byteorder == "little":
         assert le_bytes(a) == a.tobytes()
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_a_rows_outputs_do_not_depend_on_the_rows_predicted_with_it(layout):
+    """The documented guarantee covers predictions too: each row is computed by the
+    crate in a fixed order, so predicting a row alone or among others gives the same
+    bits (a BLAS product would not: its matrix-vector and matrix-matrix kernels sum
+    in different orders)."""
+    rng = np.random.RandomState(0)
+    X = np.abs(rng.randn(200, 12))
+    y = (X[:, 0] > X[:, 1]).astype(int) + (X[:, 2] > 1)
+    Z = np.abs(rng.randn(30, 12))
+    Z = sp.csr_matrix(np.where(Z > 0.8, Z, 0.0)) if layout == "csr" else Z
+    outputs = []
+    for est in (
+        PegasosClassifier(probability=True, random_state=0),
+        KernelPegasosClassifier(probability=True, max_iter=2, random_state=0),
+        KernelPegasosClassifier(multi_class="ovo", probability=True, max_iter=2, random_state=0),
+    ):
+        est.fit(X, y)
+        outputs += [est.decision_function, est.predict_proba, est.predict_log_proba]
+    for est in (
+        RandomFourierFeatures(n_components=64, random_state=0),
+        Nystroem(n_components=40, random_state=0),
+        AdditiveKernelMap(),
+    ):
+        outputs.append(est.fit(X).transform)
+    for output in outputs:
+        dense = [_dense(output(Z[i : i + 1])) for i in range(Z.shape[0])]
+        assert np.concatenate(dense).tobytes() == _dense(output(Z)).tobytes(), output
+
+
+def _dense(a):
+    return a.toarray() if sp.issparse(a) else np.asarray(a)

@@ -876,6 +876,60 @@ def test_gamma_scale_of_constant_data_is_one():
     assert _fit(sp.csr_matrix(X), y)._gamma == 1.0
 
 
+def _csr_with_repeats(X):
+    """CSR of X with each row's stored values split in two entries of the same
+    column (halves, listed in reverse order): the matrix scipy reads is X."""
+    S = sp.csr_matrix(X)
+    data, indices, indptr = [], [], [0]
+    for i in range(S.shape[0]):
+        lo, hi = S.indptr[i], S.indptr[i + 1]
+        cols, vals = S.indices[lo:hi][::-1], S.data[lo:hi][::-1]
+        data += [*(vals / 2), *(vals - vals / 2)]
+        indices += [*cols, *cols]
+        indptr.append(len(data))
+    R = sp.csr_matrix((np.array(data, X.dtype), indices, indptr), shape=X.shape)
+    R.has_canonical_format = R.has_sorted_indices = False
+    return R
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("layout", ["dense", "csr", "csr-repeats"])
+@pytest.mark.parametrize("seed", range(4))
+def test_gamma_scale_is_numpy_variance_to_rounding(seed, layout, dtype):
+    """The variance of gamma="scale" (now the Rust core's, a fixed order) is numpy's
+    X.var() of the dense float64 matrix, every entry counted, to 1e-12 relative,
+    also for a mean large against the spread (where the mean of the squares minus
+    the squared mean, the former sparse formula, keeps few digits)."""
+    rng = np.random.RandomState(seed)
+    n, d = rng.randint(2, 400), rng.randint(1, 40)
+    offset = [0.0, 3.0, 1e4, -50.0][seed]
+    X = (offset + rng.randn(n, d) * rng.uniform(0.01, 5.0)).astype(dtype)
+    X[rng.rand(n, d) < [0.0, 0.5, 0.0, 0.9][seed]] = 0.0  # (zeros add variance)
+    Xin = {"dense": X, "csr": sp.csr_matrix(X), "csr-repeats": _csr_with_repeats(X)}[layout]
+    y = np.arange(n) % 2
+    var = X.astype(np.float64).var()
+    assert _fit(Xin, y, max_iter=1)._gamma == pytest.approx(1.0 / (d * var), rel=1e-12)
+
+
+def test_golden_gamma_scale_sparse_model_is_pinned():
+    """gamma="scale" on sparse data gives the same model bit for bit on every
+    platform and thread count: the variance is the Rust core's, in a fixed order
+    (the data from numpy's legacy RandomState, whose stream numpy keeps fixed)."""
+    rng = np.random.RandomState(1)
+    X = 2.0 + rng.randn(160, 12)
+    X[rng.rand(160, 12) < 0.7] = 0.0
+    y = (X[:, 0] + X[:, 1] > 1.0).astype(int) + (X[:, 2] > 2.0)
+    est = KernelPegasosClassifier(alpha=1e-2, gamma="scale", max_iter=2, random_state=5, n_jobs=2)
+    est.fit(sp.csr_matrix(X), y)
+    digest = sha256_le(
+        np.float64(est._gamma), est.dual_coef_, est.support_.astype(np.int32), est.intercept_
+    )
+    assert digest == GOLDEN_SCALE_SHA256, digest
+
+
+GOLDEN_SCALE_SHA256 = "a72b375c3d3dc2d795f7bcd6969cb31b5f810d31624c3d306e5ad5ab1895eb22"
+
+
 def test_explicit_gamma_is_used(binary_dense):
     X, y = binary_dense
     est = _fit(X, y, gamma=0.7)
@@ -1097,6 +1151,25 @@ def test_precomputed_rbf_equals_rbf(any_dense, fit_intercept):
     assert K_test.shape == (Xte.shape[0], Xtr.shape[0])
     _assert_close(pre.decision_function(K_test), direct.decision_function(Xte))
     np.testing.assert_array_equal(pre.predict(K_test), direct.predict(Xte))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_precomputed_decision_of_a_row_does_not_depend_on_the_batch(n_jobs):
+    """kernel="precomputed" predicts with the core's fixed-order product, not a BLAS
+    matrix product (whose matrix-vector and matrix-matrix kernels, and CPUs, sum in
+    different orders): a row's decision values have the same bits alone or among
+    others, on every platform, and so do the sigmoids of probability=True, fitted
+    on out-of-fold values predicted this way."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 5)
+    y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int) + (X[:, 2] > 1)
+    est = _fit(rbf_kernel(X, gamma=0.5), y, kernel="precomputed", n_jobs=n_jobs)
+    K_test = rbf_kernel(rng.randn(40, 5), X, gamma=0.5)
+    batch = est.decision_function(K_test)
+    alone = np.vstack([est.decision_function(K_test[i : i + 1]) for i in range(40)])
+    assert batch.tobytes() == alone.tobytes()
+    expected = K_test[:, est.support_] @ est.dual_coef_.T + est.intercept_
+    np.testing.assert_allclose(batch, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_precomputed_accepts_float32_and_lists(binary_dense):

@@ -109,7 +109,7 @@ class PegasosModelMixin(CachedParamNames):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        return np.exp(self.predict_log_proba(X))
+        return self._probabilities(X, log=False)
 
     @available_if(_has_probability)
     def predict_log_proba(self, X: MatrixLike) -> NDArray[np.float64]:
@@ -123,6 +123,10 @@ class PegasosModelMixin(CachedParamNames):
         -------
         ndarray of shape (n_samples, n_classes)
         """
+        return self._probabilities(X, log=True)
+
+    def _probabilities(self, X, *, log: bool) -> NDArray[np.float64]:
+        """Platt's probabilities of the classes (their logarithms when ``log``)."""
         check_is_fitted(
             self,
             ["probA_", "probB_"],
@@ -131,7 +135,10 @@ class PegasosModelMixin(CachedParamNames):
                 "before predict_proba."
             ),
         )
-        return _platt.log_proba(self._class_scores(X), self.probA_, self.probB_)
+        scores = self._class_scores(X)
+        if log:
+            return _platt.log_proba(scores, self.probA_, self.probB_)
+        return _platt.proba(scores, self.probA_, self.probB_)
 
     def _fit_probability(self, X, y, sample_weight, n_folds, *, pairwise=False):
         """Set (``probability=True``) or remove the fitted sigmoids after a fit on

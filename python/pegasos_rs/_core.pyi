@@ -23,11 +23,15 @@ __all__ = [
     "index_svmlight",
     "kernel_decision",
     "local_pass",
+    "moments",
     "nystroem_features",
     "nystroem_fit",
     "nystroem_uniform_landmarks",
     "pairwise_kernel",
     "parse_svmlight",
+    "platt_fit",
+    "platt_proba",
+    "variance_of",
     "weight_sums",
 ]
 __version__: str
@@ -218,6 +222,22 @@ def additive_features(
     | tuple[_Dense, NDArray[np.int64], NDArray[np.int64]]
 ): ...
 def nystroem_uniform_landmarks(n: int, m: int, seed: int) -> NDArray[np.int64]: ...
+def platt_fit(
+    decision: NDArray[np.float64],
+    positive: NDArray[np.bool_],
+    sample_weight: NDArray[np.float64] | None,
+    tol: float,
+    max_iter: int | None = None,
+) -> tuple[float, float, int, str, tuple[float, float]]: ...
+def platt_proba(
+    decision: NDArray[np.float64],
+    prob_a: NDArray[np.float64],
+    prob_b: NDArray[np.float64],
+    *,
+    log: bool,
+) -> NDArray[np.float64]: ...
+def moments(x: _Dense | _Csr, n_threads: int) -> tuple[int, float, float]: ...
+def variance_of(parts: list[tuple[int, float, float]]) -> float: ...
 def index_svmlight(
     text: NDArray[np.uint8], base: int
 ) -> tuple[NDArray[np.uint64], NDArray[np.float64]]: ...

@@ -7,7 +7,13 @@ decision values the model did not train on (here: out-of-fold values of a strati
 k-fold cross-validation), with the targets smoothed to ``(N+ + 1) / (N+ + 2)`` for
 positives and ``1 / (N- + 2)`` for negatives. The fit is the Newton method with
 backtracking line search of Lin, Lin and Weng (2007), "A note on Platt's
-probabilistic outputs for support vector machines", vectorised.
+probabilistic outputs for support vector machines".
+
+The fit and the probabilities are computed by the Rust core
+(``pegasos_core::solvers::platt``: sums in a fixed order, the crate's portable
+``exp`` and ``log``), so a seed gives the same bits on every platform; this module
+chooses the folds (scikit-learn's ``StratifiedKFold``, whose shuffle is numpy's
+portable MT19937 ``RandomState``) and collects the out-of-fold decision values.
 """
 
 from __future__ import annotations
@@ -16,57 +22,26 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 
+from pegasos_rs import _core
+from pegasos_rs._validation import buffer
+
 #: Folds of the internal cross-validation (as libsvm's ``-b 1``).
 N_FOLDS = 5
 
-# Lin, Lin and Weng's constants: Newton iterations, smallest step of the line search,
-# the ridge added to the Hessian's diagonal, sufficient decrease of the line search.
-_MAX_ITER = 100
-_MIN_STEP = 1e-10
-_SIGMA = 1e-12
-_ARMIJO = 1e-4
 
-
-def _objective(A, B, f, t, w):
-    """``sum_i w_i (t_i z_i + log(1 + exp(-z_i)))`` with ``z = A f + B``: the
-    negative log-likelihood of the targets, computed without overflow."""
-    z = A * f + B
-    return float(w @ (t * z + np.logaddexp(0.0, -z)))
-
-
-def platt_targets(positive, sample_weight=None):
-    """Platt's smoothed targets: ``(N+ + 1)/(N+ + 2)`` for positives and
-    ``1/(N- + 2)`` for negatives, ``N+`` and ``N-`` the (weighted) class sizes.
-
-    Parameters
-    ----------
-    positive : ndarray of bool, shape (n_samples,)
-    sample_weight : ndarray of shape (n_samples,) or None
-
-    Returns
-    -------
-    targets : ndarray of shape (n_samples,)
-    n_pos, n_neg : float
-        The weighted numbers of positives and negatives.
-    """
-    w = np.ones(positive.shape[0]) if sample_weight is None else sample_weight
-    n_pos = float(w[positive].sum())
-    n_neg = float(w[~positive].sum())
-    targets = np.where(positive, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-    return targets, n_pos, n_neg
-
-
-def fit_sigmoid(decision, positive, sample_weight=None, *, tol=1e-10):
+def fit_sigmoid(decision, positive, sample_weight=None, *, tol=1e-10, max_iter=None):
     """Fit Platt's sigmoid ``P(positive | f) = 1 / (1 + exp(A f + B))``.
 
-    Newton's method with backtracking (Lin, Lin and Weng 2007, Algorithm 1) on the
-    (weighted) cross-entropy between the sigmoid and Platt's smoothed targets (see
-    :func:`platt_targets`); each example's term is multiplied by its weight.
+    Newton's method with backtracking (Lin, Lin and Weng 2007, Algorithm 1, with
+    their constants) on the (weighted) cross-entropy between the sigmoid and Platt's
+    smoothed targets ``(N+ + 1)/(N+ + 2)`` for positives and ``1/(N- + 2)`` for
+    negatives (``N+``, ``N-`` the weighted class sizes); each example's term is
+    multiplied by its weight. Computed by the Rust core, the same bits on every
+    platform.
 
     Parameters
     ----------
@@ -83,54 +58,26 @@ def fit_sigmoid(decision, positive, sample_weight=None, *, tol=1e-10):
         the decision values are small; Newton's method converges quadratically, so
         the tighter criterion costs an iteration or two.) It also stops when no step
         decreases the objective: the gradient is then rounding noise.
+    max_iter : int or None, default=None
+        Newton iterations at most; None is the paper's 100. Running out of them
+        issues a :class:`~sklearn.exceptions.ConvergenceWarning`.
 
     Returns
     -------
     A, B : float
         ``A < 0`` when larger decision values mean the positive class.
     """
-    f = np.asarray(decision, dtype=np.float64)
-    positive = np.asarray(positive, dtype=bool)
-    w = np.ones(f.shape[0]) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    t, n_pos, n_neg = platt_targets(positive, w)
-    A, B = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
-    value = _objective(A, B, f, t, w)
-    for _ in range(_MAX_ITER):
-        z = A * f + B
-        p = expit(-z)  # P(positive) at the current A, B
-        d2 = w * p * expit(z)  # w p (1 - p), without cancellation
-        d1 = w * (t - p)
-        g1, g2 = float(f @ d1), float(d1.sum())
-        if g1 == 0.0 and g2 == 0.0:
-            return A, B
-        h11 = float((f * f) @ d2) + _SIGMA
-        h22 = float(d2.sum()) + _SIGMA
-        h21 = float(f @ d2)
-        det = h11 * h22 - h21 * h21
-        dA = -(h22 * g1 - h21 * g2) / det
-        dB = -(-h21 * g1 + h11 * g2) / det
-        if abs(dA) <= tol * max(1.0, abs(A)) and abs(dB) <= tol * max(1.0, abs(B)):
-            # The full Newton step is the distance to the optimum, to second order.
-            return A + dA, B + dB
-        slope = g1 * dA + g2 * dB
-        step = 1.0
-        while step >= _MIN_STEP:
-            new_A, new_B = A + step * dA, B + step * dB
-            new_value = _objective(new_A, new_B, f, t, w)
-            if new_value < value + _ARMIJO * step * slope:
-                A, B, value = new_A, new_B, new_value
-                break
-            step /= 2.0
-        else:
-            # No step decreases the objective: the gradient is rounding noise away
-            # from zero, the optimum as far as floating point can tell.
-            return A, B
-    warnings.warn(
-        f"Platt scaling: Newton's method did not converge in {_MAX_ITER} iterations "
-        f"(gradient {g1:.3g}, {g2:.3g})",
-        ConvergenceWarning,
-        stacklevel=3,
-    )
+    f = buffer(np.asarray(decision, dtype=np.float64))
+    positive = buffer(np.asarray(positive, dtype=bool))
+    w = None if sample_weight is None else buffer(np.asarray(sample_weight, dtype=np.float64))
+    A, B, n_iter, stop, (g1, g2) = _core.platt_fit(f, positive, w, float(tol), max_iter)
+    if stop == "max_iter":
+        warnings.warn(
+            f"Platt scaling: Newton's method did not converge in {n_iter} iterations "
+            f"(gradient {g1:.3g}, {g2:.3g})",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return A, B
 
 
@@ -140,17 +87,31 @@ def log_proba(decision, prob_a, prob_b):
     Two classes (``decision`` 1-d): ``[log(1 - p), log(p)]`` with
     ``p = 1 / (1 + exp(A f + B))``. More classes (one column per one-vs-rest problem):
     each column's sigmoid, then normalised so each row sums to 1 (in log space, so
-    sigmoids that all underflow still give their ratios).
+    sigmoids that all underflow still give their ratios). Computed by the Rust
+    core, the same bits on every platform.
 
     Returns
     -------
     ndarray of shape (n_samples, n_classes)
     """
-    if decision.ndim == 1:
-        z = prob_a[0] * decision + prob_b[0]
-        return np.column_stack([log_expit(z), log_expit(-z)])
-    logs = log_expit(-(decision * prob_a + prob_b))
-    return logs - logsumexp(logs, axis=1, keepdims=True)
+    return _platt_proba(decision, prob_a, prob_b, log=True)
+
+
+def proba(decision, prob_a, prob_b):
+    """The probabilities of the classes: ``exp`` of :func:`log_proba` (the crate's
+    portable ``exp``)."""
+    return _platt_proba(decision, prob_a, prob_b, log=False)
+
+
+def _platt_proba(decision, prob_a, prob_b, *, log):
+    decision = np.asarray(decision, dtype=np.float64)
+    rows = decision[:, np.newaxis] if decision.ndim == 1 else decision
+    return _core.platt_proba(
+        buffer(rows),
+        buffer(np.asarray(prob_a, dtype=np.float64)),
+        buffer(np.asarray(prob_b, dtype=np.float64)),
+        log=log,
+    )
 
 
 def n_folds_for(counts) -> int:

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from pegasos_rs import _core
 # The parts without scikit-learn live in modules of their own (the command line
 # uses them without importing scikit-learn); the estimators import them from here.
 from pegasos_rs._arrays import (  # noqa: F401 (re-exported)
@@ -191,23 +192,18 @@ def sample_weight_vector(sample_weight, X):
 def resolve_gamma(kernel: str, gamma, X) -> float:
     """The numeric gamma of ``kernel`` on training data ``X``: scikit-learn's rules
     for ``"scale"`` (``1 / (n_features X.var())``) and ``"auto"`` (``1 /
-    n_features``); 1.0 for kernels without one."""
+    n_features``); 1.0 for kernels without one.
+
+    The variance is that of all ``n_samples * n_features`` entries (a sparse
+    matrix's zeros included), in float64 whatever the input's dtype (as SVC), computed
+    by the Rust core in a fixed order (two passes per group of entries, groups
+    combined pairwise), so it has the same bits on every platform; non-finite or
+    malformed input raises ``ValueError`` naming the problem."""
     if kernel in ("linear", "intersection", "precomputed"):
         return 1.0  # unused
     if gamma == "auto":
         return 1.0 / X.shape[1]
     if gamma == "scale":
-        # In float64 whatever the input (SVC converts to float64 too); a
-        # non-finite variance means non-finite data, reported as such.
-        with np.errstate(invalid="ignore", over="ignore"):
-            if sp.issparse(X):
-                X = canonical_csr(X)  # repeated entries add up
-                data = X.data.astype(np.float64)
-                size = X.shape[0] * X.shape[1]
-                var = float(data @ data) / size - (float(data.sum()) / size) ** 2
-            else:
-                var = float(X.var(dtype=np.float64))
-        if not np.isfinite(var):
-            raise ValueError("Input X contains NaN or infinity.")
+        var = _core.variance_of([_core.moments(as_rust_matrix(X), 1)])
         return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
     return float(gamma)

@@ -439,7 +439,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
                     f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
                     "the number of samples at training time"
                 )
-            scores = X[:, self.support_] @ self.dual_coef_.T + self.intercept_
+            # The core's fixed-order product, not BLAS: a row's values do not
+            # depend on the platform or on the rows predicted with it.
+            scores = _core.decision_function(
+                buffer(X[:, self.support_]),
+                buffer(self.dual_coef_, np.float64),
+                buffer(self.intercept_, np.float64),
+                n_threads(self.n_jobs),
+            )
         else:
             X = validate_input(self, X, reset=False, **INPUT_CHECKS)
             sv = getattr(self, "_sv_kernel_rows", None)

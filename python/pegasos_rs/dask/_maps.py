@@ -14,9 +14,10 @@ import scipy.sparse as sp
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
+from pegasos_rs import _core
 from pegasos_rs import kernel_approximation as _maps
 from pegasos_rs._base import unchanged_on_error
-from pegasos_rs._validation import seed_from
+from pegasos_rs._validation import as_rust_matrix, seed_from
 from pegasos_rs.dask._blocks import _PARTITION_CHECKS
 from pegasos_rs.dask._predict import _rows
 
@@ -27,10 +28,10 @@ if TYPE_CHECKING:
 
 
 def _moments(block):
-    """``(sum x, sum x^2, entries)`` of a block, zeros included, in float64."""
+    """``(entries, mean, m2)`` of a block, zeros included (the Rust core's
+    ``moments``: float64, a fixed order)."""
     X = check_array(block, **_PARTITION_CHECKS)
-    data = (X.data if sp.issparse(X) else X.ravel()).astype(np.float64)
-    return float(data.sum()), float(data @ data), X.shape[0] * X.shape[1]
+    return _core.moments(as_rust_matrix(X), 1)
 
 
 def _min_value(block):
@@ -40,8 +41,9 @@ def _min_value(block):
 
 
 def _gamma(kernel: str, gamma, rows) -> float:
-    """``resolve_gamma`` on a dask array: the variance for ``"scale"`` is summed over
-    the blocks (the in-memory value up to rounding)."""
+    """``resolve_gamma`` on a dask array: for ``"scale"``, the blocks' moments are
+    combined pairwise in block order (the same bits on every platform for a given
+    chunking; the in-memory value up to rounding)."""
     if kernel in ("linear", "intersection", "precomputed"):
         return 1.0
     d = rows.shape[1]
@@ -50,10 +52,7 @@ def _gamma(kernel: str, gamma, rows) -> float:
     if gamma != "scale":
         return float(gamma)
     parts = dask.compute(*[dask.delayed(_moments)(b) for b in rows.to_delayed().ravel()])
-    s1, s2, size = (sum(p[i] for p in parts) for i in range(3))
-    var = s2 / size - (s1 / size) ** 2
-    if not np.isfinite(var):
-        raise ValueError("Input X contains NaN or infinity.")
+    var = _core.variance_of(list(parts))
     return 1.0 / (d * var) if var != 0 else 1.0
 
 
@@ -132,8 +131,8 @@ class RandomFourierFeatures(_DaskMap, _maps.RandomFourierFeatures):
         (_maps.RandomFourierFeatures.__doc__ or "")
         + """
     On dask collections (``pegasos_rs.dask``): ``fit`` reads only the shape (and,
-    for ``gamma="scale"``, the variance, summed over the blocks); ``transform``
-    maps block by block on the workers. The weights are those of the in-memory
+    for ``gamma="scale"``, the variance: each block's moments, combined in block
+    order); ``transform`` maps block by block on the workers. The weights are those of the in-memory
     transformer with the same seed and gamma.
     """
     )

@@ -21,9 +21,11 @@
 //!    row blocks), [`thresholds`] (when a call is small); and, private, `dispatch`
 //!    (the AVX2 build of hot loops), `prefetch` (cache hints) and `huge_pages`
 //!    (transparent huge pages for large buffers).
-//! 2. [`data`]: row views (dense, CSR), a binary task, one-vs-rest labels.
+//! 2. [`data`]: row views (dense, CSR), the moments of all entries, a binary task,
+//!    one-vs-rest labels.
 //! 3. [`kernels`]: kernel functions, the kernel row cache, the Gram matrix.
-//! 4. [`solvers`]: hyper-parameters, sampling, linear and kernel Pegasos, one-vs-rest;
+//! 4. [`solvers`]: hyper-parameters, sampling, linear and kernel Pegasos, one-vs-rest,
+//!    Platt's sigmoids;
 //!    and, beside them, [`maps`]: the explicit feature maps (Fourier, Nyström,
 //!    additive) and their matrix products.
 //! 5. [`io`]: the svmlight text format and the solver-state codec.

@@ -1,5 +1,6 @@
-//! Portable elementary functions for the kernels and the feature maps: `exp`, `ln`,
-//! `sin`/`cos`, `tanh` and integer powers, written in plain IEEE arithmetic.
+//! Portable elementary functions for the kernels, the feature maps and Platt's
+//! probabilities: `exp`, `ln`, `ln_1p`, `sin`/`cos`, `tanh` and integer powers,
+//! written in plain IEEE arithmetic.
 //!
 //! The platform's `libm` is not the same function everywhere (glibc picks an FMA
 //! variant of `exp` on CPUs that have FMA; macOS and Windows ship their own), so a
@@ -10,7 +11,8 @@
 //! kernel arguments vectorizes, which makes them faster than `libm` here.
 //!
 //! Accuracy: `exp` within 2 ulp on `[-708, 709]` (0 below, checked against `std`);
-//! `tanh` within `4.5e-16` absolute (2 ulp of 1); `ln` within 1 ulp; `sin_cos`
+//! `tanh` within `4.5e-16` absolute (2 ulp of 1); `ln` within 1 ulp; `ln_1p` within
+//! 4 ulp; `sin_cos`
 //! within `2.3e-16` absolute (one ulp of 1) for `|x| < 2^20 π/2` (the argument reduction is exact
 //! there; beyond it the error grows to about `|x| 2^-70`, still tiny for the random
 //! Fourier features, whose arguments are a few hundred at most).
@@ -148,6 +150,26 @@ pub fn ln(x: f64) -> f64 {
     #[allow(clippy::cast_precision_loss)] // |e| <= 1100
     let k = e as f64;
     k * LN2_HI - ((hfsq - (s * (hfsq + r) + k * LN2_LO)) - f)
+}
+
+/// `ln(1 + x)`, accurate also where `|x|` is small (`ln(1 + x)` would lose the digits
+/// of `x` that the rounding of `1 + x` drops); NaN below `-1` or for NaN, `-inf` at
+/// `-1`, `+inf` at `+inf`.
+///
+/// With `u = 1 + x` rounded: `x` itself when `u == 1`, else `ln(u) * (x / (u - 1))`,
+/// the rounding error of `u` cancelling in the quotient (Goldberg, "What every
+/// computer scientist should know about floating-point arithmetic", 1991,
+/// Theorem 4).
+#[inline]
+pub fn ln_1p(x: f64) -> f64 {
+    let u = 1.0 + x;
+    if u == 1.0 {
+        x
+    } else if u == f64::INFINITY {
+        u
+    } else {
+        ln(u) * (x / (u - 1.0))
+    }
 }
 
 /// `(sin x, cos x)`, both from one argument reduction: `x = k π/2 + r` with `|r| <=
@@ -306,6 +328,29 @@ mod tests {
         assert_eq!(ln(f64::INFINITY), f64::INFINITY);
         assert!(ln(-1.0).is_nan() && ln(f64::NAN).is_nan());
         assert_eq!(ln(f64::from_bits(1)), f64::from_bits(1).ln());
+    }
+
+    #[test]
+    fn ln_1p_is_within_four_ulp_of_std() {
+        let mut worst: f64 = 0.0;
+        let mut x: f64 = 1e-300;
+        while x < 1e300 {
+            for v in [x, -x.min(0.999_999)] {
+                worst = worst.max(ulps(ln_1p(v), v.ln_1p()));
+            }
+            x *= 1.000_91;
+        }
+        let mut x = -0.999;
+        while x < 3.0 {
+            worst = worst.max(ulps(ln_1p(x), x.ln_1p()));
+            x += 0.000_37;
+        }
+        assert!(worst <= 4.0, "worst {worst} ulp");
+        assert_eq!(ln_1p(0.0), 0.0);
+        assert_eq!(ln_1p(1e-30), 1e-30);
+        assert_eq!(ln_1p(-1.0), f64::NEG_INFINITY);
+        assert_eq!(ln_1p(f64::INFINITY), f64::INFINITY);
+        assert!(ln_1p(-1.5).is_nan() && ln_1p(f64::NAN).is_nan());
     }
 
     #[test]

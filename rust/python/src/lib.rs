@@ -17,6 +17,7 @@ mod kernel;
 mod linear;
 mod mixing;
 mod params;
+mod statistics;
 mod streamed;
 mod svmlight;
 
@@ -53,6 +54,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?)?;
     m.add_function(wrap_pyfunction!(feature_maps::additive_map_info, m)?)?;
     m.add_function(wrap_pyfunction!(feature_maps::additive_features, m)?)?;
+    m.add_function(wrap_pyfunction!(statistics::platt_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(statistics::platt_proba, m)?)?;
+    m.add_function(wrap_pyfunction!(statistics::moments, m)?)?;
+    m.add_function(wrap_pyfunction!(statistics::variance_of, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::parse_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::format_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::index_svmlight, m)?)?;

@@ -14,6 +14,8 @@
 //!   the same drawn rows, weights stored feature-major;
 //! - [`one_vs_one`]: one-vs-one of the kernel solver, a problem per pair of classes
 //!   on a view of their rows;
+//! - [`platt`]: Platt's sigmoids (`probability=True`): their fit to held-out
+//!   decision values and the probabilities of the classes;
 //! - [`svm`]: the Rust-first front of the linear solver (`LinearSvm::params()`, a
 //!   builder, `fit`, and `predict` on the fitted model).
 //!
@@ -27,6 +29,7 @@ pub mod multiclass;
 pub mod one_vs_one;
 pub mod params;
 pub mod passes;
+pub mod platt;
 pub mod sampler;
 pub mod shared_block;
 pub mod shared_ovr;
