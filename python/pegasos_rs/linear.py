@@ -16,7 +16,7 @@ from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import available_if, fit_context
-from pegasos_rs._unchecked import unchecked_codes, unchecked_matrix
+from pegasos_rs._unchecked import unchecked_codes, unchecked_counts, unchecked_matrix
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     as_rust_matrix,
@@ -113,7 +113,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         cyclically.
     class_weight : dict, "balanced" or None, default=None
         Weights of the positive class of each one-vs-rest problem (as LIBLINEAR's
-        ``-wi``); for two classes, the weights of both classes.
+        ``-wi``); for two classes, the weights of both classes. ``"balanced"``:
+        ``n_samples / (n_classes * np.bincount(y))`` from the labels given to
+        ``fit`` (with ``fit(check_input=False, classes=...)`` every class needs an
+        example).
     tol : float or None, default=None
         If set, the primal objective is evaluated after every pass and training stops
         once it has not decreased by more than ``tol * objective`` for
@@ -299,8 +302,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             repeats, and ``y`` then holds each example's class *code*, its index
             into ``classes`` (int32 or uint32 codes are read in place; other integer
             dtypes are converted once), so the labels are not read as a whole
-            either. Without it, ``y`` holds labels and is encoded as usual (one
-            pass over ``y``).
+            either (but ``class_weight="balanced"`` counts the codes, in one pass
+            over ``y`` that checks each of them: a code out of range, or a class
+            without examples, raises ``ValueError`` naming it). Without it, ``y``
+            holds labels and is encoded as usual (one pass over ``y``).
 
         Returns
         -------
@@ -370,7 +375,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
                 )
             present = known
             balanced = isinstance(self.class_weight, str)
-            counts = np.bincount(codes, minlength=known.size) if balanced else None
+            counts = unchecked_counts(known, codes) if balanced else None
         else:
             y = np.asarray(y)
             if y.ndim != 1 or y.shape[0] != n_rows:
