@@ -565,6 +565,37 @@ def test_partial_fit_needs_classes_on_the_first_call(binary_dense):
         PegasosClassifier().partial_fit(X, y)
 
 
+def test_partial_fit_refuses_balanced_class_weight(binary_dense):
+    # As SGDClassifier.partial_fit: a batch's class counts are not the training
+    # set's, so the weights would change from call to call.
+    X, y = binary_dense
+    est = PegasosClassifier(class_weight="balanced", random_state=0)
+    with pytest.raises(ValueError, match="class_weight='balanced' is not supported by partial_fit"):
+        est.partial_fit(X, y, classes=[0, 1])
+    assert not hasattr(est, "coef_")
+    # Also on a later call, after a parameter change.
+    est.set_params(class_weight=None).partial_fit(X, y, classes=[0, 1])
+    before = est.coef_.copy()
+    with pytest.raises(ValueError, match="compute_class_weight"):
+        est.set_params(class_weight="balanced").partial_fit(X[:50], y[:50])
+    assert est.coef_.tobytes() == before.tobytes()
+
+
+def test_the_weights_partial_fit_suggests_are_balanced_fit_s(multiclass_dense):
+    # What the message says to do gives the weights of fit(class_weight="balanced").
+    from sklearn.utils.class_weight import compute_class_weight
+
+    X, y = multiclass_dense
+    classes = np.unique(y)
+    weights = dict(
+        zip(classes, compute_class_weight("balanced", classes=classes, y=y), strict=True)
+    )
+    params = dict(alpha=1e-3, average=False, sampling="shuffle", random_state=0)
+    fitted = PegasosClassifier(class_weight="balanced", max_iter=1, **params).fit(X, y)
+    batch = PegasosClassifier(class_weight=weights, **params).partial_fit(X, y, classes=classes)
+    assert batch.coef_.tobytes() == fitted.coef_.tobytes()
+
+
 def test_partial_fit_with_labels_outside_classes(binary_dense):
     X, y = binary_dense
     with pytest.raises(ValueError, match=r"not in classes: \[1\]"):

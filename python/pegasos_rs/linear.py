@@ -53,6 +53,21 @@ def _without_probability(estimator: Any) -> bool:
     return True
 
 
+def check_partial_fit_class_weight(estimator: Any) -> None:
+    """``ValueError`` for ``class_weight="balanced"`` in ``partial_fit`` (the Dask
+    classifier's too), as scikit-learn's ``SGDClassifier.partial_fit`` refuses it."""
+    if isinstance(estimator.class_weight, str) and estimator.class_weight == "balanced":
+        raise ValueError(
+            "class_weight='balanced' is not supported by partial_fit: each call sees "
+            "only its batch, so the weights would be computed from each batch's class "
+            "counts and change from call to call, instead of those of the whole "
+            "training set. Compute them once from all the labels (or a large enough "
+            "sample of them): weights = sklearn.utils.class_weight."
+            "compute_class_weight('balanced', classes=classes, y=y), and pass "
+            "class_weight=dict(zip(classes, weights))"
+        )
+
+
 @persisted
 @filled
 class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
@@ -116,7 +131,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         ``-wi``); for two classes, the weights of both classes. ``"balanced"``:
         ``n_samples / (n_classes * np.bincount(y))`` from the labels given to
         ``fit`` (with ``fit(check_input=False, classes=...)`` every class needs an
-        example).
+        example). Not with ``partial_fit``, which sees one batch at a time
+        (``ValueError``, as ``SGDClassifier``): compute the weights once from all
+        the labels with :func:`sklearn.utils.class_weight.compute_class_weight`
+        and pass them as a dict.
     tol : float or None, default=None
         If set, the primal objective is evaluated after every pass and training stops
         once it has not decreased by more than ``tol * objective`` for
@@ -341,7 +359,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         ``classes`` must be given on the first call. The parameters are validated on
         every call, as by ``fit``. Only with ``probability=False`` (the probabilities
         fitted by ``fit`` would no longer describe the model); a ``partial_fit``
-        after switching ``probability`` off removes them.
+        after switching ``probability`` off removes them. Not with
+        ``class_weight="balanced"`` (``ValueError``, as ``SGDClassifier``'s): give
+        the weights as a dict (see ``class_weight``).
         """
         first = not hasattr(self, "_solver")
         # On every call (scikit-learn's _fit_context checks only the first one): a
@@ -349,6 +369,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit")
+        check_partial_fit_class_weight(self)
         return self._fit(X, y, sample_weight, classes, not first, 1, None, partial=True)
 
     @reported("steps", "fit")
