@@ -11,11 +11,16 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _linear_solver, _platt
-from pegasos_rs._base import PegasosModelMixin, unchanged_on_error, warn_unconverged
+from pegasos_rs._base import (
+    PegasosModelMixin,
+    available_if,
+    unchanged_on_error,
+    warn_unconverged,
+)
 from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
-from pegasos_rs._typing import available_if, fit_context
+from pegasos_rs._typing import fit_context
 from pegasos_rs._unchecked import unchecked_codes, unchecked_counts, unchecked_matrix
 from pegasos_rs._validation import (
     INPUT_CHECKS,
@@ -47,8 +52,14 @@ if TYPE_CHECKING:
 def _without_probability(estimator: Any) -> bool:
     if estimator.probability:
         raise AttributeError(
-            "partial_fit is not available when probability=True: the probabilities "
-            "fitted by fit would no longer describe the model"
+            "with probability=True, fit also fits the sigmoids that turn decision "
+            "values into probabilities, on cross-validation folds of all the data at "
+            "once: they cannot be updated one batch at a time, and a partial_fit "
+            "would leave them describing the previous model. Set probability=False "
+            "to train with partial_fit (then, for "
+            "probabilities, calibrate the trained model on held-out data, for example "
+            "with sklearn.calibration.CalibratedClassifierCV), or fit with "
+            "probability=True on all the data"
         )
     return True
 
