@@ -271,6 +271,49 @@ def test_non_finite_values_are_rejected(binary_dense, corrupt, match):
         est.decision_function(bad)
 
 
+def _sparse_at(value, k=7):
+    """``_sparse_with(value)`` (stored entry ``k``) and the ``(row, column)`` of that
+    entry."""
+
+    def make(X):
+        S = _sparse_with(value)(X)
+        return S, (int(np.searchsorted(S.indptr, k, side="right")) - 1, int(S.indices[k]))
+
+    return make
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        # gamma="scale" reads the variance first, which a NaN makes NaN.
+        pytest.param(lambda: KernelPegasosClassifier(max_iter=1, random_state=0), id="rbf-scale"),
+        pytest.param(lambda: KernelPegasosClassifier(kernel="poly", max_iter=1), id="poly-scale"),
+        pytest.param(lambda: KernelPegasosClassifier(gamma=0.1, max_iter=1), id="rbf-0.1"),
+        pytest.param(lambda: KernelPegasosClassifier(kernel="linear", max_iter=1), id="linear"),
+    ],
+)
+@pytest.mark.parametrize("value", [np.nan, -np.inf], ids=["nan", "inf"])
+def test_the_kernel_estimator_names_non_finite_values_by_row_and_column(
+    binary_dense, estimator, sparse, value
+):
+    # As the linear estimator does (the Rust core's input check), whatever the kernel
+    # and gamma.
+    X, y = binary_dense
+    if sparse:
+        bad, (row, column) = _sparse_at(value)(X)
+    else:
+        bad, (row, column) = with_value(X, 3, 2, value), (3, 2)
+    shown = "NaN" if np.isnan(value) else "-inf"
+    match = rf"NaN or infinity \(value {shown} at row {row}, column {column}\)"
+    with pytest.raises(ValueError, match=match):
+        estimator().fit(bad, y)
+    with pytest.raises(ValueError, match=match):
+        PegasosClassifier(**PARAMS).fit(bad, y)
+    with pytest.raises(ValueError, match=match):
+        estimator().fit(X, y).decision_function(bad)
+
+
 @both_classifiers
 def test_empty_inputs(binary_dense, cls):
     X, y = binary_dense
