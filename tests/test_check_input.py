@@ -110,8 +110,10 @@ def test_bad_structure_and_codes_of_a_row_read_are_errors():
     with pytest.raises(ValueError, match="class code 2 of example 5 is out of range for 2"):
         PegasosClassifier(**model).fit(X, codes, check_input=False, classes=[0, 1])
     codes[5] = -1
-    with pytest.raises(ValueError, match="class code 4294967295 of example 5"):
+    with pytest.raises(ValueError, match="class code 4294967295 of example 5") as info:
         PegasosClassifier(**model).fit(X, codes, check_input=False, classes=[0, 1])
+    # Named as the caller wrote it too.
+    assert "it is -1 read as unsigned" in str(info.value)
     with pytest.raises(ValueError, match="class code -1 is out of range for 2 classes"):
         PegasosClassifier(**model).fit(X, codes.astype(np.int64), check_input=False, classes=[0, 1])
     # The end of indptr is checked at once, whatever the rows read.
@@ -120,6 +122,43 @@ def test_bad_structure_and_codes_of_a_row_read_are_errors():
     bad.indptr[-1] += 1
     with pytest.raises(ValueError, match="malformed CSR matrix: indptr\\[-1\\]"):
         PegasosClassifier(**model).fit(bad, y, check_input=False)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.int64])
+def test_balanced_weights_check_the_codes_they_count(dtype):
+    # class_weight="balanced" counts the codes (the only pass over them): a code out
+    # of range, negative or not, and a class without examples are ValueErrors naming
+    # them, not a 0/0 weight or a 2^32-entry bincount (MemoryError).
+    X, y = _problem(n_classes=3)
+    classes = [10, 20, 30]
+    est = PegasosClassifier(class_weight="balanced", max_steps=5, random_state=0)
+    codes = y.astype(dtype)
+    codes[7] = 3
+    with pytest.raises(ValueError, match=r"class code 3 (of example 7 )?is out of range for 3"):
+        est.fit(X, codes, check_input=False, classes=classes)
+    if dtype != np.uint32:
+        codes[7] = -1
+        match = (
+            "class code 4294967295 of example 7 is out of range for 3 classes "
+            r"\(it is -1 read as unsigned"
+            if dtype == np.int32
+            else "class code -1 is out of range for 3 classes"
+        )
+        with pytest.raises(ValueError, match=match):
+            est.fit(X, codes, check_input=False, classes=classes)
+    codes = np.where(y == 2, 0, y).astype(dtype)  # class 30 has no example
+    with pytest.raises(ValueError, match=r"no example of class 30 \(code 2\)"):
+        est.fit(X, codes, check_input=False, classes=classes)
+    with pytest.raises(ValueError, match=r"no example of classes 20 \(code 1\), 30 \(code 2\)"):
+        est.fit(X, np.zeros_like(codes), check_input=False, classes=classes)
+    assert not hasattr(est, "coef_")
+    # Without "balanced" such a class is allowed (its problem has no positive
+    # example), and weights given as a dict need no counts.
+    PegasosClassifier(max_steps=5).fit(X, codes, check_input=False, classes=classes)
+    weights = {10: 1.0, 20: 2.0, 30: 3.0}
+    PegasosClassifier(class_weight=weights, max_steps=5).fit(
+        X, codes, check_input=False, classes=classes
+    )
 
 
 @pytest.mark.parametrize(

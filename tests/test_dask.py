@@ -238,6 +238,17 @@ def test_warm_start_and_partial_fit_continue_the_solver(client):
         ours.partial_fit(dX, da.from_array(np.where(y == 2, 7, y), chunks=100))
 
 
+def test_partial_fit_refuses_balanced_class_weight(client):
+    # As the in-memory estimator: the weights would come from each batch's counts
+    # (fit counts all the blocks' labels; PARAMS of the bit-for-bit test).
+    X, y = make_problem(n_samples=200, n_features=5, n_classes=3, seed=3)
+    dX, dy = _as_dask(X, y, [100, 100], unknown=False)
+    est = pdask.PegasosClassifier(client=client, class_weight="balanced", random_state=0)
+    with pytest.raises(ValueError, match="class_weight='balanced' is not supported by partial_fit"):
+        est.partial_fit(dX, dy, classes=[0, 1, 2])
+    assert not hasattr(est, "coef_")
+
+
 def test_lazy_prediction_equals_in_memory_prediction(client):
     X, y = make_problem(n_samples=500, n_features=10, n_classes=3, seed=6)
     Xs = sp.csr_matrix(X)

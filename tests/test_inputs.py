@@ -271,6 +271,49 @@ def test_non_finite_values_are_rejected(binary_dense, corrupt, match):
         est.decision_function(bad)
 
 
+def _sparse_at(value, k=7):
+    """``_sparse_with(value)`` (stored entry ``k``) and the ``(row, column)`` of that
+    entry."""
+
+    def make(X):
+        S = _sparse_with(value)(X)
+        return S, (int(np.searchsorted(S.indptr, k, side="right")) - 1, int(S.indices[k]))
+
+    return make
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        # gamma="scale" reads the variance first, which a NaN makes NaN.
+        pytest.param(lambda: KernelPegasosClassifier(max_iter=1, random_state=0), id="rbf-scale"),
+        pytest.param(lambda: KernelPegasosClassifier(kernel="poly", max_iter=1), id="poly-scale"),
+        pytest.param(lambda: KernelPegasosClassifier(gamma=0.1, max_iter=1), id="rbf-0.1"),
+        pytest.param(lambda: KernelPegasosClassifier(kernel="linear", max_iter=1), id="linear"),
+    ],
+)
+@pytest.mark.parametrize("value", [np.nan, -np.inf], ids=["nan", "inf"])
+def test_the_kernel_estimator_names_non_finite_values_by_row_and_column(
+    binary_dense, estimator, sparse, value
+):
+    # As the linear estimator does (the Rust core's input check), whatever the kernel
+    # and gamma.
+    X, y = binary_dense
+    if sparse:
+        bad, (row, column) = _sparse_at(value)(X)
+    else:
+        bad, (row, column) = with_value(X, 3, 2, value), (3, 2)
+    shown = "NaN" if np.isnan(value) else "-inf"
+    match = rf"NaN or infinity \(value {shown} at row {row}, column {column}\)"
+    with pytest.raises(ValueError, match=match):
+        estimator().fit(bad, y)
+    with pytest.raises(ValueError, match=match):
+        PegasosClassifier(**PARAMS).fit(bad, y)
+    with pytest.raises(ValueError, match=match):
+        estimator().fit(X, y).decision_function(bad)
+
+
 @both_classifiers
 def test_empty_inputs(binary_dense, cls):
     X, y = binary_dense
@@ -563,6 +606,37 @@ def test_partial_fit_needs_classes_on_the_first_call(binary_dense):
     X, y = binary_dense
     with pytest.raises(ValueError, match="classes must be passed"):
         PegasosClassifier().partial_fit(X, y)
+
+
+def test_partial_fit_refuses_balanced_class_weight(binary_dense):
+    # As SGDClassifier.partial_fit: a batch's class counts are not the training
+    # set's, so the weights would change from call to call.
+    X, y = binary_dense
+    est = PegasosClassifier(class_weight="balanced", random_state=0)
+    with pytest.raises(ValueError, match="class_weight='balanced' is not supported by partial_fit"):
+        est.partial_fit(X, y, classes=[0, 1])
+    assert not hasattr(est, "coef_")
+    # Also on a later call, after a parameter change.
+    est.set_params(class_weight=None).partial_fit(X, y, classes=[0, 1])
+    before = est.coef_.copy()
+    with pytest.raises(ValueError, match="compute_class_weight"):
+        est.set_params(class_weight="balanced").partial_fit(X[:50], y[:50])
+    assert est.coef_.tobytes() == before.tobytes()
+
+
+def test_the_weights_partial_fit_suggests_are_balanced_fit_s(multiclass_dense):
+    # What the message says to do gives the weights of fit(class_weight="balanced").
+    from sklearn.utils.class_weight import compute_class_weight
+
+    X, y = multiclass_dense
+    classes = np.unique(y)
+    weights = dict(
+        zip(classes, compute_class_weight("balanced", classes=classes, y=y), strict=True)
+    )
+    params = dict(alpha=1e-3, average=False, sampling="shuffle", random_state=0)
+    fitted = PegasosClassifier(class_weight="balanced", max_iter=1, **params).fit(X, y)
+    batch = PegasosClassifier(class_weight=weights, **params).partial_fit(X, y, classes=classes)
+    assert batch.coef_.tobytes() == fitted.coef_.tobytes()
 
 
 def test_partial_fit_with_labels_outside_classes(binary_dense):

@@ -54,6 +54,28 @@ def test_ovr_shape_is_svc_transform_and_its_argmax_is_predict():
     assert ours.score(X, y) == 1.0
 
 
+def test_pair_values_of_a_one_vs_rest_model_are_refused():
+    # decision_function_shape="ovo" asks for the pairs' values, which a one-vs-rest
+    # model does not have: it was silently ignored (one score per class).
+    X, y = _blobs(n_classes=3, n=90, seed=8)
+    ovr = _ovo(multi_class="ovr", decision_function_shape="ovo")
+    with pytest.raises(ValueError, match=r"decision_function_shape='ovo'.*multi_class='ovr'") as e:
+        ovr.fit(X, y)
+    assert "Set multi_class='ovo'" in str(e.value)
+    assert not hasattr(ovr, "dual_coef_")
+    # Set after the fit: decision_function refuses it; predict does not depend on it.
+    fitted = _ovo(multi_class="ovr").fit(X, y)
+    labels = fitted.predict(X)
+    fitted.set_params(decision_function_shape="ovo")
+    with pytest.raises(ValueError, match="decision_function_shape='ovr' for the score per class"):
+        fitted.decision_function(X)
+    np.testing.assert_array_equal(fitted.predict(X), labels)
+    # Two classes: both shapes are the one decision value, as SVC's.
+    X2, y2 = _blobs(n_classes=2, n=60, seed=8)
+    two = _ovo(multi_class="ovr", decision_function_shape="ovo").fit(X2, y2)
+    assert two.decision_function(X2).shape == (60,)
+
+
 def test_ties_are_broken_by_the_summed_confidences():
     from pegasos_rs.kernel import _votes
 

@@ -524,6 +524,9 @@ def test_predict_proba_exists_only_with_probability(kind):
         with pytest.raises(AttributeError, match="has no attribute") as info:
             getattr(est, method)
         assert "probability=False" in str(info.value.__cause__)
+        # The message itself says why, and what to do (not only the chained cause).
+        assert "fitted only with probability=True" in str(info.value)
+        assert "Set probability=True and fit again" in str(info.value)
     unfitted = ESTIMATORS[kind](probability=True)
     assert hasattr(unfitted, "predict_proba")
     with pytest.raises(NotFittedError, match="probability=True"):
@@ -551,6 +554,9 @@ def test_partial_fit_is_not_available_with_probability():
     with pytest.raises(AttributeError) as info:
         est.partial_fit(X, y, classes=[0, 1])
     assert "probability=True" in str(info.value.__cause__)
+    # Why, and what to do, in the message itself.
+    assert "cannot be updated one batch at a time" in str(info.value)
+    assert "Set probability=False to train with partial_fit" in str(info.value)
     est.fit(X, y)
     assert not hasattr(est, "partial_fit")
     # Switched off, partial_fit continues the model and drops the stale sigmoids.

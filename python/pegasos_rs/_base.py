@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import types
 import warnings
 from typing import TYPE_CHECKING, Any, cast
 
@@ -11,10 +12,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _linear_solver, _platt
-from pegasos_rs._typing import F, available_if
+from pegasos_rs._typing import F
 from pegasos_rs.model_io import save
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from numpy.typing import NDArray
 
     from pegasos_rs._typing import MatrixLike, PathLike
@@ -39,9 +42,56 @@ def unchanged_on_error(method: F) -> F:
     return cast("F", wrapper)
 
 
+def available_if(check: Callable[[Any], Any]) -> Callable[[F], F]:
+    """scikit-learn's ``available_if``: the decorated method exists only on instances
+    for which ``check`` returns a true value (``hasattr`` is False otherwise, which
+    scikit-learn's meta-estimators read). Its ``AttributeError`` also says why and
+    what to do: the message of the ``AttributeError`` ``check`` raises follows
+    scikit-learn's "This 'X' has no attribute 'm'" (which alone says neither)."""
+    return lambda method: cast("F", _AvailableIf(method, check))
+
+
+class _AvailableIf:
+    """The descriptor of :func:`available_if`."""
+
+    def __init__(self, method: Callable[..., Any], check: Callable[[Any], Any]) -> None:
+        self.method = method
+        self.check = check
+        functools.update_wrapper(self, method)
+
+    def _check(self, obj: Any, owner: type) -> None:
+        missing = f"This {owner.__name__!r} has no attribute {self.method.__name__!r}"
+        try:
+            available = self.check(obj)
+        except Exception as e:
+            reason = f": {e}" if isinstance(e, AttributeError) and str(e) else ""
+            raise AttributeError(missing + reason) from e
+        if not available:
+            raise AttributeError(missing)
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        owner = type(obj) if owner is None else owner
+        if obj is not None:
+            self._check(obj, owner)
+            return types.MethodType(self.method, obj)
+
+        # On the class (documentation, monkeypatching): checked when called.
+        @functools.wraps(self.method)
+        def unbound(*args, **kwargs):
+            self._check(args[0], owner)
+            return self.method(*args, **kwargs)
+
+        return unbound
+
+
 def _has_probability(estimator: Any) -> bool:
     if not estimator.probability:
-        raise AttributeError("predict_proba is not available when probability=False")
+        raise AttributeError(
+            "probabilities are fitted only with probability=True (Platt's sigmoids, "
+            "fitted by fit on cross-validation folds), and this estimator has "
+            "probability=False. Set probability=True and fit again, or use "
+            "decision_function for scores that rank the classes"
+        )
     return True
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "additive_features",
     "additive_map_info",
     "check_matrix",
+    "class_counts",
     "decision_function",
     "fit_kernel",
     "fit_linear",
@@ -134,6 +135,7 @@ def local_pass(
     NDArray[np.float64],
     tuple[NDArray[np.float64], NDArray[np.float64]] | None,
 ]: ...
+def class_counts(codes: NDArray[np.uint32], n_classes: int) -> NDArray[np.uint64]: ...
 def decision_function(
     x: _Dense | _Csr,
     coef: NDArray[np.float64],

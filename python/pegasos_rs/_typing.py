@@ -2,11 +2,11 @@
 
 The aliases exist for type checkers only (modules import them under
 ``if TYPE_CHECKING:``), so they cost nothing at run time and may name things that
-older supported versions of numpy or scipy lack. ``fit_context`` and
-``available_if`` are scikit-learn's own decorators at run time (imported when first
-asked for, so that importing ``F`` imports no scikit-learn); a type checker sees
-them as keeping the decorated method's signature (scikit-learn has no type
-information, so it would otherwise see every decorated method as ``Any``).
+older supported versions of numpy or scipy lack. ``fit_context`` is scikit-learn's
+own decorator at run time (imported when first asked for, so that importing ``F``
+imports no scikit-learn); a type checker sees it as keeping the decorated method's
+signature (scikit-learn has no type information, so it would otherwise see every
+decorated method as ``Any``). (``available_if`` is ``pegasos_rs._base``'s.)
 """
 
 from __future__ import annotations
@@ -58,8 +58,6 @@ if TYPE_CHECKING:
 
     def fit_context(*, prefer_skip_nested_validation: bool) -> Callable[[F], F]: ...
 
-    def available_if(check: Callable[[Any], Any]) -> Callable[[F], F]: ...
-
 else:
 
     def __getattr__(name: str) -> Any:
@@ -70,11 +68,7 @@ else:
             from sklearn.base import _fit_context
 
             return _fit_context
-        if name == "available_if":
-            from sklearn.utils._available_if import available_if
-
-            return available_if
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["F", "available_if", "fit_context"]
+__all__ = ["F", "fit_context"]

@@ -5,7 +5,9 @@ finiteness, labels), which at 10^7 rows costs more than the steps themselves.
 With ``check_input=False`` nothing here reads the data: the arrays must already be
 in the layout the solver reads, and the solver checks each row (bounds, column
 indices, values, class code) each time a step draws it. Rows the steps never draw
-are never looked at.
+are never looked at. Only ``class_weight="balanced"`` reads the class codes as a
+whole, since it needs their counts: :func:`unchecked_counts` checks every code in
+that same pass.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from pegasos_rs import _core
 from pegasos_rs._validation import check_classes
 
 _FORMAT = (
@@ -92,3 +95,29 @@ def unchecked_codes(estimator_name: str, y, classes, n_rows: int):
         bad = low if low < 0 else high
         raise ValueError(f"class code {bad} is out of range for {classes.size} classes")
     return classes, y.astype(np.uint32)
+
+
+def unchecked_counts(classes, codes):
+    """The examples of each class for ``class_weight="balanced"``, counted from the
+    ``uint32`` ``codes`` in one pass that checks each of them (the pass the counts
+    need anyway, not one more): a code not below ``classes.size`` raises
+    ``ValueError`` naming it (a negative ``int32`` code as the caller wrote it) and
+    its example, and so does a class no code names (its weight would be
+    ``n_samples / 0``), naming the class and its code."""
+    counts = _core.class_counts(codes, classes.size)
+    absent = np.flatnonzero(counts == 0)
+    if absent.size:
+        first = absent[:5]
+        named = ", ".join(
+            f"{label!r} (code {c})"
+            for label, c in zip(classes[first].tolist(), first.tolist(), strict=True)
+        )
+        more = f" and {absent.size - 5} more" if absent.size > 5 else ""
+        which = "class" if absent.size == 1 else "classes"
+        raise ValueError(
+            f"class_weight='balanced' weighs each class by n_samples / (n_classes * "
+            f"its examples), but y has no example of {which} {named}{more}: the "
+            "weight would be n_samples / 0. Leave such classes out of classes (and "
+            "renumber the codes), or pass class_weight as a dict"
+        )
+    return counts

@@ -147,7 +147,12 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         pair's first class); ``"ovr"`` turns them into one score per class, the
         votes plus the summed confidences scaled into ``(-1/3, 1/3)``
         (scikit-learn's transformation), whose largest entry is the predicted
-        class. One-vs-rest models always return one score per class.
+        class. One-vs-rest models return one score per class: ``"ovo"`` with
+        ``multi_class="ovr"`` and more than two classes raises ``ValueError`` in
+        ``fit`` and ``decision_function`` (``SVC`` always trains the pairs, so
+        ``"ovo"`` there always gives their values; here set ``multi_class="ovo"``
+        for them). With two classes both shapes are the one decision value, as
+        for ``SVC``.
     probability : bool, default=False
         {probability_platt}
         the support vectors, ``dual_coef_`` and ``predict`` are bit for bit those of
@@ -328,6 +333,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             )
         check_targets(y)
         classes, present, counts, codes = encode_targets(type(self).__name__, y)
+        self._check_shape_is_available(classes.size)
         # Checked before training: too small a class for the folds is an input error.
         n_folds = _platt.n_folds_for(counts) if self.probability else 0
         weights = sample_weight_vector(sample_weight, X)
@@ -415,10 +421,25 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             (``decision_function_shape="ovo"``) or a score per class from their
             votes and confidences (``"ovr"``, see ``decision_function_shape``).
         """
+        check_is_fitted(self)
+        self._check_shape_is_available(self.classes_.size)
         scores = self._problem_scores(X)
         if self._pairs() and self.decision_function_shape == "ovr":
             return _votes(scores, self.classes_.size)
         return scores
+
+    def _check_shape_is_available(self, n_classes: int) -> None:
+        """``ValueError`` for ``decision_function_shape="ovo"`` with a one-vs-rest
+        model of more than two classes, which has no pairs' values to return (with
+        two classes both shapes are the one value, as ``SVC``'s)."""
+        if self.decision_function_shape == "ovo" and self.multi_class == "ovr" and n_classes > 2:
+            raise ValueError(
+                "decision_function_shape='ovo' returns the decision values of the pairs "
+                "of classes, but multi_class='ovr' trains one problem per class, which "
+                f"gives one score per class ({n_classes} classes), not the pairs' values. "
+                "Set multi_class='ovo' to train one problem per pair of classes (as "
+                "SVC does), or decision_function_shape='ovr' for the score per class"
+            )
 
     def _class_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """A score per class (one for two classes), whatever the output shape."""

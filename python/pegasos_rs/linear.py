@@ -11,12 +11,17 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _linear_solver, _platt
-from pegasos_rs._base import PegasosModelMixin, unchanged_on_error, warn_unconverged
+from pegasos_rs._base import (
+    PegasosModelMixin,
+    available_if,
+    unchanged_on_error,
+    warn_unconverged,
+)
 from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
-from pegasos_rs._typing import available_if, fit_context
-from pegasos_rs._unchecked import unchecked_codes, unchecked_matrix
+from pegasos_rs._typing import fit_context
+from pegasos_rs._unchecked import unchecked_codes, unchecked_counts, unchecked_matrix
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     as_rust_matrix,
@@ -47,10 +52,31 @@ if TYPE_CHECKING:
 def _without_probability(estimator: Any) -> bool:
     if estimator.probability:
         raise AttributeError(
-            "partial_fit is not available when probability=True: the probabilities "
-            "fitted by fit would no longer describe the model"
+            "with probability=True, fit also fits the sigmoids that turn decision "
+            "values into probabilities, on cross-validation folds of all the data at "
+            "once: they cannot be updated one batch at a time, and a partial_fit "
+            "would leave them describing the previous model. Set probability=False "
+            "to train with partial_fit (then, for "
+            "probabilities, calibrate the trained model on held-out data, for example "
+            "with sklearn.calibration.CalibratedClassifierCV), or fit with "
+            "probability=True on all the data"
         )
     return True
+
+
+def check_partial_fit_class_weight(estimator: Any) -> None:
+    """``ValueError`` for ``class_weight="balanced"`` in ``partial_fit`` (the Dask
+    classifier's too), as scikit-learn's ``SGDClassifier.partial_fit`` refuses it."""
+    if isinstance(estimator.class_weight, str) and estimator.class_weight == "balanced":
+        raise ValueError(
+            "class_weight='balanced' is not supported by partial_fit: each call sees "
+            "only its batch, so the weights would be computed from each batch's class "
+            "counts and change from call to call, instead of those of the whole "
+            "training set. Compute them once from all the labels (or a large enough "
+            "sample of them): weights = sklearn.utils.class_weight."
+            "compute_class_weight('balanced', classes=classes, y=y), and pass "
+            "class_weight=dict(zip(classes, weights))"
+        )
 
 
 @persisted
@@ -113,7 +139,13 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         cyclically.
     class_weight : dict, "balanced" or None, default=None
         Weights of the positive class of each one-vs-rest problem (as LIBLINEAR's
-        ``-wi``); for two classes, the weights of both classes.
+        ``-wi``); for two classes, the weights of both classes. ``"balanced"``:
+        ``n_samples / (n_classes * np.bincount(y))`` from the labels given to
+        ``fit`` (with ``fit(check_input=False, classes=...)`` every class needs an
+        example). Not with ``partial_fit``, which sees one batch at a time
+        (``ValueError``, as ``SGDClassifier``): compute the weights once from all
+        the labels with :func:`sklearn.utils.class_weight.compute_class_weight`
+        and pass them as a dict.
     tol : float or None, default=None
         If set, the primal objective is evaluated after every pass and training stops
         once it has not decreased by more than ``tol * objective`` for
@@ -299,8 +331,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
             repeats, and ``y`` then holds each example's class *code*, its index
             into ``classes`` (int32 or uint32 codes are read in place; other integer
             dtypes are converted once), so the labels are not read as a whole
-            either. Without it, ``y`` holds labels and is encoded as usual (one
-            pass over ``y``).
+            either (but ``class_weight="balanced"`` counts the codes, in one pass
+            over ``y`` that checks each of them: a code out of range, or a class
+            without examples, raises ``ValueError`` naming it). Without it, ``y``
+            holds labels and is encoded as usual (one pass over ``y``).
 
         Returns
         -------
@@ -336,7 +370,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         ``classes`` must be given on the first call. The parameters are validated on
         every call, as by ``fit``. Only with ``probability=False`` (the probabilities
         fitted by ``fit`` would no longer describe the model); a ``partial_fit``
-        after switching ``probability`` off removes them.
+        after switching ``probability`` off removes them. Not with
+        ``class_weight="balanced"`` (``ValueError``, as ``SGDClassifier``'s): give
+        the weights as a dict (see ``class_weight``).
         """
         first = not hasattr(self, "_solver")
         # On every call (scikit-learn's _fit_context checks only the first one): a
@@ -344,6 +380,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         self._validate_params()
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit")
+        check_partial_fit_class_weight(self)
         return self._fit(X, y, sample_weight, classes, not first, 1, None, partial=True)
 
     @reported("steps", "fit")
@@ -370,7 +407,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
                 )
             present = known
             balanced = isinstance(self.class_weight, str)
-            counts = np.bincount(codes, minlength=known.size) if balanced else None
+            counts = unchecked_counts(known, codes) if balanced else None
         else:
             y = np.asarray(y)
             if y.ndim != 1 or y.shape[0] != n_rows:

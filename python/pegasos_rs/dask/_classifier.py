@@ -236,6 +236,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
         self._validate_params()  # on every call, as fit does
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit")
+        _linear.check_partial_fit_class_weight(self)
         return self._fit_dask(
             X, y, sample_weight, classes, not first, 1, None, True, None, partial=True
         )

@@ -60,7 +60,7 @@ pub mod solvers;
 mod test_support;
 pub mod thresholds;
 
-pub use data::labels::Labels;
+pub use data::labels::{class_counts, Labels};
 pub use data::rows::{CsrRows, DenseRows, Rows};
 pub use data::task::BinaryTask;
 pub use error::{Error, Result};

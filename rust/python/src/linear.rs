@@ -8,12 +8,12 @@ use pyo3::types::{PyBytes, PyDict};
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
-    decision_function as core_decision, fit_one_vs_rest, fit_shared_one_vs_rest, initial_states,
-    FitOutput, LinearState, Rows,
+    class_counts as core_class_counts, decision_function as core_decision, fit_one_vs_rest,
+    fit_shared_one_vs_rest, initial_states, FitOutput, LinearState, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
-use crate::detach::detach_interruptible;
+use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::params::{LabelWeights, SolverParams};
@@ -201,4 +201,19 @@ pub fn decision_function<'py>(
         Ok((out, rows.n_rows()))
     }))?;
     PyArray1::from_vec(py, values).reshape([n, k])
+}
+
+/// The number of examples of each of `n_classes` classes in `codes`, checking each
+/// code in the same pass (`pegasos_core::data::labels::class_counts`): what
+/// `class_weight="balanced"` needs of the codes `fit(check_input=False)` takes.
+#[pyfunction]
+#[pyo3(signature = (codes, n_classes))]
+pub fn class_counts<'py>(
+    py: Python<'py>,
+    codes: PyReadonlyArray1<'py, u32>,
+    n_classes: usize,
+) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    let codes = slice(&codes)?;
+    let counts = detach(py, || core_class_counts(codes, n_classes))?;
+    Ok(PyArray1::from_vec(py, counts))
 }

@@ -1,8 +1,24 @@
 //! Class codes and weights shared by the binary sub-problems of one-vs-rest, and the
 //! [`BinaryTask`] each sub-problem reads them through.
 
-use crate::data::task::BinaryTask;
+use crate::data::task::{code_out_of_range, BinaryTask};
 use crate::error::{Error, Result};
+
+/// The number of examples of each of `n_classes` classes (`counts[c]`: the codes
+/// equal to `c`), in one pass over `codes` that also checks them: the first code
+/// not below `n_classes` is an error naming it and its example, as
+/// [`BinaryTask::check_example`] names it. What class weights from counts
+/// ("balanced") need of labels that were not checked as a whole.
+pub fn class_counts(codes: &[u32], n_classes: usize) -> Result<Vec<u64>> {
+    let mut counts = vec![0u64; n_classes];
+    for (i, &c) in codes.iter().enumerate() {
+        match counts.get_mut(c as usize) {
+            Some(n) => *n += 1,
+            None => return Err(code_out_of_range(c, i, n_classes)),
+        }
+    }
+    Ok(counts)
+}
 
 /// Labels shared by all binary sub-problems.
 #[derive(Clone, Copy, Debug)]
@@ -31,13 +47,14 @@ impl Labels<'_> {
     /// per row, each in range, one class weight per class.
     pub fn check(&self, n_rows: usize) -> Result<()> {
         self.check_shapes(n_rows)?;
-        if let Some(&c) = self.codes.iter().find(|&&c| c as usize >= self.n_classes) {
-            return Err(Error::InvalidInput(format!(
-                "class code {c} is out of range for {} classes",
-                self.n_classes
-            )));
+        match self
+            .codes
+            .iter()
+            .position(|&c| c as usize >= self.n_classes)
+        {
+            Some(i) => Err(code_out_of_range(self.codes[i], i, self.n_classes)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// [`Labels::check`] but for the range of the codes, left to the readers of
@@ -87,5 +104,58 @@ impl Labels<'_> {
             )
         };
         Ok(task?.with_classes(self.n_classes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_counts_count_each_code_and_name_the_first_out_of_range() {
+        assert_eq!(class_counts(&[2, 0, 2, 2], 4).unwrap(), [1, 0, 3, 0]);
+        assert_eq!(class_counts(&[], 2).unwrap(), [0, 0]);
+        let e = class_counts(&[0, 1, 3, 7], 3).unwrap_err().to_string();
+        assert!(
+            e.contains("class code 3 of example 2 is out of range for 3 classes"),
+            "{e}"
+        );
+        // A negative int32 code read as u32 is named as the caller wrote it.
+        let e = class_counts(&[0, (-1i32) as u32], 3)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("class code 4294967295 of example 1"), "{e}");
+        assert!(
+            e.contains(
+                "it is -1 read as unsigned: class codes are indices into the classes, 0 to 2"
+            ),
+            "{e}"
+        );
+        let e = class_counts(&[i32::MAX as u32], 3).unwrap_err().to_string();
+        assert!(!e.contains("negative"), "{e}");
+    }
+
+    #[test]
+    fn whole_label_checks_and_drawn_examples_name_a_bad_code_alike() {
+        let codes = [0u32, 1, (-2i32) as u32];
+        let labels = Labels {
+            codes: &codes,
+            n_classes: 2,
+            sample_weight: None,
+            class_weight: &[1.0, 1.0],
+        };
+        let whole = labels.check(3).unwrap_err().to_string();
+        let drawn = labels
+            .task(0)
+            .unwrap()
+            .check_example(2)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(whole, drawn);
+        assert!(
+            whole.contains("class code 4294967294 of example 2"),
+            "{whole}"
+        );
+        assert!(whole.contains("it is -2 read as unsigned"), "{whole}");
     }
 }

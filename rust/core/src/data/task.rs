@@ -17,6 +17,26 @@ pub struct BinaryTask<'a> {
     code_limit: u32,
 }
 
+/// [`Error::InvalidInput`] for class code `code` of example `example`, not below
+/// `n_classes`. A code above `i32::MAX` is also named as the signed 32-bit
+/// integer whose bits it has: a negative code given as `int32` and read as
+/// unsigned (-1 reads as 4294967295).
+pub fn code_out_of_range(code: u32, example: usize, n_classes: usize) -> Error {
+    let signed = code as i32;
+    let hint = if signed < 0 {
+        format!(
+            " (it is {signed} read as unsigned: class codes are indices into the classes, \
+             0 to {})",
+            n_classes.saturating_sub(1)
+        )
+    } else {
+        String::new()
+    };
+    Error::InvalidInput(format!(
+        "class code {code} of example {example} is out of range for {n_classes} classes{hint}"
+    ))
+}
+
 impl<'a> BinaryTask<'a> {
     /// Examples with `codes[i] == positive` are `+1`, all others `-1`. The weight of
     /// example `i` is `sample_weight[i]` times `pos_weight` or `neg_weight` (class
@@ -75,10 +95,7 @@ impl<'a> BinaryTask<'a> {
     pub fn check_example(&self, i: usize) -> Result<()> {
         match self.codes.get(i) {
             Some(&c) if c < self.code_limit => Ok(()),
-            Some(&c) => Err(Error::InvalidInput(format!(
-                "class code {c} of example {i} is out of range for {} classes",
-                self.code_limit
-            ))),
+            Some(&c) => Err(code_out_of_range(c, i, self.code_limit as usize)),
             None => Err(Error::ShapeMismatch(format!(
                 "example {i} of {} labels",
                 self.codes.len()
