@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import argparse
 import re
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 #: Libraries pinned to their declared minimum by --oldest.
 PINNED = {"numpy", "scipy", "scikit-learn", "tqdm", "dask", "distributed", "pandas", "polars"}

@@ -4,7 +4,7 @@ file its row names.
 Each row of the table under "## Benchmarks" ends with a "source" cell linking one or
 more files under ``benches/results/``. Every number in the row's other cells (times,
 ratios, accuracies, sizes, settings) must appear in one of those files, possibly
-rounded: the README's ``0.08×`` matches ``0.0816`` in the file, ``4.8 ms`` matches
+rounded: the README's ratio ``0.08`` matches ``0.0816`` in the file, ``4.8 ms`` matches
 ``4.83 ms``, ``10⁷`` matches ``10^7``, ``1e7`` or ``10,000,000``. A figure that is in no
 results file, or a row without a source, fails the check, so README and the results
 cannot drift apart.
@@ -27,7 +27,7 @@ _NUMBER = re.compile(
     r"(?<![\w.^])"
     r"(?:10(?P<exp3>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+|\^-?\d+)"
     r"|(?P<mant>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
-    r"(?:\s*[·x×*]\s*10(?P<exp1>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+|\^-?\d+))?"
+    "(?:\\s*[·x\u00d7*]\\s*10(?P<exp1>[⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+|\\^-?\\d+))?"
     r"(?:[eE](?P<exp2>[-+]?\d+))?"
     r"(?P<suffix>[kM](?![a-zA-Z]))?)"
 )
@@ -105,7 +105,10 @@ if __name__ == "__main__":
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
-        print(f"{len(problems)} figure(s) of README.md's benchmark table are in no "
-              "results file (see .ci/readme_figures.py)", file=sys.stderr)
+        print(
+            f"{len(problems)} figure(s) of README.md's benchmark table are in no "
+            "results file (see .ci/readme_figures.py)",
+            file=sys.stderr,
+        )
         sys.exit(1)
     print("every figure of README.md's benchmark table is in its results file")
