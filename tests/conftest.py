@@ -44,6 +44,17 @@ PROBABILITY_ARGMAX = (
 )
 
 
+def parametrize_with_checks(estimators, **kwargs):
+    """scikit-learn's ``parametrize_with_checks`` with its parameter sets as a list:
+    scikit-learn before 1.7 passes a generator, which pytest 9 deprecates (an error
+    under ``filterwarnings = error``), and CI also tests scikit-learn 1.6."""
+    from sklearn.utils.estimator_checks import parametrize_with_checks as sklearn_checks
+
+    mark = sklearn_checks(estimators, **kwargs).mark
+    names, values = mark.args
+    return pytest.mark.parametrize(names, list(values), **mark.kwargs)
+
+
 def make_problem(
     n_samples: int = 300,
     n_features: int = 20,

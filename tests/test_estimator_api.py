@@ -9,14 +9,13 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import PROBABILITY_ARGMAX, make_problem
+from conftest import PROBABILITY_ARGMAX, make_problem, parametrize_with_checks
 from pegasos_rs import PegasosClassifier
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 
 def _expected_failed_checks(estimator):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _digest import sha256_le
+from conftest import parametrize_with_checks
 from pegasos_rs import (
     AdditiveKernelMap,
     KernelPegasosClassifier,
@@ -25,7 +26,6 @@ from sklearn.kernel_approximation import Nystroem as SkNystroem
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 ESTIMATORS = [
     RandomFourierFeatures(n_components=20, random_state=0),

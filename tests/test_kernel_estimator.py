@@ -15,6 +15,7 @@ from conftest import (
     PROBABILITY_ARGMAX,
     check_other_widths_rejected,
     make_problem,
+    parametrize_with_checks,
     unsorted_csr,
     with_value,
 )
@@ -29,7 +30,6 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 DATA_KERNELS = ["linear", "rbf", "poly", "sigmoid", "chi2", "intersection"]
 ADDITIVE = ("chi2", "intersection")

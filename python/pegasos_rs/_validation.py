@@ -3,11 +3,14 @@ extension borrows without copying, and map scikit-learn style options."""
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import validate_data
 
 from pegasos_rs import _core
+
 # The parts without scikit-learn live in modules of their own (the command line
 # uses them without importing scikit-learn); the estimators import them from here.
 from pegasos_rs._arrays import (  # noqa: F401 (re-exported)
@@ -180,13 +183,35 @@ def _numeric_dtype(dtype) -> bool:
 
 
 def sample_weight_vector(sample_weight, X):
-    """Validated non-negative ``float64`` sample weights, or ``None``."""
+    """Validated ``float64`` sample weights of the rows of ``X``, or ``None``.
+
+    A number weighs every row the same; an array-like needs one finite,
+    non-negative weight per row, not all zero. Checked here rather than by
+    scikit-learn's private ``_check_sample_weight``, whose checks differ between the
+    scikit-learn versions this package supports (1.6 accepts all-zero weights)."""
     if sample_weight is None:
         return None
-    sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
-    if np.any(sample_weight < 0):
+    n = X.shape[0]
+    if isinstance(sample_weight, numbers.Number) and not isinstance(sample_weight, bool):
+        weights = np.full(n, sample_weight, dtype=np.float64)
+    else:
+        weights = np.asarray(sample_weight)
+        if weights.dtype.kind not in "biuf":
+            raise ValueError(
+                f"sample_weight must be numbers, got an array of dtype {weights.dtype}"
+            )
+        weights = weights.astype(np.float64, copy=False)
+    if weights.shape != (n,):
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected ({n},)")
+    if np.isnan(weights).any():
+        raise ValueError("Input sample_weight contains NaN.")
+    if np.isinf(weights).any():
+        raise ValueError("Input sample_weight contains infinity.")
+    if np.any(weights < 0):
         raise ValueError("sample_weight must be non-negative")
-    return sample_weight
+    if not weights.any():
+        raise ValueError("Sample weights must contain at least one non-zero number.")
+    return weights
 
 
 def resolve_gamma(kernel: str, gamma, X) -> float:
