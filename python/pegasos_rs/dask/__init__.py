@@ -9,7 +9,9 @@
   the explicit feature maps, transforming dask collections block by block.
 
 With no ``client=`` and no current ``distributed.Client``, a call starts a
-``LocalCluster`` of worker processes for its duration.
+``LocalCluster`` of worker processes for its duration. Dask dataframes also need
+``dask[dataframe]`` (pandas, pyarrow), which the ``[dask]`` extra does not install;
+dask arrays and :func:`read_svmlight` do not.
 """
 
 try:
