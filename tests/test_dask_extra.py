@@ -108,3 +108,23 @@ def test_dask_arrays_train_and_predict_without_pandas_and_pyarrow(tmp_path):
         "done": ["fit", "predict", "parallel", "read_svmlight", "feature maps"],
         "imported": [],
     }
+
+
+def test_without_dask_the_error_says_how_to_install_the_extra(tmp_path):
+    code = """
+    try:
+        import pegasos_rs.dask
+    except ImportError as e:
+        print(e)
+    else:
+        raise SystemExit("imported")
+    """
+    run = _run(code, {"dask", "distributed"}, tmp_path)
+    assert run.returncode == 0, run.stderr
+    message = run.stdout.strip()
+    assert "needs dask and distributed" in message
+    assert "No module named 'dask'" in message  # what is missing
+    assert "the [dask] extra" in message
+    assert 'python3 -m pip install ".[dask]"' in message  # from the clone
+    assert 'python3 -m pip install "dist/pegasos_rs-<version>-<tags>.whl[dask]"' in message
+    assert "pegasos-rs[dask]" not in message  # no package index serves it
