@@ -4,7 +4,8 @@ The extra is ``dask[array]`` and ``distributed``: no pandas, no pyarrow, so no
 ``dask.dataframe``. The test environment has them all, so each test runs a child
 process in which importing them fails as if they were not installed (a finder first
 on ``sys.meta_path``), on a cluster of worker threads in that process (worker
-processes would import them again).
+processes would import them again). ``.ci/dask_only`` runs the Dask guide's code in
+a virtualenv that really has only the extra.
 """
 
 from __future__ import annotations
