@@ -472,6 +472,127 @@ def test_parallel_mode_reads_files_once_and_cleans_up(client, tmp_path):
     assert sum(client.run(parsed_files).values()) == 0
 
 
+def _cached_block(tmp_path, monkeypatch):
+    """An svmlight block, its matrix, and the folder where full_matrix caches it
+    (outside a worker)."""
+    from pegasos_rs.dask import _blocks
+
+    X, y = make_problem(n_samples=1500, n_features=100, seed=11)
+    path = tmp_path / "block.svm"
+    pegasos_rs.dump_svmlight_file(X, y, path)
+    spec = _blocks.SvmlightSpec(str(path), 0, -1, 100, False, "float64")
+    block = _blocks.svmlight_block(spec, 100, False, None, None)
+    folder = tmp_path / "cache"
+    monkeypatch.setattr(_blocks, "_cache_root", lambda cache, worker=None: str(folder / cache))
+    return block, sp.csr_matrix(X), folder / "fit"
+
+
+def test_concurrent_writers_of_a_cached_block_publish_only_whole_files(tmp_path, monkeypatch):
+    """Two tasks that parse the same svmlight block at once (two threads of a worker)
+    both write its cached files: each file a reader finds, at any moment, is
+    complete and right, every writer gets the block, and no temporary file is left
+    (issue 24: they shared one temporary name, and one could publish the other's
+    half-written file or fail to find it)."""
+    from pegasos_rs.dask import _blocks
+
+    block, X, folder = _cached_block(tmp_path, monkeypatch)
+    expected = {"data": X.data, "indices": X.indices, "indptr": X.indptr}
+    rounds = 30
+    problems: list[str] = []
+    leftovers: list[list[str]] = []
+
+    def next_round():  # run by the last thread to arrive, before the round starts
+        if folder.exists():
+            leftovers.append(sorted(p.name for p in folder.iterdir() if p.suffix != ".npy"))
+            for p in folder.iterdir():
+                p.unlink()
+
+    begin = threading.Barrier(3, action=next_round, timeout=120)
+    both_written = threading.Barrier(2, timeout=120)
+    written = [threading.Event() for _ in range(rounds)]
+
+    def guarded(body):
+        def run():
+            try:
+                body()
+            except BaseException as e:
+                problems.append(f"{type(e).__name__}: {e}")
+                begin.abort()
+                both_written.abort()
+                for w in written:
+                    w.set()
+
+        return run
+
+    def writer():
+        for r in range(rounds):
+            begin.wait()
+            got = _blocks.full_matrix(block, "fit", "float64")
+            if (got != X).nnz:
+                problems.append(f"round {r}: a writer got another matrix")
+            both_written.wait()
+            written[r].set()
+
+    def read_all(r, must_exist: bool):
+        for part, want in expected.items():
+            files = list(folder.glob(f"*.{part}.npy")) if folder.exists() else []
+            if not files:
+                if must_exist:
+                    problems.append(f"round {r}: no {part} file after both writes")
+                continue
+            try:
+                got = np.load(files[0])
+            except FileNotFoundError:
+                continue  # removed between glob and load: by next_round only
+            except Exception as e:
+                problems.append(f"round {r}: {part} unreadable: {e}")
+                continue
+            if got.dtype != want.dtype or not np.array_equal(got, want):
+                problems.append(f"round {r}: {part} has other contents")
+
+    def reader():
+        for r in range(rounds):
+            begin.wait()
+            while not written[r].is_set():
+                read_all(r, must_exist=False)
+            read_all(r, must_exist=True)
+
+    threads = [threading.Thread(target=guarded(f)) for f in (writer, writer)]
+    threads.append(threading.Thread(target=guarded(reader)))
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert problems == []
+    next_round()  # the last round's leftovers
+    assert leftovers == [[]] * rounds
+    # Later uses map the published files.
+    assert (_blocks.full_matrix(block, "fit", "float64") != X).nnz == 0
+
+
+def test_a_failed_write_of_a_cached_block_leaves_no_file(tmp_path, monkeypatch):
+    from pegasos_rs.dask import _blocks
+
+    block, X, folder = _cached_block(tmp_path, monkeypatch)
+    save = np.save
+
+    def disk_full(f, a):
+        save(f, a[: a.size // 2])  # half written, then the disk is full
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "save", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        _blocks.full_matrix(block, "fit", "float64")
+    assert list(folder.iterdir()) == []
+    monkeypatch.setattr(np, "save", save)
+    assert (_blocks.full_matrix(block, "fit", "float64") != X).nnz == 0
+    assert sorted(p.name.split(".", 1)[1] for p in folder.iterdir()) == [
+        "data.npy",
+        "indices.npy",
+        "indptr.npy",
+    ]
+
+
 def test_feature_maps_transform_dask_collections(client):
     X, y = make_problem(n_samples=400, n_features=8, seed=2)
     Xp = np.abs(X)

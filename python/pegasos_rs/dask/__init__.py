@@ -1,4 +1,5 @@
-"""Pegasos on Dask: training where the data lives (``pip install "pegasos-rs[dask]"``).
+"""Pegasos on Dask: training where the data lives (the ``[dask]`` extra:
+``python3 -m pip install ".[dask]"`` from the clone).
 
 * :class:`PegasosClassifier`: :class:`pegasos_rs.PegasosClassifier` on dask arrays
   and dataframes; its default "exact" mode gives the in-memory solver's model bit
@@ -9,15 +10,22 @@
   the explicit feature maps, transforming dask collections block by block.
 
 With no ``client=`` and no current ``distributed.Client``, a call starts a
-``LocalCluster`` of worker processes for its duration.
+``LocalCluster`` of worker processes for its duration. Dask dataframes also need
+``dask[dataframe]`` (pandas, pyarrow), which the ``[dask]`` extra does not install;
+dask arrays and :func:`read_svmlight` do not.
 """
 
 try:
     import dask  # noqa: F401
     import distributed  # noqa: F401
-except ImportError as e:  # pragma: no cover - depends on the installation
+except ImportError as e:
+    # The one text of how to install the extra (``pegasos-rs train --dask`` shows it
+    # too). pegasos-rs is on no package index: ``pip install "pegasos-rs[dask]"``
+    # would find nothing.
     raise ImportError(
-        "pegasos_rs.dask needs dask and distributed: pip install 'pegasos-rs[dask]'"
+        f"pegasos_rs.dask needs dask and distributed ({e}), which the [dask] extra of "
+        'pegasos-rs installs: from the clone, python3 -m pip install ".[dask]"; from a '
+        'built wheel, python3 -m pip install "dist/pegasos_rs-<version>-<tags>.whl[dask]"'
     ) from e
 
 from pegasos_rs.dask._classifier import PegasosClassifier

@@ -471,13 +471,36 @@ def full_matrix(block: Block, cache: str | None, dtype: str):
         X = block.matrix()
         X = X if X.dtype == dtype else X.astype(dtype)
         os.makedirs(os.path.dirname(base), exist_ok=True)
+        # Each file is absent or complete; a task that misses one parses the block.
         for p, a in zip(parts, (X.data, X.indices, X.indptr), strict=True):
-            np.save(f"{base}.{p}.tmp.npy", a)
-            os.replace(f"{base}.{p}.tmp.npy", f"{base}.{p}.npy")
+            _publish(f"{base}.{p}.npy", a)
         return X
     return sp.csr_matrix(
         (data, indices, indptr), shape=(indptr.size - 1, block.n_features), copy=False
     )
+
+
+def _publish(path: str, a: np.ndarray) -> None:
+    """Write ``a`` to the ``.npy`` file ``path`` so that readers find either no file
+    or a complete one, also while other writers write the same file (two tasks of
+    a worker's threads on one block, two processes sharing a folder): each writes a
+    temporary file of its own in the same folder and renames it to ``path``, an
+    atomic replacement of the same contents. The temporary file is removed if
+    writing fails."""
+    import tempfile
+
+    folder, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with open(fd, "wb") as f:
+            np.save(f, a)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def drop_cache(cache: str, dask_worker=None) -> None:

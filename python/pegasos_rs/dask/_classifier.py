@@ -53,7 +53,7 @@ _FITTED = (
 
 
 class PegasosClassifier(_linear.PegasosClassifier):
-    """Linear Pegasos on data held by a Dask cluster (``pip install "pegasos-rs[dask]"``).
+    """Linear Pegasos on data held by a Dask cluster (the ``[dask]`` extra).
 
     The same estimator as :class:`pegasos_rs.PegasosClassifier`, with the same
     parameters and fitted attributes, whose ``fit`` takes dask arrays (dense

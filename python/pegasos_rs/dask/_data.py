@@ -9,6 +9,7 @@ The client keeps O(blocks x classes) numbers and the futures, never the rows.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -60,10 +61,13 @@ class TrainingData:
 
 
 def _is_dataframe(obj) -> bool:
-    if not dask.is_dask_collection(obj):
+    """Whether ``obj`` is a dask dataframe or series. Imports nothing: a dask
+    dataframe cannot exist unless ``dask.dataframe`` (which needs pandas and
+    pyarrow, not part of the ``[dask]`` extra) was imported, so arrays train
+    without it."""
+    dd = sys.modules.get("dask.dataframe")
+    if dd is None or not dask.is_dask_collection(obj):
         return False
-    import dask.dataframe as dd
-
     return isinstance(obj, (dd.DataFrame, dd.Series))
 
 
