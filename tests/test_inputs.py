@@ -314,6 +314,58 @@ def test_the_kernel_estimator_names_non_finite_values_by_row_and_column(
         estimator().fit(X, y).decision_function(bad)
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf], ids=["nan", "inf"])
+def test_a_precomputed_kernel_names_non_finite_values_by_row_and_column(binary_dense, value):
+    # As for data rows (scikit-learn's "Input X contains NaN." named neither), in
+    # fit, prediction and the Nyström map. Prediction reads only the support vectors'
+    # columns: a NaN elsewhere is named too, by its column in X.
+    from pegasos_rs import Nystroem
+
+    X, y = binary_dense
+    gram = X @ X.T
+    model = KernelPegasosClassifier(kernel="precomputed", max_iter=1, random_state=0)
+    model.fit(gram, y)
+    shown = "NaN" if np.isnan(value) else "inf"
+    for column in (
+        int(model.support_[-1]),
+        int(np.setdiff1d(np.arange(len(y)), model.support_)[0]),
+    ):
+        bad = with_value(gram, 5, column, value)
+        match = rf"NaN or infinity \(value {shown} at row 5, column {column}\)"
+        with pytest.raises(ValueError, match=match):
+            KernelPegasosClassifier(kernel="precomputed", max_iter=1).fit(bad, y)
+        with pytest.raises(ValueError, match=match):
+            model.decision_function(bad)
+        with pytest.raises(ValueError, match=match):
+            model.predict(bad[:7])  # the row number is the row of the X given
+        with pytest.raises(ValueError, match=match):
+            Nystroem(kernel="precomputed", n_components=len(y)).fit(bad)
+        with pytest.raises(ValueError, match=match):
+            Nystroem(kernel="precomputed", n_components=10, random_state=0).fit(gram).transform(bad)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr", "frame"])
+def test_maps_checked_by_scikit_learn_name_non_finite_values_by_row_and_column(
+    binary_dense, layout
+):
+    # The maps whose input scikit-learn checks for NaN name the row and column too.
+    from pegasos_rs import AdditiveKernelMap, RandomFourierFeatures
+
+    X = np.abs(binary_dense[0])
+    bad = with_value(X, 6, 2, np.nan)
+    if layout == "csr":
+        bad = sp.csr_matrix(bad)
+    elif layout == "frame":
+        bad = pytest.importorskip("pandas").DataFrame(bad)
+    match = r"NaN or infinity \(value NaN at row 6, column 2\)"
+    with pytest.raises(ValueError, match=match):
+        RandomFourierFeatures().fit(bad)
+    with pytest.raises(ValueError, match=match):
+        AdditiveKernelMap().fit(bad)
+    with pytest.raises(ValueError, match=match):
+        AdditiveKernelMap().fit(X).transform(bad)
+
+
 @both_classifiers
 def test_empty_inputs(binary_dense, cls):
     X, y = binary_dense

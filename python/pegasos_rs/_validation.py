@@ -67,7 +67,10 @@ def validate_input(estimator, X, y="no_validation", *, reset=True, **check_param
     columns that are not numbers: scikit-learn reports only the first value it could
     not convert; this names the columns and their dtypes. Column names are checked
     first, as by scikit-learn: a frame whose names do not match the fit's gets
-    scikit-learn's error about the names.
+    scikit-learn's error about the names. Where scikit-learn checks that ``X`` is
+    finite (``ensure_all_finite``, as for a precomputed kernel), its error names the
+    row and column of the first NaN or infinity, as the Rust core's check of data
+    rows does (scikit-learn's names neither).
 
     Inputs that ``validate_data`` would return unchanged (a C-ordered float numpy
     array or a CSR matrix of the accepted dtypes, a finite numeric 1-d ``y``, no
@@ -82,6 +85,9 @@ def validate_input(estimator, X, y="no_validation", *, reset=True, **check_param
     try:
         return validate_data(estimator, X, y, reset=reset, **check_params)
     except (ValueError, TypeError) as e:
+        located = _non_finite_located(X, e)
+        if located is not None:
+            raise located from e
         columns = non_numeric_columns(X)
         if not columns or not (reset or _names_match(estimator, X)):
             raise
@@ -91,6 +97,29 @@ def validate_input(estimator, X, y="no_validation", *, reset=True, **check_param
             f"not numbers: {listed}. Encode them first (for example with a "
             "ColumnTransformer and a OneHotEncoder) or drop them."
         ) from e
+
+
+def _non_finite_located(X, error: Exception) -> ValueError | None:
+    """For scikit-learn's "Input X contains NaN" (or infinity), the Rust core's
+    error for the same matrix, which names the row and column of the first such
+    value (``pegasos_rs._core.check_matrix``, the check every data row goes
+    through); ``None`` for any other error, or an ``X`` not read as a float64
+    matrix."""
+    if not (isinstance(error, ValueError) and str(error).startswith("Input X contains")):
+        return None
+    try:
+        if sp.issparse(X):
+            matrix = as_rust_matrix(sp.csr_matrix(X, dtype=np.float64))
+        else:
+            matrix = np.ascontiguousarray(X, dtype=np.float64)
+            if matrix.ndim != 2:
+                return None
+        _core.check_matrix(matrix)
+    except ValueError as located:
+        return located if "NaN or infinity" in str(located) else None
+    except TypeError:
+        pass
+    return None
 
 
 #: ``validate_data`` options under which the fast path of :func:`validate_input`
