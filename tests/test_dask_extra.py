@@ -4,8 +4,8 @@ The extra is ``dask[array]`` and ``distributed``: no pandas, no pyarrow, so no
 ``dask.dataframe``. The test environment has them all, so each test runs a child
 process in which importing them fails as if they were not installed (a finder first
 on ``sys.meta_path``), on a cluster of worker threads in that process (worker
-processes would import them again). ``.ci/dask_only`` runs the Dask guide's code in
-a virtualenv that really has only the extra.
+processes would import them again). ``.ci/dask_only`` runs
+``examples/dask_svmlight_files.py`` in a virtualenv that really has only the extra.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def _run(code: str, blocked: set[str], cwd) -> subprocess.CompletedProcess:
     )
 
 
-#: Fits, predicts and maps dask arrays and read_svmlight's arrays, in both modes.
+#: Fits, predicts and maps dask arrays and read_svmlight's arrays, in both modes, and
+#: runs ``pegasos-rs train --dask``.
 WITHOUT_DATAFRAMES = """
 import json
 import numpy as np
@@ -88,6 +89,11 @@ with distributed.LocalCluster(
     pdask.PegasosClassifier(**kw).fit(fX, fy).predict(fX).compute()
     pdask.PegasosClassifier(mode="parallel", **kw).fit(fX, fy, check_input=False)
     done.append("read_svmlight")
+    from pegasos_rs.cli import main  # train --dask runs on the current client
+
+    assert main(["train", "--dask", "-q", "a.svm", "b.svm", "m.model"]) == 0
+    assert pegasos_rs.load("m.model").coef_.shape == (1, 4)
+    done.append("train --dask")
     for m in (
         pdask.RandomFourierFeatures(n_components=8, random_state=0),
         pdask.Nystroem(n_components=8, random_state=0),
@@ -106,7 +112,7 @@ def test_dask_arrays_train_and_predict_without_pandas_and_pyarrow(tmp_path):
     assert run.returncode == 0, run.stderr
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result == {
-        "done": ["fit", "predict", "parallel", "read_svmlight", "feature maps"],
+        "done": ["fit", "predict", "parallel", "read_svmlight", "train --dask", "feature maps"],
         "imported": [],
     }
 
