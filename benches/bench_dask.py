@@ -593,7 +593,7 @@ def _write(results, smoke: bool) -> None:
     suffix = "_smoke" if smoke else ""
     RESULTS_DIR.mkdir(exist_ok=True)
     (RESULTS_DIR / f"dask{suffix}.json").write_text(json.dumps(results, indent=1))
-    text = ["# pegasos_rs.dask (`benches/bench_dask.py`)", ""]
+    text = ["# pegasos_rs.dask: from svmlight files to a model, against dask-ml and in memory", ""]
     if "scaling" in results:
         text += _scaling_text(results["scaling"])
     if "objective" in results:

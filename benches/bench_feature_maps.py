@@ -465,7 +465,10 @@ def _ends_tables(ends_part: dict) -> list[str]:
 def report(parts: dict) -> str:
     """The markdown report of ``parts`` (``maps`` and ``ends``: each None or the
     results of one run of that part, with its date, command, repeats and threads)."""
-    lines = ["# Explicit feature maps", ""]
+    lines = [
+        "# Explicit feature maps against scikit-learn's transformers, and with Pegasos against SVC",
+        "",
+    ]
     if parts.get("maps"):
         lines += _maps_tables(parts["maps"])
     if parts.get("ends"):

@@ -896,10 +896,23 @@ def _notes(results: list[dict]) -> list[str]:
     return out
 
 
+def title(names: list[str]) -> str:
+    """The report's title: what it compares, and on which data sets (runs with
+    ``--datasets`` write reports of their own, which the documentation lists side
+    by side)."""
+    if len(names) > 3:
+        sets = f"{len(names)} data sets"
+    elif len(names) > 1:
+        sets = ", ".join(names[:-1]) + " and " + names[-1]
+    else:
+        sets = names[0]
+    return f"Linear SVM on {sets}: Pegasos against LIBLINEAR, LinearSVC and SGDClassifier"
+
+
 def report(results: list[dict], args) -> str:
     """The markdown report of the datasets ``results``."""
     lines = [
-        "# Linear SVM benchmark",
+        "# " + title([r["name"] for r in results]),
         "",
         f"`{command('bench_linear.py')}`",
         f"— repeats {args.repeats}, one thread, seed {SEED}, "
