@@ -238,4 +238,4 @@ def test_a_forked_child_runs_parallel_calls_after_the_parent_did(tmp_path):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_panic_on_a_worker_thread_keeps_its_message(threads):
     with pytest.raises(RuntimeError, match=r"internal error in pegasos-rs: boom 42 \(.*report"):
-        _core._panic_in_worker("boom 42", n_threads=threads)
+        _core.panic_in_worker("boom 42", n_threads=threads)

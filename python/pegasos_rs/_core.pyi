@@ -243,5 +243,5 @@ def variance_of(parts: list[tuple[int, float, float]]) -> float: ...
 def index_svmlight(
     text: NDArray[np.uint8], base: int
 ) -> tuple[NDArray[np.uint64], NDArray[np.float64]]: ...
-def _panic_in_worker(message: str, *, n_threads: int) -> None:
+def panic_in_worker(message: str, *, n_threads: int) -> None:
     """Test hook: panic with ``message`` on a pool worker thread (raises RuntimeError)."""

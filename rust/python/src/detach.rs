@@ -164,7 +164,7 @@ fn panicked(payload: &(dyn Any + Send)) -> PyErr {
 /// test hook: it checks that a panic's message reaches the Python exception.
 #[pyfunction]
 #[pyo3(signature = (message, *, n_threads))]
-pub fn _panic_in_worker(py: Python<'_>, message: String, n_threads: usize) -> PyResult<()> {
+pub fn panic_in_worker(py: Python<'_>, message: String, n_threads: usize) -> PyResult<()> {
     detach_interruptible(py, false, |_| {
         pegasos_core::parallel::for_each_problem(vec![(); 2], n_threads, |p, ()| {
             assert!(p == 0, "{message}");

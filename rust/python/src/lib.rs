@@ -62,6 +62,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(svmlight::parse_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::format_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::index_svmlight, m)?)?;
-    m.add_function(wrap_pyfunction!(detach::_panic_in_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(detach::panic_in_worker, m)?)?;
     Ok(())
 }
