@@ -48,7 +48,11 @@ def available_if(check: Callable[[Any], Any]) -> Callable[[F], F]:
     scikit-learn's meta-estimators read). Its ``AttributeError`` also says why and
     what to do: the message of the ``AttributeError`` ``check`` raises follows
     scikit-learn's "This 'X' has no attribute 'm'" (which alone says neither)."""
-    return lambda method: cast("F", _AvailableIf(method, check))
+
+    def decorate(method: F) -> F:
+        return cast("F", _AvailableIf(method, check))
+
+    return decorate
 
 
 class _AvailableIf:
@@ -57,7 +61,8 @@ class _AvailableIf:
     def __init__(self, method: Callable[..., Any], check: Callable[[Any], Any]) -> None:
         self.method = method
         self.check = check
-        functools.update_wrapper(self, method)
+        # The method's name and docstring, for help() and Sphinx.
+        functools.update_wrapper(cast("Any", self), method)
 
     def _check(self, obj: Any, owner: type) -> None:
         missing = f"This {owner.__name__!r} has no attribute {self.method.__name__!r}"

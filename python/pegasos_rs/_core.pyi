@@ -29,6 +29,7 @@ __all__ = [
     "nystroem_fit",
     "nystroem_uniform_landmarks",
     "pairwise_kernel",
+    "panic_in_worker",
     "parse_svmlight",
     "platt_fit",
     "platt_proba",
