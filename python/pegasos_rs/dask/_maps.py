@@ -34,6 +34,31 @@ def _moments(block):
     return _core.moments(as_rust_matrix(X), 1)
 
 
+def _take_rows(rows, idx):
+    """``rows[idx]`` of a dask array of one column block, computed: each block's rows
+    taken on its worker, then stacked in the order of ``idx``. (dask's own fancy
+    indexing concatenates the taken pieces with numpy, which fails on scipy sparse
+    blocks in the dask versions this package supports, 2024.8 among them.)"""
+    bounds = np.concatenate([[0], np.cumsum(rows.chunks[0])])
+    block_of = np.searchsorted(bounds, idx, side="right") - 1
+    blocks = rows.to_delayed().ravel()
+    pieces, positions = [], []
+    for b in np.unique(block_of):
+        at = np.flatnonzero(block_of == b)
+        pieces.append(dask.delayed(_pick)(blocks[b], idx[at] - bounds[b]))
+        positions.append(at)
+    taken = dask.compute(*pieces)
+    stacked = sp.vstack(taken, format="csr") if sp.issparse(taken[0]) else np.vstack(taken)
+    order = np.empty(idx.size, dtype=np.intp)
+    order[np.concatenate(positions)] = np.arange(idx.size)
+    return stacked[order]
+
+
+def _pick(block, local):
+    """Rows ``local`` of a block (a numpy array or a scipy sparse matrix)."""
+    return block[local]
+
+
 def _min_value(block):
     X = check_array(block, **_PARTITION_CHECKS)
     data = X.data if sp.issparse(X) else X.ravel()
@@ -175,7 +200,7 @@ class Nystroem(_DaskMap, _maps.Nystroem):
         from pegasos_rs import _core
 
         idx = _core.nystroem_uniform_landmarks(n, m, seed)
-        landmarks = check_array(rows[idx].compute(), **_PARTITION_CHECKS)
+        landmarks = check_array(_take_rows(rows, idx), **_PARTITION_CHECKS)
         return self._factor(None, landmarks, idx, "all", m, seed)
 
 
