@@ -74,7 +74,7 @@ CANNOT_RUN = {
     ): "installs the package into the current environment (pegasos-rs demo: test_demo.py)",
     (
         "docs/user_guide/dask.rst",
-        'python3 -m pip install "pegasos-rs[dask]"        # dask + distributed',
+        'python3 -m pip install ".[dask]"                                      # from the clone',
     ): "installs the package with its dask extra into the current environment",
     (
         "docs/user_guide/files_and_cli.rst",
