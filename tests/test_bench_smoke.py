@@ -44,6 +44,28 @@ def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
     assert expected in out.stdout
 
 
+def test_timeit_runs_every_repeat_however_long_the_runs_take():
+    """A median that decides a target has the runs its report says: ``timeit`` does
+    not stop repeating after a time budget (it did after 20 s, so "repeats 3" could
+    mean one run). A fake clock makes every run take 30 s."""
+    code = (
+        "import common\n"
+        "now = [0.0]\n"
+        "common.time.perf_counter = lambda: now[0]\n"
+        "calls = []\n"
+        "def slow():\n"
+        "    calls.append(1)\n"
+        "    now[0] += 30.0\n"
+        "t, _, n = common.timeit(slow, 3)\n"
+        "print(len(calls), n, t)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=BENCHES, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["3", "3", "30.0"]
+
+
 def test_rcv1_like_generator_has_the_documented_shape():
     sys.path.insert(0, str(BENCHES))
     try:
