@@ -42,6 +42,9 @@ def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert expected in out.stdout
+    # Every report is published with the machine's load at the start and end of its
+    # run (report.publish), so a figure can be read against the load it ran under.
+    assert "CPUs; load average (1 / 5 / 15 min)" in out.stdout
 
 
 def test_timeit_runs_every_repeat_however_long_the_runs_take():
