@@ -25,7 +25,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_leak.py", "## RSS curve [MiB] every 10 cycles"),
         ("bench_calls.py", "## per-call times measured"),
         ("bench_cli.py", "## start-up times measured"),
-        ("bench_fit_cost.py", "# Fit cost against m (T fixed)"),
+        ("bench_fit_cost.py", "every time is the median of 1 run"),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
