@@ -14,7 +14,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
 @pytest.mark.parametrize(
     "script, expected",
     [
-        ("bench_scaling.py", "Pegasos (averaged) to target"),
+        ("bench_scaling.py", "| Pegasos / LIBLINEAR to target |"),
         ("bench_paper.py", "## 4. Rate: gap to the optimum against T"),
         ("bench_threads.py", "identical results at both thread counts checked"),
         ("bench_linear.py", "## Throughput (k = 1, same number of passes)"),
