@@ -18,6 +18,7 @@ import time
 
 import common
 import numpy as np
+import report
 import scipy.sparse as sp
 from pegasos_rs import (
     KernelPegasosClassifier,
@@ -53,6 +54,7 @@ def main() -> int:
     ap.add_argument("--label", default="current")
     ap.add_argument("--smoke", action="store_true", help="300 calls, no result files")
     args = ap.parse_args()
+    started = time.perf_counter()
     calls = 300 if args.smoke else args.calls
     run = {"label": args.label, "calls": calls, "date": time.strftime("%Y-%m-%d %H:%M")}
     for n_jobs in (1, 2):
@@ -70,17 +72,23 @@ def main() -> int:
         all(v > 0 for k, v in run.items() if k.startswith(("linear", "kernel", "RFF"))),
         "a call took no time",
     )
+    run["machine"] = report.load_text(report.started_state(), report.machine_state())
     print("## per-call times measured")
-    if args.smoke:
-        return 0
+    runs = [run]
     path = common.RESULTS_DIR / "calls.json"
-    runs = json.loads(path.read_text()) if path.exists() else []
-    runs = [r for r in runs if r["label"] != args.label] + [run]
-    path.write_text(json.dumps(runs, indent=1) + "\n")
-    keys = [k for k in run if k not in ("label", "calls", "date")]
+    if not args.smoke:
+        runs = json.loads(path.read_text()) if path.exists() else []
+        runs = [r for r in runs if r["label"] != args.label] + [run]
+        path.write_text(json.dumps(runs, indent=1) + "\n")
+    meta = ("label", "calls", "date", "machine")
+    keys = [k for k in run if k not in meta]
     lines = [
         "# Fixed cost of a small call (µs per call, mean of "
         f"{calls} calls after 100 warm-up calls)",
+        "",
+        "Runs side by side (each its own machine load):",
+        "",
+        *[f"- {r['label']} ({r['date']}): {r.get('machine', 'load not recorded')}" for r in runs],
         "",
         "| call | " + " | ".join(f"{r['label']} ({r['date']})" for r in runs) + " |",
         "|---|" + "---:|" * len(runs),
@@ -88,7 +96,7 @@ def main() -> int:
     for k in keys:
         cells = [f"{r[k] * 1e6:.1f}" if k in r else "" for r in runs]
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
-    (common.RESULTS_DIR / "calls.md").write_text("\n".join(lines) + "\n")
+    report.publish("calls", "\n".join(lines) + "\n", started, write=not args.smoke)
     return 0
 
 

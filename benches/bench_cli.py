@@ -11,9 +11,9 @@ to LIBLINEAR. The ``train`` binary of LIBLINEAR is not installed here, only the
 ``liblinear-official`` Python package: its whole-process time (import, its Python
 parser, ``train``) and the time of its C ``train()`` alone on an already built
 problem are what can be measured; the binary's time is about Python's start-up less
-than the first, plus its C parser. The machine's load (``os.getloadavg``) before and
-after the runs is written with the results: on a loaded machine the start-up
-times grow with it. Writes ``results/cli.md``.
+than the first, plus its C parser. The machine's load (``os.getloadavg``) at the
+start and end of the run is in the report's header (``report.publish``): on a loaded
+machine the start-up times grow with it. Writes ``results/cli.md``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import lzma
-import os
 import shutil
 import statistics
 import subprocess
@@ -100,7 +99,6 @@ def main() -> int:
     args = ap.parse_args()
     repeats = 1 if args.smoke else max(3, args.repeats)
     started = time.perf_counter()
-    load_before = os.getloadavg()
     py = sys.executable
     cli = pegasos_command()
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,7 +138,6 @@ def main() -> int:
         in_process = {
             opts: liblinear_in_process(data, f"{opts} -q".strip(), repeats) for opts in ("", "-s 3")
         }
-    load_after = os.getloadavg()
     common.check(all(m["median"] > 0 for m in measured.values()), "a run took no time")
 
     def row(name: str, target: float | None = None, label: str | None = None) -> list[object]:
@@ -157,18 +154,13 @@ def main() -> int:
     header = ["command", "median", "min - max", "target", "verdict"]
     shown = " ".join(cli)
     package = Path(importlib.util.find_spec("pegasos_rs").origin).parent
-    load = ", ".join(f"{v:.2f}" for v in load_before)
-    load2 = ", ".join(f"{v:.2f}" for v in load_after)
     lines = [
         "# pegasos-rs command line: start-up and training time",
         "",
-        f"`{report.command('bench_cli.py')}`, {time.strftime('%Y-%m-%d %H:%M')}; "
-        f"whole processes, median of {repeats} runs; data: {data_name}, plain text. "
-        f"`pegasos-rs` is `{shown}`, running the package in `{package}`.",
-        "",
-        f"Machine load (`os.getloadavg`, 1 / 5 / 15 min) before: {load}; after: {load2} "
-        f"on {os.cpu_count()} cores. Start-up times grow with the load: rerun on a "
-        "quiet machine before reading them against the targets.",
+        f"Whole processes, median of {repeats} runs each; data: {data_name}, plain text. "
+        f"`pegasos-rs` is `{shown}`, running the package in `{package}`. Start-up times "
+        "grow with the machine's load (above): read them against the targets only from "
+        "a run on a quiet machine.",
     ]
     lines += report.section(
         "pegasos-rs",
@@ -214,12 +206,10 @@ def main() -> int:
         ]
     )
     text = "\n".join(lines) + "\n"
-    if args.smoke:
-        print(text)
-        print("## start-up times measured")
-        return 0
     common.RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    report.publish("cli", text, started)
+    report.publish("cli", text, started, write=not args.smoke)
+    if args.smoke:
+        print("## start-up times measured")
     return 0
 
 

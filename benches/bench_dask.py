@@ -52,9 +52,10 @@ import numpy as np
 import plots
 from common import RESULTS_DIR, check, time_once
 from dask.utils import parse_bytes
-from report import markdown_table
+from report import load_text, machine_state, markdown_table, publish
 
 HERE = Path(__file__).resolve().parent
+_STARTED = time.perf_counter()
 ALPHA = 1e-5
 TARGET = 0.879  #: the scaling benchmark's target accuracy
 SHARD_ROWS = 1_000_000
@@ -460,6 +461,7 @@ def run_parts(client, args, results: dict, workdir: Path, cfg: dict, Xt, yt) -> 
     """The parts ``--part`` asks for, into ``results``."""
     started = time.strftime("%Y-%m-%d %H:%M")
     if args.part in ("all", "scaling"):
+        start = machine_state()
         results["scaling"] = {
             "date": started,
             "target": TARGET,
@@ -468,12 +470,15 @@ def run_parts(client, args, results: dict, workdir: Path, cfg: dict, Xt, yt) -> 
             "sizes": {},
         }
         scaling(client, args, results, workdir, cfg, Xt, yt, np.float32)
+        results["scaling"]["machine"] = load_text(start, machine_state())
     if args.part in ("all", "objective"):
         print("objective: parallel mode against exact mode and LIBLINEAR", flush=True)
+        start = machine_state()
         sets = objective_sets(client, args, workdir, cfg)
         results["objective"] = {
             "date": started,
             "sets": objective_part(client, sets, [1, 2] if args.smoke else [1, 2, 5, 10, 20]),
+            "machine": load_text(start, machine_state()),
         }
 
 
@@ -598,8 +603,7 @@ def _write(results, smoke: bool) -> None:
         text += _scaling_text(results["scaling"])
     if "objective" in results:
         text += _objective_text(results["objective"])
-    (RESULTS_DIR / f"dask{suffix}.md").write_text("\n".join(text))
-    print("\n".join(text))
+    publish(f"dask{suffix}", "\n".join(text), _STARTED)
     if not smoke and "scaling" in results:
         _plot(results["scaling"])
 
@@ -618,6 +622,8 @@ def _objective_text(part) -> list[str]:
     ]
     return [
         f"## Parallel mode against the exact mode and LIBLINEAR's optimum (run of {part['date']})",
+        "",
+        f"Machine: {part.get('machine', 'load not recorded')}.",
         "",
         "Relative primal gap (F - F*) / F* of the averaged model after p passes over the "
         "data: the exact mode (the in-memory solver, bit for bit) runs p passes; the "
@@ -694,7 +700,8 @@ def _scaling_text(part) -> list[str]:
         f"## From files to a model (run of {part['date']})",
         "",
         f"Target test accuracy {100 * part['target']:.1f} %, alpha = {part['alpha']}; "
-        f"2 workers x 1 thread, memory_limit {part['memory_limit']} each.",
+        f"2 workers x 1 thread, memory_limit {part['memory_limit']} each. Every time "
+        "is one run. Machine: " + part.get("machine", "load not recorded") + ".",
         "",
         markdown_table(header, rows),
         "",

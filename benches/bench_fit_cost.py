@@ -25,7 +25,7 @@ import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
 import plots
 import scipy.sparse as sp
-from common import RESULTS_DIR, check, time_once
+from common import RESULTS_DIR, check, timeit
 from pegasos_rs import PegasosClassifier
 from rcv1_like import make_rcv1_like
 from report import command, markdown_table, publish
@@ -40,23 +40,21 @@ def prefix_view(X: sp.csr_matrix, m: int) -> sp.csr_matrix:
     return view
 
 
-def one_pass(X: sp.csr_matrix) -> float:
-    """Seconds of one numpy pass over the values (finiteness) and the indices (range)."""
-    best = np.inf
-    for _ in range(3):
-        t, _ = time_once(lambda: (np.isfinite(X.data).all(), X.indices.max()))
-        best = min(best, t)
-    return best
+def one_pass(X: sp.csr_matrix, repeats: int) -> float:
+    """Median seconds of one numpy pass over the values (finiteness) and the indices
+    (range), over ``repeats`` runs."""
+    return timeit(lambda: (np.isfinite(X.data).all(), X.indices.max()), repeats)[0]
 
 
 def fit_time(X, y, steps: int, repeats: int, **fit_args) -> tuple[float, PegasosClassifier]:
-    """Best of ``repeats`` fits of ``steps`` steps (default, or with ``fit_args``)."""
-    best, est = np.inf, None
-    for _ in range(repeats):
-        est = PegasosClassifier(alpha=1e-5, max_steps=steps, random_state=0)
-        t, _ = time_once(lambda e=est: e.fit(X, y, **fit_args))
-        best = min(best, t)
-    return best, est
+    """Median of ``repeats`` fits of ``steps`` steps (default, or with ``fit_args``),
+    and the last fitted estimator."""
+
+    def fit():
+        return PegasosClassifier(alpha=1e-5, max_steps=steps, random_state=0).fit(X, y, **fit_args)
+
+    t, est, _ = timeit(fit, repeats)
+    return t, est
 
 
 def measure(sizes: list[int], shape: dict, steps: int, repeats: int) -> list[dict]:
@@ -79,7 +77,7 @@ def measure(sizes: list[int], shape: dict, steps: int, repeats: int) -> list[dic
                 "m": m,
                 "fit": fit,
                 "unchecked": unchecked,
-                "pass": one_pass(Xm),
+                "pass": one_pass(Xm, repeats),
                 "nnz": int(Xm.nnz),
             }
         )
@@ -91,7 +89,7 @@ def measure(sizes: list[int], shape: dict, steps: int, repeats: int) -> list[dic
     return rows
 
 
-def report(rows: list[dict], steps: int, prefix: str, plot: bool) -> str:
+def report(rows: list[dict], steps: int, repeats: int, prefix: str, plot: bool) -> str:
     base, fast_base = rows[0]["fit"], rows[0]["unchecked"]
     table = []
     for r in rows:
@@ -117,7 +115,8 @@ def report(rows: list[dict], steps: int, prefix: str, plot: bool) -> str:
         "# Fit cost against m (T fixed)",
         "",
         f"`{command('bench_fit_cost.py')}` — T = {steps:,} steps, alpha = 1e-5, averaged,",
-        f"one thread, best of the repeats, {time.strftime('%Y-%m-%d %H:%M')}.",
+        f"one thread; every time is the median of {repeats} run{'s' if repeats > 1 else ''}, "
+        f"{time.strftime('%Y-%m-%d %H:%M')}.",
         "",
         markdown_table(header, table),
         "",
@@ -139,6 +138,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="100000,1000000,3000000,10000000")
     ap.add_argument("--steps", type=int, default=128_000)
+    ap.add_argument("--repeats", type=int, default=3, help="runs per timing (median)")
     ap.add_argument("--smoke", action="store_true", help="tiny data (seconds; for tests)")
     args = ap.parse_args()
     started = time.perf_counter()
@@ -152,9 +152,9 @@ def main() -> None:
         )
     else:
         sizes = [int(s) for s in args.sizes.split(",")]
-        shape, steps, repeats, prefix = {}, args.steps, 3, "fit_cost"
+        shape, steps, repeats, prefix = {}, args.steps, args.repeats, "fit_cost"
     rows = measure(sizes, shape, steps, repeats)
-    text = report(rows, steps, prefix, plot=not args.smoke and plots.have_matplotlib())
+    text = report(rows, steps, repeats, prefix, plot=not args.smoke and plots.have_matplotlib())
     publish(prefix, text, started)
 
 

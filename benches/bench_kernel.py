@@ -12,13 +12,16 @@ Pegasos test error) or the time budget runs out.
 
 ``--multi-class PASSES`` measures only multi_class="ovr" against "ovo" (at each
 number of passes listed) and SVC (fitted in the same run, never from the cache):
-fit and predict times, test accuracies and each fit's ratio to SVC's fit time,
-written to ``benches/results/kernel_multiclass.json``.
+fit and predict times (medians of ``--repeats`` runs), test accuracies and each
+fit's ratio to SVC's fit time, written to ``benches/results/kernel_multiclass.md``
+and ``.json`` (``--prefix`` changes the name).
 
 Writes ``benches/results/kernel.md``, ``kernel.json`` and one ``kernel_<dataset>.png``
 per dataset (``kernel_quick*`` with ``--quick``, ``--max-train`` or ``--max-test``;
 ``kernel_smoke*`` with ``--smoke``: small generated sets, no dataset files needed, for
-the test suite) and prints the tables. See benches/README.md for what every number means.
+the test suite; ``--prefix NAME`` for ``NAME.md`` and its files) and prints the
+tables. Every fit and prediction time is the median of ``--repeats`` runs. See
+benches/README.md for what every number means.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from report import (
     measure_and_publish,
     notes,
     plots_list,
+    publish,
     section,
     verdict,
     write_json,
@@ -358,6 +362,7 @@ def svc_key(ds: dict, args) -> str:
     return (
         f"{ds['name']}|data={fingerprint(ds)}|{ds['storage']}|rbf gamma={ds['gamma']!r}"
         f"|C={ds['C']!r}|cache={args.cache_size!r}MB|tol=1e-3|sklearn={sklearn.__version__}"
+        f"|repeats={args.repeats}"
     )
 
 
@@ -426,7 +431,8 @@ def check_svc(ds: dict, svc: dict) -> None:
 # ------------------------------------------------------------------------ Pegasos
 
 
-def pegasos(ds: dict, passes: int, strategy: str, args, multi_class: str = "ovr"):
+def pegasos(ds: dict, passes: int, strategy: str, args, multi_class: str = "ovr", n_jobs="args"):
+    """The Pegasos estimator of the run; ``n_jobs`` overrides ``args.n_jobs``."""
     from pegasos_rs import KernelPegasosClassifier
 
     extra = {} if multi_class == "ovr" else {"multi_class": multi_class}
@@ -439,7 +445,7 @@ def pegasos(ds: dict, passes: int, strategy: str, args, multi_class: str = "ovr"
         cache_size=args.cache_size,
         strategy=strategy,
         random_state=SEED,
-        n_jobs=args.n_jobs,
+        n_jobs=args.n_jobs if n_jobs == "args" else n_jobs,
         **({} if args.average is None else {"average": args.average}),
     )
 
@@ -580,6 +586,32 @@ def run_schedule(ds: dict, svc: dict, args, budget: float) -> tuple[list[dict], 
     return points, reason, kept
 
 
+def at_default_threads(ds: dict, reach: dict | None, svc: dict, args) -> dict | None:
+    """The fit that reached SVC's accuracy - 1 pp again with the estimator's default
+    ``n_jobs`` (one thread), when the run used more (``--threads``): its median time
+    over the repeats and its ratio to SVC's fit time, so that a non-default thread
+    count is shown beside the default's figure. The same model is checked (support
+    set size): threads do not change the result."""
+    if args.n_jobs is None or reach is None:
+        return None
+    passes = reach["passes"]
+    t, model, runs = timeit(
+        lambda: pegasos(ds, passes, "auto", args, n_jobs=None).fit(ds["X"], ds["y"]),
+        args.repeats,
+    )
+    check(
+        len(model.support_) == reach["n_sv"],
+        f"{ds['name']}: {passes} passes with one thread gave {len(model.support_)} "
+        f"support vectors, {reach['n_sv']} with {args.n_jobs}: threads changed the model",
+    )
+    print(
+        f"   the same {passes}-pass fit with one thread (default n_jobs): {fmt_time(t)}, "
+        f"ratio {t / svc['fit_time']:.2f}",
+        flush=True,
+    )
+    return {"passes": passes, "time": t, "runs": runs, "ratio": t / svc["fit_time"]}
+
+
 def compare_strategies(ds: dict, args, kept: dict, svc: dict) -> dict | None:
     """Fit time of strategy "margins" against "support" at ``--strategy-passes``
     passes. The schedule's fit at that many passes is reused for "margins" when
@@ -647,17 +679,22 @@ def compare_multi_class(name: str, args) -> dict | None:
         "SVC",
         lambda: SVC(kernel="rbf", gamma=ds["gamma"], C=ds["C"], cache_size=args.cache_size),
     )
+    # At the run's thread count and, when it is not the default, with one thread.
+    thread_counts = ["args"] if args.n_jobs is None else ["args", None]
     for passes in args.multi_class:
         for mc in ("ovr", "ovo"):
-            run = measure(
-                f"{mc}@{passes}", lambda mc=mc, p=passes: pegasos(ds, p, "auto", args, mc)
-            )
-            run["ratio"] = run["fit_time"] / svc["fit_time"]
-    print(f"   {'model':<8} {'fit':>9} {'predict':>9} {'acc':>8} {'n_SV':>6} {'fit/SVC':>8}")
+            for n_jobs in thread_counts:
+                label = f"{mc}@{passes}" + (", 1 thread" if n_jobs is None else "")
+                run = measure(
+                    label,
+                    lambda mc=mc, p=passes, j=n_jobs: pegasos(ds, p, "auto", args, mc, n_jobs=j),
+                )
+                run["ratio"] = run["fit_time"] / svc["fit_time"]
+    print(f"   {'model':<18} {'fit':>9} {'predict':>9} {'acc':>8} {'n_SV':>6} {'fit/SVC':>8}")
     for r in out["runs"]:
         ratio = f"{r['ratio']:.2f}" if "ratio" in r else ""
         print(
-            f"   {r['model']:<8} {fmt_time(r['fit_time']):>9} {fmt_time(r['predict_time']):>9}"
+            f"   {r['model']:<18} {fmt_time(r['fit_time']):>9} {fmt_time(r['predict_time']):>9}"
             f" {fmt_pct(r['acc']):>8} {r['n_sv']:>6} {ratio:>8}",
             flush=True,
         )
@@ -750,6 +787,7 @@ def run_experiment(name: str, args) -> dict | None:
     res["schedule_wall"] = time.perf_counter() - t0
     res["points"], res["stop"] = points, reason
     res.update(reached(ds, svc, points))
+    res["reach_one_thread"] = at_default_threads(ds, res["reach"], svc, args)
 
     ds["_points_by_passes"] = {p["passes"]: p for p in points}
     res["strategies"] = compare_strategies(ds, args, kept, svc)
@@ -859,12 +897,20 @@ def _time_table(results: list[dict]) -> str:
             fmt_pct(svc["acc"]), fmt_reach(reach),
             "—" if reach is None else f"{reach['ratio']:.2f}",
             fmt_pct(r["best"]["acc"]), f"{r['best']['passes']} (max {r['points'][-1]['passes']})",
-            verdict(ok),
+            verdict(ok), _one_thread_cell(r),
         ])  # fmt: skip
     header = ["dataset", "n_train", "SVC time", "SVC acc",
               f"Pegasos time to SVC acc -{100 * ACC_TOLERANCE:g}pp", "ratio",
-              "Pegasos best acc", "passes (best)", f"target ≤ {TIME_TARGET:g}"]  # fmt: skip
-    return markdown_table(header, rows, "lrrrrrrrc")
+              "Pegasos best acc", "passes (best)", f"target ≤ {TIME_TARGET:g}",
+              "the same fit with one thread (default n_jobs): time, ratio"]  # fmt: skip
+    return markdown_table(header, rows, "lrrrrrrrcr")
+
+
+def _one_thread_cell(r: dict) -> str:
+    one = r.get("reach_one_thread")
+    if one is None:
+        return "—"
+    return f"{fmt_time(one['time'])}, {one['ratio']:.2f} ({verdict(one['ratio'] <= TIME_TARGET)})"
 
 
 def _models_table(results: list[dict]) -> str:
@@ -966,7 +1012,9 @@ def report(results: list[dict], args) -> str:
         "# Kernel SVM benchmark: KernelPegasosClassifier against SVC",
         "",
         f"`{command('bench_kernel.py')}`",
-        f"— {threads} (SVC is single-threaded), seed {SEED}, repeats {args.repeats}, "
+        f"— {threads} (SVC is single-threaded), seed {SEED}, repeats {args.repeats} (every "
+        f"fit and prediction time, SVC's and Pegasos', is the median of {args.repeats} "
+        f"run{'s' if args.repeats > 1 else ''}), "
         f"kernel cache {args.cache_size:g} MB for both, {time.strftime('%Y-%m-%d %H:%M')}. "
         "Same rbf kernel and gamma, C = 1/(alpha n); SVC learns a free bias, Pegasos "
         f"none (the paper's kernel setting); Pegasos model: {model}. Times are fit "
@@ -991,6 +1039,40 @@ def report(results: list[dict], args) -> str:
         lines += section(title, _strategies_table(strat))
     lines += section("Curves (each point a fit from scratch)", _curves_table(results))
     lines += notes(_notes(results))
+    return "\n".join(lines) + "\n"
+
+
+def multi_class_report(found: list[dict], args) -> str:
+    """The markdown report of ``--multi-class``: SVC against Pegasos one-vs-rest and
+    one-vs-one at each number of passes, all timed in this run."""
+    threads = "1 thread" if args.n_jobs is None else f"n_jobs={args.n_jobs} for Pegasos"
+    runs = f"{args.repeats} run{'s' if args.repeats > 1 else ''}"
+    lines = [
+        "# Kernel SVM: one-vs-rest against one-vs-one (KernelPegasosClassifier) and SVC",
+        "",
+        f"`{command('bench_kernel.py')}` — {threads} (SVC is single-threaded, one-vs-one), "
+        f'seed {SEED}, kernel cache {args.cache_size:g} MB for both, strategy "auto"; '
+        f"every fit and prediction time is the median of {runs}, SVC fitted in this run "
+        "(never from a cache). ratio = Pegasos fit time / SVC fit time; ovr@p, ovo@p = "
+        'multi_class="ovr" or "ovo" with max_iter = p passes, at the run\'s n_jobs; '
+        '", 1 thread": the same with the default n_jobs (one thread).',
+    ]
+    for r in found:
+        svc = next(x for x in r["runs"] if x["model"] == "SVC")
+        goal = svc["acc"] - ACC_TOLERANCE
+        rows = [
+            [
+                x["model"], fmt_time(x["fit_time"]), fmt_time(x["predict_time"]),
+                fmt_pct(x["acc"]), f"{x['n_sv']:,}",
+                f"{x['ratio']:.2f}" if "ratio" in x else "—",
+                "reference" if "ratio" not in x else verdict(x["acc"] >= goal - 1e-12),
+            ]
+            for x in r["runs"]
+        ]  # fmt: skip
+        header = ["model", "fit", "predict", "test acc", "n_SV", "fit / SVC fit",
+                  f"within {100 * ACC_TOLERANCE:g} pp of SVC"]  # fmt: skip
+        title = f"{r['name']}: {r['n']:,} training rows, {r['classes']} classes"
+        lines += section(title, markdown_table(header, rows, "lrrrrrc"))
     return "\n".join(lines) + "\n"
 
 
@@ -1024,7 +1106,9 @@ def parser() -> argparse.ArgumentParser:
         "at least 60 s; 10 s with --quick)",
     )
     ap.add_argument("--rerun-svc", action="store_true", help="refit SVC even when cached")
-    ap.add_argument("--repeats", type=int, default=1, help="timing repeats (median)")
+    ap.add_argument(
+        "--repeats", type=int, help="timing repeats (median); default 3, 1 with --quick/--smoke"
+    )
     ap.add_argument(
         "--cache-size", type=float, default=DEFAULT_CACHE_MB, help="kernel cache MB (both)"
     )
@@ -1047,6 +1131,11 @@ def parser() -> argparse.ArgumentParser:
         help="only compare multi_class='ovr' and 'ovo' with SVC at these passes (e.g. 2,4)",
     )
     ap.add_argument("--max-train", type=int, help="random subset of training rows")
+    ap.add_argument(
+        "--prefix",
+        help="output file prefix (default: kernel, kernel_quick, ... by the mode; "
+        "kernel_multiclass with --multi-class)",
+    )
     ap.add_argument("--max-test", type=int, help="random subset of test rows")
     return ap
 
@@ -1067,13 +1156,21 @@ def configure(ap: argparse.ArgumentParser, args) -> list[str]:
     if args.quick:
         args.max_train = args.max_train or QUICK_ROWS
         args.max_test = args.max_test or QUICK_ROWS
+    if args.repeats is None:
+        args.repeats = 1 if args.quick or args.smoke else 3
     if args.threads < 1 or args.repeats < 1 or args.cache_size < 0:
         ap.error("--threads and --repeats must be >= 1, --cache-size >= 0")
     args.n_jobs = None if args.threads == 1 else args.threads
     # A run on subsets never overwrites the full run's files.
     subsets = args.quick or args.max_train is not None or args.max_test is not None
     args.svc_prefix = "kernel_smoke" if args.smoke else "kernel_quick" if subsets else "kernel"
-    args.prefix = args.svc_prefix + {None: "", True: "_avg", False: "_last"}[args.average]
+    suffix = {None: "", True: "_avg", False: "_last"}[args.average]
+    if args.multi_class:
+        suffix = "_multiclass" + suffix
+    if args.prefix is not None:
+        args.svc_prefix = args.prefix
+    else:
+        args.prefix = args.svc_prefix + suffix
     from pegasos_rs import KernelPegasosClassifier
 
     defaults = KernelPegasosClassifier().get_params()
@@ -1090,10 +1187,14 @@ def main(argv=None) -> int:
     names = configure(ap, args)
     if args.multi_class:
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+        started = time.perf_counter()
         found = [r for r in map(lambda n: compare_multi_class(n, args), names) if r]
-        path = RESULTS_DIR / f"{args.svc_prefix}_multiclass.json"
-        path.write_text(json.dumps(found, indent=1) + "\n")
-        return 0 if found else 1
+        if not found:
+            print("no dataset available: nothing measured", file=sys.stderr)
+            return 1
+        path = write_json(RESULTS_DIR / f"{args.prefix}.json", found)
+        publish(args.prefix, multi_class_report(found, args), started, also=path.name)
+        return 0
     return measure_and_publish(
         args.prefix,
         names,

@@ -50,7 +50,7 @@ import numpy as np
 import plots
 import scipy.sparse as sp
 from common import RESULTS_DIR, check, rss_mb, run_child
-from report import markdown_table
+from report import markdown_table, publish
 
 #: RSS growth allowed after the warm-up, in MiB.
 TOLERANCE_MB = 4.0
@@ -290,6 +290,7 @@ def main(argv=None) -> int:
     if args.child:
         print(json.dumps(child(args.child, args.cycles)))
         return 0
+    started = time.perf_counter()
     cycles, warmup, every = (40, 10, 10) if args.smoke else (args.cycles, WARMUP, 100)
     check(cycles > warmup, f"--cycles must exceed the warm-up of {warmup}")
     names = CASES if args.only is None else args.only.split(",")
@@ -312,7 +313,6 @@ def main(argv=None) -> int:
     png = plot(results, warmup, RESULTS_DIR / f"{prefix}.png")
     if png:
         text += f"\n![RSS against cycles]({png})\n"
-    (RESULTS_DIR / f"{prefix}.md").write_text(text)
     (RESULTS_DIR / f"{prefix}.json").write_text(
         json.dumps(
             {"cycles": cycles, "warmup": warmup, "tolerance_mb": TOLERANCE_MB,
@@ -320,7 +320,7 @@ def main(argv=None) -> int:
             indent=1,
         ) + "\n"
     )  # fmt: skip
-    print(text)
+    publish(prefix, text, started)
     bad = [res["name"] for res in results if not res["summary"]["ok"]]
     check(not bad, f"RSS grew by more than {TOLERANCE_MB:g} MiB after the warm-up: {bad}")
     return 0

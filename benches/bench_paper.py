@@ -21,13 +21,14 @@ Writes ``benches/results/paper.md`` and ``paper.png`` (``paper_smoke.md`` with
 from __future__ import annotations
 
 import argparse
+import time
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
 import plots
 from common import RESULTS_DIR, check
 from rcv1_like import make_rcv1_like
-from report import markdown_table
+from report import markdown_table, publish
 
 ALPHA = 1e-5
 
@@ -106,6 +107,7 @@ def main() -> None:
     ap.add_argument("--smoke", action="store_true", help="tiny data (seconds; for tests)")
     ap.add_argument("--quick", action="store_true", help="20,000 rows (paper_quick*)")
     args = ap.parse_args()
+    started = time.perf_counter()
     if args.quick:
         args.rows = 20_000
     shape = {"n_features": 2000, "nnz_per_row": 20} if args.smoke else {}
@@ -125,8 +127,7 @@ def main() -> None:
         + "\n"
     )
     name = "paper_smoke" if args.smoke else "paper_quick" if args.quick else "paper"
-    (RESULTS_DIR / f"{name}.md").write_text(text)
-    print(text)
+    publish(name, text, started)
     if not args.smoke:
         plot(rate, name)
 

@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import lzma
 import tempfile
+import time
 from pathlib import Path
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, timeit
-from report import markdown_table
+from common import check, timeit
+from report import markdown_table, publish
 
 FILES = [
     "imdb.tfidf1.train.xz",
@@ -85,6 +86,7 @@ def main() -> None:
     ap.add_argument("--smoke", action="store_true", help="a small generated file")
     ap.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
     args = ap.parse_args()
+    started = time.perf_counter()
     d = _datasets.data_dir()
     if d is None and not args.smoke:
         raise SystemExit("benchmark data not found: set PEGASOS_DATA")
@@ -105,9 +107,7 @@ def main() -> None:
         f"files (decompressed beforehand), median of {args.repeats}; identical arrays "
         "checked.\n\n" + markdown_table(header, rows) + "\n"
     )
-    out = RESULTS_DIR / f"svmlight{suffix}.md"
-    out.write_text(text)
-    print(text)
+    publish(f"svmlight{suffix}", text, started)
 
 
 if __name__ == "__main__":

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from common import RESULTS_DIR, check, timeit
+from common import check, timeit
 from rcv1_like import make_rcv1_like
-from report import markdown_table
+from report import markdown_table, publish
 
 
 def make_cases(smoke: bool) -> tuple[list[tuple], int]:
@@ -85,6 +86,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="tiny data (seconds; for tests)")
     args = ap.parse_args()
+    started = time.perf_counter()
     os.environ.pop("RAYON_NUM_THREADS", None)  # our pools are sized by n_jobs
     cases, m_ker = make_cases(args.smoke)
     X = cases[0][3]
@@ -104,8 +106,7 @@ def main() -> None:
         + "\n"
     )
     name = "threads_smoke" if args.smoke else "threads"
-    (RESULTS_DIR / f"{name}.md").write_text(text)
-    print(text)
+    publish(name, text, started)
 
 
 if __name__ == "__main__":

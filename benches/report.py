@@ -4,6 +4,7 @@ sections, JSON files, and the final write-and-print of a report."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -84,14 +85,82 @@ def write_json(path: Path, payload) -> Path:
     return path
 
 
-def publish(prefix: str, text: str, started: float, also: str | None = None) -> Path:
-    """Write the report ``text`` to ``results/<prefix>.md``, print it and what was
-    written (``also``: another file written, named in that line) since ``started``
-    (a ``time.perf_counter`` value)."""
+def machine_state() -> dict:
+    """The wall-clock time, the machine's load average (``os.getloadavg``: 1, 5 and
+    15 minutes) and its number of CPUs, now."""
+    return {"time": time.time(), "load": list(os.getloadavg()), "cpus": os.cpu_count()}
+
+
+#: The machine's state when this run started. Every benchmark imports this module
+#: before it measures anything, so importing it marks the start; :func:`begin` marks
+#: it again (for a ``main()`` run more than once in one process).
+_START = machine_state()
+
+
+def begin() -> dict:
+    """Mark the start of a run now (time and load); returns the state recorded."""
+    _START.update(machine_state())
+    return dict(_START)
+
+
+def started_state() -> dict:
+    """The state recorded at the start of this run (see :data:`_START`)."""
+    return dict(_START)
+
+
+def _loads(load) -> str:
+    return " / ".join(f"{v:.2f}" for v in load)
+
+
+def load_text(start: dict, end: dict) -> str:
+    """The machine's load over a run, from the states at its start and end (see
+    :func:`machine_state`), as the reports print it."""
+    return (
+        f"{start['cpus']} CPUs; load average (1 / 5 / 15 min) "
+        f"{_loads(start['load'])} at the start, {_loads(end['load'])} at the end"
+    )
+
+
+def run_header(start: dict | None = None, end: dict | None = None) -> str:
+    """The line every report carries under its title: the command, when it ran, how
+    long it took and the machine's load at its start and end (every benchmark
+    writes its report through :func:`publish`, which adds it)."""
+    start = started_state() if start is None else start
+    end = machine_state() if end is None else end
+    script = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "?"
+    fmt = "%Y-%m-%d %H:%M"
+    minutes = (end["time"] - start["time"]) / 60
+    return (
+        f"Run: `{command(script)}`, {time.strftime(fmt, time.localtime(start['time']))} "
+        f"to {time.strftime(fmt, time.localtime(end['time']))} ({minutes:.0f} min); "
+        f"machine: {load_text(start, end)}."
+    )
+
+
+def with_header(text: str, header: str) -> str:
+    """``text`` with ``header`` as the paragraph under its ``# title`` line (first,
+    when it has no title)."""
+    title, _, rest = text.partition("\n")
+    if title.startswith("# "):
+        return f"{title}\n\n{header}\n\n{rest.lstrip(chr(10))}"
+    return f"{header}\n\n{text}"
+
+
+def publish(
+    prefix: str, text: str, started: float, also: str | None = None, write: bool = True
+) -> Path:
+    """Write the report ``text`` to ``results/<prefix>.md`` under its run header (see
+    :func:`run_header`: command, date, duration, the machine's load), print it and
+    what was written (``also``: another file written, named in that line) since
+    ``started`` (a ``time.perf_counter`` value). ``write=False`` (smoke modes) only
+    prints."""
+    text = with_header(text, run_header())
     out = common.RESULTS_DIR / f"{prefix}.md"
-    out.write_text(text)
     print()
     print(text)
+    if not write:
+        return out
+    out.write_text(text)
     written = f"{out}" + ("" if also is None else f" and {also}")
     print(f"wrote {written} in {time.perf_counter() - started:.0f} s")
     return out

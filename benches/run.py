@@ -1,6 +1,6 @@
 """Regenerate the project's benchmark results on this machine.
 
-    python benches/run.py            # everything (about two hours on 2 cores)
+    python benches/run.py            # everything (about five hours on 2 cores)
     python benches/run.py --quick    # a few minutes: small subsets of each benchmark
     python benches/run.py --only kernel,scaling
 

@@ -14,7 +14,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
 @pytest.mark.parametrize(
     "script, expected",
     [
-        ("bench_scaling.py", "Pegasos (averaged) to target"),
+        ("bench_scaling.py", "| Pegasos / LIBLINEAR to target |"),
         ("bench_paper.py", "## 4. Rate: gap to the optimum against T"),
         ("bench_threads.py", "identical results at both thread counts checked"),
         ("bench_linear.py", "## Throughput (k = 1, same number of passes)"),
@@ -25,7 +25,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_leak.py", "## RSS curve [MiB] every 10 cycles"),
         ("bench_calls.py", "## per-call times measured"),
         ("bench_cli.py", "## start-up times measured"),
-        ("bench_fit_cost.py", "# Fit cost against m (T fixed)"),
+        ("bench_fit_cost.py", "every time is the median of 1 run"),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
@@ -42,6 +42,31 @@ def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert expected in out.stdout
+    # Every report is published with the machine's load at the start and end of its
+    # run (report.publish), so a figure can be read against the load it ran under.
+    assert "CPUs; load average (1 / 5 / 15 min)" in out.stdout
+
+
+def test_timeit_runs_every_repeat_however_long_the_runs_take():
+    """A median that decides a target has the runs its report says: ``timeit`` does
+    not stop repeating after a time budget (it did after 20 s, so "repeats 3" could
+    mean one run). A fake clock makes every run take 30 s."""
+    code = (
+        "import common\n"
+        "now = [0.0]\n"
+        "common.time.perf_counter = lambda: now[0]\n"
+        "calls = []\n"
+        "def slow():\n"
+        "    calls.append(1)\n"
+        "    now[0] += 30.0\n"
+        "t, _, n = common.timeit(slow, 3)\n"
+        "print(len(calls), n, t)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=BENCHES, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["3", "3", "30.0"]
 
 
 def test_rcv1_like_generator_has_the_documented_shape():
