@@ -40,11 +40,11 @@ import plots
 import scipy.sparse as sp
 from common import RESULTS_DIR, as_int32_csr, check, select_names, timeit
 from report import (
-    command,
     fmt_pct,
     fmt_time,
     markdown_table,
     measure_and_publish,
+    named_sets,
     notes,
     plots_list,
     publish,
@@ -1009,10 +1009,12 @@ def report(results: list[dict], args) -> str:
         else "last iterate (average=False)"
     )
     lines = [
-        "# Kernel SVM benchmark: KernelPegasosClassifier against SVC",
+        "# Kernel SVM on "
+        + named_sets([r["name"] for r in results])
+        + ": KernelPegasosClassifier against SVC",
         "",
-        f"`{command('bench_kernel.py')}`",
-        f"— {threads} (SVC is single-threaded), seed {SEED}, repeats {args.repeats} (every "
+        f"{threads[0].upper()}{threads[1:]} (SVC is single-threaded), seed {SEED}, "
+        f"repeats {args.repeats} (every "
         f"fit and prediction time, SVC's and Pegasos', is the median of {args.repeats} "
         f"run{'s' if args.repeats > 1 else ''}), "
         f"kernel cache {args.cache_size:g} MB for both, {time.strftime('%Y-%m-%d %H:%M')}. "
@@ -1025,8 +1027,12 @@ def report(results: list[dict], args) -> str:
     lines += section(title, _time_table(results))
     lines += [
         "",
-        "(c): SVC measured in an earlier run (`*_svc_cache.json`; `--rerun-svc` refits). "
-        "ratio = Pegasos fit time of the first point within the tolerance / SVC fit "
+        (
+            "(c): SVC measured in an earlier run (`*_svc_cache.json`; `--rerun-svc` refits). "
+            if any(r["svc"]["cached"] for r in results)
+            else ""
+        )
+        + "ratio = Pegasos fit time of the first point within the tolerance / SVC fit "
         "time; p = passes.",
     ]
     lines += section("Models", _models_table(results))
@@ -1050,7 +1056,7 @@ def multi_class_report(found: list[dict], args) -> str:
     lines = [
         "# Kernel SVM: one-vs-rest against one-vs-one (KernelPegasosClassifier) and SVC",
         "",
-        f"`{command('bench_kernel.py')}` — {threads} (SVC is single-threaded, one-vs-one), "
+        f"{threads[0].upper()}{threads[1:]} (SVC is single-threaded, one-vs-one), "
         f'seed {SEED}, kernel cache {args.cache_size:g} MB for both, strategy "auto"; '
         f"every fit and prediction time is the median of {runs}, SVC fitted in this run "
         "(never from a cache). ratio = Pegasos fit time / SVC fit time; ovr@p, ovo@p = "

@@ -51,6 +51,7 @@ from report import (
     fmt_time,
     markdown_table,
     measure_and_publish,
+    named_sets,
     notes,
     plots_list,
     section,
@@ -946,16 +947,10 @@ def _notes(results: list[dict]) -> list[str]:
 
 
 def title(names: list[str]) -> str:
-    """The report's title: what it compares, and on which data sets (runs with
-    ``--datasets`` write reports of their own, which the documentation lists side
-    by side)."""
-    if len(names) > 3:
-        sets = f"{len(names)} data sets"
-    elif len(names) > 1:
-        sets = ", ".join(names[:-1]) + " and " + names[-1]
-    else:
-        sets = names[0]
-    return f"Linear SVM on {sets}: Pegasos against LIBLINEAR, LinearSVC and SGDClassifier"
+    """The report's title: what it compares, and on which data sets."""
+    return (
+        f"Linear SVM on {named_sets(names)}: Pegasos against LIBLINEAR, LinearSVC and SGDClassifier"
+    )
 
 
 def report(results: list[dict], args) -> str:

@@ -137,6 +137,18 @@ def run_header(start: dict | None = None, end: dict | None = None) -> str:
     )
 
 
+def named_sets(names: list[str]) -> str:
+    """The data sets of a report as its title names them: each name up to three
+    (``a9a and usps``), their number beyond. Runs with ``--datasets`` write reports
+    of their own, which the documentation lists side by side, each with a title of
+    its own."""
+    if len(names) > 3:
+        return f"{len(names)} data sets"
+    if len(names) > 1:
+        return ", ".join(names[:-1]) + " and " + names[-1]
+    return names[0]
+
+
 def with_header(text: str, header: str) -> str:
     """``text`` with ``header`` as the paragraph under its ``# title`` line (first,
     when it has no title)."""
