@@ -77,9 +77,11 @@ def benchmark_table(readme: str) -> list[list[str]]:
     return [[c.strip() for c in r.strip().strip("|").split("|")] for r in rows[2:]]
 
 
-def check(readme_path: Path = ROOT / "README.md") -> list[str]:
+def check(root: Path = ROOT) -> list[str]:
+    """The problems of ``root``'s README.md table: a row without a source, a source
+    that does not exist, a figure in none of the row's sources."""
     problems = []
-    for cells in benchmark_table(readme_path.read_text(encoding="utf-8")):
+    for cells in benchmark_table((root / "README.md").read_text(encoding="utf-8")):
         *figures, source = cells
         links = re.findall(r"\((benches/results/[^)\s]+)\)", source)
         if not links:
@@ -87,7 +89,7 @@ def check(readme_path: Path = ROOT / "README.md") -> list[str]:
             continue
         known: set[float] = set()
         for link in links:
-            path = ROOT / link
+            path = root / link
             if not path.is_file():
                 problems.append(f"row {cells[0]!r}: {link} does not exist")
                 continue
