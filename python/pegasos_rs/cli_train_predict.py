@@ -654,6 +654,7 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
     try:
         if scheduler is not None:
             client = distributed.Client(scheduler)
+        data_files = pdask._svmlight._paths(data_files)  # globs expanded, as read
         with pdask._cluster.cluster(client) as on:
             if show:
                 print(
