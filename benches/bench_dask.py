@@ -55,7 +55,7 @@ from pathlib import Path
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
 import plots
-from common import RESULTS_DIR, check, time_once
+from common import RESULTS_DIR, check, median_runs, time_once
 from dask.utils import parse_bytes
 from report import load_text, machine_state, markdown_table, publish
 
@@ -169,14 +169,16 @@ def _accuracy(model, Xt, yt) -> float:
 
 def _median_run(run, first=None):
     """``run()`` (seconds, accuracy, extras) ``REPEATS`` times in all (``first``: a
-    run already made): the median seconds, the last run's accuracy and extras, and
-    every run's seconds as ``runs``."""
-    results = ([first] if first is not None else []) + [
-        run() for _ in range(REPEATS - (first is not None))
-    ]
-    seconds = [r[0] for r in results]
-    _, acc, extra = results[-1]
-    return float(np.median(seconds)), acc, {**extra, "runs": seconds}
+    run already made), through :func:`common.median_runs`: the median seconds and
+    extras, the accuracy, and every run's seconds as ``runs``."""
+
+    def as_dict(r):
+        seconds, acc, extra = r
+        return {"seconds": seconds, "acc": acc, **extra}
+
+    out = median_runs(lambda: as_dict(run()), REPEATS, None if first is None else as_dict(first))
+    out["runs"] = out.pop("seconds_of_runs")
+    return out.pop("seconds"), out.pop("acc"), out
 
 
 def _until(budgets, run, limit):
@@ -732,7 +734,7 @@ def _memory_row(m: str, r: dict, best: dict) -> list:
         f"{int(m):,}",
         f"{r['files_gb']:.1f} GB / {r['parsed_gb']:.1f} GB / {r['workers_limit_gb']:.1f} GB",
         f"{best['client_peak_mb']:.0f} MB", f"{best['worker_peak_mb']:.0f} MB",
-        f"{best['rounds']} x {best['kb_per_round']:.0f} KB",
+        f"{best['rounds']:.0f} x {best['kb_per_round']:.0f} KB",
         f"{r['incremental_sgd'][-1]['worker_peak_mb']:.0f} MB",
     ]  # fmt: skip
 

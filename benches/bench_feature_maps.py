@@ -44,7 +44,7 @@ import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
 import plots
 import scipy.sparse as sp
-from common import RESULTS_DIR, check, time_once, timeit
+from common import RESULTS_DIR, check, median_runs, time_once, timeit
 from report import (
     command,
     fmt_pct,
@@ -324,17 +324,6 @@ END_TO_END = {
 }
 
 
-def repeated(run, repeats: int) -> dict:
-    """``run()`` (one whole pipeline: a dict of its stage times, ``total`` and ``acc``)
-    ``repeats`` times: the median of each time over the runs, the accuracy (the same
-    in every run, checked: every step is seeded) and ``runs``."""
-    results = [run() for _ in range(max(1, repeats))]
-    accs = {r["acc"] for r in results}
-    check(len(accs) == 1, f"the repeats gave different test accuracies {sorted(accs)}")
-    out = {k: float(np.median([r[k] for r in results])) for k in results[0] if k != "acc"}
-    return {**out, "acc": results[0]["acc"], "runs": len(results)}
-
-
 def map_and_pegasos(cfg: dict, spec: tuple, data32, threads: int, repeats: int) -> dict:
     """One feature map ``spec`` (kind, size, landmarks) + averaged PegasosClassifier
     on the float32 ``data32``: its row (median times of ``repeats`` runs of the whole
@@ -365,7 +354,7 @@ def map_and_pegasos(cfg: dict, spec: tuple, data32, threads: int, repeats: int) 
         return {"map": t_map, "fit": t_map + t_fit, "total": t_map + t_fit + t_pred,
                 "acc": float(np.mean(pred == yt))}  # fmt: skip
 
-    row = {"method": label, **repeated(run, repeats)}
+    row = {"method": label, **median_runs(run, repeats)}
     print(f"  {label}: total {fmt_time(row['total'])} acc {row['acc']:.4f}", flush=True)
     return row
 
@@ -388,7 +377,7 @@ def run_end_to_end(name: str, data, args) -> dict:
             t_pred, pred = time_once(lambda: model.predict(Xt))
             return {"fit": t_fit, "total": t_fit + t_pred, "acc": float(np.mean(pred == yt))}
 
-        return repeated(run, args.repeats)
+        return median_runs(run, args.repeats)
 
     if args.skip_svc:
         svc = None

@@ -82,6 +82,23 @@ def timeit(fn: Callable[[], object], repeats: int):
     return statistics.median(times), result, len(times)
 
 
+def median_runs(run: Callable[[], dict], repeats: int, first: dict | None = None) -> dict:
+    """``run()`` -- one whole measurement: a dict of times (and other measured
+    numbers) and ``acc`` -- ``max(1, repeats)`` times in all, ``first`` being a run
+    already made: the median of each number over the runs, the accuracy (the same in
+    every run, checked: every step is seeded), ``runs`` (their number) and
+    ``seconds_of_runs`` when runs report ``seconds``."""
+    results = ([] if first is None else [first]) + [
+        run() for _ in range(max(1, repeats) - (first is not None))
+    ]
+    accs = {r["acc"] for r in results}
+    check(len(accs) == 1, f"the repeats gave different test accuracies {sorted(accs)}")
+    out = {k: float(statistics.median(r[k] for r in results)) for k in results[0] if k != "acc"}
+    if "seconds" in results[0]:
+        out["seconds_of_runs"] = [r["seconds"] for r in results]
+    return {**out, "acc": results[0]["acc"], "runs": len(results)}
+
+
 # ------------------------------------------------------------------------ objective
 
 

@@ -92,15 +92,8 @@ def machine_state() -> dict:
 
 
 #: The machine's state when this run started. Every benchmark imports this module
-#: before it measures anything, so importing it marks the start; :func:`begin` marks
-#: it again (for a ``main()`` run more than once in one process).
+#: before it measures anything, so importing it marks the start.
 _START = machine_state()
-
-
-def begin() -> dict:
-    """Mark the start of a run now (time and load); returns the state recorded."""
-    _START.update(machine_state())
-    return dict(_START)
 
 
 def started_state() -> dict:
@@ -121,12 +114,11 @@ def load_text(start: dict, end: dict) -> str:
     )
 
 
-def run_header(start: dict | None = None, end: dict | None = None) -> str:
+def run_header() -> str:
     """The line every report carries under its title: the command, when it ran, how
     long it took and the machine's load at its start and end (every benchmark
     writes its report through :func:`publish`, which adds it)."""
-    start = started_state() if start is None else start
-    end = machine_state() if end is None else end
+    start, end = started_state(), machine_state()
     script = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "?"
     fmt = "%Y-%m-%d %H:%M"
     minutes = (end["time"] - start["time"]) / 60
