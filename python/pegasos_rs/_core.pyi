@@ -20,10 +20,11 @@ __all__ = [
     "format_svmlight",
     "fourier_features",
     "fourier_sample",
-    "hinge_sums",
+    "fit_linear_regression",
     "index_svmlight",
     "kernel_decision",
     "local_pass",
+    "loss_sums",
     "moments",
     "nystroem_features",
     "nystroem_fit",
@@ -34,12 +35,14 @@ __all__ = [
     "platt_fit",
     "platt_proba",
     "variance_of",
-    "weight_sums",
+    "zero_loss_sums",
 ]
 __version__: str
 STATE_VERSION: int
 
 _Dense = NDArray[np.float64] | NDArray[np.float32]
+#: A loss: ``{"name": <scikit-learn's loss name>, "epsilon": float}``.
+_Loss = dict[str, Any]
 _Csr = tuple[
     NDArray[np.float64] | NDArray[np.float32],
     NDArray[np.int32] | NDArray[np.int64],
@@ -78,6 +81,13 @@ def fit_linear(
     params: dict[str, Any],
     n_threads: int,
 ) -> _FitReturn: ...
+def fit_linear_regression(
+    x: _Dense | _Csr,
+    targets: NDArray[np.float64],
+    sample_weight: NDArray[np.float64] | None,
+    solver: LinearSolverState,
+    params: dict[str, Any],
+) -> _FitReturn: ...
 
 @final
 class StreamedLinearFit:
@@ -109,18 +119,20 @@ class StreamedLinearFit:
     def end_pass(self, loss_sums: list[float] | None) -> list[str]: ...
     def finish(self, solver: LinearSolverState) -> _FitReturn: ...
 
-def weight_sums(
+def zero_loss_sums(
     codes: NDArray[np.uint32],
     labels: _LabelWeights,
     acc: list[float],
+    loss: _Loss = ...,
 ) -> list[float]: ...
-def hinge_sums(
+def loss_sums(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],
     labels: _LabelWeights,
     coef: NDArray[np.float64],
     intercept: NDArray[np.float64],
     acc: list[float],
+    loss: _Loss = ...,
 ) -> list[float]: ...
 def check_matrix(x: _Dense | _Csr) -> None: ...
 def local_pass(

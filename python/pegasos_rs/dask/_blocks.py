@@ -432,9 +432,10 @@ def _label_weights(classes, class_weight, block: Block):
 
 
 def weight_chain(block: Block, classes, class_weight, acc):
-    """Continue the per-problem sums of example weights over this block's rows."""
+    """Continue the per-problem sums of example weights over this block's rows (the
+    hinge's losses at zero, ``pegasos_core::solvers::linear::zero_loss_sum``)."""
     codes = np.searchsorted(classes, block.labels).astype(np.uint32)
-    return _core.weight_sums(codes, _label_weights(classes, class_weight, block), acc)
+    return _core.zero_loss_sums(codes, _label_weights(classes, class_weight, block), acc)
 
 
 def _cache_root(cache: str, worker=None) -> str:
@@ -517,7 +518,7 @@ def hinge_chain(block: Block, classes, class_weight, dtype, model, acc, cache=No
     X = full_matrix(block, cache, dtype)
     codes = np.searchsorted(classes, block.labels).astype(np.uint32)
     labels = _label_weights(classes, class_weight, block)
-    return _core.hinge_sums(as_rust_matrix(X), codes, labels, coef, intercept, acc)
+    return _core.loss_sums(as_rust_matrix(X), codes, labels, coef, intercept, acc)
 
 
 def mix_round(

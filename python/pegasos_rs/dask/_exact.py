@@ -184,7 +184,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         "n_classes": int(data.classes.size),
         "class_weight": class_weight,
         "class_counts": data.counts.sum(axis=0).astype(np.uint64),
-        "weight_sums": weight_sums(data, class_weight),
+        "zero_loss_sums": weight_sums(data, class_weight),
     }
     fit = _core.StreamedLinearFit(solver, params, data.n_rows, data.n_features, labels, n_threads)
     k = params["batch_size"]

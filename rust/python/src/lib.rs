@@ -35,11 +35,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("STATE_VERSION", pegasos_core::io::codec::STATE_VERSION)?;
     m.add_class::<linear::LinearSolverState>()?;
     m.add_function(wrap_pyfunction!(linear::fit_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::fit_linear_regression, m)?)?;
     m.add_function(wrap_pyfunction!(linear::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(linear::class_counts, m)?)?;
     m.add_class::<streamed::StreamedLinearFit>()?;
-    m.add_function(wrap_pyfunction!(streamed::weight_sums, m)?)?;
-    m.add_function(wrap_pyfunction!(streamed::hinge_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::zero_loss_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::loss_sums, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::check_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(mixing::local_pass, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;

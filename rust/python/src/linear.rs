@@ -7,6 +7,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::io::codec::{decode_states, encode_states};
+use pegasos_core::solvers::regression::fit_regression;
 use pegasos_core::{
     class_counts as core_class_counts, decision_function as core_decision, fit_one_vs_rest,
     fit_shared_one_vs_rest, initial_states, FitOutput, LinearState, Rows,
@@ -153,6 +154,51 @@ pub fn fit_linear<'py>(
     }))?;
     solver.states = states;
     fit_return(py, &outputs, coef, d, &solver.states)
+}
+
+/// Train a linear regression (`params["loss"]` a regression loss) of `targets`,
+/// continuing `solver` (fresh when it is empty: one state, stream 0 of the seed)
+/// and leaving the final state in it; returns what `fit_linear` returns, for one
+/// problem. With `params["check_input"]` false, `x` is checked row by row as the
+/// solver reads it; the targets are always checked (one pass).
+#[pyfunction]
+#[pyo3(signature = (x, targets, sample_weight, solver, params))]
+pub fn fit_linear_regression<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    targets: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    mut solver: PyRefMut<'py, LinearSolverState>,
+    params: SolverParams<'py>,
+) -> PyResult<FitReturn<'py>> {
+    let check_input = params.check_input;
+    let params = params.validate()?;
+    let targets = slice(&targets)?;
+    let sample_weight = match &sample_weight {
+        Some(a) => Some(slice(a)?),
+        None => None,
+    };
+    let mut states = solver.states.clone();
+    let visits = x.stored_entries() as f64 * params.max_iter as f64;
+    let small = visits < SMALL_VISITS;
+    let (output, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
+        let rows = make()?;
+        let d = rows.n_features();
+        if states.is_empty() {
+            states = initial_states(1, d, params.seed)?;
+        }
+        if states.len() != 1 {
+            return Err(pegasos_core::Error::InvalidState(format!(
+                "a regression continues one solver state, not {}",
+                states.len()
+            )));
+        }
+        let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
+        let out = fit_regression(&rows, targets, sample_weight, &params, &mut states[0], &mut coef, cancel)?;
+        Ok((out, coef, d))
+    }))?;
+    solver.states = states;
+    fit_return(py, &[output], coef, d, &solver.states)
 }
 
 /// The fit's outputs as Python receives them.

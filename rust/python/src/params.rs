@@ -7,6 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use pegasos_core::kernels::function::Kernel;
+use pegasos_core::solvers::loss::LossFunction;
 use pegasos_core::{Averaging, Intercept, Labels, Params, Sampling, ValidParams};
 
 use crate::arrays::slice;
@@ -19,6 +20,9 @@ use crate::error::CoreError;
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct SolverParams<'py> {
+    /// The loss's name and its `epsilon` (absent: the hinge).
+    #[pyo3(default)]
+    loss: LossSpec,
     alpha: f64,
     batch_size: usize,
     projection: bool,
@@ -42,6 +46,33 @@ pub struct SolverParams<'py> {
     /// `"ovr_shared"` (one drawn row serves every class's step).
     #[pyo3(default)]
     multi_class: Option<String>,
+}
+
+/// A loss as Python names it: a dict of `name` (scikit-learn's `loss` names, see
+/// `pegasos_core::solvers::loss::LossFunction::from_name`) and `epsilon` (read by
+/// the losses that have one).
+#[derive(FromPyObject, Clone, Debug)]
+#[pyo3(from_item_all)]
+pub struct LossSpec {
+    name: String,
+    #[pyo3(default)]
+    epsilon: f64,
+}
+
+impl Default for LossSpec {
+    fn default() -> Self {
+        Self {
+            name: "hinge".into(),
+            epsilon: 0.0,
+        }
+    }
+}
+
+impl LossSpec {
+    /// The validated loss.
+    pub fn loss(&self) -> PyResult<LossFunction> {
+        Ok(LossFunction::from_name(&self.name, self.epsilon).map_err(CoreError)?)
+    }
 }
 
 /// A kernel as Python describes it: a dict of `kernel_name` ("linear", "rbf",
@@ -154,6 +185,7 @@ impl SolverParams<'_> {
             }
         };
         Ok(Params {
+            loss: self.loss.loss()?,
             alpha: self.alpha,
             batch_size: self.batch_size,
             projection: self.projection,

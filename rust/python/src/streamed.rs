@@ -15,9 +15,8 @@ use pyo3::prelude::*;
 
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::parallel::for_each_problem;
-use pegasos_core::solvers::linear::{
-    current_model, hinge_loss_sum, objective_from_loss, weight_sum,
-};
+use pegasos_core::solvers::linear::{current_model, loss_sum, objective_from_loss, zero_loss_sum};
+use pegasos_core::solvers::loss::{Loss, LossFunction};
 use pegasos_core::solvers::multiclass::problem_label;
 use pegasos_core::solvers::sampler::{Drawn, KeyDraws};
 use pegasos_core::thresholds::SMALL_VISITS;
@@ -32,7 +31,7 @@ use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::linear::LinearSolverState;
-use crate::params::{LabelWeights, SolverParams};
+use crate::params::{LabelWeights, LossSpec, SolverParams};
 
 /// What the client knows of the training labels without holding them.
 #[derive(FromPyObject)]
@@ -42,31 +41,40 @@ pub struct LabelSummary<'py> {
     class_weight: PyReadonlyArray1<'py, f64>,
     /// Examples of each class.
     class_counts: PyReadonlyArray1<'py, u64>,
-    /// Per binary problem, `sum_i c_i` in row order (`weight_sums` in
-    /// `pegasos_rs._core`); `None` when every weight is 1.
-    weight_sums: Option<PyReadonlyArray1<'py, f64>>,
+    /// Per binary problem, `sum_i c_i l(0, y_i)` in row order (`zero_loss_sums`
+    /// in `pegasos_rs._core`); `None` when every weight is 1.
+    zero_loss_sums: Option<PyReadonlyArray1<'py, f64>>,
 }
 
 impl LabelSummary<'_> {
-    /// Per binary problem, `sum_i c_i` over the `n_rows` rows (`class_weight`:
-    /// the classes' weights).
-    fn sums(&self, class_weight: &[f64], n_rows: usize, n_problems: usize) -> PyResult<Vec<f64>> {
-        let sums = match &self.weight_sums {
-            Some(s) => slice(s)?.to_vec(),
-            None if class_weight.iter().all(|&c| c == 1.0) => vec![n_rows as f64; n_problems],
+    /// Per binary problem, the mean weighted loss at zero `L0` of the `n_rows` rows
+    /// (`class_weight`: the classes' weights), as the in-memory solver computes it
+    /// (`pegasos_core::solvers::linear::mean_zero_loss`).
+    fn zero_losses(
+        &self,
+        class_weight: &[f64],
+        loss: &LossFunction,
+        n_rows: usize,
+        n_problems: usize,
+    ) -> PyResult<Vec<f64>> {
+        let means = match &self.zero_loss_sums {
+            Some(s) => slice(s)?.iter().map(|s| s / n_rows as f64).collect(),
+            None if class_weight.iter().all(|&c| c == 1.0) => {
+                vec![loss.value(0.0, 1.0); n_problems]
+            }
             None => {
                 return Err(PyValueError::new_err(
-                    "weight_sums are needed when a class weight is not 1",
+                    "zero_loss_sums are needed when a class weight is not 1",
                 ))
             }
         };
-        if sums.len() != n_problems {
+        if means.len() != n_problems {
             return Err(PyValueError::new_err(format!(
-                "{} weight sums for {n_problems} binary problems",
-                sums.len()
+                "{} loss sums for {n_problems} binary problems",
+                means.len()
             )));
         }
-        Ok(sums)
+        Ok(means)
     }
 }
 
@@ -133,7 +141,7 @@ impl StreamedLinearFit {
             return Err(PyValueError::new_err("the data has no features"));
         }
         let n_problems = if n_classes == 2 { 1 } else { n_classes };
-        let sums = labels.sums(&class_weight, n_rows, n_problems)?;
+        let zero_losses = labels.zero_losses(&class_weight, &params.loss, n_rows, n_problems)?;
         let mut states = if solver.states.is_empty() {
             initial_states(n_problems, n_features, params.seed).map_err(CoreError)?
         } else {
@@ -164,7 +172,7 @@ impl StreamedLinearFit {
                 )
                 .map_err(CoreError)?,
             );
-            rules.push(StepRule::new(&params, sums[p] / n_rows as f64));
+            rules.push(StepRule::new(&params, zero_losses[p]));
             plans.push(plan_linear_fit(&params, state, n_rows).map_err(CoreError)?);
         }
         Ok(Self {
@@ -377,15 +385,17 @@ impl StreamedLinearFit {
     }
 }
 
-/// Per binary problem, `acc[p] + sum_i c_i` over these rows in order (see
-/// `pegasos_core::solvers::linear::weight_sum`).
+/// Per binary problem, `acc[p] + sum_i c_i l(0, y_i)` over these rows in order
+/// (see `pegasos_core::solvers::linear::zero_loss_sum`).
 #[pyfunction]
-#[pyo3(signature = (codes, labels, acc))]
-pub fn weight_sums(
+#[pyo3(signature = (codes, labels, acc, loss=LossSpec::default()))]
+pub fn zero_loss_sums(
     codes: PyReadonlyArray1<'_, u32>,
     labels: LabelWeights<'_>,
     acc: Vec<f64>,
+    loss: LossSpec,
 ) -> PyResult<Vec<f64>> {
+    let loss = loss.loss()?;
     let codes = slice(&codes)?;
     let labels = labels.with_codes(codes)?;
     labels.check(codes.len()).map_err(CoreError)?;
@@ -394,16 +404,17 @@ pub fn weight_sums(
     }
     acc.iter()
         .enumerate()
-        .map(|(p, &a)| Ok(weight_sum(&labels.task(p).map_err(CoreError)?, a)))
+        .map(|(p, &a)| Ok(zero_loss_sum(&labels.task(p).map_err(CoreError)?, &loss, a)))
         .collect()
 }
 
-/// Per binary problem `p`, `acc[p] + sum_i c_i max(0, 1 - y_i (<coef[p], x_i> +
-/// intercept[p]))` over the rows of `x` in order (see
-/// `pegasos_core::solvers::linear::hinge_loss_sum`).
+/// Per binary problem `p`, `acc[p] + sum_i c_i l(<coef[p], x_i> + intercept[p],
+/// y_i)` over the rows of `x` in order (see
+/// `pegasos_core::solvers::linear::loss_sum`).
 #[pyfunction]
-#[pyo3(signature = (x, codes, labels, coef, intercept, acc))]
-pub fn hinge_sums<'py>(
+#[pyo3(signature = (x, codes, labels, coef, intercept, acc, loss=LossSpec::default()))]
+#[allow(clippy::too_many_arguments)]
+pub fn loss_sums<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
     codes: PyReadonlyArray1<'py, u32>,
@@ -411,7 +422,9 @@ pub fn hinge_sums<'py>(
     coef: PyReadonlyArray2<'py, f64>,
     intercept: PyReadonlyArray1<'py, f64>,
     acc: Vec<f64>,
+    loss: LossSpec,
 ) -> PyResult<Vec<f64>> {
+    let loss = loss.loss()?;
     let codes = slice(&codes)?;
     let labels = labels.with_codes(codes)?;
     let (coef, intercept) = (slice(&coef)?, slice(&intercept)?);
@@ -434,7 +447,8 @@ pub fn hinge_sums<'py>(
         (0..k)
             .map(|p| {
                 let task = labels.task(p)?;
-                Ok(hinge_loss_sum(&rows, &task, &coef[p * d..(p + 1) * d], intercept[p], acc[p]))
+                let w = &coef[p * d..(p + 1) * d];
+                Ok(loss_sum(&rows, &task, &loss, w, intercept[p], acc[p]))
             })
             .collect()
     }))

@@ -94,6 +94,9 @@ pub struct KernelSolver {
 /// Check that `params` asks only for what the kernel solver implements.
 pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
     let bad = |m: &str| Err(Error::InvalidParameter(m.into()));
+    if params.loss != crate::solvers::loss::LossFunction::Hinge {
+        return bad("the kernel solver minimises the hinge loss only");
+    }
     if params.projection {
         return bad("the kernel solver does not project; set projection off");
     }

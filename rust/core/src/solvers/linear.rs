@@ -2,29 +2,33 @@
 //! sub-GrAdient SOlver for SVM", ICML 2007 / Math. Programming 2011).
 //!
 //! # Objective
-//! `min_w  lambda/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w, x_i> + b))`, with
-//! `lambda` called `alpha` here and `c_i` the example weights. LIBLINEAR's and SVC's
-//! `C` is `1 / (alpha m)`.
+//! `min_w  lambda/2 ||w||^2 + 1/m sum_i c_i l(<w, x_i> + b, y_i)`, with `lambda`
+//! called `alpha` here, `c_i` the example weights and `l` a loss of
+//! [`crate::solvers::loss`] (the hinge `max(0, 1 - y p)` by default). LIBLINEAR's
+//! and SVC's `C` is `1 / (alpha m)`.
 //!
 //! # Update rule (step t = 1, 2, ...)
 //! Draw a batch `A_t` of `k` examples. With `eta_t = 1 / (lambda t)` and
-//! `A_t^+ = { i in A_t : y_i (<w_t, x_i> + b_t) < 1 }` (all margins taken at `w_t`, as
-//! in the paper, not sequentially):
+//! `g_i = -dl/dp (<w_t, x_i> + b_t, y_i)` (all taken at `w_t`, as in the paper, not
+//! sequentially; for the hinge `g_i = y_i` on the violators
+//! `y_i (<w_t, x_i> + b_t) < 1` and 0 elsewhere):
 //!
 //! ```text
-//! w_{t+1/2} = (1 - eta_t lambda) w_t + eta_t / k * sum_{i in A_t^+} c_i y_i x_i
+//! w_{t+1/2} = (1 - eta_t lambda) w_t + eta_t / k * sum_{i in A_t} c_i g_i x_i
 //! w_{t+1}   = min(1, r / ||w_{t+1/2}||) w_{t+1/2}                     (optional)
-//! b_{t+1}   = b_t + eta_t / k * sum_{i in A_t^+} c_i y_i      (unregularised bias)
+//! b_{t+1}   = b_t + eta_t / k * sum_{i in A_t} c_i g_i        (unregularised bias)
 //! ```
 //!
-//! The radius is `r = sqrt(mean_i c_i / lambda)`: the optimum lies in that ball
-//! (the paper's duality argument with dual variables bounded by `c_i`), which is
-//! the paper's `1/sqrt(lambda)` when all weights are 1.
+//! The radius is `r = sqrt(kappa L0 / lambda)` with `L0 = 1/m sum_i c_i l(0, y_i)`:
+//! the optimum lies in that ball ([`crate::solvers::loss`] derives it). For the
+//! hinge `kappa = 1` and `L0 = mean_i c_i` (the paper's duality argument with dual
+//! variables bounded by `c_i`), the paper's `1/sqrt(lambda)` when all weights are 1.
 //!
 //! # Cost of a step
 //! `w` is stored as `a * v` with `||w||^2` tracked: the shrink and the projection
 //! multiply the scalar `a` (O(1)); adding `x_i` touches only its non-zeros and
-//! reports the change of `||v||^2` as it goes (no extra pass, no per-row norms). A step costs O(nnz of the batch),
+//! reports the change of `||v||^2` as it goes (no extra pass, no per-row norms). A
+//! step costs O(nnz of the batch),
 //! never `O(n_features)`. When `a` falls below [`RESCALE_BELOW`], `v` is multiplied
 //! out (O(d), rare), so neither small `lambda` nor long runs underflow. At `t = 1`
 //! the shrink factor is exactly 0 and `w` restarts from zero (the paper's `w_1`
@@ -42,6 +46,7 @@ use crate::monitor::Monitor;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
+use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
@@ -266,9 +271,10 @@ fn bias_feature(intercept: Intercept) -> f64 {
 /// needs besides the rows, the labels and the state.
 #[derive(Clone, Copy, Debug)]
 pub struct StepRule {
+    pub(crate) loss: LossFunction,
     pub(crate) bias_feature: f64,
     pub(crate) learn_bias: bool,
-    /// Squared projection radius `mean(c) / lambda` (infinite without projection).
+    /// Squared projection radius `kappa L0 / lambda` (infinite without projection).
     pub(crate) sq_radius: f64,
     /// `1 / (lambda k)`.
     pub(crate) inv_alpha_k: f64,
@@ -278,15 +284,17 @@ pub struct StepRule {
 }
 
 impl StepRule {
-    /// The rule of `params` for examples of mean weight `mean_weight` (the mean of
-    /// `c_i` over the whole training set, which sets the projection radius).
-    pub fn new(params: &ValidParams, mean_weight: f64) -> Self {
-        let sq_radius = if params.projection && mean_weight > 0.0 {
-            mean_weight / params.alpha
+    /// The rule of `params` for examples whose mean weighted loss at zero is
+    /// `zero_loss` (`L0 = 1/m sum_i c_i l(0, y_i)` over the whole training set,
+    /// which sets the projection radius; the mean weight for the hinge).
+    pub fn new(params: &ValidParams, zero_loss: f64) -> Self {
+        let sq_radius = if params.projection && zero_loss > 0.0 {
+            params.loss.radius_factor() * zero_loss / params.alpha
         } else {
             f64::INFINITY
         };
         Self {
+            loss: params.loss,
             bias_feature: bias_feature(params.intercept),
             learn_bias: params.intercept == Intercept::Unregularized,
             sq_radius,
@@ -304,14 +312,14 @@ impl StepRule {
     }
 
     /// One Pegasos step on the examples `batch` (rows of `rows`); `violators` is
-    /// scratch space.
+    /// scratch space: the examples whose loss has a slope, with their `g_i`.
     fn step<R: Rows>(
         &self,
         rows: &R,
         task: &BinaryTask<'_>,
         state: &mut LinearState,
         batch: &[usize],
-        violators: &mut Vec<usize>,
+        violators: &mut Violators,
     ) {
         state.t += 1;
         let inv_t = 1.0 / state.t as f64;
@@ -324,8 +332,10 @@ impl StepRule {
             if c == 0.0 {
                 continue;
             }
-            if task.y(i) * (self.w_dot(rows, state, i) + state.bias) < 1.0 {
-                violators.push(i);
+            let p = self.w_dot(rows, state, i) + state.bias;
+            let g = self.loss.step_weight(p, task.y(i));
+            if g != 0.0 {
+                violators.push((i, g));
             }
         }
 
@@ -343,8 +353,8 @@ impl StepRule {
 
         let d = state.v.len() - 1;
         let bf = self.bias_feature;
-        for &i in violators.iter() {
-            let g = eta_over_k * task.weight(i) * task.y(i);
+        for &(i, gi) in violators.iter() {
+            let g = eta_over_k * task.weight(i) * gi;
             let dv = g / state.scale;
             let mut delta = rows.axpy_sq_delta(i, dv, &mut state.v);
             let old = state.v[d];
@@ -398,7 +408,7 @@ impl StepRule {
         task: &BinaryTask<'_>,
         state: &mut LinearState,
         drawn: &[usize],
-        violators: &mut Vec<usize>,
+        violators: &mut Violators,
     ) {
         let k = self.batch_size;
         for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
@@ -418,6 +428,53 @@ impl StepRule {
     }
 }
 
+/// The step a fresh run of `params.loss` starts at on these rows: 1 for the losses
+/// of bounded slope (the paper's rule); for the squared losses
+/// `t0 = ceil(kappa max_i c_i (||x_i||^2 + e) / lambda)`, with `e` the squared
+/// value of the intercept's constant feature (1 for the unregularised bias, `B^2`
+/// for a bias multiplier, 0 without an intercept); see [`crate::solvers::loss`].
+/// One pass over the stored entries (none for the other losses).
+pub fn first_step<R: Rows>(rows: &R, task: &BinaryTask<'_>, params: &ValidParams) -> u64 {
+    let Some(kappa) = params.loss.curvature() else {
+        return 1;
+    };
+    let bf = bias_feature(params.intercept);
+    let extra = match params.intercept {
+        Intercept::Unregularized => 1.0,
+        _ => bf * bf,
+    };
+    let mut largest = 0.0_f64;
+    for i in 0..rows.n_rows() {
+        let c = task.weight(i);
+        if c == 0.0 {
+            continue;
+        }
+        let mut sq = extra;
+        rows.for_each_entry(i, |_, x| sq += x * x);
+        // `max` skips NaN: an unchecked row is refused when it is drawn.
+        largest = largest.max(c * sq);
+    }
+    first_step_of(kappa * largest / params.alpha)
+}
+
+/// `ceil(x)` as a step number: at least 1, at most `2^53`.
+pub fn first_step_of(x: f64) -> u64 {
+    if x.is_finite() && x > 1.0 {
+        x.ceil().min(9_007_199_254_740_992.0) as u64
+    } else {
+        1
+    }
+}
+
+/// Start a fresh state (no step taken) at step `t0` (see [`first_step`]): its next
+/// step is step `t0`. A state that has stepped is left as it is, so that a
+/// continued fit continues the schedule.
+pub fn start_at(state: &mut LinearState, t0: u64) {
+    if state.t == 0 {
+        state.t = t0.saturating_sub(1);
+    }
+}
+
 /// Everything an in-memory fit needs that does not change during it.
 struct Context<'a, R> {
     rows: &'a R,
@@ -426,48 +483,51 @@ struct Context<'a, R> {
     draws: Draws<'a>,
 }
 
-/// `sum_i c_i` over the examples of `task`, added one by one to `acc` in row
-/// order. Start from `-0.0` (the neutral element of `+`); continuing the sum over
-/// the next rows of the training set, block after block, gives the same bits as
-/// one pass over all of them.
-pub fn weight_sum(task: &BinaryTask<'_>, acc: f64) -> f64 {
-    (0..task.len()).fold(acc, |a, i| a + task.weight(i))
+/// `sum_i c_i l(0, y_i)` over the examples of `task` (the sum of the weights for
+/// the hinge, whose loss at zero is exactly 1), added one by one to `acc` in row
+/// order: `m` times the `L0` of the projection radius. Start from `-0.0` (the
+/// neutral element of `+`); continuing the sum over the next rows of the training
+/// set, block after block, gives the same bits as one pass over all of them.
+pub fn zero_loss_sum(task: &BinaryTask<'_>, loss: &LossFunction, acc: f64) -> f64 {
+    (0..task.len()).fold(acc, |a, i| a + task.weight(i) * loss.value(0.0, task.y(i)))
 }
 
-/// `sum_i c_i max(0, 1 - y_i (<w, x_i> + b))` over the rows, added one by one to
-/// `acc` in row order (continued block after block like [`weight_sum`]).
-pub fn hinge_loss_sum<R: Rows>(
+/// `sum_i c_i l(<w, x_i> + b, y_i)` over the rows, added one by one to `acc` in
+/// row order (continued block after block like [`zero_loss_sum`]).
+pub fn loss_sum<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
+    loss: &LossFunction,
     w: &[f64],
     b: f64,
     acc: f64,
 ) -> f64 {
     (0..rows.n_rows()).fold(acc, |a, i| {
-        a + task.weight(i) * (1.0 - task.y(i) * (rows.dot(i, w) + b)).max(0.0)
+        a + task.weight(i) * loss.value(rows.dot(i, w) + b, task.y(i))
     })
 }
 
-/// The primal objective from the summed weighted hinge loss of `m` examples:
+/// The primal objective from the summed weighted loss of `m` examples:
 /// `alpha/2 (||w||^2 + reg_sq) + loss_sum / m`.
 pub fn objective_from_loss(loss_sum: f64, m: usize, w: &[f64], reg_sq: f64, alpha: f64) -> f64 {
     let norm: f64 = w.iter().map(|x| x * x).sum::<f64>() + reg_sq;
     0.5 * alpha * norm + loss_sum / m as f64
 }
 
-/// Primal objective `alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w,x_i> + b))`.
+/// Primal objective `alpha/2 ||w||^2 + 1/m sum_i c_i l(<w,x_i> + b, y_i)`.
 ///
 /// `reg_sq` is added to `||w||^2` (the squared bias-multiplier weight, when regularised).
 pub fn primal_objective<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
+    loss: &LossFunction,
     w: &[f64],
     b: f64,
     reg_sq: f64,
     alpha: f64,
 ) -> f64 {
-    let loss = hinge_loss_sum(rows, task, w, b, -0.0);
-    objective_from_loss(loss, rows.n_rows(), w, reg_sq, alpha)
+    let sum = loss_sum(rows, task, loss, w, b, -0.0);
+    objective_from_loss(sum, rows.n_rows(), w, reg_sq, alpha)
 }
 
 /// Steps in one pass: `ceil(n_samples / batch_size)`.
@@ -493,29 +553,32 @@ pub fn run_steps<R: Rows>(
     make_context(rows, task, params, state, None)?.run(state, n_steps, monitor)
 }
 
-/// [`run_steps`] with the projection radius of examples of mean weight
-/// `mean_weight` (that of the whole training set, when `rows` are a part of it).
+/// [`run_steps`] with the projection radius of examples whose mean weighted loss
+/// at zero is `zero_loss` (that of the whole training set, when `rows` are a part
+/// of it; see [`StepRule::new`]).
 pub fn run_steps_in_part<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
     params: &ValidParams,
-    mean_weight: f64,
+    zero_loss: f64,
     state: &mut LinearState,
     n_steps: u64,
     monitor: &Monitor,
 ) -> Result<()> {
-    make_context(rows, task, params, state, Some(mean_weight))?.run(state, n_steps, monitor)
+    make_context(rows, task, params, state, Some(zero_loss))?.run(state, n_steps, monitor)
 }
 
+/// The examples of a step whose loss has a slope, with their `g_i`.
+type Violators = Vec<(usize, f64)>;
+
 /// Scratch buffers of a run: the violators of a step and a block of drawn examples.
-fn scratch(k: usize, block: usize) -> Result<(Vec<usize>, Vec<usize>)> {
+fn scratch(k: usize, block: usize) -> Result<(Violators, Vec<usize>)> {
+    let oom =
+        |len: usize| Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"));
     let mut violators = Vec::new();
+    violators.try_reserve_exact(k).map_err(|_| oom(k))?;
     let mut drawn = Vec::new();
-    for (buf, len) in [(&mut violators, k), (&mut drawn, block)] {
-        buf.try_reserve_exact(len).map_err(|_| {
-            Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"))
-        })?;
-    }
+    drawn.try_reserve_exact(block).map_err(|_| oom(block))?;
     Ok((violators, drawn))
 }
 
@@ -623,31 +686,54 @@ fn check_shapes<R: Rows>(rows: &R, task: &BinaryTask<'_>, state: &LinearState) -
     Ok(())
 }
 
+/// `L0 = 1/m sum_i c_i l(0, y_i)` of the task (see [`StepRule::new`]). A margin
+/// loss with all weights 1: `l(0)` itself (the sum would be exactly `m l(0)` for
+/// the hinge, whose `l(0)` is 1, and `m < 2^53`).
+pub fn mean_zero_loss(task: &BinaryTask<'_>, loss: &LossFunction) -> f64 {
+    if task.unit_weights() && loss.is_margin_loss() {
+        loss.value(0.0, 1.0)
+    } else {
+        zero_loss_sum(task, loss, -0.0) / task.len() as f64
+    }
+}
+
+/// An error when a margin loss is given real targets or a regression loss classes.
+pub(crate) fn check_loss_fits_task(loss: &LossFunction, task: &BinaryTask<'_>) -> Result<()> {
+    if loss.is_margin_loss() == task.is_regression() {
+        let (what, needs) = if task.is_regression() {
+            ("a classification loss", "class labels")
+        } else {
+            ("a regression loss", "real targets")
+        };
+        return Err(Error::InvalidParameter(format!(
+            "loss {:?} is {what}: it needs {needs}",
+            loss.name()
+        )));
+    }
+    Ok(())
+}
+
 fn make_context<'a, R: Rows>(
     rows: &'a R,
     task: &'a BinaryTask<'a>,
     params: &'a ValidParams,
     state: &LinearState,
-    mean_weight: Option<f64>,
+    zero_loss: Option<f64>,
 ) -> Result<Context<'a, R>> {
     let n = rows.n_rows();
     if n == 0 {
         return Err(Error::InvalidInput("no samples to train on".into()));
     }
     check_shapes(rows, task, state)?;
+    check_loss_fits_task(&params.loss, task)?;
     let draws = Draws::new(&params.sampling, task)?;
-    // All weights 1: the sum below is exactly n (n < 2^53), so the mean exactly 1.
-    let mean_weight = mean_weight.unwrap_or_else(|| {
-        if task.unit_weights() {
-            1.0
-        } else {
-            weight_sum(task, -0.0) / n as f64
-        }
-    });
+    // Real targets are checked here, once per call (O(m), as the sum below).
+    task.check_targets()?;
+    let zero_loss = zero_loss.unwrap_or_else(|| mean_zero_loss(task, &params.loss));
     Ok(Context {
         rows,
         task,
-        rule: StepRule::new(params, mean_weight),
+        rule: StepRule::new(params, zero_loss),
         draws,
     })
 }
@@ -751,7 +837,13 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
         let (b, reg_sq) = current_model(self.params, self.state, self.coef);
         let alpha = self.params.alpha;
         Ok(Some(primal_objective(
-            rows, task, self.coef, b, reg_sq, alpha,
+            rows,
+            task,
+            &self.params.loss,
+            self.coef,
+            b,
+            reg_sq,
+            alpha,
         )))
     }
 }
@@ -812,6 +904,9 @@ pub fn fit_binary<R: Rows>(
             coef.len(),
             rows.n_features()
         )));
+    }
+    if state.t == 0 {
+        start_at(state, first_step(rows, task, params));
     }
     let mut plan = plan_linear_fit(params, state, rows.n_rows())?;
     let ctx = make_context(rows, task, params, state, None)?;

@@ -4,6 +4,7 @@
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::rng::Rng;
+use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Params, Sampling};
 use crate::solvers::test_support::{dense_problem, fit_linear};
 use crate::test_support::{planted, to_csr};
@@ -339,7 +340,15 @@ fn suffix_average_beats_last_iterate() {
         .validate()
         .unwrap();
         let (_, w, f) = fit_linear(&rows, &task, &p, 3, 0);
-        primal_objective(&rows, &task, &w, f.intercept, 0.0, 1e-3)
+        primal_objective(
+            &rows,
+            &task,
+            &LossFunction::Hinge,
+            &w,
+            f.intercept,
+            0.0,
+            1e-3,
+        )
     };
     let last = obj(Averaging::Off);
     let avg = obj(Averaging::Suffix);
@@ -473,7 +482,7 @@ struct Outside<'a> {
 /// A fit driven from outside, as a cluster's client drives it: the passes of
 /// [`PassPlan`], draws through [`KeyDraws`] from counts only, the drawn rows
 /// gathered into a small block (duplicates included), [`run_drawn`] on the block,
-/// the objective from [`hinge_loss_sum`] continued over two halves of the data.
+/// the objective from [`loss_sum`] continued over two halves of the data.
 fn fit_from_outside(
     data: &Outside<'_>,
     task: &BinaryTask<'_>,
@@ -486,10 +495,12 @@ fn fit_from_outside(
     let (positives, negatives) = task.split_by_class();
     let keys = KeyDraws::new(Cow::Borrowed(&p.sampling), n, positives.len()).unwrap();
     let half = n / 2;
-    let weights = weight_sum(
+    let weights = zero_loss_sum(
         &BinaryTask::new(&codes[half..], 1, sw.map(|w| &w[half..]), 2.0, 0.5).unwrap(),
-        weight_sum(
+        &p.loss,
+        zero_loss_sum(
             &BinaryTask::new(&codes[..half], 1, sw.map(|w| &w[..half]), 2.0, 0.5).unwrap(),
+            &p.loss,
             -0.0,
         ),
     );
@@ -530,8 +541,8 @@ fn fit_from_outside(
             let second = DenseRows::new(&x[half * d..], n - half, d).unwrap();
             let t1 = BinaryTask::new(&codes[..half], 1, sw.map(|w| &w[..half]), 2.0, 0.5).unwrap();
             let t2 = BinaryTask::new(&codes[half..], 1, sw.map(|w| &w[half..]), 2.0, 0.5).unwrap();
-            let loss = hinge_loss_sum(&first, &t1, coef, b, -0.0);
-            let loss = hinge_loss_sum(&second, &t2, coef, b, loss);
+            let loss = loss_sum(&first, &t1, &LossFunction::Hinge, coef, b, -0.0);
+            let loss = loss_sum(&second, &t2, &LossFunction::Hinge, coef, b, loss);
             objective_from_loss(loss, n, coef, reg_sq, p.alpha)
         });
         plan.end_pass(p, state, objective, &Monitor::new(), "");

@@ -1,11 +1,14 @@
 //! The solver layer: Pegasos itself, linear and kernel, and one-vs-rest over them.
 //!
 //! - [`params`]: the hyper-parameters, validated once into [`params::ValidParams`];
+//! - [`loss`]: the losses (hinge, logistic, squared hinge, modified Huber and the
+//!   regression losses) behind the one trait the solvers step through;
 //! - [`sampler`]: drawing the examples of each step, shared by both solvers and saved
 //!   with their state;
 //! - [`passes`]: the pass driver of both solvers (passes, objective, verbose lines,
 //!   cancellation, the stopping rule of `tol`);
 //! - [`linear`]: linear Pegasos (update rule, averaging, objective);
+//! - [`regression`]: linear Pegasos on real targets (the regression losses);
 //! - [`multiclass`]: one-vs-rest of the linear solver and its batched prediction;
 //! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
@@ -25,11 +28,13 @@
 pub mod kernel;
 pub mod kernel_model;
 pub mod linear;
+pub mod loss;
 pub mod multiclass;
 pub mod one_vs_one;
 pub mod params;
 pub mod passes;
 pub mod platt;
+pub mod regression;
 pub mod sampler;
 pub mod shared_block;
 pub mod shared_ovr;

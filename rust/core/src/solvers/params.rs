@@ -2,6 +2,7 @@
 //! solver runs (the linfa pattern): the solver never re-checks them.
 
 use crate::error::{Error, Result};
+use crate::solvers::loss::{Loss, LossFunction};
 
 /// How the examples of each step are drawn.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,11 +56,15 @@ pub enum Averaging {
 /// Hyper-parameters of a linear Pegasos fit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
+    /// The loss minimised (see [`crate::solvers::loss`]); the hinge by default.
+    pub loss: LossFunction,
     /// Regularisation strength, the paper's lambda (> 0).
     pub alpha: f64,
     /// Examples per step, the paper's k (>= 1).
     pub batch_size: usize,
-    /// Project onto the ball of radius `1/sqrt(alpha)` after each step.
+    /// Project onto the ball that holds the optimum after each step (radius
+    /// `1/sqrt(alpha)` for the hinge with unit weights; see
+    /// [`crate::solvers::loss`]).
     pub projection: bool,
     /// Intercept handling.
     pub intercept: Intercept,
@@ -86,6 +91,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
+            loss: LossFunction::Hinge,
             alpha: 1e-4,
             batch_size: 1,
             projection: true,
@@ -117,6 +123,13 @@ impl Params {
     /// Check every range; the returned value is what solvers accept.
     pub fn validate(self) -> Result<ValidParams> {
         let bad = |m: String| Err(Error::InvalidParameter(m));
+        self.loss.validate()?;
+        if self.sampling == Sampling::Balanced && !self.loss.is_margin_loss() {
+            return bad(format!(
+                "balanced sampling draws from two classes; loss {:?} is a regression",
+                self.loss.name()
+            ));
+        }
         if !(self.alpha.is_finite() && self.alpha > 0.0) {
             return bad(format!(
                 "alpha must be a positive finite number, got {}",

@@ -213,6 +213,11 @@ impl<'a> Draws<'a> {
     /// Check `sampling` against the task (order indices in range, both classes
     /// present for balanced sampling).
     pub(crate) fn new(sampling: &'a Sampling, task: &BinaryTask<'_>) -> Result<Self> {
+        if *sampling == Sampling::Balanced && task.is_regression() {
+            return Err(Error::InvalidParameter(
+                "balanced sampling draws from two classes; a regression has none".into(),
+            ));
+        }
         let (positives, negatives) = if *sampling == Sampling::Balanced {
             task.split_by_class()
         } else {

@@ -5,8 +5,8 @@
 //! `t` for every class `c` of the block on the same drawn batch `A_t`:
 //!
 //! ```text
-//! A_t^c     = { i in A_t : y_ic (<w_c, x_i> + b_c) < 1 }          (margins at w_t)
-//! w_c      <- (1 - 1/t) w_c + 1/(lambda t k) sum_{i in A_t^c} c_ic y_ic x_i
+//! g_ic      = -dl/dp (<w_c, x_i> + b_c, y_ic)      (at w_t; hinge: y_ic if margin < 1)
+//! w_c      <- (1 - 1/t) w_c + 1/(lambda t k) sum_{i in A_t} c_ic g_ic x_i
 //! w_c      <- min(1, r_c / ||w_c||) w_c                            (optional)
 //! ```
 //!
@@ -22,6 +22,7 @@ use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::prefetch::prefetch;
 use crate::solvers::linear::{LinearState, StepRule, PREFETCH_AHEAD, RESCALE_BELOW};
+use crate::solvers::loss::Loss;
 
 /// The state of classes `first..first + k` of a shared-draw fit: every per-class
 /// quantity of [`LinearState`] with the weights of feature `j` for the `k` classes
@@ -53,8 +54,8 @@ pub(crate) struct Block {
 pub(crate) struct Scratch {
     /// `LANES x k` partial sums of the margins, or of the changes of `||v_c||^2`.
     lanes: Vec<f64>,
-    /// `batch x k` steps `eta_t / k * c_ic * y_ic` (0 for a class the row does not
-    /// violate).
+    /// `batch x k` steps `eta_t / k * c_ic * g_ic` (0 for a class whose loss is flat
+    /// there).
     g: Vec<f64>,
     /// `k` steps of `v` for one row.
     dv: Vec<f64>,
@@ -354,9 +355,9 @@ impl Block {
             }
             let raw = (l[c] + l[k + c]) + (l[2 * k + c] + l[3 * k + c]);
             let w_dot = self.scale[c] * (raw + rule.bias_feature * self.v[d * k + c]);
-            let y = task.y(i);
-            if y * (w_dot + self.bias[c]) < 1.0 {
-                g[c] = eta_over_k * weight * y;
+            let step = rule.loss.step_weight(w_dot + self.bias[c], task.y(i));
+            if step != 0.0 {
+                g[c] = eta_over_k * weight * step;
             }
         }
     }

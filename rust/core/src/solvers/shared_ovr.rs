@@ -30,8 +30,9 @@ use crate::error::{Error, Result};
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::linear::{
-    check_drawn, check_every_row, hinge_loss_sum, objective_from_loss, plan_linear_fit,
-    regularised_bias_sq, weight_sum, FitOutput, LinearState, StepRule, BLOCK_EXAMPLES,
+    check_drawn, check_every_row, first_step, loss_sum, mean_zero_loss, objective_from_loss,
+    plan_linear_fit, regularised_bias_sq, start_at, FitOutput, LinearState, StepRule,
+    BLOCK_EXAMPLES,
 };
 use crate::solvers::multiclass::check_one_vs_rest;
 use crate::solvers::params::{Intercept, Sampling, ValidParams};
@@ -109,6 +110,16 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
                 .into(),
         ));
     }
+    if inputs.iter().all(|s| s.t == 0) {
+        // One step counter for all problems: the latest start any of them needs.
+        let mut t0 = 1;
+        for c in 0..p {
+            t0 = t0.max(first_step(rows, &labels.task(c)?, params));
+        }
+        for s in inputs.iter_mut() {
+            start_at(s, t0);
+        }
+    }
     let mut plans = inputs
         .iter_mut()
         .map(|s| plan_linear_fit(params, s, rows.n_rows()))
@@ -183,15 +194,7 @@ fn make_shared<'a, R: Rows>(
         .collect::<Result<Vec<_>>>()?;
     let rules: Vec<StepRule> = tasks
         .iter()
-        .map(|t| {
-            // As the binary solver: all weights 1 give a mean of exactly 1.
-            let mean = if t.unit_weights() {
-                1.0
-            } else {
-                weight_sum(t, -0.0) / n as f64
-            };
-            StepRule::new(params, mean)
-        })
+        .map(|t| StepRule::new(params, mean_zero_loss(t, &params.loss)))
         .collect();
     let draws = Draws::new(&params.sampling, &tasks[0])?;
     Ok(Shared {
@@ -297,7 +300,7 @@ impl<R: Rows> PassRunner for SharedRun<'_, '_, R> {
         let tasks = &self.shared.tasks;
         let objectives = for_each_problem(items, self.n_threads, |c, (w, &b)| {
             let reg_sq = regularised_bias_sq(intercept, b);
-            let loss = hinge_loss_sum(rows, &tasks[c], w, b, -0.0);
+            let loss = loss_sum(rows, &tasks[c], &self.params.loss, w, b, -0.0);
             Ok(objective_from_loss(loss, rows.n_rows(), w, reg_sq, alpha))
         })?;
         let total = objectives.iter().sum();

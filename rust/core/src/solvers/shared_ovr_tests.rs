@@ -348,6 +348,7 @@ fn objective_is_per_class_and_tol_stops_all() {
         let want = crate::solvers::linear::primal_objective(
             &rows,
             &task,
+            &p.loss,
             w,
             out[c].intercept,
             0.0,
