@@ -8,10 +8,16 @@ LIBLINEAR's text format (first line ``solver_type ...``) or LIBSVM's (first line
 
 * :class:`LiblinearModel`: LIBLINEAR's linear classifiers (``L2R_LR``,
   ``L2R_L2LOSS_SVC_DUAL``, ``L2R_L2LOSS_SVC``, ``L2R_L1LOSS_SVC_DUAL``, ``MCSVM_CS``,
-  ``L1R_L2LOSS_SVC``, ``L1R_LR``, ``L2R_LR_DUAL``) score ``w.x + bias w_bias``; two
-  classes predict ``label[0]`` when the first score is positive, else ``label[1]``;
-  more classes predict the label of the first largest score (labels in the file's
-  order). Regression and one-class models are refused.
+  ``L1R_L2LOSS_SVC``, ``L1R_LR``, ``L2R_LR_DUAL``: ``train -s 0`` to ``7``) score
+  ``w.x + bias w_bias``; two classes predict ``label[0]`` when the first score is
+  positive, else ``label[1]``; more classes predict the label of the first largest
+  score (labels in the file's order). The logistic regression models (``-s 0``,
+  ``6``, ``7``) give LIBLINEAR's probabilities (``predict -b 1``). LIBLINEAR's
+  one-class SVM (``ONECLASS_SVM``, ``-s 21``) scores ``w.x - rho`` and predicts
+  ``+1`` where it is positive, else ``-1``.
+* :class:`LiblinearRegressionModel`: LIBLINEAR's support vector regression models
+  (``L2R_L2LOSS_SVR``, ``L2R_L2LOSS_SVR_DUAL``, ``L2R_L1LOSS_SVR_DUAL``: ``train -s
+  11``, ``12``, ``13``) predict the value ``w.x + bias w_bias``.
 * :class:`LibsvmModel`: LIBSVM's ``c_svc`` and ``nu_svc`` models with the ``linear``,
   ``polynomial``, ``rbf`` or ``sigmoid`` kernel predict through their support
   vectors: every pair of classes ``i < j`` (in the file's label order) has the
@@ -31,7 +37,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,7 +52,14 @@ if TYPE_CHECKING:
     from pegasos_rs._typing import Int, MatrixLike, PathLike
     from pegasos_rs.linear import PegasosClassifier
 
-__all__ = ["LiblinearModel", "LibsvmModel", "read_liblinear", "read_libsvm", "read_model"]
+__all__ = [
+    "LiblinearModel",
+    "LiblinearRegressionModel",
+    "LibsvmModel",
+    "read_liblinear",
+    "read_libsvm",
+    "read_model",
+]
 
 #: LIBLINEAR's classifiers, all predicting from ``w.x + b``.
 LIBLINEAR_CLASSIFIERS = (
@@ -59,15 +72,14 @@ LIBLINEAR_CLASSIFIERS = (
     "L1R_LR",
     "L2R_LR_DUAL",
 )
+#: LIBLINEAR's support vector regression solvers (``train -s 11``, ``12``, ``13``),
+#: predicting the value ``w.x + b``.
+LIBLINEAR_REGRESSORS = ("L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL")
+#: LIBLINEAR's one-class SVM (``train -s 21``): ``+1`` where ``w.x - rho > 0``, else ``-1``.
+LIBLINEAR_ONE_CLASS = "ONECLASS_SVM"
 #: LIBLINEAR's logistic regression solvers, whose models give probabilities (its
 #: ``check_probability_model``).
 LIBLINEAR_PROBABILITY = ("L2R_LR", "L1R_LR", "L2R_LR_DUAL")
-_LIBLINEAR_REFUSED = {
-    "L2R_L2LOSS_SVR": "a regression model",
-    "L2R_L2LOSS_SVR_DUAL": "a regression model",
-    "L2R_L1LOSS_SVR_DUAL": "a regression model",
-    "ONECLASS_SVM": "a one-class (novelty detection) model",
-}
 _LIBLINEAR_KEYS = ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho")
 
 #: LIBSVM's kernel names (``kernel_type``) and scikit-learn's (ours).
@@ -109,10 +121,11 @@ def read_model(path: PathLike) -> Any:
 
     Returns
     -------
-    model : PegasosClassifier, KernelPegasosClassifier, LiblinearModel or LibsvmModel
+    model : estimator or a LIBLINEAR or LIBSVM model
         The pegasos-rs estimator for pegasos-rs' files (as :func:`pegasos_rs.load`);
-        a :class:`LiblinearModel` or :class:`LibsvmModel` for the others. Each has
-        ``predict(X)``.
+        for LIBLINEAR's files a :class:`LiblinearModel` (classifiers, one-class SVM)
+        or a :class:`LiblinearRegressionModel`, for LIBSVM's a :class:`LibsvmModel`.
+        Each has ``predict(X)``.
 
     Raises
     ------
@@ -213,42 +226,53 @@ def _label_array(labels: np.ndarray) -> np.ndarray:
 
 
 @filled
-def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel:
+def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel | LiblinearRegressionModel:
     """Parse the text of a LIBLINEAR model file.
 
     {reader_parameters}
 
     Returns
     -------
-    model : LiblinearModel
+    model : LiblinearModel or LiblinearRegressionModel
+        A :class:`LiblinearRegressionModel` for the regression solvers (``train -s
+        11``, ``12``, ``13``), a :class:`LiblinearModel` for the others (the
+        classifiers and the one-class SVM).
 
     Raises
     ------
     DataFormatError
-        Malformed or truncated text, or a regression / one-class model.
+        Malformed or truncated text, or an unknown solver type.
     """
+    return _parse_liblinear(text, where)[0]
+
+
+def _parse_liblinear(text: str, where: str):
+    """The model of a LIBLINEAR model file and its header (for the line numbers)."""
     lines = text.splitlines()
     fmt = "LIBLINEAR"
     header = _Header(lines, "w", _LIBLINEAR_KEYS, where, fmt)
     solver = header.value("solver_type", str)
-    if solver in _LIBLINEAR_REFUSED:
-        raise DataFormatError(
-            f"LIBLINEAR solver_type {solver} is {_LIBLINEAR_REFUSED[solver]}; pegasos-rs "
-            "predicts with LIBLINEAR's classifiers: " + ", ".join(LIBLINEAR_CLASSIFIERS),
-            where,
-            header.line("solver_type"),
-        )
-    if solver not in LIBLINEAR_CLASSIFIERS:
+    known = (*LIBLINEAR_CLASSIFIERS, *LIBLINEAR_REGRESSORS, LIBLINEAR_ONE_CLASS)
+    if solver not in known:
         raise DataFormatError(
             f"unknown LIBLINEAR solver_type {solver[:40]!r}; pegasos-rs predicts with "
-            + ", ".join(LIBLINEAR_CLASSIFIERS),
+            + ", ".join(known),
             where,
             header.line("solver_type"),
         )
+    classifier = solver in LIBLINEAR_CLASSIFIERS
     n_class = header.value("nr_class", int)
     if not 1 <= n_class <= len(text):
         raise DataFormatError(f"bad nr_class {n_class}", where, header.line("nr_class"))
-    labels = _labels(header, n_class)
+    if not classifier and n_class != 2:  # LIBLINEAR writes 2 and reads one weight per line
+        raise DataFormatError(
+            f"bad nr_class {n_class}: a {solver} model has nr_class 2",
+            where,
+            header.line("nr_class"),
+        )
+    # Regression and one-class models have no label line (LIBLINEAR ignores one).
+    labels = _labels(header, n_class) if classifier else np.array([1.0, -1.0])
+    rho = header.value("rho", float) if solver == LIBLINEAR_ONE_CLASS else 0.0
     n_feature = header.value("nr_feature", int)
     bias = header.value("bias", float)
     if n_feature < 0:
@@ -284,7 +308,29 @@ def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel:
             )
     weights = W[:n_feature]
     bias_weights = W[n_feature] if bias >= 0 else np.zeros(n_w)
-    return LiblinearModel(solver, _label_array(labels), weights, bias, bias_weights)
+    if solver in LIBLINEAR_REGRESSORS:
+        model: Any = LiblinearRegressionModel(solver, weights[:, 0], bias, float(bias_weights[0]))
+    else:
+        model = LiblinearModel(solver, _label_array(labels), weights, bias, bias_weights, rho=rho)
+    return model, header
+
+
+def _read_liblinear_classifier(text: str, where: str) -> LiblinearModel:
+    """:func:`read_liblinear` for :func:`pegasos_rs.load`, which turns the model into
+    a :class:`~pegasos_rs.PegasosClassifier`: regression and one-class models are
+    refused at their ``solver_type`` line."""
+    model, header = _parse_liblinear(text, where)
+    if isinstance(model, LiblinearRegressionModel) or model.solver_type == LIBLINEAR_ONE_CLASS:
+        what = "a regression" if isinstance(model, LiblinearRegressionModel) else "a one-class"
+        raise DataFormatError(
+            f"LIBLINEAR solver_type {model.solver_type} is {what} model, not a classifier: "
+            "pegasos_rs.load reads LIBLINEAR's classifiers (as PegasosClassifier); "
+            "pegasos_rs.foreign_models.read_model reads this one and predicts as LIBLINEAR "
+            "does",
+            where,
+            header.line("solver_type"),
+        )
+    return model
 
 
 @filled
@@ -420,16 +466,41 @@ def _check_X(X: MatrixLike) -> Any:  # CSR or ndarray (a union would not narrow 
 # The models
 
 
+def _linear_scores(X: MatrixLike, weights, intercept, n_jobs: Int | None) -> np.ndarray:
+    """``X weights + intercept`` as LIBLINEAR's ``predict`` computes it: ``X``'s
+    columns beyond ``weights``' rows are ignored, missing ones are zero."""
+    X = _check_X(X)
+    d = weights.shape[0]
+    if X.shape[1] != d:
+        if sp.issparse(X):
+            X = (
+                X[:, :d]
+                if X.shape[1] > d
+                else sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], d))
+            )
+        else:
+            X = np.ascontiguousarray(X[:, :d]) if X.shape[1] > d else _pad(X, d)
+    return _core.decision_function(
+        as_rust_matrix(X),
+        buffer(weights.T, np.float64),
+        buffer(intercept, np.float64),
+        n_threads(n_jobs),
+    )
+
+
 class LiblinearModel:
-    """A LIBLINEAR classifier read from its model file (see :func:`read_liblinear`).
+    """A LIBLINEAR classifier, or one-class SVM, read from its model file (see
+    :func:`read_liblinear`).
 
     Attributes
     ----------
     solver_type : str
-        LIBLINEAR's name of the solver that trained it (``L2R_L2LOSS_SVC_DUAL``, ...).
+        LIBLINEAR's name of the solver that trained it (``L2R_L2LOSS_SVC_DUAL``, ...;
+        ``ONECLASS_SVM`` for the one-class SVM, ``train -s 21``).
     labels : ndarray of shape (n_classes,)
         The class labels in the file's order (LIBLINEAR's order: first appearance in
-        the training data), which decides ties.
+        the training data), which decides ties. ``[1, -1]`` for the one-class SVM,
+        whose file has none: LIBLINEAR predicts ``+1`` (inlier) or ``-1``.
     weights : ndarray of shape (n_features, n_scores)
         One column per score: one for two classes (except ``MCSVM_CS``), else one per
         class.
@@ -437,6 +508,8 @@ class LiblinearModel:
         The value of LIBLINEAR's bias feature (``-B``); negative when there is none.
     bias_weights : ndarray of shape (n_scores,)
         The weights of the bias feature (zeros without one).
+    rho : float
+        The one-class SVM's offset, subtracted from its score; 0 for the classifiers.
     n_features_in_ : int
         ``nr_feature``: features of larger index are ignored, as LIBLINEAR does.
     """
@@ -448,12 +521,15 @@ class LiblinearModel:
         weights: np.ndarray,
         bias: float,
         bias_weights: np.ndarray,
+        *,
+        rho: float = 0.0,
     ) -> None:
         self.solver_type = solver_type
         self.labels = labels
         self.weights = weights
         self.bias = bias
         self.bias_weights = bias_weights
+        self.rho = rho
         self.n_features_in_ = weights.shape[0]
 
     def __repr__(self) -> str:
@@ -463,7 +539,8 @@ class LiblinearModel:
         )
 
     def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
-        """LIBLINEAR's scores ``X w + bias w_bias``.
+        """LIBLINEAR's scores ``X w + bias w_bias`` (minus ``rho`` for the one-class
+        SVM).
 
         Parameters
         ----------
@@ -477,24 +554,11 @@ class LiblinearModel:
         -------
         scores : ndarray of shape (n_samples, n_scores)
         """
-        X = _check_X(X)
-        d = self.n_features_in_
-        if X.shape[1] != d:
-            if sp.issparse(X):
-                X = (
-                    X[:, :d]
-                    if X.shape[1] > d
-                    else sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], d))
-                )
-            else:
-                X = np.ascontiguousarray(X[:, :d]) if X.shape[1] > d else _pad(X, d)
         intercept = self.bias * self.bias_weights if self.bias >= 0 else self.bias_weights
-        return _core.decision_function(
-            as_rust_matrix(X),
-            buffer(self.weights.T, np.float64),
-            buffer(intercept, np.float64),
-            n_threads(n_jobs),
-        )
+        scores = _linear_scores(X, self.weights, intercept, n_jobs)
+        if self.rho:  # LIBLINEAR subtracts rho from the sum (bias term included)
+            scores -= self.rho
+        return scores
 
     @filled
     def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
@@ -556,7 +620,18 @@ class LiblinearModel:
         Returns
         -------
         estimator : PegasosClassifier
+
+        Raises
+        ------
+        ValueError
+            For a one-class SVM (``ONECLASS_SVM``), which is no classifier of classes
+            seen in training.
         """
+        if self.solver_type == LIBLINEAR_ONE_CLASS:
+            raise ValueError(
+                "to_classifier: this LIBLINEAR model is a one-class SVM (ONECLASS_SVM, "
+                "novelty detection), not a classifier; predict with it directly"
+            )
         PegasosClassifier = _registry.classes()["PegasosClassifier"]
         labels = self.labels.astype(np.float64)
         coef, intercept = self.weights.T, self.bias * self.bias_weights
@@ -581,6 +656,73 @@ class LiblinearModel:
         est.t_ = 0
         est.objective_ = None
         return est
+
+
+class LiblinearRegressionModel:
+    """A LIBLINEAR support vector regression model read from its model file (see
+    :func:`read_liblinear`): ``train -s 11`` (``L2R_L2LOSS_SVR``), ``-s 12``
+    (``L2R_L2LOSS_SVR_DUAL``) or ``-s 13`` (``L2R_L1LOSS_SVR_DUAL``). It predicts
+    real values, ``w.x + bias w_bias``, as LIBLINEAR's ``predict`` does; having no
+    classes, it has no ``predict_proba`` and no ``decision_function``.
+
+    Attributes
+    ----------
+    solver_type : str
+        LIBLINEAR's name of the solver that trained it.
+    weights : ndarray of shape (n_features,)
+    bias : float
+        The value of LIBLINEAR's bias feature (``-B``); negative when there is none.
+    bias_weight : float
+        The weight of the bias feature (0 without one).
+    n_features_in_ : int
+        ``nr_feature``: features of larger index are ignored, as LIBLINEAR does.
+    """
+
+    def __init__(
+        self, solver_type: str, weights: np.ndarray, bias: float, bias_weight: float
+    ) -> None:
+        self.solver_type = solver_type
+        self.weights = weights
+        self.bias = bias
+        self.bias_weight = bias_weight
+        self.n_features_in_ = weights.shape[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"LiblinearRegressionModel(solver_type={self.solver_type!r}, "
+            f"n_features={self.n_features_in_}, bias={self.bias:g})"
+        )
+
+    def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """LIBLINEAR's predicted values ``X w + bias w_bias``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``; columns beyond ``n_features_in_`` are
+            ignored, missing ones are zero.
+        n_jobs : int, default=None
+            Threads (-1: all cores).
+
+        Returns
+        -------
+        values : ndarray of shape (n_samples,)
+        """
+        intercept = np.array([self.bias * self.bias_weight if self.bias >= 0 else 0.0])
+        return _linear_scores(X, self.weights[:, None], intercept, n_jobs)[:, 0]
+
+    def to_classifier(self) -> NoReturn:
+        """Refused: a regression model is not a classifier.
+
+        Raises
+        ------
+        ValueError
+            Always, naming the model's solver.
+        """
+        raise ValueError(
+            f"to_classifier: this LIBLINEAR model is a regression model ({self.solver_type}), "
+            "not a classifier; predict with it directly (predict gives LIBLINEAR's values)"
+        )
 
 
 class LibsvmModel:
@@ -776,5 +918,5 @@ def _pad(X: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
-# pegasos_rs.load reads LIBLINEAR's files too (model_io knows no other format).
-_registry.register_text_reader("liblinear", read_liblinear)
+# pegasos_rs.load reads LIBLINEAR's classifiers too (model_io knows no other format).
+_registry.register_text_reader("liblinear", _read_liblinear_classifier)
