@@ -30,6 +30,7 @@ from pegasos_rs.foreign_models import (
     LiblinearModel,
     LiblinearRegressionModel,
     LibsvmModel,
+    LibsvmRegressionModel,
     read_model,
 )
 
@@ -378,6 +379,74 @@ def test_libsvm_nu_svc_and_probability_models_predict_like_libsvm(tmp_path, n_cl
         np.testing.assert_array_equal(ours.predict(Xt), want)
 
 
+@pytest.mark.parametrize("kernel", list(KERNELS))
+@pytest.mark.parametrize("svm_type", ["-s 3", "-s 4 -n 0.4"])
+@pytest.mark.parametrize("data", ["diabetes", "abalone"])
+def test_libsvm_regression_models_predict_like_libsvm(tmp_path, kernel, svm_type, data):
+    """epsilon-SVR (svm-train -s 3) and nu-SVR (-s 4) with each kernel: the values
+    sum_s coef_s K(sv_s, x) - rho of svm_predict, on real data."""
+    X, y, Xt, _ = real_data(data, n_train=600)
+    options = f"{svm_type} {KERNELS[kernel]} -c 4"
+    if svm_type == "-s 3":
+        options += f" -p {svr_epsilon(y)}"
+    path, model = libsvm_file(tmp_path, X, y, options)
+    want, want_values = libsvm_reference(model, Xt)
+    ours = read_model(path)
+    assert isinstance(ours, LibsvmRegressionModel)
+    assert (ours.svm_type, ours.kernel) == (
+        ("epsilon_svr" if svm_type == "-s 3" else "nu_svr"),
+        kernel,
+    )
+    values = ours.predict(Xt)
+    assert_same_values(values, want)
+    assert_same_values(values, want_values[:, 0])
+    assert np.ptp(values) > 0
+    for name in ("predict_proba", "decision_function", "labels", "classes_"):
+        assert not hasattr(ours, name), name
+
+
+def test_libsvm_regression_with_probability_and_constant_kernels(tmp_path):
+    """An SVR model trained with -b 1 (its file has a probA line) predicts the same
+    values; a hand-made rbf model with gamma 0 (a constant kernel) too."""
+    X, y, Xt, _ = real_data("diabetes", n_train=200)
+    path, model = libsvm_file(tmp_path, X, y, "-s 3 -t 2 -g 1 -p 5 -b 1")
+    assert "probA" in path.read_text()
+    want, _ = libsvm_reference(model, Xt)
+    assert_same_values(read_model(path).predict(Xt), want)
+    path.write_text(
+        "svm_type nu_svr\nkernel_type rbf\ngamma 0\nnr_class 2\ntotal_sv 2\nrho 0.25\n"
+        "SV\n1.5 1:1\n-0.5 2:3\n"
+    )
+    want, _ = libsvm_reference(svmutil.svm_load_model(str(path)), Xt)
+    np.testing.assert_array_equal(read_model(path).predict(Xt), want)
+    np.testing.assert_array_equal(want, 0.75)
+
+
+@pytest.mark.parametrize(
+    "text, line, fragment",
+    [
+        ("nr_class 2", "nr_class 3", "an epsilon_svr model has nr_class 2"),
+        ("total_sv 2", "total_sv -1", "bad total_sv -1"),
+        ("rho 0.25", "rho 0.25 1", "expected 1 value(s) after rho"),
+        ("1.5 1:1", "1.5 2 1:1", "coefficient(s) then index:value"),
+    ],
+)
+def test_bad_libsvm_regression_files_name_the_line(tmp_path, text, line, fragment):
+    good = (
+        "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0.25\n"
+        "SV\n1.5 1:1\n-0.5 2:3\n"
+    )
+    path = tmp_path / "m.model"
+    path.write_text(good)
+    assert isinstance(read_model(path), LibsvmRegressionModel)
+    path.write_text(good.replace(text, line))
+    with pytest.raises(DataFormatError) as info:
+        read_model(path)
+    assert fragment in info.value.reason, info.value.reason
+    number = next(k for k, t in enumerate(good.splitlines(), 1) if t == text)
+    assert info.value.line == number
+
+
 def test_libsvm_vote_ties_and_zero_values_follow_libsvm(tmp_path):
     """Hand-made models whose decision values are ``-rho``: cyclic votes (1-1-1) go
     to the first label of the file, a value of exactly 0 votes for the second class
@@ -485,18 +554,14 @@ def test_cli_predicts_with_libsvm_models_like_svm_predict(tmp_path, svm_files, c
 def refused_models(tmp_path, X, y):
     """(model file, line, fragment of the message) for each model type refused."""
     out, labels = [], y.astype(float).tolist()
-    for options, what in [
-        ("-s 2 -t 2", "one-class"),
-        ("-s 3 -t 2", "regression"),
-        ("-s 4 -t 0", "regression"),
-    ]:
-        path = tmp_path / f"libsvm{len(out)}.model"
-        svmutil.svm_save_model(str(path), svmutil.svm_train(labels, X, options + " -q"))
-        out.append((path, 1, what))
-    path = tmp_path / "precomputed.model"
+    path = tmp_path / "libsvm0.model"
+    svmutil.svm_save_model(str(path), svmutil.svm_train(labels, X, "-s 2 -t 2 -q"))
+    out.append((path, 1, "one-class"))
     K = np.hstack([np.arange(1, X.shape[0] + 1)[:, None], (X @ X.T).toarray()])
-    svmutil.svm_save_model(str(path), svmutil.svm_train(labels, K, "-t 4 -q"))
-    out.append((path, 2, "precomputed kernel"))
+    for options in ("-t 4", "-s 3 -t 4"):  # a classifier, a regression model
+        path = tmp_path / f"precomputed{len(out)}.model"
+        svmutil.svm_save_model(str(path), svmutil.svm_train(labels, K, options + " -q"))
+        out.append((path, 2, "precomputed kernel"))
     return out
 
 
@@ -508,7 +573,7 @@ def test_refused_model_types_say_what_is_supported(tmp_path, svm_files):
         e = info.value
         assert (e.file, e.line) == (str(path), line), str(e)
         assert what in e.reason
-        assert "c_svc and nu_svc" in e.reason
+        assert "c_svc, nu_svc, epsilon_svr and nu_svr" in e.reason
         with pytest.raises(SystemExit, match=re.escape(f"{path}: line {line}: ")):
             main(["predict", str(test), str(path), str(tmp_path / "out")])
     with pytest.raises(ValueError, match=r"a LIBSVM model file.*read_model"):

@@ -24,9 +24,17 @@ LIBLINEAR's text format (first line ``solver_type ...``) or LIBSVM's (first line
   decision value ``sum_{s in i} coef[j-1]_s K(sv_s, x) + sum_{s in j} coef[i]_s
   K(sv_s, x) - rho_p``, a positive value is a vote for ``i``, otherwise for ``j``,
   and the first class with the most votes wins (LIBSVM's ``svm_predict_values``).
-  The kernel values come from the Rust kernels of :func:`pegasos_rs.pairwise_kernels`,
-  many rows at a time. Regression, one-class and precomputed-kernel models are
-  refused.
+* :class:`LibsvmRegressionModel`: LIBSVM's ``epsilon_svr`` and ``nu_svr`` models
+  (``svm-train -s 3``, ``-s 4``) with the same kernels predict the value
+  ``sum_s coef_s K(sv_s, x) - rho``.
+
+The kernel values of both LIBSVM models come from the Rust kernels of
+:func:`pegasos_rs.pairwise_kernels`, many rows at a time; LIBLINEAR's scores from
+the Rust products the estimators use. The values agree with LIBLINEAR's and LIBSVM's
+to the last bits (the sums are added in another order), and so do the predicted
+labels, except where a score lies within that rounding of a tie.
+LIBSVM's one-class models and precomputed kernels are refused. The regression models
+have ``predict`` only (no ``decision_function``, ``predict_proba`` or classes).
 
 Feature indices in both formats are 1-based, as in svmlight files: column ``j`` of
 ``X`` is feature ``j + 1``. Malformed files raise
@@ -56,6 +64,7 @@ __all__ = [
     "LiblinearModel",
     "LiblinearRegressionModel",
     "LibsvmModel",
+    "LibsvmRegressionModel",
     "read_liblinear",
     "read_libsvm",
     "read_model",
@@ -85,11 +94,9 @@ _LIBLINEAR_KEYS = ("solver_type", "nr_class", "label", "nr_feature", "bias", "rh
 #: LIBSVM's kernel names (``kernel_type``) and scikit-learn's (ours).
 LIBSVM_KERNELS = {"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmoid": "sigmoid"}
 LIBSVM_CLASSIFIERS = ("c_svc", "nu_svc")
-_LIBSVM_REFUSED = {
-    "one_class": "a one-class (novelty detection) model",
-    "epsilon_svr": "a regression model",
-    "nu_svr": "a regression model",
-}
+#: LIBSVM's regression models (``svm-train -s 3``, ``-s 4``).
+LIBSVM_REGRESSORS = ("epsilon_svr", "nu_svr")
+_LIBSVM_REFUSED = {"one_class": "a one-class (novelty detection) model"}
 _LIBSVM_KEYS = (
     "svm_type",
     "kernel_type",
@@ -124,8 +131,8 @@ def read_model(path: PathLike) -> Any:
     model : estimator or a LIBLINEAR or LIBSVM model
         The pegasos-rs estimator for pegasos-rs' files (as :func:`pegasos_rs.load`);
         for LIBLINEAR's files a :class:`LiblinearModel` (classifiers, one-class SVM)
-        or a :class:`LiblinearRegressionModel`, for LIBSVM's a :class:`LibsvmModel`.
-        Each has ``predict(X)``.
+        or a :class:`LiblinearRegressionModel`, for LIBSVM's a :class:`LibsvmModel`
+        (classifiers) or a :class:`LibsvmRegressionModel`. Each has ``predict(X)``.
 
     Raises
     ------
@@ -334,35 +341,39 @@ def _read_liblinear_classifier(text: str, where: str) -> LiblinearModel:
 
 
 @filled
-def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
+def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel | LibsvmRegressionModel:
     """Parse the text of a LIBSVM model file.
 
     {reader_parameters}
 
     Returns
     -------
-    model : LibsvmModel
+    model : LibsvmModel or LibsvmRegressionModel
+        A :class:`LibsvmModel` for ``c_svc`` and ``nu_svc`` models, a
+        :class:`LibsvmRegressionModel` for ``epsilon_svr`` and ``nu_svr`` models.
 
     Raises
     ------
     DataFormatError
-        Malformed or truncated text, or a model type other than ``c_svc``/``nu_svc``
-        with a ``linear``, ``polynomial``, ``rbf`` or ``sigmoid`` kernel.
+        Malformed or truncated text, or a model type other than ``c_svc``,
+        ``nu_svc``, ``epsilon_svr`` and ``nu_svr`` with a ``linear``,
+        ``polynomial``, ``rbf`` or ``sigmoid`` kernel.
     """
     lines = text.splitlines()
     header = _Header(lines, "SV", _LIBSVM_KEYS, where, "LIBSVM")
     supported = (
-        "pegasos-rs predicts with LIBSVM's c_svc and nu_svc models with kernel_type "
-        + ", ".join(LIBSVM_KERNELS)
+        "pegasos-rs predicts with LIBSVM's c_svc, nu_svc, epsilon_svr and nu_svr models "
+        "with kernel_type " + ", ".join(LIBSVM_KERNELS)
     )
     svm_type = header.value("svm_type", str)
-    if svm_type not in LIBSVM_CLASSIFIERS:
+    if svm_type not in (*LIBSVM_CLASSIFIERS, *LIBSVM_REGRESSORS):
         what = (
             f"LIBSVM svm_type {svm_type} is {_LIBSVM_REFUSED[svm_type]}"
             if svm_type in _LIBSVM_REFUSED
             else f"unknown LIBSVM svm_type {svm_type[:40]!r}"
         )
         raise DataFormatError(f"{what}; {supported}", where, header.line("svm_type"))
+    classifier = svm_type in LIBSVM_CLASSIFIERS
     kernel_type = header.value("kernel_type", str)
     if kernel_type not in LIBSVM_KERNELS:
         what = (
@@ -382,9 +393,22 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
     n_class = header.value("nr_class", int)
     if not 1 <= n_class <= len(text):
         raise DataFormatError(f"bad nr_class {n_class}", where, header.line("nr_class"))
-    labels = _labels(header, n_class)
-    n_sv = np.array(header.values("nr_sv", int, n_class), dtype=np.int64)
+    if not classifier and n_class != 2:  # LIBSVM writes 2: one rho, one coefficient
+        raise DataFormatError(
+            f"bad nr_class {n_class}: an {svm_type} model has nr_class 2",
+            where,
+            header.line("nr_class"),
+        )
     total = header.value("total_sv", int)
+    if total < 0:
+        raise DataFormatError(f"bad total_sv {total}", where, header.line("total_sv"))
+    # Regression models have no label and nr_sv lines (LIBSVM ignores them).
+    labels = _labels(header, n_class) if classifier else np.zeros(0)
+    n_sv = (
+        np.array(header.values("nr_sv", int, n_class), dtype=np.int64)
+        if classifier
+        else np.array([total])
+    )
     if np.any(n_sv < 0) or int(n_sv.sum()) != total:
         raise DataFormatError(
             f"nr_sv must be {n_class} counts adding up to total_sv = {total}",
@@ -444,6 +468,17 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
     idx = np.array(indices, dtype=np.int64)
     width = int(idx.max()) + 1 if idx.size else 0
     sv = sp.csr_matrix((np.array(values, dtype=np.float64), idx, indptr), shape=(total, width))
+    if not classifier:
+        return LibsvmRegressionModel(
+            svm_type=svm_type,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            support_vectors=sv,
+            dual_coef=coef[:, 0].copy(),
+            rho=float(rho[0]),
+        )
     return LibsvmModel(
         svm_type=svm_type,
         kernel=kernel,
@@ -725,28 +760,10 @@ class LiblinearRegressionModel:
         )
 
 
-class LibsvmModel:
-    """A LIBSVM ``c_svc`` or ``nu_svc`` classifier read from its model file (see
-    :func:`read_libsvm`), predicting by one-vs-one votes as LIBSVM does.
-
-    Attributes
-    ----------
-    svm_type : str
-        ``"c_svc"`` or ``"nu_svc"``.
-    kernel : str
-        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
-    gamma, degree, coef0 : float, int, float
-        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
-    labels : ndarray of shape (n_classes,)
-        The labels in the file's order, which decides ties of votes.
-    n_support : ndarray of shape (n_classes,)
-        Support vectors of each class; they come in this order.
-    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
-    dual_coef : ndarray of shape (n_classes - 1, total_sv)
-        LIBSVM's ``sv_coef``.
-    rho : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        One per pair of classes ``(0, 1), (0, 2), ..., (1, 2), ...``.
-    """
+class _SupportVectorExpansion:
+    """What LIBSVM's models share: the kernel and the support vectors, and their
+    values ``K(X, support_vectors) C - rho`` (:meth:`_expansion`), computed with the
+    Rust kernels of :func:`pegasos_rs.pairwise_kernels`, many rows at a time."""
 
     def __init__(
         self,
@@ -756,52 +773,14 @@ class LibsvmModel:
         gamma: float,
         degree: int,
         coef0: float,
-        labels: np.ndarray,
-        n_support: np.ndarray,
         support_vectors: sp.csr_matrix,
-        dual_coef: np.ndarray,
-        rho: np.ndarray,
     ) -> None:
         self.svm_type = svm_type
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
-        self.labels = labels
-        self.n_support = n_support
         self.support_vectors = support_vectors
-        self.dual_coef = dual_coef
-        self.rho = rho
-
-    def __repr__(self) -> str:
-        return (
-            f"LibsvmModel(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
-            f"labels={self.labels.tolist()}, n_support={self.n_support.tolist()})"
-        )
-
-    def _pair_coefficients(self) -> sp.csc_matrix:
-        """The matrix ``C`` (total_sv x n_pairs) with ``K C - rho`` = the decision
-        values: column ``p`` of pair ``(i, j)`` holds ``dual_coef[j-1]`` on class
-        ``i``'s support vectors and ``dual_coef[i]`` on class ``j``'s."""
-        k = self.labels.size
-        start = np.concatenate([[0], np.cumsum(self.n_support)])
-        rows, cols, vals = [], [], []
-        p = 0
-        for i in range(k):
-            for j in range(i + 1, k):
-                si = np.arange(start[i], start[i + 1])
-                sj = np.arange(start[j], start[j + 1])
-                rows += [si, sj]
-                vals += [self.dual_coef[j - 1, si], self.dual_coef[i, sj]]
-                cols.append(np.full(si.size + sj.size, p))
-                p += 1
-        total = self.support_vectors.shape[0]
-        if p == 0:
-            return sp.csc_matrix((total, 0))
-        return sp.csc_matrix(
-            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-            shape=(total, p),
-        )
 
     def _constant_kernel(self) -> float | None:
         """The kernel's value when it does not depend on the data (``gamma = 0``, or
@@ -815,31 +794,16 @@ class LibsvmModel:
             return math.tanh(self.coef0)
         return None
 
-    def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
-        """LIBSVM's one-vs-one decision values, computed through the support vectors.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Column ``j`` is feature ``j + 1``; any number of columns (features the
-            support vectors lack still count in the rbf kernel's distances).
-        n_jobs : int, default=None
-            Threads for the kernel values (-1: all cores).
-
-        Returns
-        -------
-        values : ndarray of shape (n_samples, n_classes * (n_classes - 1) / 2)
-            Column ``p`` is pair ``(i, j)`` of labels ``i < j`` in the order
-            ``(0, 1), (0, 2), ..., (1, 2), ...``; positive votes for ``labels[i]``.
-        """
+    def _expansion(self, X: MatrixLike, C, rho, n_jobs: Int | None) -> np.ndarray:
+        """``K(X, support_vectors) C - rho``: ``C`` (sparse, total_sv x m) holds the
+        coefficients of the ``m`` sums, ``rho`` their offsets."""
         X = _check_X(X)
-        C = self._pair_coefficients()
         n = X.shape[0]
         constant = self._constant_kernel()
         if constant is not None:
             sums = np.asarray(C.sum(axis=0)).ravel()
             with np.errstate(over="ignore", invalid="ignore"):  # inf * 0 is NaN, as in C
-                values = constant * sums - self.rho
+                values = constant * sums - rho
             return np.broadcast_to(values, (n, C.shape[1])).copy()
         xs, svs = self._kernel_inputs(X)
         out = np.empty((n, C.shape[1]))
@@ -857,7 +821,7 @@ class LibsvmModel:
                 },
                 n_threads=n_threads(n_jobs),
             )
-            out[lo : lo + step] = np.asarray((C.T @ K.T).T) - self.rho
+            out[lo : lo + step] = np.asarray((C.T @ K.T).T) - rho
         return out
 
     def _kernel_inputs(self, X):
@@ -894,6 +858,106 @@ class LibsvmModel:
         svs.sort_indices()
         return xs, svs
 
+
+class LibsvmModel(_SupportVectorExpansion):
+    """A LIBSVM ``c_svc`` or ``nu_svc`` classifier read from its model file (see
+    :func:`read_libsvm`), predicting by one-vs-one votes as LIBSVM does.
+
+    Attributes
+    ----------
+    svm_type : str
+        ``"c_svc"`` or ``"nu_svc"``.
+    kernel : str
+        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
+    gamma, degree, coef0 : float, int, float
+        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
+    labels : ndarray of shape (n_classes,)
+        The labels in the file's order, which decides ties of votes.
+    n_support : ndarray of shape (n_classes,)
+        Support vectors of each class; they come in this order.
+    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
+    dual_coef : ndarray of shape (n_classes - 1, total_sv)
+        LIBSVM's ``sv_coef``.
+    rho : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        One per pair of classes ``(0, 1), (0, 2), ..., (1, 2), ...``.
+    """
+
+    def __init__(
+        self,
+        *,
+        svm_type: str,
+        kernel: str,
+        gamma: float,
+        degree: int,
+        coef0: float,
+        labels: np.ndarray,
+        n_support: np.ndarray,
+        support_vectors: sp.csr_matrix,
+        dual_coef: np.ndarray,
+        rho: np.ndarray,
+    ) -> None:
+        super().__init__(
+            svm_type=svm_type,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            support_vectors=support_vectors,
+        )
+        self.labels = labels
+        self.n_support = n_support
+        self.dual_coef = dual_coef
+        self.rho = rho
+
+    def __repr__(self) -> str:
+        return (
+            f"LibsvmModel(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
+            f"labels={self.labels.tolist()}, n_support={self.n_support.tolist()})"
+        )
+
+    def _pair_coefficients(self) -> sp.csc_matrix:
+        """The matrix ``C`` (total_sv x n_pairs) with ``K C - rho`` = the decision
+        values: column ``p`` of pair ``(i, j)`` holds ``dual_coef[j-1]`` on class
+        ``i``'s support vectors and ``dual_coef[i]`` on class ``j``'s."""
+        k = self.labels.size
+        start = np.concatenate([[0], np.cumsum(self.n_support)])
+        rows, cols, vals = [], [], []
+        p = 0
+        for i in range(k):
+            for j in range(i + 1, k):
+                si = np.arange(start[i], start[i + 1])
+                sj = np.arange(start[j], start[j + 1])
+                rows += [si, sj]
+                vals += [self.dual_coef[j - 1, si], self.dual_coef[i, sj]]
+                cols.append(np.full(si.size + sj.size, p))
+                p += 1
+        total = self.support_vectors.shape[0]
+        if p == 0:
+            return sp.csc_matrix((total, 0))
+        return sp.csc_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(total, p),
+        )
+
+    def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """LIBSVM's one-vs-one decision values, computed through the support vectors.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``; any number of columns (features the
+            support vectors lack still count in the rbf kernel's distances).
+        n_jobs : int, default=None
+            Threads for the kernel values (-1: all cores).
+
+        Returns
+        -------
+        values : ndarray of shape (n_samples, n_classes * (n_classes - 1) / 2)
+            Column ``p`` is pair ``(i, j)`` of labels ``i < j`` in the order
+            ``(0, 1), (0, 2), ..., (1, 2), ...``; positive votes for ``labels[i]``.
+        """
+        return self._expansion(X, self._pair_coefficients(), self.rho, n_jobs)
+
     @filled
     def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBSVM's predicted labels: one vote per pair of classes (a positive
@@ -910,6 +974,75 @@ class LibsvmModel:
         cells = (np.arange(n)[:, None] * k + winner).ravel()
         votes = np.bincount(cells, minlength=n * k).reshape(n, k)
         return self.labels[np.argmax(votes, axis=1)]  # the first of the most voted
+
+
+class LibsvmRegressionModel(_SupportVectorExpansion):
+    """A LIBSVM ``epsilon_svr`` or ``nu_svr`` regression model read from its model
+    file (see :func:`read_libsvm`): ``svm-train -s 3`` or ``-s 4``. It predicts
+    real values through its support vectors, ``sum_s dual_coef_s K(sv_s, x) - rho``,
+    as LIBSVM's ``svm_predict`` does; having no classes, it has no
+    ``predict_proba`` and no ``decision_function``.
+
+    Attributes
+    ----------
+    svm_type : str
+        ``"epsilon_svr"`` or ``"nu_svr"``.
+    kernel : str
+        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
+    gamma, degree, coef0 : float, int, float
+        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
+    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
+    dual_coef : ndarray of shape (total_sv,)
+        LIBSVM's ``sv_coef``.
+    rho : float
+    """
+
+    def __init__(
+        self,
+        *,
+        svm_type: str,
+        kernel: str,
+        gamma: float,
+        degree: int,
+        coef0: float,
+        support_vectors: sp.csr_matrix,
+        dual_coef: np.ndarray,
+        rho: float,
+    ) -> None:
+        super().__init__(
+            svm_type=svm_type,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            support_vectors=support_vectors,
+        )
+        self.dual_coef = dual_coef
+        self.rho = rho
+
+    def __repr__(self) -> str:
+        return (
+            f"LibsvmRegressionModel(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
+            f"total_sv={self.support_vectors.shape[0]})"
+        )
+
+    def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """LIBSVM's predicted values ``sum_s dual_coef_s K(sv_s, x) - rho``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``; any number of columns (features the
+            support vectors lack still count in the rbf kernel's distances).
+        n_jobs : int, default=None
+            Threads for the kernel values (-1: all cores).
+
+        Returns
+        -------
+        values : ndarray of shape (n_samples,)
+        """
+        C = sp.csc_matrix(self.dual_coef[:, None])
+        return self._expansion(X, C, np.array([self.rho]), n_jobs)[:, 0]
 
 
 def _pad(X: np.ndarray, width: int) -> np.ndarray:
