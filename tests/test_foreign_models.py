@@ -551,6 +551,125 @@ def test_cli_predicts_with_libsvm_models_like_svm_predict(tmp_path, svm_files, c
     np.testing.assert_array_equal(got, want)
 
 
+def predict_c_regression_lines(pred, target):
+    """The two lines LIBLINEAR's predict.c (and LIBSVM's svm-predict.c) print for a
+    regression model: its running sums, row by row, then its formulas (a plain
+    Python loop, as the C one)."""
+    error = sump = sumt = sumpp = sumtt = sumpt = 0.0
+    for p, t in zip(pred, target, strict=True):
+        error += (p - t) * (p - t)
+        sump += p
+        sumt += t
+        sumpp += p * p
+        sumtt += t * t
+        sumpt += p * t
+    total = len(pred)
+    num = total * sumpt - sump * sumt
+    scc = (num * num) / ((total * sumpp - sump * sump) * (total * sumtt - sumt * sumt))
+    return [
+        f"Mean squared error = {error / total:g} (regression)",
+        f"Squared correlation coefficient = {scc:g} (regression)",
+    ]
+
+
+def regression_test_file(tmp_path, Xt, yt):
+    test = tmp_path / "test.svm"
+    dump_svmlight_file(Xt, yt, test, zero_based=False)
+    return test
+
+
+@pytest.mark.parametrize("solver", [11, 12, 13])
+@pytest.mark.parametrize("data", ["diabetes", "cpusmall"])
+def test_cli_predict_reports_liblinear_regression_as_liblinear(tmp_path, capsys, solver, data):
+    """pegasos-rs predict on a LIBLINEAR SVR model prints predict's two regression
+    lines (not an accuracy) and writes one value per line with %.17g."""
+    X, y, Xt, yt = real_data(data)
+    test = regression_test_file(tmp_path, Xt, yt)
+    path = tmp_path / "svr.model"
+    options = f"-s {solver} -B 1 -p {svr_epsilon(y)} -q"
+    liblinear.save_model(str(path), liblinear.train(y.tolist(), X, options))
+    yy, xx = liblinear.svm_read_problem(str(test))  # the test file as LIBLINEAR reads it
+    want, _, _ = liblinear.predict(yy, xx, liblinear.load_model(str(path)), "-q")
+    out = tmp_path / "out"
+    assert run_predict(capsys, test, path, out).splitlines() == predict_c_regression_lines(want, yy)
+    lines = out.read_text().splitlines()
+    assert_same_values([float(v) for v in lines], want)
+    ours = read_model(path).predict(pegasos_rs.load_svmlight_file(test)[0])
+    assert lines == [f"{v:.17g}" for v in ours]  # every digit of the value, as LIBLINEAR
+
+
+@pytest.mark.parametrize("svm_type", ["-s 3 -p 5", "-s 4 -n 0.4"])
+def test_cli_predict_reports_libsvm_regression_as_svm_predict(tmp_path, capsys, svm_type):
+    X, y, Xt, yt = real_data("diabetes")
+    test = regression_test_file(tmp_path, Xt, yt)
+    path, model = libsvm_file(tmp_path, X, y, f"{svm_type} -t 2 -g 1 -c 10")
+    want, _ = libsvm_reference(model, pegasos_rs.load_svmlight_file(test)[0])
+    out = tmp_path / "out"
+    lines = run_predict(capsys, test, path, out).splitlines()
+    assert lines == predict_c_regression_lines(want, yt)
+    assert_same_values([float(v) for v in out.read_text().split()], want)
+
+
+def test_cli_predict_regression_edge_cases_as_liblinear(tmp_path, capsys):
+    """No rows: 0/0 in both measures, which C's printf writes 'nan' ('-nan' on
+    x86-64, where 0.0/0.0 has its sign bit set); constant predictions: the squared
+    correlation is 0/0 too; -q prints nothing; -b 1 is refused as LIBLINEAR's
+    predict refuses it, before anything is written."""
+    path = tmp_path / "svr.model"
+    path.write_text("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 2\nbias -1\nw\n0\n0\n")
+    empty = tmp_path / "empty.svm"
+    empty.write_text("")
+    out = tmp_path / "out"
+    lines = run_predict(capsys, empty, path, out).splitlines()
+    assert [re.sub(r"-?nan", "nan", line) for line in lines] == [
+        "Mean squared error = nan (regression)",
+        "Squared correlation coefficient = nan (regression)",
+    ]
+    assert out.read_text() == ""
+    data = tmp_path / "d.svm"
+    data.write_text("1.5 1:1\n-2 2:3\n4 1:2 2:1\n")
+    lines = run_predict(capsys, data, path, out).splitlines()
+    assert lines[0] == f"Mean squared error = {(1.5**2 + 2**2 + 4**2) / 3:g} (regression)"
+    assert re.fullmatch(r"Squared correlation coefficient = -?nan \(regression\)", lines[1])
+    assert out.read_text() == "0\n0\n0\n"
+    assert main(["predict", "-q", str(data), str(path), str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    out.unlink()
+    with pytest.raises(SystemExit, match=r"regression model.*only supported for logistic regr"):
+        main(["predict", "-b", "1", str(data), str(path), str(out)])
+    assert not out.exists()
+
+
+def test_what_predict_reports_as_regression():
+    """One predicate decides: LIBLINEAR's and LIBSVM's regression models and any
+    scikit-learn regressor (so pegasos-rs' regressors need no change here)."""
+    from pegasos_rs import PegasosClassifier
+    from pegasos_rs.cli_train_predict import _is_regression
+    from pegasos_rs.foreign_models import read_libsvm
+    from sklearn.linear_model import Ridge, SGDRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    class Marked:
+        _estimator_type = "regressor"
+
+    svr = LiblinearRegressionModel("L2R_L2LOSS_SVR", np.zeros(2), -1.0, 0.0)
+    kernel_svr = read_libsvm(
+        "svm_type nu_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 1:1\n"
+    )
+    for model in (
+        svr,
+        kernel_svr,
+        SGDRegressor(),
+        make_pipeline(StandardScaler(), Ridge()),
+        Marked(),
+    ):
+        assert _is_regression(model), model
+    classifier = LiblinearModel("L2R_LR", np.array([1, -1]), np.zeros((2, 1)), -1.0, np.zeros(1))
+    for model in (classifier, PegasosClassifier(), make_pipeline(PegasosClassifier()), object()):
+        assert not _is_regression(model), model
+
+
 def refused_models(tmp_path, X, y):
     """(model file, line, fragment of the message) for each model type refused."""
     out, labels = [], y.astype(float).tolist()
