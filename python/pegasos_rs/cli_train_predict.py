@@ -41,9 +41,9 @@ large for one process. The last file name is the model file.
 :mod:`pegasos_rs.foreign_models`), writes one predicted label per line to
 ``output_file`` and prints ``Accuracy = 97.1234% (3204/3299)`` as LIBLINEAR's
 ``predict`` does (LIBSVM's ``svm-predict`` adds `` (classification)``). A regression
-model (LIBLINEAR's ``-s 11``, ``12``, ``13``, LIBSVM's epsilon-SVR and nu-SVR, or a
-scikit-learn regressor in a pegasos-rs model file) writes one predicted value per
-line (``%.17g``) and prints, as both programs do (here for LIBLINEAR's ``train -s
+model (LIBLINEAR's ``-s 11``, ``12``, ``13``, LIBSVM's epsilon-SVR and nu-SVR, and
+any scikit-learn regressor a pegasos-rs model file holds) writes one predicted value
+per line (``%.17g``) and prints, as both programs do (here for LIBLINEAR's ``train -s
 11`` on cpusmall)::
 
     Mean squared error = 99.7223 (regression)
