@@ -2,7 +2,9 @@
 
 The references are the libraries themselves (liblinear-official, libsvm-official),
 each predicting with the model read back from the file written, as their
-``predict`` programs do. LIBSVM's decision values are taken from the C function
+``predict`` programs do, on synthetic problems and on real data (scikit-learn's
+breast cancer, iris and diabetes sets; the shared cpusmall and abalone regression
+sets when present). LIBSVM's decision values are taken from the C function
 ``svm_predict_values`` directly: libsvm-official's ``svm_predict`` sizes its buffer
 of decision values for one value when the model is a ``nu_svc`` (it means
 ``nu_svr``) and writes past its end for three or more classes.
@@ -11,6 +13,7 @@ of decision values for one value when the model is a ``nu_svc`` (it means
 from __future__ import annotations
 
 import ctypes
+import lzma
 import re
 import subprocess
 import sys
@@ -19,11 +22,17 @@ import numpy as np
 import pegasos_rs
 import pytest
 import scipy.sparse as sp
-from conftest import make_problem
+from conftest import _datasets, make_problem
 from pegasos_rs import dump_svmlight_file
 from pegasos_rs.cli import main
 from pegasos_rs.exceptions import DataFormatError
-from pegasos_rs.foreign_models import LiblinearModel, LibsvmModel, read_model
+from pegasos_rs.foreign_models import (
+    LiblinearModel,
+    LiblinearRegressionModel,
+    LibsvmModel,
+    LibsvmRegressionModel,
+    read_model,
+)
 
 liblinear = pytest.importorskip("liblinear.liblinearutil")
 svmutil = pytest.importorskip("libsvm.svmutil")
@@ -78,6 +87,51 @@ def assert_close_values(ours, theirs):
     np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-9 * scale)
 
 
+def assert_same_values(ours, theirs, rtol=1e-12):
+    """Values agree to ``rtol`` relative to the largest of them (our sums add the
+    same terms in another order: a few units in the last place)."""
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    assert ours.shape == theirs.shape
+    scale = max(float(np.abs(theirs).max()), 1e-300)
+    np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=rtol * scale)
+
+
+#: The shared regression sets (benches/shared_data's folder), when present.
+SHARED_REGRESSION = {"cpusmall": "cpusmall_scale.xz", "abalone": "abalone_scale.xz"}
+
+
+def real_data(name, n_train=None):
+    """``(X, y, X_test, y_test)`` of a real data set, rows shuffled with a fixed
+    seed, 2/3 for training (at most ``n_train`` rows), as CSR matrices: scikit-learn's
+    ``breast_cancer`` (2 classes) and ``iris`` (3), standardised, and ``diabetes``
+    (regression); the shared ``cpusmall`` and ``abalone`` regression sets (LIBSVM's
+    scaled files), skipped when absent."""
+    from sklearn import datasets
+    from sklearn.preprocessing import StandardScaler
+
+    if name in SHARED_REGRESSION:
+        folder = _datasets.data_dir()
+        path = None if folder is None else folder / SHARED_REGRESSION[name]
+        if path is None or not path.exists():
+            pytest.skip(f"{SHARED_REGRESSION[name]} is not available (set PEGASOS_DATA)")
+        with lzma.open(path, "rb") as f:
+            X, y = datasets.load_svmlight_file(f)
+    else:
+        X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+        if name != "diabetes":
+            X = StandardScaler().fit_transform(X)
+    X, y = sp.csr_matrix(X), np.asarray(y, dtype=np.float64)
+    order = np.random.RandomState(0).permutation(X.shape[0])
+    cut = 2 * X.shape[0] // 3
+    train, test = order[:cut][:n_train], order[cut:]
+    return X[train], y[train], X[test], y[test]
+
+
+def svr_epsilon(y):
+    """An SVR epsilon of a tenth of the targets' spread, written as ``-p`` takes it."""
+    return f"{0.1 * float(np.std(y)):.4g}"
+
+
 # ----------------------------------------------------------------------------------
 # LIBLINEAR
 
@@ -100,6 +154,144 @@ def test_liblinear_classifiers_predict_exactly_like_liblinear(tmp_path, solver, 
     if bias < 0:  # all scores of the all-zero rows are 0: LIBLINEAR's label order decides
         tied = ours.labels[1] if n_classes == 2 else ours.labels[0]
         np.testing.assert_array_equal(ours.predict(Xt[::15]), tied)
+
+
+LIBLINEAR_REAL = [
+    *[(solver, data) for solver in range(8) for data in ("breast_cancer", "iris")],
+    *[(solver, data) for solver in (11, 12, 13) for data in ("diabetes", *SHARED_REGRESSION)],
+]
+
+
+@pytest.mark.parametrize("solver, data", LIBLINEAR_REAL)
+@pytest.mark.parametrize("bias", [-1, 1])
+def test_liblinear_models_of_every_solver_predict_like_liblinear_on_real_data(
+    tmp_path, solver, data, bias
+):
+    """Every solver of LIBLINEAR (classifiers -s 0 to 7, regression -s 11 to 13):
+    the model file read back predicts LIBLINEAR's labels, or values, and its decision
+    values; the logistic models (-s 0, 6, 7) give predict -b 1's probabilities."""
+    X, y, Xt, yt = real_data(data)
+    options = f"-s {solver} -B {bias} -q"
+    if solver >= 11:
+        options += f" -p {svr_epsilon(y)}"
+    path = tmp_path / "liblinear.model"
+    liblinear.save_model(str(path), liblinear.train(y.tolist(), X, options))
+    reloaded = liblinear.load_model(str(path))
+    want, _, want_values = liblinear.predict(yt.tolist(), Xt, reloaded, "-q")
+    want_values = np.asarray(want_values)
+    ours = read_model(path)
+    assert ours.solver_type == path.read_text().split()[1]
+    if solver >= 11:
+        assert isinstance(ours, LiblinearRegressionModel)
+        values = ours.predict(Xt)
+        assert_same_values(values, want)  # LIBLINEAR's prediction is the value itself
+        assert_same_values(values, want_values[:, 0])
+        assert np.ptp(values) > 0  # not a constant: the features count
+        return
+    assert isinstance(ours, LiblinearModel)
+    np.testing.assert_array_equal(ours.predict(Xt), want)
+    # liblinearutil returns one score for any two-class model (MCSVM_CS has two)
+    assert_same_values(ours.decision_function(Xt)[:, : want_values.shape[1]], want_values)
+    if solver in (0, 6, 7):
+        _, _, proba = liblinear.predict(yt.tolist(), Xt, reloaded, "-b 1 -q")
+        assert_same_values(ours.predict_proba(Xt), proba)
+    else:
+        with pytest.raises(ValueError, match=f"only supported for logistic.*{ours.solver_type}"):
+            ours.predict_proba(Xt)
+
+
+@pytest.mark.parametrize("solver", [11, 12, 13])
+def test_liblinear_regression_models_are_regressors_not_classifiers(tmp_path, solver):
+    """A regression model predicts values only: no classes, probabilities or
+    decision values; it refuses to_classifier, and pegasos_rs.load (which gives a
+    PegasosClassifier) refuses its file at the solver_type line, naming read_model."""
+    X, y, Xt, _ = real_data("diabetes")
+    path = tmp_path / "svr.model"
+    model = liblinear.train(y.tolist(), X, f"-s {solver} -B 1 -p 5 -q")
+    liblinear.save_model(str(path), model)
+    ours = read_model(path)
+    assert "label" not in path.read_text()
+    for name in ("predict_proba", "decision_function", "classes_", "labels"):
+        assert not hasattr(ours, name), name
+    assert ours.predict(Xt).shape == (Xt.shape[0],)
+    with pytest.raises(ValueError, match=f"regression model \\({ours.solver_type}\\)"):
+        ours.to_classifier()
+    with pytest.raises(DataFormatError) as info:
+        pegasos_rs.load(path)
+    assert (info.value.file, info.value.line) == (str(path), 1)
+    assert "regression model" in info.value.reason and "read_model" in info.value.reason
+
+
+def test_liblinear_regression_drops_unseen_features_and_pads_missing_ones(tmp_path):
+    """As LIBLINEAR's predict: features beyond nr_feature are ignored (with a bias,
+    the bias weight is not applied to feature nr_feature + 1), missing trailing
+    features are zeros; dense and sparse rows alike."""
+    X, y, Xt, _ = real_data("diabetes")
+    path = tmp_path / "svr.model"
+    liblinear.save_model(str(path), liblinear.train(y.tolist(), X, "-s 11 -B 1 -p 5 -q"))
+    reloaded = liblinear.load_model(str(path))
+    ours = read_model(path)
+    rng = np.random.RandomState(0)
+    wide = sp.hstack([Xt, sp.csr_matrix(rng.randn(Xt.shape[0], 2))], format="csr")
+    narrow = Xt[:, :7]
+    for X_other in (wide, narrow):
+        want, _, _ = liblinear.predict([], X_other, reloaded, "-q")
+        assert_same_values(ours.predict(X_other), want)
+        assert_same_values(ours.predict(X_other.toarray()), want)
+    assert np.any(ours.predict(narrow) != ours.predict(Xt))
+
+
+def test_liblinear_one_class_models_predict_like_liblinear(tmp_path):
+    """LIBLINEAR's one-class SVM (-s 21): scores w.x - rho, +1 where positive, else
+    -1; no probabilities, no classifier, refused by pegasos_rs.load."""
+    X, y, Xt, _ = real_data("breast_cancer")
+    path = tmp_path / "oneclass.model"
+    liblinear.save_model(str(path), liblinear.train(y.tolist(), X, "-s 21 -n 0.3 -q"))
+    want, _, want_values = liblinear.predict([], Xt, liblinear.load_model(str(path)), "-q")
+    ours = read_model(path)
+    assert isinstance(ours, LiblinearModel)
+    assert ours.solver_type == "ONECLASS_SVM" and ours.rho != 0
+    np.testing.assert_array_equal(ours.predict(Xt), want)
+    assert set(want) == {-1.0, 1.0}
+    assert_same_values(ours.decision_function(Xt), want_values)
+    with pytest.raises(ValueError, match=r"only supported for logistic.*ONECLASS_SVM"):
+        ours.predict_proba(Xt)
+    with pytest.raises(ValueError, match="one-class SVM"):
+        ours.to_classifier()
+    with pytest.raises(DataFormatError, match=r"one-class model.*read_model"):
+        pegasos_rs.load(path)
+
+
+@pytest.mark.parametrize(
+    "text, line, fragment",
+    [
+        (
+            "solver_type L2R_L2LOSS_SVR\nnr_class 3\nnr_feature 1\nbias -1\nw\n0.5\n",
+            2,
+            "a L2R_L2LOSS_SVR model has nr_class 2",
+        ),
+        (
+            "solver_type ONECLASS_SVM\nnr_class 2\nnr_feature 1\nbias -1\nw\n0.5\n",
+            None,
+            "no 'rho' line",
+        ),
+        (
+            "solver_type L2R_L1LOSS_SVR_DUAL\nnr_class 2\nnr_feature 2\nbias 1\nw\n0.5\n1\n",
+            None,
+            "truncated",
+        ),
+    ],
+)
+def test_bad_liblinear_regression_and_one_class_files_name_the_problem(
+    tmp_path, text, line, fragment
+):
+    path = tmp_path / "m.model"
+    path.write_text(text)
+    with pytest.raises(DataFormatError) as info:
+        read_model(path)
+    assert fragment in info.value.reason, info.value.reason
+    if line is not None:
+        assert info.value.line == line
 
 
 def test_liblinear_ties_follow_liblinears_label_order(tmp_path):
@@ -185,6 +377,74 @@ def test_libsvm_nu_svc_and_probability_models_predict_like_libsvm(tmp_path, n_cl
         ours = read_model(path)
         assert_close_values(ours.decision_function(Xt), want_values)
         np.testing.assert_array_equal(ours.predict(Xt), want)
+
+
+@pytest.mark.parametrize("kernel", list(KERNELS))
+@pytest.mark.parametrize("svm_type", ["-s 3", "-s 4 -n 0.4"])
+@pytest.mark.parametrize("data", ["diabetes", "abalone"])
+def test_libsvm_regression_models_predict_like_libsvm(tmp_path, kernel, svm_type, data):
+    """epsilon-SVR (svm-train -s 3) and nu-SVR (-s 4) with each kernel: the values
+    sum_s coef_s K(sv_s, x) - rho of svm_predict, on real data."""
+    X, y, Xt, _ = real_data(data, n_train=600)
+    options = f"{svm_type} {KERNELS[kernel]} -c 4"
+    if svm_type == "-s 3":
+        options += f" -p {svr_epsilon(y)}"
+    path, model = libsvm_file(tmp_path, X, y, options)
+    want, want_values = libsvm_reference(model, Xt)
+    ours = read_model(path)
+    assert isinstance(ours, LibsvmRegressionModel)
+    assert (ours.svm_type, ours.kernel) == (
+        ("epsilon_svr" if svm_type == "-s 3" else "nu_svr"),
+        kernel,
+    )
+    values = ours.predict(Xt)
+    assert_same_values(values, want)
+    assert_same_values(values, want_values[:, 0])
+    assert np.ptp(values) > 0
+    for name in ("predict_proba", "decision_function", "labels", "classes_"):
+        assert not hasattr(ours, name), name
+
+
+def test_libsvm_regression_with_probability_and_constant_kernels(tmp_path):
+    """An SVR model trained with -b 1 (its file has a probA line) predicts the same
+    values; a hand-made rbf model with gamma 0 (a constant kernel) too."""
+    X, y, Xt, _ = real_data("diabetes", n_train=200)
+    path, model = libsvm_file(tmp_path, X, y, "-s 3 -t 2 -g 1 -p 5 -b 1")
+    assert "probA" in path.read_text()
+    want, _ = libsvm_reference(model, Xt)
+    assert_same_values(read_model(path).predict(Xt), want)
+    path.write_text(
+        "svm_type nu_svr\nkernel_type rbf\ngamma 0\nnr_class 2\ntotal_sv 2\nrho 0.25\n"
+        "SV\n1.5 1:1\n-0.5 2:3\n"
+    )
+    want, _ = libsvm_reference(svmutil.svm_load_model(str(path)), Xt)
+    np.testing.assert_array_equal(read_model(path).predict(Xt), want)
+    np.testing.assert_array_equal(want, 0.75)
+
+
+@pytest.mark.parametrize(
+    "text, line, fragment",
+    [
+        ("nr_class 2", "nr_class 3", "an epsilon_svr model has nr_class 2"),
+        ("total_sv 2", "total_sv -1", "bad total_sv -1"),
+        ("rho 0.25", "rho 0.25 1", "expected 1 value(s) after rho"),
+        ("1.5 1:1", "1.5 2 1:1", "coefficient(s) then index:value"),
+    ],
+)
+def test_bad_libsvm_regression_files_name_the_line(tmp_path, text, line, fragment):
+    good = (
+        "svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0.25\n"
+        "SV\n1.5 1:1\n-0.5 2:3\n"
+    )
+    path = tmp_path / "m.model"
+    path.write_text(good)
+    assert isinstance(read_model(path), LibsvmRegressionModel)
+    path.write_text(good.replace(text, line))
+    with pytest.raises(DataFormatError) as info:
+        read_model(path)
+    assert fragment in info.value.reason, info.value.reason
+    number = next(k for k, t in enumerate(good.splitlines(), 1) if t == text)
+    assert info.value.line == number
 
 
 def test_libsvm_vote_ties_and_zero_values_follow_libsvm(tmp_path):
@@ -291,25 +551,136 @@ def test_cli_predicts_with_libsvm_models_like_svm_predict(tmp_path, svm_files, c
     np.testing.assert_array_equal(got, want)
 
 
+def predict_c_regression_lines(pred, target):
+    """The two lines LIBLINEAR's predict.c (and LIBSVM's svm-predict.c) print for a
+    regression model: its running sums, row by row, then its formulas (a plain
+    Python loop, as the C one)."""
+    error = sump = sumt = sumpp = sumtt = sumpt = 0.0
+    for p, t in zip(pred, target, strict=True):
+        error += (p - t) * (p - t)
+        sump += p
+        sumt += t
+        sumpp += p * p
+        sumtt += t * t
+        sumpt += p * t
+    total = len(pred)
+    num = total * sumpt - sump * sumt
+    scc = (num * num) / ((total * sumpp - sump * sump) * (total * sumtt - sumt * sumt))
+    return [
+        f"Mean squared error = {error / total:g} (regression)",
+        f"Squared correlation coefficient = {scc:g} (regression)",
+    ]
+
+
+def regression_test_file(tmp_path, Xt, yt):
+    test = tmp_path / "test.svm"
+    dump_svmlight_file(Xt, yt, test, zero_based=False)
+    return test
+
+
+@pytest.mark.parametrize("solver", [11, 12, 13])
+@pytest.mark.parametrize("data", ["diabetes", "cpusmall"])
+def test_cli_predict_reports_liblinear_regression_as_liblinear(tmp_path, capsys, solver, data):
+    """pegasos-rs predict on a LIBLINEAR SVR model prints predict's two regression
+    lines (not an accuracy) and writes one value per line with %.17g."""
+    X, y, Xt, yt = real_data(data)
+    test = regression_test_file(tmp_path, Xt, yt)
+    path = tmp_path / "svr.model"
+    options = f"-s {solver} -B 1 -p {svr_epsilon(y)} -q"
+    liblinear.save_model(str(path), liblinear.train(y.tolist(), X, options))
+    yy, xx = liblinear.svm_read_problem(str(test))  # the test file as LIBLINEAR reads it
+    want, _, _ = liblinear.predict(yy, xx, liblinear.load_model(str(path)), "-q")
+    out = tmp_path / "out"
+    assert run_predict(capsys, test, path, out).splitlines() == predict_c_regression_lines(want, yy)
+    lines = out.read_text().splitlines()
+    assert_same_values([float(v) for v in lines], want)
+    ours = read_model(path).predict(pegasos_rs.load_svmlight_file(test)[0])
+    assert lines == [f"{v:.17g}" for v in ours]  # every digit of the value, as LIBLINEAR
+
+
+@pytest.mark.parametrize("svm_type", ["-s 3 -p 5", "-s 4 -n 0.4"])
+def test_cli_predict_reports_libsvm_regression_as_svm_predict(tmp_path, capsys, svm_type):
+    X, y, Xt, yt = real_data("diabetes")
+    test = regression_test_file(tmp_path, Xt, yt)
+    path, model = libsvm_file(tmp_path, X, y, f"{svm_type} -t 2 -g 1 -c 10")
+    want, _ = libsvm_reference(model, pegasos_rs.load_svmlight_file(test)[0])
+    out = tmp_path / "out"
+    lines = run_predict(capsys, test, path, out).splitlines()
+    assert lines == predict_c_regression_lines(want, yt)
+    assert_same_values([float(v) for v in out.read_text().split()], want)
+
+
+def test_cli_predict_regression_edge_cases_as_liblinear(tmp_path, capsys):
+    """No rows: 0/0 in both measures, which C's printf writes 'nan' ('-nan' on
+    x86-64, where 0.0/0.0 has its sign bit set); constant predictions: the squared
+    correlation is 0/0 too; -q prints nothing; -b 1 is refused as LIBLINEAR's
+    predict refuses it, before anything is written."""
+    path = tmp_path / "svr.model"
+    path.write_text("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 2\nbias -1\nw\n0\n0\n")
+    empty = tmp_path / "empty.svm"
+    empty.write_text("")
+    out = tmp_path / "out"
+    lines = run_predict(capsys, empty, path, out).splitlines()
+    assert [re.sub(r"-?nan", "nan", line) for line in lines] == [
+        "Mean squared error = nan (regression)",
+        "Squared correlation coefficient = nan (regression)",
+    ]
+    assert out.read_text() == ""
+    data = tmp_path / "d.svm"
+    data.write_text("1.5 1:1\n-2 2:3\n4 1:2 2:1\n")
+    lines = run_predict(capsys, data, path, out).splitlines()
+    assert lines[0] == f"Mean squared error = {(1.5**2 + 2**2 + 4**2) / 3:g} (regression)"
+    assert re.fullmatch(r"Squared correlation coefficient = -?nan \(regression\)", lines[1])
+    assert out.read_text() == "0\n0\n0\n"
+    assert main(["predict", "-q", str(data), str(path), str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    out.unlink()
+    with pytest.raises(SystemExit, match=r"regression model.*only supported for logistic regr"):
+        main(["predict", "-b", "1", str(data), str(path), str(out)])
+    assert not out.exists()
+
+
+def test_what_predict_reports_as_regression():
+    """One predicate decides: LIBLINEAR's and LIBSVM's regression models and any
+    scikit-learn regressor (so pegasos-rs' regressors need no change here)."""
+    from pegasos_rs import PegasosClassifier
+    from pegasos_rs.cli_train_predict import _is_regression
+    from pegasos_rs.foreign_models import read_libsvm
+    from sklearn.linear_model import Ridge, SGDRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    class Marked:
+        _estimator_type = "regressor"
+
+    svr = LiblinearRegressionModel("L2R_L2LOSS_SVR", np.zeros(2), -1.0, 0.0)
+    kernel_svr = read_libsvm(
+        "svm_type nu_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n1 1:1\n"
+    )
+    for model in (
+        svr,
+        kernel_svr,
+        SGDRegressor(),
+        make_pipeline(StandardScaler(), Ridge()),
+        Marked(),
+    ):
+        assert _is_regression(model), model
+    classifier = LiblinearModel("L2R_LR", np.array([1, -1]), np.zeros((2, 1)), -1.0, np.zeros(1))
+    for model in (classifier, PegasosClassifier(), make_pipeline(PegasosClassifier()), object()):
+        assert not _is_regression(model), model
+
+
 def refused_models(tmp_path, X, y):
     """(model file, line, fragment of the message) for each model type refused."""
     out, labels = [], y.astype(float).tolist()
-    for options, what in [
-        ("-s 2 -t 2", "one-class"),
-        ("-s 3 -t 2", "regression"),
-        ("-s 4 -t 0", "regression"),
-    ]:
-        path = tmp_path / f"libsvm{len(out)}.model"
-        svmutil.svm_save_model(str(path), svmutil.svm_train(labels, X, options + " -q"))
-        out.append((path, 1, what))
-    path = tmp_path / "precomputed.model"
+    path = tmp_path / "libsvm0.model"
+    svmutil.svm_save_model(str(path), svmutil.svm_train(labels, X, "-s 2 -t 2 -q"))
+    out.append((path, 1, "one-class"))
     K = np.hstack([np.arange(1, X.shape[0] + 1)[:, None], (X @ X.T).toarray()])
-    svmutil.svm_save_model(str(path), svmutil.svm_train(labels, K, "-t 4 -q"))
-    out.append((path, 2, "precomputed kernel"))
-    for solver, what in [(11, "regression"), (12, "regression"), (21, "one-class")]:
-        path = tmp_path / f"liblinear{solver}.model"
-        liblinear.save_model(str(path), liblinear.train(labels, X, f"-s {solver} -q"))
-        out.append((path, 1, what))
+    for options in ("-t 4", "-s 3 -t 4"):  # a classifier, a regression model
+        path = tmp_path / f"precomputed{len(out)}.model"
+        svmutil.svm_save_model(str(path), svmutil.svm_train(labels, K, options + " -q"))
+        out.append((path, 2, "precomputed kernel"))
     return out
 
 
@@ -321,8 +692,7 @@ def test_refused_model_types_say_what_is_supported(tmp_path, svm_files):
         e = info.value
         assert (e.file, e.line) == (str(path), line), str(e)
         assert what in e.reason
-        supported = "c_svc and nu_svc" if "libsvm" in path.name or "pre" in path.name else "L2R_LR"
-        assert supported in e.reason
+        assert "c_svc, nu_svc, epsilon_svr and nu_svr" in e.reason
         with pytest.raises(SystemExit, match=re.escape(f"{path}: line {line}: ")):
             main(["predict", str(test), str(path), str(tmp_path / "out")])
     with pytest.raises(ValueError, match=r"a LIBSVM model file.*read_model"):

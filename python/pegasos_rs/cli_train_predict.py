@@ -37,13 +37,22 @@ on a local cluster of worker processes when no scheduler is given: for files too
 large for one process. The last file name is the model file.
 
 ``predict`` reads a model (pegasos-rs' format, a LIBLINEAR model file or a LIBSVM
-``c_svc``/``nu_svc`` model file; see :mod:`pegasos_rs.foreign_models`), writes one
-predicted label per line to ``output_file`` and prints
-``Accuracy = 97.1234% (3204/3299)`` as LIBLINEAR's ``predict`` does (LIBSVM's
-``svm-predict`` adds `` (classification)``). With ``-b 1`` it writes probability
-estimates in LIBLINEAR's layout: those of pegasos-rs models trained with ``-b 1``
-(Platt scaling), and those LIBLINEAR's ``predict -b 1`` gives for its logistic
-regression models (``-s 0``, ``6``, ``7``).
+``c_svc``, ``nu_svc``, ``epsilon_svr`` or ``nu_svr`` model file; see
+:mod:`pegasos_rs.foreign_models`), writes one predicted label per line to
+``output_file`` and prints ``Accuracy = 97.1234% (3204/3299)`` as LIBLINEAR's
+``predict`` does (LIBSVM's ``svm-predict`` adds `` (classification)``). A regression
+model (LIBLINEAR's ``-s 11``, ``12``, ``13``, LIBSVM's epsilon-SVR and nu-SVR, and
+any scikit-learn regressor a pegasos-rs model file holds) writes one predicted value
+per line (``%.17g``) and prints, as both programs do (here for LIBLINEAR's ``train -s
+11`` on cpusmall)::
+
+    Mean squared error = 99.7223 (regression)
+    Squared correlation coefficient = 0.70585 (regression)
+
+With ``-b 1`` it writes probability estimates in LIBLINEAR's layout: those of
+pegasos-rs models trained with ``-b 1`` (Platt scaling), and those LIBLINEAR's
+``predict -b 1`` gives for its logistic regression models (``-s 0``, ``6``, ``7``);
+other models, regression models among them, are refused, as LIBLINEAR refuses them.
 """
 
 from __future__ import annotations
@@ -705,8 +714,10 @@ def _predict_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pegasos-rs predict",
         usage="pegasos-rs predict [options] data_file model_file output_file",
-        description="Predict the labels of an svmlight/libsvm file with a trained model "
-        "(pegasos-rs, LIBLINEAR or LIBSVM c_svc/nu_svc format) and print the accuracy.",
+        description="Predict the labels (or values, for a regression model) of an "
+        "svmlight/libsvm file with a trained model (pegasos-rs, LIBLINEAR or LIBSVM "
+        "format) and print the accuracy (regression: the mean squared error and the "
+        "squared correlation coefficient).",
     )
     p.add_argument(
         "--threads", "-n", type=int, dest="threads", default=1, help="threads, -1 for all"
@@ -730,7 +741,12 @@ def _predict_parser() -> argparse.ArgumentParser:
 def predict(argv: list[str]) -> int:
     import numpy as np
 
-    from pegasos_rs.foreign_models import LiblinearModel, LibsvmModel, read_model
+    from pegasos_rs.foreign_models import (
+        LiblinearModel,
+        LibsvmModel,
+        LibsvmRegressionModel,
+        read_model,
+    )
     from pegasos_rs.svmlight import load_svmlight_file
 
     args = _predict_parser().parse_args(argv)
@@ -740,12 +756,17 @@ def predict(argv: list[str]) -> int:
             X, y = load_svmlight_file(args.data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
+    regression = _is_regression(model)
     if args.probability:
-        _check_probabilities(model, args.model_file)
-    # LIBSVM's programs write labels with %.17g and name the task; LIBLINEAR's %g.
+        _check_probabilities(model, args.model_file, regression)
+    # LIBSVM's programs write labels with %.17g and name the task; labels of the
+    # other models are written with %g (LIBLINEAR's predict before 2.21; its %.17g
+    # since then writes the same for integer labels below 10^6). Predicted values
+    # (regression) are written with %.17g, as both programs do.
     label_format, task = ".17g", " (classification)"
-    if not isinstance(model, LibsvmModel):  # for LIBSVM every feature counts (rbf)
-        label_format, task = "g", ""
+    if not isinstance(model, (LibsvmModel, LibsvmRegressionModel)):
+        label_format, task = (".17g" if regression else "g"), ""
+        # for LIBSVM's kernels every feature counts (rbf); linear models drop the rest
         X = _linear_width(X, model.n_features_in_, args.data_file)
     # The probabilities' columns: LIBLINEAR's models in the file's label order (as
     # its predict writes them), pegasos-rs' in the order of classes_.
@@ -780,17 +801,80 @@ def predict(argv: list[str]) -> int:
     except OSError as e:
         raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
     if not args.quiet:
-        correct = int(np.sum(pred == y))
-        print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
+        if regression:
+            mse, r2 = _regression_measures(np.asarray(pred, dtype=float), y)
+            print(f"Mean squared error = {_c_g(mse)} (regression)")
+            print(f"Squared correlation coefficient = {_c_g(r2)} (regression)")
+        else:
+            correct = int(np.sum(pred == y))
+            print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
     return 0
 
 
-def _check_probabilities(model, model_file: str) -> None:
+def _is_regression(model) -> bool:
+    """Whether ``model`` predicts real values rather than classes: LIBLINEAR's and
+    LIBSVM's regression models, and any scikit-learn regressor (pegasos-rs'
+    regressors, a Pipeline ending in one). ``predict`` then writes values with
+    ``%.17g`` and prints the mean squared error and squared correlation instead of
+    the accuracy, as LIBLINEAR's and LIBSVM's programs do."""
+    from pegasos_rs.foreign_models import LiblinearRegressionModel, LibsvmRegressionModel
+
+    if isinstance(model, (LiblinearRegressionModel, LibsvmRegressionModel)):
+        return True
+    if getattr(model, "_estimator_type", None) == "regressor":  # older scikit-learn's mark
+        return True
+    if hasattr(model, "__sklearn_tags__"):
+        from sklearn.base import is_regressor
+
+        return bool(is_regressor(model))
+    return False
+
+
+def _regression_measures(pred, target) -> tuple[float, float]:
+    """LIBLINEAR's (and LIBSVM's) mean squared error and squared correlation
+    coefficient of ``pred`` against ``target``, computed as their ``predict``
+    programs do: running sums in the order of the rows (``cumsum``, not numpy's
+    pairwise ``sum``), then their formulas; no rows or constant values give NaN or
+    infinity, as in C."""
+    import numpy as np
+
+    def running(v):
+        return np.cumsum(v)[-1] if v.size else np.float64(0.0)
+
+    t = np.asarray(target, dtype=np.float64)
+    total = np.float64(t.size)
+    error = running((pred - t) * (pred - t))
+    sump, sumt = running(pred), running(t)
+    sumpp, sumtt, sumpt = running(pred * pred), running(t * t), running(pred * t)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        mse = error / total
+        num = total * sumpt - sump * sumt
+        r2 = (num * num) / ((total * sumpp - sump * sump) * (total * sumtt - sumt * sumt))
+    return float(mse), float(r2)
+
+
+def _c_g(x: float) -> str:
+    """``x`` as C's ``printf("%g")`` writes it (glibc): also ``-nan``, which
+    Python writes ``nan``."""
+    if math.isnan(x):
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    return f"{x:g}"
+
+
+def _check_probabilities(model, model_file: str, regression: bool) -> None:
     """Exit, saying why and what to do, unless ``model`` gives probabilities:
     pegasos-rs models trained with ``-b 1``, LIBLINEAR's logistic regression models
-    (those LIBLINEAR's ``predict -b 1`` accepts)."""
+    (those LIBLINEAR's ``predict -b 1`` accepts). Regression models are refused as
+    LIBLINEAR's ``predict -b 1`` refuses them."""
     from pegasos_rs.foreign_models import LIBLINEAR_PROBABILITY, LiblinearModel, LibsvmModel
 
+    if regression:
+        what = getattr(model, "solver_type", None) or type(model).__name__
+        raise SystemExit(
+            f"pegasos-rs predict: -b 1: {model_file} is a regression model ({what}); as "
+            "in LIBLINEAR, probability output is only supported for logistic regression "
+            "(LIBLINEAR's train -s 0, 6 or 7)"
+        )
     if isinstance(model, LiblinearModel):
         if model.solver_type in LIBLINEAR_PROBABILITY:
             return

@@ -8,19 +8,33 @@ LIBLINEAR's text format (first line ``solver_type ...``) or LIBSVM's (first line
 
 * :class:`LiblinearModel`: LIBLINEAR's linear classifiers (``L2R_LR``,
   ``L2R_L2LOSS_SVC_DUAL``, ``L2R_L2LOSS_SVC``, ``L2R_L1LOSS_SVC_DUAL``, ``MCSVM_CS``,
-  ``L1R_L2LOSS_SVC``, ``L1R_LR``, ``L2R_LR_DUAL``) score ``w.x + bias w_bias``; two
-  classes predict ``label[0]`` when the first score is positive, else ``label[1]``;
-  more classes predict the label of the first largest score (labels in the file's
-  order). Regression and one-class models are refused.
+  ``L1R_L2LOSS_SVC``, ``L1R_LR``, ``L2R_LR_DUAL``: ``train -s 0`` to ``7``) score
+  ``w.x + bias w_bias``; two classes predict ``label[0]`` when the first score is
+  positive, else ``label[1]``; more classes predict the label of the first largest
+  score (labels in the file's order). The logistic regression models (``-s 0``,
+  ``6``, ``7``) give LIBLINEAR's probabilities (``predict -b 1``). LIBLINEAR's
+  one-class SVM (``ONECLASS_SVM``, ``-s 21``) scores ``w.x - rho`` and predicts
+  ``+1`` where it is positive, else ``-1``.
+* :class:`LiblinearRegressionModel`: LIBLINEAR's support vector regression models
+  (``L2R_L2LOSS_SVR``, ``L2R_L2LOSS_SVR_DUAL``, ``L2R_L1LOSS_SVR_DUAL``: ``train -s
+  11``, ``12``, ``13``) predict the value ``w.x + bias w_bias``.
 * :class:`LibsvmModel`: LIBSVM's ``c_svc`` and ``nu_svc`` models with the ``linear``,
   ``polynomial``, ``rbf`` or ``sigmoid`` kernel predict through their support
   vectors: every pair of classes ``i < j`` (in the file's label order) has the
   decision value ``sum_{s in i} coef[j-1]_s K(sv_s, x) + sum_{s in j} coef[i]_s
   K(sv_s, x) - rho_p``, a positive value is a vote for ``i``, otherwise for ``j``,
   and the first class with the most votes wins (LIBSVM's ``svm_predict_values``).
-  The kernel values come from the Rust kernels of :func:`pegasos_rs.pairwise_kernels`,
-  many rows at a time. Regression, one-class and precomputed-kernel models are
-  refused.
+* :class:`LibsvmRegressionModel`: LIBSVM's ``epsilon_svr`` and ``nu_svr`` models
+  (``svm-train -s 3``, ``-s 4``) with the same kernels predict the value
+  ``sum_s coef_s K(sv_s, x) - rho``.
+
+The kernel values of both LIBSVM models come from the Rust kernels of
+:func:`pegasos_rs.pairwise_kernels`, many rows at a time; LIBLINEAR's scores from
+the Rust products the estimators use. The values agree with LIBLINEAR's and LIBSVM's
+to the last bits (the sums are added in another order), and so do the predicted
+labels, except where a score lies within that rounding of a tie.
+LIBSVM's one-class models and precomputed kernels are refused. The regression models
+have ``predict`` only (no ``decision_function``, ``predict_proba`` or classes).
 
 Feature indices in both formats are 1-based, as in svmlight files: column ``j`` of
 ``X`` is feature ``j + 1``. Malformed files raise
@@ -31,7 +45,7 @@ from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,7 +60,15 @@ if TYPE_CHECKING:
     from pegasos_rs._typing import Int, MatrixLike, PathLike
     from pegasos_rs.linear import PegasosClassifier
 
-__all__ = ["LiblinearModel", "LibsvmModel", "read_liblinear", "read_libsvm", "read_model"]
+__all__ = [
+    "LiblinearModel",
+    "LiblinearRegressionModel",
+    "LibsvmModel",
+    "LibsvmRegressionModel",
+    "read_liblinear",
+    "read_libsvm",
+    "read_model",
+]
 
 #: LIBLINEAR's classifiers, all predicting from ``w.x + b``.
 LIBLINEAR_CLASSIFIERS = (
@@ -59,25 +81,22 @@ LIBLINEAR_CLASSIFIERS = (
     "L1R_LR",
     "L2R_LR_DUAL",
 )
+#: LIBLINEAR's support vector regression solvers (``train -s 11``, ``12``, ``13``),
+#: predicting the value ``w.x + b``.
+LIBLINEAR_REGRESSORS = ("L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL")
+#: LIBLINEAR's one-class SVM (``train -s 21``): ``+1`` where ``w.x - rho > 0``, else ``-1``.
+LIBLINEAR_ONE_CLASS = "ONECLASS_SVM"
 #: LIBLINEAR's logistic regression solvers, whose models give probabilities (its
 #: ``check_probability_model``).
 LIBLINEAR_PROBABILITY = ("L2R_LR", "L1R_LR", "L2R_LR_DUAL")
-_LIBLINEAR_REFUSED = {
-    "L2R_L2LOSS_SVR": "a regression model",
-    "L2R_L2LOSS_SVR_DUAL": "a regression model",
-    "L2R_L1LOSS_SVR_DUAL": "a regression model",
-    "ONECLASS_SVM": "a one-class (novelty detection) model",
-}
 _LIBLINEAR_KEYS = ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho")
 
 #: LIBSVM's kernel names (``kernel_type``) and scikit-learn's (ours).
 LIBSVM_KERNELS = {"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmoid": "sigmoid"}
 LIBSVM_CLASSIFIERS = ("c_svc", "nu_svc")
-_LIBSVM_REFUSED = {
-    "one_class": "a one-class (novelty detection) model",
-    "epsilon_svr": "a regression model",
-    "nu_svr": "a regression model",
-}
+#: LIBSVM's regression models (``svm-train -s 3``, ``-s 4``).
+LIBSVM_REGRESSORS = ("epsilon_svr", "nu_svr")
+_LIBSVM_REFUSED = {"one_class": "a one-class (novelty detection) model"}
 _LIBSVM_KEYS = (
     "svm_type",
     "kernel_type",
@@ -109,10 +128,11 @@ def read_model(path: PathLike) -> Any:
 
     Returns
     -------
-    model : PegasosClassifier, KernelPegasosClassifier, LiblinearModel or LibsvmModel
+    model : estimator or a LIBLINEAR or LIBSVM model
         The pegasos-rs estimator for pegasos-rs' files (as :func:`pegasos_rs.load`);
-        a :class:`LiblinearModel` or :class:`LibsvmModel` for the others. Each has
-        ``predict(X)``.
+        for LIBLINEAR's files a :class:`LiblinearModel` (classifiers, one-class SVM)
+        or a :class:`LiblinearRegressionModel`, for LIBSVM's a :class:`LibsvmModel`
+        (classifiers) or a :class:`LibsvmRegressionModel`. Each has ``predict(X)``.
 
     Raises
     ------
@@ -213,42 +233,53 @@ def _label_array(labels: np.ndarray) -> np.ndarray:
 
 
 @filled
-def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel:
+def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel | LiblinearRegressionModel:
     """Parse the text of a LIBLINEAR model file.
 
     {reader_parameters}
 
     Returns
     -------
-    model : LiblinearModel
+    model : LiblinearModel or LiblinearRegressionModel
+        A :class:`LiblinearRegressionModel` for the regression solvers (``train -s
+        11``, ``12``, ``13``), a :class:`LiblinearModel` for the others (the
+        classifiers and the one-class SVM).
 
     Raises
     ------
     DataFormatError
-        Malformed or truncated text, or a regression / one-class model.
+        Malformed or truncated text, or an unknown solver type.
     """
+    return _parse_liblinear(text, where)[0]
+
+
+def _parse_liblinear(text: str, where: str):
+    """The model of a LIBLINEAR model file and its header (for the line numbers)."""
     lines = text.splitlines()
     fmt = "LIBLINEAR"
     header = _Header(lines, "w", _LIBLINEAR_KEYS, where, fmt)
     solver = header.value("solver_type", str)
-    if solver in _LIBLINEAR_REFUSED:
-        raise DataFormatError(
-            f"LIBLINEAR solver_type {solver} is {_LIBLINEAR_REFUSED[solver]}; pegasos-rs "
-            "predicts with LIBLINEAR's classifiers: " + ", ".join(LIBLINEAR_CLASSIFIERS),
-            where,
-            header.line("solver_type"),
-        )
-    if solver not in LIBLINEAR_CLASSIFIERS:
+    known = (*LIBLINEAR_CLASSIFIERS, *LIBLINEAR_REGRESSORS, LIBLINEAR_ONE_CLASS)
+    if solver not in known:
         raise DataFormatError(
             f"unknown LIBLINEAR solver_type {solver[:40]!r}; pegasos-rs predicts with "
-            + ", ".join(LIBLINEAR_CLASSIFIERS),
+            + ", ".join(known),
             where,
             header.line("solver_type"),
         )
+    classifier = solver in LIBLINEAR_CLASSIFIERS
     n_class = header.value("nr_class", int)
     if not 1 <= n_class <= len(text):
         raise DataFormatError(f"bad nr_class {n_class}", where, header.line("nr_class"))
-    labels = _labels(header, n_class)
+    if not classifier and n_class != 2:  # LIBLINEAR writes 2 and reads one weight per line
+        raise DataFormatError(
+            f"bad nr_class {n_class}: a {solver} model has nr_class 2",
+            where,
+            header.line("nr_class"),
+        )
+    # Regression and one-class models have no label line (LIBLINEAR ignores one).
+    labels = _labels(header, n_class) if classifier else np.array([1.0, -1.0])
+    rho = header.value("rho", float) if solver == LIBLINEAR_ONE_CLASS else 0.0
     n_feature = header.value("nr_feature", int)
     bias = header.value("bias", float)
     if n_feature < 0:
@@ -284,39 +315,65 @@ def read_liblinear(text: str, where: str = "<model>") -> LiblinearModel:
             )
     weights = W[:n_feature]
     bias_weights = W[n_feature] if bias >= 0 else np.zeros(n_w)
-    return LiblinearModel(solver, _label_array(labels), weights, bias, bias_weights)
+    if solver in LIBLINEAR_REGRESSORS:
+        model: Any = LiblinearRegressionModel(solver, weights[:, 0], bias, float(bias_weights[0]))
+    else:
+        model = LiblinearModel(solver, _label_array(labels), weights, bias, bias_weights, rho=rho)
+    return model, header
+
+
+def _read_liblinear_classifier(text: str, where: str) -> LiblinearModel:
+    """:func:`read_liblinear` for :func:`pegasos_rs.load`, which turns the model into
+    a :class:`~pegasos_rs.PegasosClassifier`: regression and one-class models are
+    refused at their ``solver_type`` line."""
+    model, header = _parse_liblinear(text, where)
+    if isinstance(model, LiblinearRegressionModel) or model.solver_type == LIBLINEAR_ONE_CLASS:
+        what = "a regression" if isinstance(model, LiblinearRegressionModel) else "a one-class"
+        raise DataFormatError(
+            f"LIBLINEAR solver_type {model.solver_type} is {what} model, not a classifier: "
+            "pegasos_rs.load reads LIBLINEAR's classifiers (as PegasosClassifier); "
+            "pegasos_rs.foreign_models.read_model reads this one and predicts as LIBLINEAR "
+            "does",
+            where,
+            header.line("solver_type"),
+        )
+    return model
 
 
 @filled
-def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
+def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel | LibsvmRegressionModel:
     """Parse the text of a LIBSVM model file.
 
     {reader_parameters}
 
     Returns
     -------
-    model : LibsvmModel
+    model : LibsvmModel or LibsvmRegressionModel
+        A :class:`LibsvmModel` for ``c_svc`` and ``nu_svc`` models, a
+        :class:`LibsvmRegressionModel` for ``epsilon_svr`` and ``nu_svr`` models.
 
     Raises
     ------
     DataFormatError
-        Malformed or truncated text, or a model type other than ``c_svc``/``nu_svc``
-        with a ``linear``, ``polynomial``, ``rbf`` or ``sigmoid`` kernel.
+        Malformed or truncated text, or a model type other than ``c_svc``,
+        ``nu_svc``, ``epsilon_svr`` and ``nu_svr`` with a ``linear``,
+        ``polynomial``, ``rbf`` or ``sigmoid`` kernel.
     """
     lines = text.splitlines()
     header = _Header(lines, "SV", _LIBSVM_KEYS, where, "LIBSVM")
     supported = (
-        "pegasos-rs predicts with LIBSVM's c_svc and nu_svc models with kernel_type "
-        + ", ".join(LIBSVM_KERNELS)
+        "pegasos-rs predicts with LIBSVM's c_svc, nu_svc, epsilon_svr and nu_svr models "
+        "with kernel_type " + ", ".join(LIBSVM_KERNELS)
     )
     svm_type = header.value("svm_type", str)
-    if svm_type not in LIBSVM_CLASSIFIERS:
+    if svm_type not in (*LIBSVM_CLASSIFIERS, *LIBSVM_REGRESSORS):
         what = (
             f"LIBSVM svm_type {svm_type} is {_LIBSVM_REFUSED[svm_type]}"
             if svm_type in _LIBSVM_REFUSED
             else f"unknown LIBSVM svm_type {svm_type[:40]!r}"
         )
         raise DataFormatError(f"{what}; {supported}", where, header.line("svm_type"))
+    classifier = svm_type in LIBSVM_CLASSIFIERS
     kernel_type = header.value("kernel_type", str)
     if kernel_type not in LIBSVM_KERNELS:
         what = (
@@ -336,9 +393,22 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
     n_class = header.value("nr_class", int)
     if not 1 <= n_class <= len(text):
         raise DataFormatError(f"bad nr_class {n_class}", where, header.line("nr_class"))
-    labels = _labels(header, n_class)
-    n_sv = np.array(header.values("nr_sv", int, n_class), dtype=np.int64)
+    if not classifier and n_class != 2:  # LIBSVM writes 2: one rho, one coefficient
+        raise DataFormatError(
+            f"bad nr_class {n_class}: an {svm_type} model has nr_class 2",
+            where,
+            header.line("nr_class"),
+        )
     total = header.value("total_sv", int)
+    if total < 0:
+        raise DataFormatError(f"bad total_sv {total}", where, header.line("total_sv"))
+    # Regression models have no label and nr_sv lines (LIBSVM ignores them).
+    labels = _labels(header, n_class) if classifier else np.zeros(0)
+    n_sv = (
+        np.array(header.values("nr_sv", int, n_class), dtype=np.int64)
+        if classifier
+        else np.array([total])
+    )
     if np.any(n_sv < 0) or int(n_sv.sum()) != total:
         raise DataFormatError(
             f"nr_sv must be {n_class} counts adding up to total_sv = {total}",
@@ -398,6 +468,17 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel:
     idx = np.array(indices, dtype=np.int64)
     width = int(idx.max()) + 1 if idx.size else 0
     sv = sp.csr_matrix((np.array(values, dtype=np.float64), idx, indptr), shape=(total, width))
+    if not classifier:
+        return LibsvmRegressionModel(
+            svm_type=svm_type,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            support_vectors=sv,
+            dual_coef=coef[:, 0].copy(),
+            rho=float(rho[0]),
+        )
     return LibsvmModel(
         svm_type=svm_type,
         kernel=kernel,
@@ -420,16 +501,41 @@ def _check_X(X: MatrixLike) -> Any:  # CSR or ndarray (a union would not narrow 
 # The models
 
 
+def _linear_scores(X: MatrixLike, weights, intercept, n_jobs: Int | None) -> np.ndarray:
+    """``X weights + intercept`` as LIBLINEAR's ``predict`` computes it: ``X``'s
+    columns beyond ``weights``' rows are ignored, missing ones are zero."""
+    X = _check_X(X)
+    d = weights.shape[0]
+    if X.shape[1] != d:
+        if sp.issparse(X):
+            X = (
+                X[:, :d]
+                if X.shape[1] > d
+                else sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], d))
+            )
+        else:
+            X = np.ascontiguousarray(X[:, :d]) if X.shape[1] > d else _pad(X, d)
+    return _core.decision_function(
+        as_rust_matrix(X),
+        buffer(weights.T, np.float64),
+        buffer(intercept, np.float64),
+        n_threads(n_jobs),
+    )
+
+
 class LiblinearModel:
-    """A LIBLINEAR classifier read from its model file (see :func:`read_liblinear`).
+    """A LIBLINEAR classifier, or one-class SVM, read from its model file (see
+    :func:`read_liblinear`).
 
     Attributes
     ----------
     solver_type : str
-        LIBLINEAR's name of the solver that trained it (``L2R_L2LOSS_SVC_DUAL``, ...).
+        LIBLINEAR's name of the solver that trained it (``L2R_L2LOSS_SVC_DUAL``, ...;
+        ``ONECLASS_SVM`` for the one-class SVM, ``train -s 21``).
     labels : ndarray of shape (n_classes,)
         The class labels in the file's order (LIBLINEAR's order: first appearance in
-        the training data), which decides ties.
+        the training data), which decides ties. ``[1, -1]`` for the one-class SVM,
+        whose file has none: LIBLINEAR predicts ``+1`` (inlier) or ``-1``.
     weights : ndarray of shape (n_features, n_scores)
         One column per score: one for two classes (except ``MCSVM_CS``), else one per
         class.
@@ -437,6 +543,8 @@ class LiblinearModel:
         The value of LIBLINEAR's bias feature (``-B``); negative when there is none.
     bias_weights : ndarray of shape (n_scores,)
         The weights of the bias feature (zeros without one).
+    rho : float
+        The one-class SVM's offset, subtracted from its score; 0 for the classifiers.
     n_features_in_ : int
         ``nr_feature``: features of larger index are ignored, as LIBLINEAR does.
     """
@@ -448,12 +556,15 @@ class LiblinearModel:
         weights: np.ndarray,
         bias: float,
         bias_weights: np.ndarray,
+        *,
+        rho: float = 0.0,
     ) -> None:
         self.solver_type = solver_type
         self.labels = labels
         self.weights = weights
         self.bias = bias
         self.bias_weights = bias_weights
+        self.rho = rho
         self.n_features_in_ = weights.shape[0]
 
     def __repr__(self) -> str:
@@ -463,7 +574,8 @@ class LiblinearModel:
         )
 
     def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
-        """LIBLINEAR's scores ``X w + bias w_bias``.
+        """LIBLINEAR's scores ``X w + bias w_bias`` (minus ``rho`` for the one-class
+        SVM).
 
         Parameters
         ----------
@@ -477,24 +589,11 @@ class LiblinearModel:
         -------
         scores : ndarray of shape (n_samples, n_scores)
         """
-        X = _check_X(X)
-        d = self.n_features_in_
-        if X.shape[1] != d:
-            if sp.issparse(X):
-                X = (
-                    X[:, :d]
-                    if X.shape[1] > d
-                    else sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], d))
-                )
-            else:
-                X = np.ascontiguousarray(X[:, :d]) if X.shape[1] > d else _pad(X, d)
         intercept = self.bias * self.bias_weights if self.bias >= 0 else self.bias_weights
-        return _core.decision_function(
-            as_rust_matrix(X),
-            buffer(self.weights.T, np.float64),
-            buffer(intercept, np.float64),
-            n_threads(n_jobs),
-        )
+        scores = _linear_scores(X, self.weights, intercept, n_jobs)
+        if self.rho:  # LIBLINEAR subtracts rho from the sum (bias term included)
+            scores -= self.rho
+        return scores
 
     @filled
     def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
@@ -556,7 +655,18 @@ class LiblinearModel:
         Returns
         -------
         estimator : PegasosClassifier
+
+        Raises
+        ------
+        ValueError
+            For a one-class SVM (``ONECLASS_SVM``), which is no classifier of classes
+            seen in training.
         """
+        if self.solver_type == LIBLINEAR_ONE_CLASS:
+            raise ValueError(
+                "to_classifier: this LIBLINEAR model is a one-class SVM (ONECLASS_SVM, "
+                "novelty detection), not a classifier; predict with it directly"
+            )
         PegasosClassifier = _registry.classes()["PegasosClassifier"]
         labels = self.labels.astype(np.float64)
         coef, intercept = self.weights.T, self.bias * self.bias_weights
@@ -583,28 +693,77 @@ class LiblinearModel:
         return est
 
 
-class LibsvmModel:
-    """A LIBSVM ``c_svc`` or ``nu_svc`` classifier read from its model file (see
-    :func:`read_libsvm`), predicting by one-vs-one votes as LIBSVM does.
+class LiblinearRegressionModel:
+    """A LIBLINEAR support vector regression model read from its model file (see
+    :func:`read_liblinear`): ``train -s 11`` (``L2R_L2LOSS_SVR``), ``-s 12``
+    (``L2R_L2LOSS_SVR_DUAL``) or ``-s 13`` (``L2R_L1LOSS_SVR_DUAL``). It predicts
+    real values, ``w.x + bias w_bias``, as LIBLINEAR's ``predict`` does; having no
+    classes, it has no ``predict_proba`` and no ``decision_function``.
 
     Attributes
     ----------
-    svm_type : str
-        ``"c_svc"`` or ``"nu_svc"``.
-    kernel : str
-        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
-    gamma, degree, coef0 : float, int, float
-        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
-    labels : ndarray of shape (n_classes,)
-        The labels in the file's order, which decides ties of votes.
-    n_support : ndarray of shape (n_classes,)
-        Support vectors of each class; they come in this order.
-    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
-    dual_coef : ndarray of shape (n_classes - 1, total_sv)
-        LIBSVM's ``sv_coef``.
-    rho : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        One per pair of classes ``(0, 1), (0, 2), ..., (1, 2), ...``.
+    solver_type : str
+        LIBLINEAR's name of the solver that trained it.
+    weights : ndarray of shape (n_features,)
+    bias : float
+        The value of LIBLINEAR's bias feature (``-B``); negative when there is none.
+    bias_weight : float
+        The weight of the bias feature (0 without one).
+    n_features_in_ : int
+        ``nr_feature``: features of larger index are ignored, as LIBLINEAR does.
     """
+
+    def __init__(
+        self, solver_type: str, weights: np.ndarray, bias: float, bias_weight: float
+    ) -> None:
+        self.solver_type = solver_type
+        self.weights = weights
+        self.bias = bias
+        self.bias_weight = bias_weight
+        self.n_features_in_ = weights.shape[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"LiblinearRegressionModel(solver_type={self.solver_type!r}, "
+            f"n_features={self.n_features_in_}, bias={self.bias:g})"
+        )
+
+    def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """LIBLINEAR's predicted values ``X w + bias w_bias``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``; columns beyond ``n_features_in_`` are
+            ignored, missing ones are zero.
+        n_jobs : int, default=None
+            Threads (-1: all cores).
+
+        Returns
+        -------
+        values : ndarray of shape (n_samples,)
+        """
+        intercept = np.array([self.bias * self.bias_weight if self.bias >= 0 else 0.0])
+        return _linear_scores(X, self.weights[:, None], intercept, n_jobs)[:, 0]
+
+    def to_classifier(self) -> NoReturn:
+        """Refused: a regression model is not a classifier.
+
+        Raises
+        ------
+        ValueError
+            Always, naming the model's solver.
+        """
+        raise ValueError(
+            f"to_classifier: this LIBLINEAR model is a regression model ({self.solver_type}), "
+            "not a classifier; predict with it directly (predict gives LIBLINEAR's values)"
+        )
+
+
+class _SupportVectorExpansion:
+    """What LIBSVM's models share: the kernel and the support vectors, and their
+    values ``K(X, support_vectors) C - rho`` (:meth:`_expansion`), computed with the
+    Rust kernels of :func:`pegasos_rs.pairwise_kernels`, many rows at a time."""
 
     def __init__(
         self,
@@ -614,52 +773,14 @@ class LibsvmModel:
         gamma: float,
         degree: int,
         coef0: float,
-        labels: np.ndarray,
-        n_support: np.ndarray,
         support_vectors: sp.csr_matrix,
-        dual_coef: np.ndarray,
-        rho: np.ndarray,
     ) -> None:
         self.svm_type = svm_type
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
-        self.labels = labels
-        self.n_support = n_support
         self.support_vectors = support_vectors
-        self.dual_coef = dual_coef
-        self.rho = rho
-
-    def __repr__(self) -> str:
-        return (
-            f"LibsvmModel(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
-            f"labels={self.labels.tolist()}, n_support={self.n_support.tolist()})"
-        )
-
-    def _pair_coefficients(self) -> sp.csc_matrix:
-        """The matrix ``C`` (total_sv x n_pairs) with ``K C - rho`` = the decision
-        values: column ``p`` of pair ``(i, j)`` holds ``dual_coef[j-1]`` on class
-        ``i``'s support vectors and ``dual_coef[i]`` on class ``j``'s."""
-        k = self.labels.size
-        start = np.concatenate([[0], np.cumsum(self.n_support)])
-        rows, cols, vals = [], [], []
-        p = 0
-        for i in range(k):
-            for j in range(i + 1, k):
-                si = np.arange(start[i], start[i + 1])
-                sj = np.arange(start[j], start[j + 1])
-                rows += [si, sj]
-                vals += [self.dual_coef[j - 1, si], self.dual_coef[i, sj]]
-                cols.append(np.full(si.size + sj.size, p))
-                p += 1
-        total = self.support_vectors.shape[0]
-        if p == 0:
-            return sp.csc_matrix((total, 0))
-        return sp.csc_matrix(
-            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-            shape=(total, p),
-        )
 
     def _constant_kernel(self) -> float | None:
         """The kernel's value when it does not depend on the data (``gamma = 0``, or
@@ -673,31 +794,16 @@ class LibsvmModel:
             return math.tanh(self.coef0)
         return None
 
-    def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
-        """LIBSVM's one-vs-one decision values, computed through the support vectors.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Column ``j`` is feature ``j + 1``; any number of columns (features the
-            support vectors lack still count in the rbf kernel's distances).
-        n_jobs : int, default=None
-            Threads for the kernel values (-1: all cores).
-
-        Returns
-        -------
-        values : ndarray of shape (n_samples, n_classes * (n_classes - 1) / 2)
-            Column ``p`` is pair ``(i, j)`` of labels ``i < j`` in the order
-            ``(0, 1), (0, 2), ..., (1, 2), ...``; positive votes for ``labels[i]``.
-        """
+    def _expansion(self, X: MatrixLike, C, rho, n_jobs: Int | None) -> np.ndarray:
+        """``K(X, support_vectors) C - rho``: ``C`` (sparse, total_sv x m) holds the
+        coefficients of the ``m`` sums, ``rho`` their offsets."""
         X = _check_X(X)
-        C = self._pair_coefficients()
         n = X.shape[0]
         constant = self._constant_kernel()
         if constant is not None:
             sums = np.asarray(C.sum(axis=0)).ravel()
             with np.errstate(over="ignore", invalid="ignore"):  # inf * 0 is NaN, as in C
-                values = constant * sums - self.rho
+                values = constant * sums - rho
             return np.broadcast_to(values, (n, C.shape[1])).copy()
         xs, svs = self._kernel_inputs(X)
         out = np.empty((n, C.shape[1]))
@@ -715,7 +821,7 @@ class LibsvmModel:
                 },
                 n_threads=n_threads(n_jobs),
             )
-            out[lo : lo + step] = np.asarray((C.T @ K.T).T) - self.rho
+            out[lo : lo + step] = np.asarray((C.T @ K.T).T) - rho
         return out
 
     def _kernel_inputs(self, X):
@@ -752,6 +858,106 @@ class LibsvmModel:
         svs.sort_indices()
         return xs, svs
 
+
+class LibsvmModel(_SupportVectorExpansion):
+    """A LIBSVM ``c_svc`` or ``nu_svc`` classifier read from its model file (see
+    :func:`read_libsvm`), predicting by one-vs-one votes as LIBSVM does.
+
+    Attributes
+    ----------
+    svm_type : str
+        ``"c_svc"`` or ``"nu_svc"``.
+    kernel : str
+        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
+    gamma, degree, coef0 : float, int, float
+        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
+    labels : ndarray of shape (n_classes,)
+        The labels in the file's order, which decides ties of votes.
+    n_support : ndarray of shape (n_classes,)
+        Support vectors of each class; they come in this order.
+    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
+    dual_coef : ndarray of shape (n_classes - 1, total_sv)
+        LIBSVM's ``sv_coef``.
+    rho : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        One per pair of classes ``(0, 1), (0, 2), ..., (1, 2), ...``.
+    """
+
+    def __init__(
+        self,
+        *,
+        svm_type: str,
+        kernel: str,
+        gamma: float,
+        degree: int,
+        coef0: float,
+        labels: np.ndarray,
+        n_support: np.ndarray,
+        support_vectors: sp.csr_matrix,
+        dual_coef: np.ndarray,
+        rho: np.ndarray,
+    ) -> None:
+        super().__init__(
+            svm_type=svm_type,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            support_vectors=support_vectors,
+        )
+        self.labels = labels
+        self.n_support = n_support
+        self.dual_coef = dual_coef
+        self.rho = rho
+
+    def __repr__(self) -> str:
+        return (
+            f"LibsvmModel(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
+            f"labels={self.labels.tolist()}, n_support={self.n_support.tolist()})"
+        )
+
+    def _pair_coefficients(self) -> sp.csc_matrix:
+        """The matrix ``C`` (total_sv x n_pairs) with ``K C - rho`` = the decision
+        values: column ``p`` of pair ``(i, j)`` holds ``dual_coef[j-1]`` on class
+        ``i``'s support vectors and ``dual_coef[i]`` on class ``j``'s."""
+        k = self.labels.size
+        start = np.concatenate([[0], np.cumsum(self.n_support)])
+        rows, cols, vals = [], [], []
+        p = 0
+        for i in range(k):
+            for j in range(i + 1, k):
+                si = np.arange(start[i], start[i + 1])
+                sj = np.arange(start[j], start[j + 1])
+                rows += [si, sj]
+                vals += [self.dual_coef[j - 1, si], self.dual_coef[i, sj]]
+                cols.append(np.full(si.size + sj.size, p))
+                p += 1
+        total = self.support_vectors.shape[0]
+        if p == 0:
+            return sp.csc_matrix((total, 0))
+        return sp.csc_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(total, p),
+        )
+
+    def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """LIBSVM's one-vs-one decision values, computed through the support vectors.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``; any number of columns (features the
+            support vectors lack still count in the rbf kernel's distances).
+        n_jobs : int, default=None
+            Threads for the kernel values (-1: all cores).
+
+        Returns
+        -------
+        values : ndarray of shape (n_samples, n_classes * (n_classes - 1) / 2)
+            Column ``p`` is pair ``(i, j)`` of labels ``i < j`` in the order
+            ``(0, 1), (0, 2), ..., (1, 2), ...``; positive votes for ``labels[i]``.
+        """
+        return self._expansion(X, self._pair_coefficients(), self.rho, n_jobs)
+
     @filled
     def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBSVM's predicted labels: one vote per pair of classes (a positive
@@ -770,11 +976,80 @@ class LibsvmModel:
         return self.labels[np.argmax(votes, axis=1)]  # the first of the most voted
 
 
+class LibsvmRegressionModel(_SupportVectorExpansion):
+    """A LIBSVM ``epsilon_svr`` or ``nu_svr`` regression model read from its model
+    file (see :func:`read_libsvm`): ``svm-train -s 3`` or ``-s 4``. It predicts
+    real values through its support vectors, ``sum_s dual_coef_s K(sv_s, x) - rho``,
+    as LIBSVM's ``svm_predict`` does; having no classes, it has no
+    ``predict_proba`` and no ``decision_function``.
+
+    Attributes
+    ----------
+    svm_type : str
+        ``"epsilon_svr"`` or ``"nu_svr"``.
+    kernel : str
+        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
+    gamma, degree, coef0 : float, int, float
+        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
+    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
+    dual_coef : ndarray of shape (total_sv,)
+        LIBSVM's ``sv_coef``.
+    rho : float
+    """
+
+    def __init__(
+        self,
+        *,
+        svm_type: str,
+        kernel: str,
+        gamma: float,
+        degree: int,
+        coef0: float,
+        support_vectors: sp.csr_matrix,
+        dual_coef: np.ndarray,
+        rho: float,
+    ) -> None:
+        super().__init__(
+            svm_type=svm_type,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            support_vectors=support_vectors,
+        )
+        self.dual_coef = dual_coef
+        self.rho = rho
+
+    def __repr__(self) -> str:
+        return (
+            f"LibsvmRegressionModel(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
+            f"total_sv={self.support_vectors.shape[0]})"
+        )
+
+    def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """LIBSVM's predicted values ``sum_s dual_coef_s K(sv_s, x) - rho``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``; any number of columns (features the
+            support vectors lack still count in the rbf kernel's distances).
+        n_jobs : int, default=None
+            Threads for the kernel values (-1: all cores).
+
+        Returns
+        -------
+        values : ndarray of shape (n_samples,)
+        """
+        C = sp.csc_matrix(self.dual_coef[:, None])
+        return self._expansion(X, C, np.array([self.rho]), n_jobs)[:, 0]
+
+
 def _pad(X: np.ndarray, width: int) -> np.ndarray:
     out = np.zeros((X.shape[0], width))
     out[:, : X.shape[1]] = X
     return out
 
 
-# pegasos_rs.load reads LIBLINEAR's files too (model_io knows no other format).
-_registry.register_text_reader("liblinear", read_liblinear)
+# pegasos_rs.load reads LIBLINEAR's classifiers too (model_io knows no other format).
+_registry.register_text_reader("liblinear", _read_liblinear_classifier)

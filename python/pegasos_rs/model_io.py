@@ -37,9 +37,10 @@ Nothing in a file is executed when it is read: only known estimator classes are
 built, with parameters that are JSON values, so loading an untrusted file is safe
 (unlike pickle).
 
-``load`` also reads LIBLINEAR's text model files (``train``'s output) into a
-:class:`PegasosClassifier`, so that models can move over (the parser is
-:mod:`pegasos_rs.foreign_models`, which also reads LIBSVM's model files).
+``load`` also reads LIBLINEAR's text model files of classifiers (``train``'s output)
+into a :class:`PegasosClassifier`, so that models can move over (the parser is
+:mod:`pegasos_rs.foreign_models`, which also reads LIBLINEAR's regression and
+one-class models and LIBSVM's model files; ``load`` refuses those, naming it).
 """
 
 from __future__ import annotations
@@ -244,7 +245,9 @@ _DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|U[0-9]{1,4})")
 
 
 def load(path: PathLike) -> Any:
-    """Read an estimator or Pipeline saved by :func:`save` (or a LIBLINEAR text model).
+    """Read an estimator or Pipeline saved by :func:`save` (or a LIBLINEAR classifier's
+    text model file, as a :class:`PegasosClassifier`; its regression and one-class
+    models are read by :func:`pegasos_rs.foreign_models.read_model`).
 
     Parameters
     ----------
