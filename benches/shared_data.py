@@ -24,6 +24,9 @@ N_FEATURES = {
     "usps": 256,
     "20news": 385513,
     "imdb": 44958,
+    "cpusmall": 12,
+    "abalone": 8,
+    "dna": 180,
 }
 
 #: (train file, test file or None) of each svmlight dataset.
@@ -36,6 +39,9 @@ FILES = {
     "usps": ("usps.xz", "usps.t.xz"),
     "20news": ("20news-bydate.tfidf12.train.xz", "20news-bydate.tfidf12.test.xz"),
     "imdb": ("imdb.tfidf1.train.xz", "imdb.tfidf1.test.xz"),
+    "cpusmall": ("cpusmall_scale.xz", None),
+    "abalone": ("abalone_scale.xz", None),
+    "dna": ("dna.scale.xz", "dna.scale.t.xz"),
 }
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         RandomFourierFeatures,
     )
     from pegasos_rs.linear import PegasosClassifier
+    from pegasos_rs.linear_regressor import PegasosRegressor
     from pegasos_rs.model_io import load, save
     from pegasos_rs.pairwise import pairwise_kernel, pairwise_kernels
     from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
@@ -36,6 +37,7 @@ __all__ = [
     "Nystroem",
     "PegasosClassifier",
     "PegasosError",
+    "PegasosRegressor",
     "RandomFourierFeatures",
     "__version__",
     "dump_svmlight_file",
@@ -56,6 +58,7 @@ _HOME = {
     "Nystroem": "kernel_approximation",
     "PegasosClassifier": "linear",
     "PegasosError": "exceptions",
+    "PegasosRegressor": "linear_regressor",
     "RandomFourierFeatures": "kernel_approximation",
     "__version__": "_core",
     "dump_svmlight_file": "svmlight",

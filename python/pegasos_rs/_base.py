@@ -89,12 +89,20 @@ class _AvailableIf:
         return unbound
 
 
+#: Losses whose models give probabilities without Platt's sigmoids (as
+#: scikit-learn's ``SGDClassifier``): the logistic loss and the modified Huber loss.
+PROBABILISTIC_LOSSES = ("log_loss", "modified_huber")
+
+
 def _has_probability(estimator: Any) -> bool:
+    if getattr(estimator, "loss", "hinge") in PROBABILISTIC_LOSSES:
+        return True
     if not estimator.probability:
         raise AttributeError(
             "probabilities are fitted only with probability=True (Platt's sigmoids, "
             "fitted by fit on cross-validation folds), and this estimator has "
-            "probability=False. Set probability=True and fit again, or use "
+            "probability=False. Set probability=True and fit again, train with "
+            "loss='log_loss' or 'modified_huber' (linear models), or use "
             "decision_function for scores that rank the classes"
         )
     return True
@@ -127,6 +135,7 @@ class PegasosModelMixin(CachedParamNames):
     if TYPE_CHECKING:  # what the classes using it define
         classes_: NDArray[Any]
         probability: bool
+        loss: str
         probA_: NDArray[np.float64]
         probB_: NDArray[np.float64]
 
@@ -146,14 +155,20 @@ class PegasosModelMixin(CachedParamNames):
 
     @available_if(_has_probability)
     def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
-        """Probabilities of the classes by Platt scaling (``probability=True`` only).
+        """Probabilities of the classes: by Platt scaling (``probability=True``),
+        else from the loss (``loss="log_loss"`` or ``"modified_huber"``).
 
-        Two classes: ``p = 1 / (1 + exp(probA_ f + probB_))`` for ``classes_[1]``,
-        ``f`` the decision value. More classes: each one-vs-rest decision value
-        through its own sigmoid, then normalised to sum to 1, as
+        Platt scaling, two classes: ``p = 1 / (1 + exp(probA_ f + probB_))`` for
+        ``classes_[1]``, ``f`` the decision value. More classes: each one-vs-rest
+        decision value through its own sigmoid, then normalised to sum to 1, as
         ``CalibratedClassifierCV(method="sigmoid")`` does. As with ``SVC``, the
         class of largest probability can differ from ``predict``'s (the sigmoids
         were fitted on held-out folds, and differ between classes).
+
+        From the loss, as scikit-learn's ``SGDClassifier``: ``log_loss`` gives
+        ``1 / (1 + exp(-f))`` (the model is a logistic regression), ``modified_huber``
+        ``(clip(f, -1, 1) + 1) / 2``; with more than two classes each one-vs-rest
+        value is normalised by their sum (rows where all are 0: uniform).
 
         Parameters
         ----------
@@ -181,7 +196,11 @@ class PegasosModelMixin(CachedParamNames):
         return self._probabilities(X, log=True)
 
     def _probabilities(self, X, *, log: bool) -> NDArray[np.float64]:
-        """Platt's probabilities of the classes (their logarithms when ``log``)."""
+        """The probabilities of the classes (their logarithms when ``log``): Platt's,
+        or the loss's (see :meth:`predict_proba`)."""
+        if not self.probability:
+            check_is_fitted(self)
+            return loss_probabilities(self._class_scores(X), self.loss, log=log)
         check_is_fitted(
             self,
             ["probA_", "probB_"],
@@ -211,6 +230,33 @@ class PegasosModelMixin(CachedParamNames):
         pickle; see :mod:`pegasos_rs.model_io`); read it back with
         :func:`pegasos_rs.load`."""
         save(self, path)
+
+
+def loss_probabilities(
+    scores: NDArray[np.float64], loss: str, *, log: bool = False
+) -> NDArray[np.float64]:
+    """The class probabilities (their logarithms when ``log``, computed without
+    underflow for ``log_loss``) a ``log_loss`` or ``modified_huber`` model gives for
+    its decision values ``scores`` (one column for two classes), as scikit-learn's
+    ``SGDClassifier.predict_proba``."""
+    binary = scores.ndim == 1
+    if binary:
+        scores = np.column_stack([-scores, scores])
+    if loss == "log_loss":
+        # ln(1 / (1 + exp(-f))) = -ln(1 + exp(-f)); for two classes 1 - p(f) = p(-f).
+        logp = -np.logaddexp(0.0, -scores)
+        if not binary:
+            logp = logp - np.logaddexp.reduce(logp, axis=1, keepdims=True)
+        return logp if log else np.exp(logp)
+    p = (np.clip(scores, -1.0, 1.0) + 1.0) / 2.0
+    if not binary:
+        total = p.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.where(total == 0.0, 1.0 / p.shape[1], p / total)
+    if log:
+        with np.errstate(divide="ignore"):
+            return np.log(p)
+    return p
 
 
 def store_linear_fit(estimator, result: dict, *, check_convergence: bool) -> None:

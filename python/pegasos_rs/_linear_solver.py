@@ -37,7 +37,10 @@ SAVED_ARRAYS = ("coef_", "intercept_", "classes_", "objective_", "probA_", "prob
 #: Parameters newer than model format version 1 (pegasos_rs.model_io): the value a
 #: file without them means, and the format version that holds another
 #: (``PegasosClassifier._params_since_version``).
-PARAMS_SINCE_VERSION = {"multi_class": ("ovr", 3)}
+PARAMS_SINCE_VERSION = {"multi_class": ("ovr", 3), "loss": ("hinge", 3)}
+
+#: The classifier's losses (scikit-learn's ``SGDClassifier`` names).
+CLASSIFICATION_LOSSES = ("hinge", "log_loss", "squared_hinge", "modified_huber")
 
 
 class LinearModel:
@@ -89,7 +92,13 @@ def linear_solver_params(est, resume: bool, max_iter: int, max_steps, *, partial
         tol=est.tol,
         n_iter_no_change=est.n_iter_no_change,
     )
-    return {**params, "multi_class": str(est.multi_class)}
+    params["loss"] = loss_spec(est)
+    return {**params, "multi_class": str(getattr(est, "multi_class", "ovr"))}
+
+
+def loss_spec(est) -> dict:
+    """``est``'s loss as the extension reads it (its name and ``epsilon``)."""
+    return {"name": str(est.loss), "epsilon": float(getattr(est, "epsilon", 0.0))}
 
 
 def train(est, matrix, labels, sample_weight, resume: bool, params: dict) -> str | None:

@@ -26,6 +26,7 @@ _TEXT_READERS: dict[str, Callable[[str, str], Any]] = {}
 #: The modules that register classes or readers here when imported.
 PROVIDERS = (
     "pegasos_rs.linear",
+    "pegasos_rs.linear_regressor",
     "pegasos_rs.kernel",
     "pegasos_rs.kernel_approximation",
     "pegasos_rs.foreign_models",

@@ -18,6 +18,7 @@ from pegasos_rs._base import (
     warn_unconverged,
 )
 from pegasos_rs._docs import filled
+from pegasos_rs._linear_solver import CLASSIFICATION_LOSSES
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
@@ -82,17 +83,30 @@ def check_partial_fit_class_weight(estimator: Any) -> None:
 @persisted
 @filled
 class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
-    """Linear SVM trained by Pegasos (primal estimated sub-gradient solver).
+    """Linear SVM (or logistic regression) trained by Pegasos (primal estimated
+    sub-gradient solver).
 
-    Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w, x_i> + b))`` with
-    steps of size ``1/(alpha t)`` on mini-batches of ``batch_size`` examples, in
-    ``O(nonzeros)`` per step. Multiclass problems are solved one-vs-rest, classes in
+    Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i L(y_i (<w, x_i> + b))`` with steps of
+    size ``1/(alpha t)`` on mini-batches of ``batch_size`` examples, in
+    ``O(nonzeros)`` per step; ``L`` is the hinge ``max(0, 1 - z)`` by default
+    (``loss``). Multiclass problems are solved one-vs-rest, classes in
     parallel (``n_jobs``), each class with its own random stream (or, with
     ``multi_class="ovr_shared"``, all classes stepping on the same drawn rows), so
     results do not depend on the number of threads.
 
     Parameters
     ----------
+    loss : {"hinge", "log_loss", "squared_hinge", "modified_huber"}, default="hinge"
+        The loss ``L`` of the margin ``z``, with scikit-learn's ``SGDClassifier``
+        names: ``"hinge"`` ``max(0, 1 - z)``, the SVM (LIBLINEAR ``-s 3``);
+        ``"log_loss"`` ``ln(1 + exp(-z))``, logistic regression (LIBLINEAR ``-s 0``),
+        whose ``predict_proba`` needs no ``probability=True``; ``"squared_hinge"``
+        ``max(0, 1 - z)^2``, the L2-loss SVM (LIBLINEAR ``-s 2``, its default);
+        ``"modified_huber"``, the squared hinge down to ``z = -1`` and ``-4 z`` below,
+        which also gives ``predict_proba``. Each step adds only the examples whose
+        loss has a slope. The squared hinge, whose slope is unbounded, starts its
+        steps at ``t0 = ceil(2 max_i c_i ||x_i||^2 / alpha)`` rather than 1 so that
+        its first steps are stable (see the user guide's "Losses and problems").
     alpha : float, default=1e-4
         Regularisation strength, the paper's lambda. The equivalent ``C`` of
         LIBLINEAR, ``LinearSVC`` and ``SVC`` is ``1 / (alpha * n_samples)``.
@@ -108,7 +122,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         Examples per step (the paper's k). All k margins are evaluated at the same
         ``w_t``.
     projection : bool, default=True
-        Project ``w`` onto the ball of radius ``1/sqrt(alpha)`` after each step.
+        Project ``w`` onto a ball that holds the optimum after each step: radius
+        ``1/sqrt(alpha)`` for the hinge (with unit weights; ``sqrt(mean(c) /
+        alpha)`` with weights), ``sqrt(2 L(0) mean(c) / alpha)`` for the other
+        losses.
     fit_intercept : bool, default=True
         Learn an intercept.
     intercept_scaling : float or None, default=1.0
@@ -220,8 +237,11 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     _saved_arrays = _linear_solver.SAVED_ARRAYS
     #: The exact solver state of the last fit (set by ``fit``; warm starts continue it).
     _solver: _core.LinearSolverState
+    #: Holds a ``_core.LinearSolverState`` (saved with the model: pegasos_rs.model_io).
+    _has_linear_solver = True
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
+        "loss": [StrOptions(set(CLASSIFICATION_LOSSES))],
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, 2**32 - 1, closed="both")],
         "max_steps": [None, Interval(Integral, 1, 2**63 - 1, closed="both")],
@@ -249,6 +269,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         *,
+        loss: Literal["hinge", "log_loss", "squared_hinge", "modified_huber"] = "hinge",
         alpha: Float = 1e-4,
         max_iter: Int = 20,
         max_steps: Int | None = None,
@@ -268,6 +289,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         probability: bool = False,
         multi_class: Literal["ovr", "ovr_shared"] = "ovr",
     ) -> None:
+        self.loss = loss
         self.alpha = alpha
         self.max_iter = max_iter
         self.max_steps = max_steps

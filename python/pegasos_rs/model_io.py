@@ -126,7 +126,7 @@ def _spec(estimator, what: str):
 
 def _fitted(estimator, name: str) -> bool:
     if name in _classifier_arrays():
-        return hasattr(estimator, "classes_")
+        return hasattr(estimator, getattr(type(estimator), "_fitted_marker", "classes_"))
     try:
         check_is_fitted(estimator)
     except NotFittedError:
@@ -481,14 +481,15 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         est.feature_names_in_ = np.asarray(names, dtype=object)
     if name == "KernelPegasosClassifier" and not hasattr(est, "_sv_kernel_rows"):
         est._sv_kernel_rows = None
-    if "_solver" in arrays and name == "PegasosClassifier":
+    linear = getattr(type(est), "_has_linear_solver", False)
+    if "_solver" in arrays and linear:
         solver = _core.LinearSolverState()
         try:
             solver.__setstate__(array("_solver").tobytes())
         except ValueError as e:
             raise bad(f"the solver state cannot be read: {e}") from None
         est._solver = solver
-    if name == "PegasosClassifier" and not hasattr(est, "objective_"):
+    if linear and not hasattr(est, "objective_"):
         est.objective_ = None
 
     def need(cond, what):
@@ -574,6 +575,9 @@ def _is_count(value) -> bool:
 def _check_fitted(est, name: str, need) -> None:
     """The fitted arrays agree with each other (shapes, dtypes, index ranges), so the
     loaded model predicts or raises ValueError, never anything worse."""
+    if name == "PegasosRegressor":
+        _check_regressor(est, need)
+        return
     for attr in ("classes_", "intercept_", "n_features_in_"):
         need(hasattr(est, attr), f"{attr} is missing")
     classes, intercept = est.classes_, est.intercept_
@@ -656,6 +660,30 @@ def _check_fitted(est, name: str, need) -> None:
         isinstance(gamma, (int, float)) and math.isfinite(gamma) and gamma > 0,
         "_gamma must be a positive number",
     )
+
+
+def _check_regressor(est, need) -> None:
+    """:func:`_check_fitted` for a linear regressor."""
+    coef, intercept = getattr(est, "coef_", None), getattr(est, "intercept_", None)
+    n_features = getattr(est, "n_features_in_", None)
+    need(_is_count(n_features), "n_features_in_ must be a count")
+    need(
+        isinstance(coef, np.ndarray) and coef.shape == (n_features,) and coef.dtype.kind == "f",
+        f"coef_ must be floats of shape ({n_features},)",
+    )
+    need(
+        isinstance(intercept, np.ndarray)
+        and intercept.shape == (1,)
+        and intercept.dtype.kind == "f",
+        "intercept_ must be floats of shape (1,)",
+    )
+    objective = est.objective_
+    need(
+        objective is None or isinstance(objective, (float, np.floating)),
+        "objective_ must be a number",
+    )
+    solver: Any = getattr(est, "_solver", None)
+    need(solver is None or len(solver) in (0, 1), "the solver state must hold one problem")
 
 
 def _load_liblinear(text: str, where: str):

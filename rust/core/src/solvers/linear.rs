@@ -430,10 +430,11 @@ impl StepRule {
 
 /// The step a fresh run of `params.loss` starts at on these rows: 1 for the losses
 /// of bounded slope (the paper's rule); for the squared losses
-/// `t0 = ceil(kappa max_i c_i (||x_i||^2 + e) / lambda)`, with `e` the squared
-/// value of the intercept's constant feature (1 for the unregularised bias, `B^2`
-/// for a bias multiplier, 0 without an intercept); see [`crate::solvers::loss`].
-/// One pass over the stored entries (none for the other losses).
+/// `t0 = ceil(kappa max(mean_i c_i (||x_i||^2 + e), e max_i c_i) / lambda)`, with
+/// `e` the squared value of the intercept's constant feature (1 for the
+/// unregularised bias, `B^2` for a bias multiplier, 0 without an intercept); see
+/// [`crate::solvers::loss`]. One pass over the stored entries (none for the other
+/// losses), in row order.
 pub fn first_step<R: Rows>(rows: &R, task: &BinaryTask<'_>, params: &ValidParams) -> u64 {
     let Some(kappa) = params.loss.curvature() else {
         return 1;
@@ -443,18 +444,21 @@ pub fn first_step<R: Rows>(rows: &R, task: &BinaryTask<'_>, params: &ValidParams
         Intercept::Unregularized => 1.0,
         _ => bf * bf,
     };
-    let mut largest = 0.0_f64;
+    let mut total = 0.0_f64;
+    let mut heaviest = 0.0_f64;
     for i in 0..rows.n_rows() {
         let c = task.weight(i);
-        if c == 0.0 {
-            continue;
-        }
         let mut sq = extra;
         rows.for_each_entry(i, |_, x| sq += x * x);
-        // `max` skips NaN: an unchecked row is refused when it is drawn.
-        largest = largest.max(c * sq);
+        // An unchecked row's NaN is refused when the row is drawn; here it must not
+        // make the start undefined.
+        if (c * sq).is_finite() {
+            total += c * sq;
+        }
+        heaviest = heaviest.max(c);
     }
-    first_step_of(kappa * largest / params.alpha)
+    let mean = total / rows.n_rows().max(1) as f64;
+    first_step_of(kappa * mean.max(extra * heaviest) / params.alpha)
 }
 
 /// `ceil(x)` as a step number: at least 1, at most `2^53`.

@@ -65,17 +65,30 @@
 //! # Where a run starts
 //! The paper's analysis needs the sub-gradients bounded on the ball the iterates
 //! live in. The squared losses' slopes grow with the residual, and with
-//! `eta_t = 1/(lambda t)` the first steps, `eta_t c_i ||x_i||^2 kappa > 2`,
+//! `eta_t = 1/(lambda t)` the first steps, where `eta_t c_i ||x_i||^2 kappa > 2`,
 //! overshoot by more than they correct: the unregularised bias (never projected)
-//! diverges and the weights bounce on the ball's surface. For these losses
-//! ([`Loss::curvature`] is `Some(kappa)`) a fresh run starts at step
-//! `t0 = ceil(kappa max_i c_i ||x_i||^2 / lambda)` instead of 1: Pegasos started
-//! at `t0` from `w = 0`, whose steps are all at most `1 / (kappa max_i c_i
-//! ||x_i||^2)`, stable. The step is still `1/(lambda t)` and the analysis of the
-//! paper holds from `t0` on (its regret sum starts there; the cost is an extra
-//! `O(t0 / T)` in the bound). Bottou's SGD and scikit-learn's `"optimal"`
-//! schedule offset `t` for the same reason. The losses of bounded slope start at
-//! `t = 1`, as the paper.
+//! diverges and the weights bounce on the ball's surface for about
+//! `kappa c ||x||^2 / lambda` steps, far more than a fit takes when `lambda` is
+//! small. For these losses ([`Loss::curvature`] is `Some(kappa)`) a fresh run
+//! starts at step
+//!
+//! ```text
+//! t0 = ceil(kappa max(mean_i c_i (||x_i||^2 + e), e max_i c_i) / lambda)
+//! ```
+//!
+//! instead of 1 (`e` the squared constant feature of the intercept: 1 for the
+//! unregularised bias, `B^2` for a bias multiplier): Pegasos started at `t0` from
+//! `w = 0`. Its first step is the gradient step `1 / (kappa mean_i c_i ||x_i||^2)`
+//! that is stable for the average example, and never one that overshoots the
+//! bias. The step is still `1/(lambda t)`, and the analysis of the paper holds from
+//! `t0` on (its regret sum starts there; the price is an extra `O(t0 / T)` in the
+//! bound). The mean, not the maximum: on standardised data a few long rows would
+//! otherwise make every step small (on breast cancer, the squared hinge's
+//! objective after 20 passes is 11 % above the optimum from the mean, 21 % from the
+//! maximum); the projection keeps the long rows' overshoot bounded. Bottou's SGD and
+//! scikit-learn's `"optimal"` schedule offset `t` for the same reason, from a
+//! guess of the weights' size rather than from the data. The losses of bounded
+//! slope start at `t = 1`, as in the paper.
 //!
 //! `log_loss` and `squared_error` have a slope everywhere ([`Loss::has_flat_region`]
 //! is false): every example drawn changes `w`, and in the kernel form every example
