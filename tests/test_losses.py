@@ -9,14 +9,13 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import shared_data  # benches/, put on the path by conftest.py
 from pegasos_rs import PegasosClassifier, PegasosRegressor, load
 from scipy.optimize import minimize
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.linear_model import SGDClassifier
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
-
-import shared_data  # benches/, put on the path by conftest.py
 
 liblinear = pytest.importorskip("liblinear.liblinearutil")
 
