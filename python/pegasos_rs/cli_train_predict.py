@@ -74,10 +74,17 @@ TRAIN_USAGE = "pegasos-rs train [options] data_file [model_file]"
 
 TRAIN_HELP = """\
 LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
-  -s type        without -t, LIBLINEAR's solver type: 3, the L2-regularised hinge
-                 loss (L1-loss SVC) Pegasos solves (default 3); with -t, LIBSVM's
-                 svm type: 0, C-SVC, what the kernel solver solves (default 0).
-                 Other types are refused, saying what to use instead
+  -s type        without -t, LIBLINEAR's solver type, its objective solved by
+                 Pegasos (default 3):
+                   0, 7   logistic regression (loss log_loss)
+                   1, 2   L2-loss SVM (squared_hinge)
+                   3      L1-loss SVM (hinge)
+                   11, 12 L2-loss SVR (squared_epsilon_insensitive)
+                   13     L1-loss SVR (epsilon_insensitive)
+                 with -t, LIBSVM's svm type: 0 C-SVC, 3 epsilon-SVR (default 0).
+                 Other types are refused, saying why and what to use instead
+  -p epsilon     epsilon of the SVR's insensitive tube (-s 11-13, -t k -s 3)
+                                                                  (default 0.1)
   -c cost        C; the paper's lambda is 1 / (C * n_samples)
                  (default 1, LIBLINEAR's; -c and --alpha exclude each other)
   -e epsilon     stopping tolerance, with another rule than LIBLINEAR's (which
@@ -125,16 +132,14 @@ Pegasos' own options:
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
                  parameter mixing (many passes over data that does not fit)
   --help         this text
-Refused, with what to use instead: -p (LIBLINEAR's SVR epsilon; passes are
---passes), -n (nu; threads are --threads), -C (parameter search; use -v with
-several -c), -t 4 (precomputed kernels: the Python API takes them), -s types
-other than 3 (0 with -t).
+Refused, with what to use instead: -n (nu; threads are --threads), -C (parameter
+search; use -v with several -c), -t 4 (precomputed kernels: the Python API takes
+them), -s 4 (Crammer-Singer), 5 and 6 (L1 regularisation), 21 (one-class SVM), and
+LIBSVM's -s 1, 2, 4 (nu-SVC, one-class, nu-SVR).
 """
 
 #: LIBLINEAR / LIBSVM letters whose meaning pegasos-rs does not offer: the message.
 REFUSED = {
-    "-p": "-p is LIBLINEAR's SVR epsilon (pegasos-rs trains classifiers); passes "
-    "over the data are --passes",
     "-n": "-n is nu in LIBLINEAR and LIBSVM (nu-SVC and one-class SVM are not "
     "available); threads are --threads",
     "-C": "-C (LIBLINEAR's search for C) is not available; cross-validate several "
@@ -147,12 +152,41 @@ KERNEL_NUMBERS = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}
 #: The kernels of -t (linear trains the linear solver, the others the kernel solver).
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "chi2", "intersection")
 
-#: LIBSVM's svm types (svm-train -s) other than C-SVC (0), which -t trains.
+#: LIBLINEAR's solver types (train -s) Pegasos solves: (estimator, loss). 0 and 7
+#: (primal, dual) solve the same objective, as do 1 and 2, and 11 and 12.
+LIBLINEAR_SOLVERS = {
+    0: ("classifier", "log_loss"),
+    7: ("classifier", "log_loss"),
+    1: ("classifier", "squared_hinge"),
+    2: ("classifier", "squared_hinge"),
+    3: ("classifier", "hinge"),
+    11: ("regressor", "squared_epsilon_insensitive"),
+    12: ("regressor", "squared_epsilon_insensitive"),
+    13: ("regressor", "epsilon_insensitive"),
+}
+
+#: LIBLINEAR's other solver types: what they are and why they are refused.
+LIBLINEAR_REFUSED = {
+    4: "the Crammer-Singer multiclass SVM, not available yet; multiclass problems "
+    "are trained one-vs-rest by -s 3 (or -s 0, 1, 2)",
+    5: "L1-regularised: Pegasos' step is the sub-gradient step of the L2-regularised "
+    "objective (its shrink by 1 - 1/t is the L2 term's); use -s 2 (L2-regularised "
+    "L2-loss SVM)",
+    6: "L1-regularised: Pegasos' step is the sub-gradient step of the L2-regularised "
+    "objective (its shrink by 1 - 1/t is the L2 term's); use -s 0 (L2-regularised "
+    "logistic regression)",
+    21: "the one-class SVM (novelty detection is not available)",
+}
+
+#: LIBSVM's svm types (svm-train -s) with -t: (estimator, loss) of those the kernel
+#: solver trains.
+LIBSVM_SOLVERS = {0: ("classifier", "hinge"), 3: ("regressor", "epsilon_insensitive")}
+
+#: LIBSVM's other svm types.
 LIBSVM_TYPES = {
     1: "nu-SVC (nu is not available; C-SVC with -c is: -s 0)",
     2: "the one-class SVM (novelty detection is not available)",
-    3: "epsilon-SVR (regression is not available)",
-    4: "nu-SVR (regression is not available)",
+    4: "nu-SVR (nu is not available; epsilon-SVR with -c and -p is: -s 3)",
 }
 
 #: Options the kernel solver reads, each with its attribute and the kernels that
@@ -213,6 +247,7 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("-s", type=int, dest="solver", help=hide)
     p.add_argument("-c", type=float, dest="C", help=hide)
     p.add_argument("-e", type=float, dest="tol", help=hide)
+    p.add_argument("-p", type=float, dest="epsilon", help=hide)
     p.add_argument("-B", type=float, dest="bias", default=-1.0, help=hide)
     p.add_argument("-R", action="store_true", dest="unregularized_bias", help=hide)
     p.add_argument("-t", dest="kernel", help=hide)
@@ -307,6 +342,12 @@ def _check_values(args) -> None:
             f"an integer in [1, {MAX_STEPS}]",
         ),
         ("--seed", args.seed, 0 <= args.seed <= MAX_SEED, f"an integer in [0, {MAX_SEED}]"),
+        (
+            "-p epsilon",
+            args.epsilon,
+            args.epsilon is None or (args.epsilon >= 0 and finite(args.epsilon)),
+            "a number >= 0",
+        ),
     ]:
         if not ok:
             raise SystemExit(f"pegasos-rs train: invalid {name} {value}: expected {valid}")
@@ -332,8 +373,19 @@ def _check_liblinear_choices(args) -> None:
             f"pegasos-rs train: invalid -t {args.kernel}: expected 0-3 or one of "
             + ", ".join(KERNELS)
         )
-    _check_solver_type(args.solver, kernel_given)
+    args.task, args.loss = _solver_type(args.solver, kernel_given)
     args.kernel = kernel
+    if args.task == "regressor":
+        _check_regression_options(args)
+    elif args.epsilon is not None:
+        print(
+            f"pegasos-rs train: WARNING: -p {args.epsilon:g} has no effect with -s "
+            f"{args.solver if args.solver is not None else (0 if kernel_given else 3)}, "
+            "a classifier (it is the SVR's epsilon); ignored",
+            file=sys.stderr,
+        )
+    if args.epsilon is None:
+        args.epsilon = 0.1
     if args.unregularized_bias and args.kernel == "linear" and args.bias <= 0:
         raise SystemExit("pegasos-rs train: -R needs -B 1, as in LIBLINEAR")
     unused = [
@@ -361,31 +413,44 @@ def _check_liblinear_choices(args) -> None:
             setattr(args, attr, default)
 
 
-def _check_solver_type(solver: int | None, kernel_given: bool) -> None:
-    """``-s`` of LIBLINEAR (without ``-t``) or of LIBSVM (with ``-t``): only the
-    objectives Pegasos solves, L2-regularised hinge loss (LIBLINEAR's 3, LIBSVM's
-    C-SVC, 0)."""
-    if solver is None or solver == (0 if kernel_given else 3):
-        return
+def _solver_type(solver: int | None, kernel_given: bool) -> tuple[str, str]:
+    """``-s`` of LIBLINEAR (without ``-t``) or of LIBSVM (with ``-t``) as the
+    estimator (``"classifier"`` or ``"regressor"``) and loss that solve its
+    objective; exits saying why for the objectives Pegasos does not solve."""
     if kernel_given:
+        solver = 0 if solver is None else solver
+        if solver in LIBSVM_SOLVERS:
+            return LIBSVM_SOLVERS[solver]
         what = LIBSVM_TYPES.get(solver, "not a LIBSVM svm type")
         raise SystemExit(
             f"pegasos-rs train: with -t, -s is LIBSVM's svm type, and -s {solver} is "
-            f"{what}; the kernel solver trains C-SVC: -s 0 (the default with -t)"
+            f"{what}; the kernel solver trains C-SVC (-s 0, the default with -t) and "
+            "epsilon-SVR (-s 3)"
         )
-    if solver == 0:
+    solver = 3 if solver is None else solver
+    if solver in LIBLINEAR_SOLVERS:
+        return LIBLINEAR_SOLVERS[solver]
+    what = LIBLINEAR_REFUSED.get(solver)
+    if what is None:
         raise SystemExit(
-            "pegasos-rs train: -s 0 is LIBLINEAR's logistic regression, which pegasos-rs "
-            "does not train; Pegasos solves the L2-regularised hinge loss: -s 3 (the "
-            "default). For LIBSVM's C-SVC (svm-train -s 0) give a kernel with -t (-t 0: "
-            "linear)"
+            f"pegasos-rs train: -s {solver} is not a LIBLINEAR solver type; Pegasos "
+            "solves 0-3, 7 (classification) and 11-13 (regression)"
         )
-    raise SystemExit(
-        f"pegasos-rs train: -s {solver} is another objective in LIBLINEAR (0/6/7: "
-        "logistic regression, 1/2: squared hinge, 4: Crammer-Singer, 5: L1-regularised, "
-        "11-13: regression, 21: one-class); Pegasos solves the L2-regularised hinge "
-        "loss: -s 3 (the default), or with a kernel LIBSVM's C-SVC: -t k -s 0"
-    )
+    raise SystemExit(f"pegasos-rs train: -s {solver} is LIBLINEAR's {what}")
+
+
+def _check_regression_options(args) -> None:
+    """Exit for the options of classifiers given to a regression (``-wi`` is
+    checked by ``train``, which holds the weights)."""
+    for flag, given in [
+        ("-b 1", args.probability),
+        ("--sampling balanced", args.sampling == "balanced"),
+    ]:
+        if given:
+            raise SystemExit(
+                f"pegasos-rs train: {flag} is for classifiers; -s {args.solver} trains "
+                "a regression"
+            )
 
 
 def _split_dask(argv: list[str]) -> tuple[list[str], str | None, bool]:
@@ -419,6 +484,22 @@ def _alpha(args, n_samples: int) -> float:
 def _linear_params(args, n_samples: int, class_weight) -> dict:
     """Every parameter of the ``PegasosClassifier`` the options describe (what its
     model file holds)."""
+    return {
+        "loss": args.loss,
+        **_common_linear_params(args, n_samples),
+        "class_weight": class_weight or None,
+        "probability": bool(args.probability),
+        "multi_class": "ovr",
+    }
+
+
+def _regressor_params(args, n_samples: int) -> dict:
+    """Every parameter of the ``PegasosRegressor`` the options describe."""
+    return {"loss": args.loss, "epsilon": args.epsilon, **_common_linear_params(args, n_samples)}
+
+
+def _common_linear_params(args, n_samples: int) -> dict:
+    """The parameters the linear classifier and regressor share."""
     bias = args.bias
     return {
         "alpha": _alpha(args, n_samples),
@@ -430,26 +511,27 @@ def _linear_params(args, n_samples: int, class_weight) -> dict:
         "intercept_scaling": None if args.unregularized_bias else (bias if bias > 0 else 1.0),
         "average": True if args.average is None else bool(args.average),
         "sampling": args.sampling,
-        "class_weight": class_weight or None,
         "tol": args.tol,
         "n_iter_no_change": 5,
         "warm_start": False,
         "random_state": args.seed,
         "n_jobs": args.threads,
         "verbose": 0,
-        "probability": bool(args.probability),
-        "multi_class": "ovr",
     }
 
 
 def _estimator(args, n_samples: int, class_weight):
     """The scikit-learn estimator the options describe (cross-validation, ``-b 1``,
     kernels)."""
+    if args.kernel == "linear" and args.task == "regressor":
+        from pegasos_rs.linear_regressor import PegasosRegressor
+
+        return PegasosRegressor(**_regressor_params(args, n_samples))
     if args.kernel == "linear":
         from pegasos_rs.linear import PegasosClassifier
 
         return PegasosClassifier(**_linear_params(args, n_samples, class_weight))
-    from pegasos_rs.kernel import KernelPegasosClassifier
+    from pegasos_rs import KernelPegasosClassifier, KernelPegasosRegressor
 
     gamma = args.gamma
     if gamma not in ("scale", "auto"):
@@ -466,23 +548,26 @@ def _estimator(args, n_samples: int, class_weight):
         )
     if args.max_steps is not None:
         raise SystemExit("pegasos-rs train: --max-steps is for linear models")
+    params = {
+        "alpha": _alpha(args, n_samples),
+        "kernel": args.kernel,
+        "gamma": gamma,
+        "degree": args.degree,
+        "coef0": args.coef0,
+        "max_iter": args.passes or 10,
+        "batch_size": args.batch,
+        "fit_intercept": bool(args.unregularized_bias),
+        "average": True if args.average is None else bool(args.average),
+        "sampling": args.sampling,
+        "cache_size": args.cache,
+        "random_state": args.seed,
+        "n_jobs": args.threads,
+        "verbose": 0,
+    }
+    if args.task == "regressor":
+        return KernelPegasosRegressor(loss=args.loss, epsilon=args.epsilon, **params)
     return KernelPegasosClassifier(
-        alpha=_alpha(args, n_samples),
-        kernel=args.kernel,
-        gamma=gamma,
-        degree=args.degree,
-        coef0=args.coef0,
-        max_iter=args.passes or 10,
-        batch_size=args.batch,
-        fit_intercept=bool(args.unregularized_bias),
-        average=True if args.average is None else bool(args.average),
-        sampling=args.sampling,
-        class_weight=class_weight or None,
-        cache_size=args.cache,
-        random_state=args.seed,
-        n_jobs=args.threads,
-        verbose=0,
-        probability=bool(args.probability),
+        **params, class_weight=class_weight or None, probability=bool(args.probability)
     )
 
 
@@ -515,6 +600,10 @@ def train(argv: list[str]) -> int:
         raise SystemExit(_usage())
     _check_values(args)
     _check_liblinear_choices(args)
+    if class_weight and args.task == "regressor":
+        raise SystemExit(
+            f"pegasos-rs train: -wi weights classes; -s {args.solver} trains a regression"
+        )
     if on_dask:
         if args.probability:
             raise SystemExit("pegasos-rs train: -b 1 is not available with --dask")
@@ -523,7 +612,8 @@ def train(argv: list[str]) -> int:
         raise SystemExit("pegasos-rs train: one data file (several need --dask)")
     data_file = args.files[0]
     model_file = args.files[1] if len(args.files) > 1 else os.path.basename(data_file) + ".model"
-    if args.kernel == "linear" and not args.folds and not args.probability:
+    linear_classifier = args.kernel == "linear" and args.task == "classifier"
+    if linear_classifier and not args.folds and not args.probability:
         return _train_linear(args, data_file, model_file, class_weight)
     return _train_estimator(args, data_file, model_file, class_weight)
 
@@ -586,7 +676,12 @@ def _train_estimator(args, data_file: str, model_file: str, class_weight) -> int
                 pred = cross_val_predict(est, X, y, cv=cv)
         except (ValueError, OverflowError) as e:
             raise SystemExit(f"pegasos-rs train: cross-validation: {e}") from None
-        print(f"Cross Validation Accuracy = {100 * np.mean(pred == y):g}%")
+        if args.task == "regressor":
+            mse, scc = _regression_measures(np.asarray(pred, dtype=float), y)
+            print(f"Cross Validation Mean squared error = {_c_g(mse)}")
+            print(f"Cross Validation Squared correlation coefficient = {_c_g(scc)}")
+        else:
+            print(f"Cross Validation Accuracy = {100 * np.mean(pred == y):g}%")
         return 0
     started = time.perf_counter()
     try:
@@ -602,9 +697,10 @@ def _train_estimator(args, data_file: str, model_file: str, class_weight) -> int
 def _report(args, name: str, n_rows: int, n_features: int, model, started, model_file) -> None:
     """The line ``train`` ends with on stderr (none with ``-q``)."""
     if not args.quiet:
+        what = f"{len(model.classes_)} classes" if hasattr(model, "classes_") else "regression"
         print(
             f"trained {name} on {n_rows} examples x {n_features} features, "
-            f"{len(model.classes_)} classes, {model.n_iter_} passes in "
+            f"{what}, {model.n_iter_} passes in "
             f"{time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
@@ -650,6 +746,11 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             "pegasos-rs train: --dask trains linear models (use a feature map for kernels) "
             "and does not cross-validate"
         )
+    if args.loss != "hinge":
+        raise SystemExit(
+            f"pegasos-rs train: --dask trains the hinge loss (-s 3) only; -s {args.solver} "
+            "trains in memory"
+        )
     try:
         import pegasos_rs.dask as pdask
     except ImportError as e:  # its message names the extra to install, and how
@@ -677,6 +778,7 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
 
                     class_weight = _weights_of_present_labels(class_weight, da.unique(y).compute())
             params = _linear_params(args, int(X.shape[0]), class_weight)
+            del params["loss"]  # the hinge, checked above
             est = pdask.PegasosClassifier(**params, mode=args.mode, client=on)
             bar = _bar(args, "training", "steps")
             est.fit(X, y, callback=None if bar is None else _dask_progress(bar))
@@ -892,7 +994,8 @@ def _check_probabilities(model, model_file: str, regression: bool) -> None:
     if not hasattr(model, "predict_proba"):
         raise SystemExit(
             f"pegasos-rs predict: -b 1: {model_file} has no probability estimates; "
-            "train the model with -b 1 (pegasos-rs train -b 1, or probability=True)"
+            "train the model with -b 1 (pegasos-rs train -b 1, or probability=True), or "
+            "train a logistic regression (-s 0, loss='log_loss')"
         )
 
 
