@@ -93,8 +93,13 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
         (["train", str(bad)], r"bad\.svm: line 2: the value .x. is not a number"),
         (["train", str(tmp_path / "missing.svm")], "No such file"),
         (["train", "--passes", "0", str(train)], r"invalid --passes 0: expected an int.* in \[1,"),
-        (["train", "-p", "5", str(train)], "SVR epsilon.*passes over the data are --passes"),
-        (["train", "-s", "0", str(train)], "logistic regression.*-s 3"),
+        (["train", "-p", "-1", str(train)], "invalid -p epsilon -1.0: expected a number >= 0"),
+        (["train", "-s", "5", str(train)], "L1-regularised.*L2-regularised.*-s 2"),
+        (["train", "-s", "4", str(train)], "Crammer-Singer.*one-vs-rest"),
+        (["train", "-s", "11", "-w1", "2", str(train)], "-wi weights classes.*regression"),
+        (["train", "-s", "13", "-b", "1", str(train)], "-b 1 is for classifiers"),
+        (["train", "-s", "11", "--sampling", "balanced", str(train)], "balanced is for"),
+        (["train", "-s", "0", "--dask", str(train), str(tmp_path / "m")], "hinge loss"),
         (["train", "-n", "2", str(train)], "nu.*threads are --threads"),
         (["train", "-C", str(train)], "-C .* not available"),
         (["train", "-t", "4", str(train)], "precomputed"),
@@ -365,11 +370,97 @@ def test_libsvm_c_svc_with_a_kernel_is_accepted_other_types_are_refused(files, t
     assert main(["train", "-q", "-s", "0", "-t", "0", "--passes", "1", str(train), str(path)]) == 0
     assert type(pegasos_rs.load(path)).__name__ == "PegasosClassifier"
     for argv, message in [
-        (["-s", "0"], "-s 0 is LIBLINEAR's logistic regression.*-s 3.*give a kernel with -t"),
         (["-s", "1", "-t", "2"], "LIBSVM's svm type, and -s 1 is nu-SVC.*-s 0"),
         (["-s", "2", "-t", "rbf"], "one-class SVM.*-s 0"),
-        (["-s", "3", "-t", "2"], "epsilon-SVR.*-s 0"),
-        (["-s", "1"], "-s 1 is another objective in LIBLINEAR.*-s 3"),
+        (["-s", "4", "-t", "2"], "nu-SVR.*epsilon-SVR.*-s 3"),
+        (["-s", "6"], "-s 6 is LIBLINEAR's L1-regularised.*-s 0"),
+        (["-s", "21"], "one-class SVM"),
+        (["-s", "9"], "not a LIBLINEAR solver type.*0-3, 7.*11-13"),
     ]:
         with pytest.raises(SystemExit, match=message):
             main(["train", *argv, str(train), str(path)])
+
+
+@pytest.mark.parametrize(
+    ("solver", "loss"),
+    [(0, "log_loss"), (7, "log_loss"), (1, "squared_hinge"), (2, "squared_hinge"), (3, "hinge")],
+)
+def test_liblinear_solver_types_train_their_losses(files, tmp_path, solver, loss):
+    """-s keeps LIBLINEAR's objectives; the model file is the estimator's, byte for
+    byte (the linear classifier's path imports no scikit-learn)."""
+    _, train, _, _ = files
+    path = tmp_path / "m.model"
+    args = ["train", "-q", "-s", str(solver), "-B", "1", "--passes", "3", str(train), str(path)]
+    assert main(args) == 0
+    X, y = pegasos_rs.load_svmlight_file(train)
+    ref = pegasos_rs.PegasosClassifier(
+        loss=loss, alpha=1 / X.shape[0], max_iter=3, random_state=0, n_jobs=1
+    ).fit(X, y)
+    ref.save(tmp_path / "ref.model")
+    strip = re.compile(rb'"library_version": "[^"]*"')
+    assert strip.sub(b"", path.read_bytes()) == strip.sub(
+        b"", (tmp_path / "ref.model").read_bytes()
+    )
+    assert pegasos_rs.load(path).loss == loss
+
+
+@pytest.fixture
+def regression_files(tmp_path):
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    train, test = tmp_path / "train.svm", tmp_path / "test.svm"
+    dump_svmlight_file(X[:350], y[:350], train, zero_based=False)
+    dump_svmlight_file(X[350:], y[350:], test, zero_based=False)
+    return train, test, y[350:]
+
+
+@pytest.mark.parametrize(
+    ("solver", "loss"),
+    [
+        (11, "squared_epsilon_insensitive"),
+        (12, "squared_epsilon_insensitive"),
+        (13, "epsilon_insensitive"),
+    ],
+)
+def test_liblinear_svr_types_train_the_regressor(regression_files, tmp_path, capsys, solver, loss):
+    train, test, y_test = regression_files
+    path = tmp_path / "m.model"
+    args = ["train", "-q", "-s", str(solver), "-p", "2.5", "-c", "100", "-B", "1"]
+    assert main([*args, str(train), str(path)]) == 0
+    est = pegasos_rs.load(path)
+    assert type(est).__name__ == "PegasosRegressor"
+    assert (est.loss, est.epsilon, est.alpha) == (loss, 2.5, pytest.approx(1 / (100 * 350)))
+    X, y = pegasos_rs.load_svmlight_file(train)
+    ref = pegasos_rs.PegasosRegressor(
+        loss=loss, epsilon=2.5, alpha=1 / (100 * 350), random_state=0, n_jobs=1
+    ).fit(X, y)
+    assert est.coef_.tobytes() == ref.coef_.tobytes()
+    out = tmp_path / "out"
+    assert main(["predict", str(test), str(path), str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    pred = np.array([float(v) for v in out.read_text().split()])
+    mse = np.mean((pred - y_test) ** 2)
+    assert lines[0] == f"Mean squared error = {mse:g} (regression)"
+    assert lines[1].startswith("Squared correlation coefficient = ")
+    assert main(["train", "-s", str(solver), "-v", "3", "--passes", "2", str(train)]) == 0
+    cv = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"Cross Validation Mean squared error = [\d.e+]+", cv[0])
+    assert cv[1].startswith("Cross Validation Squared correlation coefficient = ")
+
+
+def test_logistic_models_predict_probabilities_without_b_1_at_training(files, tmp_path):
+    _, train, test, _ = files
+    path, out = tmp_path / "m.model", tmp_path / "out"
+    assert main(["train", "-q", "-s", "0", "--passes", "3", str(train), str(path)]) == 0
+    assert main(["predict", "-q", "-b", "1", str(test), str(path), str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0].split()[0] == "labels"
+    est = pegasos_rs.load(path)
+    X, _ = pegasos_rs.load_svmlight_file(test, n_features=est.n_features_in_)
+    first = np.array([float(v) for v in lines[1].split()[1:]])
+    order = [list(est.classes_).index(float(v)) for v in lines[0].split()[1:]]
+    np.testing.assert_allclose(first, est.predict_proba(X[:1])[0][order], rtol=1e-5)
+    assert main(["train", "-q", "-s", "2", "--passes", "1", str(train), str(path)]) == 0
+    with pytest.raises(SystemExit, match=r"no probability estimates.*-s 0"):
+        main(["predict", "-b", "1", str(test), str(path), str(out)])

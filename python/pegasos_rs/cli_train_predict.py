@@ -4,9 +4,10 @@
     pegasos-rs train --dask [SCHEDULER] [options] data_file... model_file
     pegasos-rs predict [options] data_file model_file output_file
 
-``train`` reads an svmlight/libsvm file, trains ``PegasosClassifier`` (the linear
-kernel, ``-t 0`` / ``-t linear``, which is the default) or ``KernelPegasosClassifier``
-(any other ``-t``) and writes the model in pegasos-rs' model format (``model_file``
+``train`` reads an svmlight/libsvm file, trains ``PegasosClassifier`` or
+``PegasosRegressor`` (the linear kernel, ``-t 0`` / ``-t linear``, which is the
+default) or ``KernelPegasosClassifier`` / ``KernelPegasosRegressor`` (any other
+``-t``) and writes the model in pegasos-rs' model format (``model_file``
 defaults to ``data_file``'s name plus ``.model`` in the current directory, as
 LIBLINEAR's). With ``-v n`` it runs n-fold cross-validation instead and prints
 ``Cross Validation Accuracy = ...%``. Without ``-c`` and ``--alpha``, ``C = 1``
@@ -14,12 +15,17 @@ LIBLINEAR's). With ``-v n`` it runs n-fold cross-validation instead and prints
 file, it prints its usage and options (exit status 1), as LIBLINEAR's ``train``.
 
 The single letters keep LIBLINEAR's meaning (and LIBSVM's ``svm-train``'s for the
-kernel options), or are refused with what to use instead: ``-s 3`` (LIBLINEAR's
-L2-regularised hinge loss, the default) and, with ``-t``, ``-s 0`` (LIBSVM's C-SVC)
-are the objectives Pegasos solves. A kernel option the chosen kernel does not use
-(``-g``, ``-d``, ``-r``, ``-m``, ``--projection``) is ignored with a warning on
-stderr (LIBSVM ignores them silently), and so is the weight of a ``-wi`` label the
-data lacks (as LIBLINEAR warns and trains on). ``-e`` is a stopping tolerance on the
+kernel options), or are refused with what to use instead. ``-s`` takes LIBLINEAR's
+solver types with their objectives: 0 and 7 logistic regression (``log_loss``), 1
+and 2 the L2-loss SVM (``squared_hinge``), 3 the L1-loss SVM (``hinge``, the
+default), 11 and 12 the L2-loss SVR (``squared_epsilon_insensitive``), 13 the
+L1-loss SVR (``epsilon_insensitive``), with ``-p`` the SVR's epsilon; with ``-t``,
+LIBSVM's svm types 0 (C-SVC) and 3 (epsilon-SVR). The L1-regularised types (5, 6)
+are refused: Pegasos' step is that of the L2-regularised objective. A kernel
+option the chosen kernel does not use (``-g``, ``-d``, ``-r``, ``-m``,
+``--projection``) is ignored with a warning on stderr (LIBSVM ignores them
+silently), and so is the weight of a ``-wi`` label the data lacks (as LIBLINEAR
+warns and trains on). ``-e`` is a stopping tolerance on the
 relative decrease of the primal objective per pass, not LIBLINEAR's optimality
 violation.
 
@@ -448,8 +454,7 @@ def _check_regression_options(args) -> None:
     ]:
         if given:
             raise SystemExit(
-                f"pegasos-rs train: {flag} is for classifiers; -s {args.solver} trains "
-                "a regression"
+                f"pegasos-rs train: {flag} is for classifiers; -s {args.solver} trains a regression"
             )
 
 
@@ -531,7 +536,7 @@ def _estimator(args, n_samples: int, class_weight):
         from pegasos_rs.linear import PegasosClassifier
 
         return PegasosClassifier(**_linear_params(args, n_samples, class_weight))
-    from pegasos_rs import KernelPegasosClassifier, KernelPegasosRegressor
+    from pegasos_rs.kernel import KernelPegasosClassifier
 
     gamma = args.gamma
     if gamma not in ("scale", "auto"):
@@ -565,6 +570,8 @@ def _estimator(args, n_samples: int, class_weight):
         "verbose": 0,
     }
     if args.task == "regressor":
+        from pegasos_rs import KernelPegasosRegressor
+
         return KernelPegasosRegressor(loss=args.loss, epsilon=args.epsilon, **params)
     return KernelPegasosClassifier(
         **params, class_weight=class_weight or None, probability=bool(args.probability)
