@@ -200,7 +200,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         all classes and the weights of one feature for all classes sit together:
         on many classes a pass costs less than ``"ovr"``'s (on the 105 classes of
         sector about half, one thread). Each class's model is then exactly what ``"ovr"``
-        would give class ``c`` if it drew from stream 0. With ``tol``, the passes
+        would give class ``c`` if it drew from stream 0 (for ``squared_hinge`` with
+        class or sample weights, up to the start step ``t0``, which the classes
+        share: the latest any class needs). With ``tol``, the passes
         stop for all classes at once, on the sum of the classes' objectives (the
         objective of the verbose lines); ``objective_`` is still per class.
         Not with ``sampling="balanced"`` (which balances one problem's classes):

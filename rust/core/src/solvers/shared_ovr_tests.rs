@@ -459,3 +459,41 @@ fn rows_checked_when_read_are_checked_as_drawn() {
     );
     assert!(matches!(r, Err(Error::InvalidInput(_))), "{r:?}");
 }
+
+/// Every loss steps the same way in the shared solver: each class is the binary
+/// fit on stream 0. The losses of bounded slope with weights too; the squared
+/// hinge with unit weights (its start t0 depends on the weights, and the classes
+/// of a shared fit share one step counter: the latest start of any class).
+#[test]
+fn each_loss_gives_each_class_the_binary_fit() {
+    use crate::solvers::loss::LossFunction;
+    let (n, d) = (100, 7);
+    let (x, codes) = dataset(n, d, 3, 21);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let sw: Vec<f64> = (0..n).map(|i| 0.5 + (i % 4) as f64).collect();
+    let cw = [1.0, 2.5, 0.5];
+    let weighted = Labels {
+        codes: &codes,
+        n_classes: 3,
+        sample_weight: Some(&sw),
+        class_weight: &cw,
+    };
+    let unit = unit_labels(&codes, 3);
+    for (loss, labels) in [
+        (LossFunction::LogLoss, &weighted),
+        (LossFunction::ModifiedHuber, &weighted),
+        (LossFunction::SquaredHinge, &unit),
+    ] {
+        for (avg, icpt, k) in MODES {
+            let p = Params {
+                loss,
+                ..Params::clone(&params(avg, icpt, k))
+            }
+            .validate()
+            .unwrap();
+            let (coef, out, states) = shared_fit(&rows, labels, &p, 2);
+            let what = format!("{} {avg:?} {icpt:?} k={k}", loss.name());
+            assert_classes_are_binary_fits(&rows, labels, &p, (&coef, &out, &states), &what);
+        }
+    }
+}
