@@ -299,3 +299,23 @@ def test_logistic_regression_matches_liblinear_on_a9a():
     want_ll = -np.mean(np.log(proba[rows, codes]))
     got_ll = -np.mean(np.log(est.predict_proba(Xt)[rows, codes]))
     assert got_ll <= 1.02 * want_ll, (got_ll, want_ll)
+
+
+@pytest.mark.parametrize(
+    ("cls", "loss"),
+    [
+        (PegasosClassifier, "log_loss"),
+        (PegasosClassifier, "squared_hinge"),
+        (PegasosClassifier, "modified_huber"),
+        (PegasosRegressor, "epsilon_insensitive"),
+        (PegasosRegressor, "huber"),
+    ],
+)
+def test_objective_and_tol_use_the_loss(cls, loss):
+    """``objective_`` (what ``tol`` and ``verbose`` read) is the loss's objective
+    of the returned model."""
+    X, y = _diabetes() if cls is PegasosRegressor else _breast_cancer()
+    est = cls(loss=loss, alpha=1e-2, tol=1e-3, max_iter=200, random_state=0).fit(X, y)
+    assert est.n_iter_ < 200
+    got = est.objective_ if cls is PegasosRegressor else est.objective_[0]
+    np.testing.assert_allclose(got, _objective(est, X, y), rtol=1e-10)
