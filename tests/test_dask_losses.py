@@ -80,6 +80,16 @@ def _as_dask(X, y, rows, sample_weight=None):
     return dX, dy, da.from_array(sample_weight, chunks=(tuple(rows),))
 
 
+def _regression(n=500, d=12, seed=0, sparse=False):
+    """A seeded linear regression with noise and unnormalised rows (so that the
+    squared losses' start ``t0`` is far from 1)."""
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d) * rng.uniform(0.5, 3.0, size=d)
+    X[rng.rand(n, d) > 0.6] = 0.0
+    y = X @ rng.randn(d) + 2.0 + 0.3 * rng.randn(n)
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
 #: Parameter sets of the classifier's bit-for-bit tests.
 CLASSIFIER_PARAMS = (
     {},
@@ -159,6 +169,132 @@ def test_parallel_classifier_trains_every_loss(client, loss):
     # tol evaluates the objective of the loss each round.
     mixed.set_params(tol=1e-4, n_iter_no_change=2, max_iter=4, warm_start=True).fit(dX, dy)
     assert mixed.objective_ is not None and np.all(np.isfinite(mixed.objective_))
+
+
+@pytest.mark.parametrize("loss", REGRESSION_LOSSES)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_exact_regressor_is_the_in_memory_model_for_every_loss(client, loss, sparse):
+    X, y = _regression(sparse=sparse)
+    sw = np.random.RandomState(3).uniform(0.2, 2.0, size=len(y))
+    dX, dy, dsw = _as_dask(X, y, [120, 0, 200, 180], sw)
+    order = np.random.RandomState(1).permutation(len(y))[:333]
+    for params in [
+        {},
+        {"epsilon": 0.5, "batch_size": 4, "sampling": "shuffle", "intercept_scaling": None},
+        {"tol": 1e-3, "max_iter": 5, "verbose": 1, "fit_intercept": False},
+        {"max_steps": 900, "sampling": order, "projection": False, "average": 50},
+    ]:
+        kw = {"loss": loss, "alpha": 1e-3, "max_iter": 4, "random_state": 3, **params}
+        for weights in (None, dsw):
+            ours = pdask.PegasosRegressor(client=client, **kw).fit(dX, dy, sample_weight=weights)
+            ref = pegasos_rs.PegasosRegressor(**kw).fit(
+                X, y, sample_weight=None if weights is None else sw
+            )
+            _same_model(ours, ref)
+    fresh_start = ref.t_ - 900
+    assert (fresh_start > 0) == (loss in ("squared_epsilon_insensitive", "squared_error"))
+
+
+@pytest.mark.parametrize("loss", REGRESSION_LOSSES)
+def test_exact_regressor_warm_start_partial_fit_and_unchecked_input(client, loss):
+    X, y = _regression(n=300, d=8, seed=1, sparse=True)
+    dX, dy = _as_dask(X, y, [100, 100, 100])
+    kw = {"loss": loss, "alpha": 1e-3, "random_state": 4, "warm_start": True}
+    ours = pdask.PegasosRegressor(client=client, max_iter=2, **kw).fit(dX, dy)
+    ours.set_params(max_iter=3).fit(dX, dy)
+    ref = pegasos_rs.PegasosRegressor(max_iter=2, **kw).fit(X, y)
+    ref.set_params(max_iter=3).fit(X, y)
+    _same_model(ours, ref)
+    ours = pdask.PegasosRegressor(client=client, loss=loss, random_state=1)
+    ref = pegasos_rs.PegasosRegressor(loss=loss, random_state=1)
+    ours.partial_fit(dX[:100], dy[:100])
+    ref.partial_fit(X[:100], y[:100])
+    _same_model(ours, ref)
+    ours.partial_fit(dX, dy)
+    ref.partial_fit(X, y)
+    _same_model(ours, ref)
+    ours = pdask.PegasosRegressor(client=client, loss=loss, random_state=2, max_iter=3)
+    ref = pegasos_rs.PegasosRegressor(loss=loss, random_state=2, max_iter=3)
+    _same_model(ours.fit(dX, dy, check_input=False), ref.fit(X, y, check_input=False))
+
+
+@pytest.mark.parametrize("loss", REGRESSION_LOSSES)
+def test_parallel_regressor_trains_every_loss(client, loss):
+    X, y = _regression(n=2000, d=10, seed=5)
+    dX, dy = _as_dask(X, y, [700, 1300])
+    kw = {"loss": loss, "alpha": 1e-4, "random_state": 0, "epsilon": 0.05}
+    mixed = pdask.PegasosRegressor(client=client, mode="parallel", max_iter=20, **kw)
+    mixed.fit(dX, dy)
+    exact = pegasos_rs.PegasosRegressor(max_iter=10, **kw).fit(X, y)
+    assert mixed.score(X, y) >= exact.score(X, y) - 0.02, (mixed.score(X, y), exact.score(X, y))
+    assert mixed.score(X, y) > 0.9
+    t0 = exact.t_ - 10 * 2000
+    per_round = (700 * 700 + 1300 * 1300) / 2000
+    assert mixed.t_ == t0 + 20 * round(per_round)
+    mixed.set_params(tol=1e-4, n_iter_no_change=2, max_iter=4, warm_start=True).fit(dX, dy)
+    assert isinstance(mixed.objective_, float) and np.isfinite(mixed.objective_)
+
+
+def test_regressor_predicts_scores_saves_and_continues(client, tmp_path):
+    X, y = _regression(n=400, d=6, seed=7, sparse=True)
+    sw = np.linspace(0.5, 2.0, len(y))
+    dX, dy = _as_dask(X, y, [150, 0, 250])
+    est = pdask.PegasosRegressor(client=client, loss="squared_error", alpha=1e-3, random_state=0)
+    est.fit(dX, dy)
+    local = est.to_local()
+    assert type(local) is pegasos_rs.PegasosRegressor
+    assert local.get_params() == {
+        k: v for k, v in est.get_params().items() if k not in ("mode", "client", "round_bytes")
+    }
+    predicted = est.predict(dX)
+    assert isinstance(predicted, da.Array)
+    assert client.compute(predicted).result().tobytes() == local.predict(X).tobytes()
+    np.testing.assert_array_equal(est.predict(X), local.predict(X))
+    assert est.score(dX, dy) == pytest.approx(local.score(X, y), rel=1e-12)
+    assert est.score(dX, dy, sample_weight=sw) == pytest.approx(
+        local.score(X, y, sample_weight=sw), rel=1e-12
+    )
+    assert est.score(X, y) == local.score(X, y)
+    est.save(tmp_path / "r.model")
+    loaded = pegasos_rs.load(tmp_path / "r.model")
+    assert type(loaded) is pegasos_rs.PegasosRegressor
+    assert loaded.coef_.tobytes() == est.coef_.tobytes()
+    restored = pickle.loads(pickle.dumps(est))
+    assert restored.client is None
+    from sklearn.base import clone
+
+    assert clone(est).client is client
+    # The local copy continues the solver state as the in-memory fit would.
+    local.set_params(warm_start=True).fit(X, y)
+    ref = pegasos_rs.PegasosRegressor(
+        loss="squared_error", alpha=1e-3, random_state=0, warm_start=True
+    )
+    _same_model(local, ref.fit(X, y).fit(X, y))
+    with pytest.raises(ValueError, match="expecting 6 features"):
+        est.predict(da.zeros((4, 3), chunks=2))
+
+
+def test_regressor_refuses_bad_targets_and_parameters(client):
+    X, y = _regression(n=90, d=4, seed=2)
+    dX, dy = _as_dask(X, y, [30, 30, 30])
+    before = pdask.PegasosRegressor(client=client, random_state=0).fit(dX, dy)
+    coef = before.coef_.copy()
+    bad = y.copy()
+    bad[40] = np.nan
+    with pytest.raises(ValueError, match=r"block 1: .*must be finite"):
+        before.fit(dX, da.from_array(bad, chunks=30))
+    assert before.coef_.tobytes() == coef.tobytes()
+    words = da.from_array(np.array(["a", "b", "c"] * 30), chunks=30)
+    with pytest.raises(ValueError, match="needs numeric targets"):
+        pdask.PegasosRegressor(client=client).fit(dX, words)
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="'loss' parameter"):
+        pdask.PegasosRegressor(client=client, loss="hinge").fit(dX, dy)
+    with pytest.raises(InvalidParameterError, match="'loss' parameter"):
+        pdask.PegasosClassifier(client=client, loss="squared_error").fit(dX, dy > 2)
+    with pytest.raises(ValueError, match="visiting order is not supported in parallel"):
+        pdask.PegasosRegressor(client=client, mode="parallel", sampling=[0, 1]).fit(dX, dy)
 
 
 def test_streamed_fit_needs_the_first_step_of_a_squared_loss():
