@@ -318,3 +318,44 @@ def test_streamed_fit_needs_the_first_step_of_a_squared_loss():
     hinge = _linear_solver.linear_solver_params(pegasos_rs.PegasosClassifier(), False, 1, None)
     with pytest.raises(ValueError, match="classification loss"):
         _core.StreamedLinearFit(_core.LinearSolverState(), hinge, 4, 2, labels, 1)
+
+
+def test_command_line_trains_every_linear_solver_on_a_cluster(client, tmp_path, capsys):
+    from pegasos_rs.cli import main
+
+    X, y = make_problem(n_samples=400, n_features=6, seed=2)
+    Xr, yr = _regression(n=400, d=6, seed=3)
+    for name, (A, b) in {"c": (X, y), "r": (Xr, yr)}.items():
+        for k, part in enumerate(np.array_split(np.arange(400), 2)):
+            pegasos_rs.dump_svmlight_file(
+                A[part], b[part], tmp_path / f"{name}{k}.svm", zero_based=False
+            )
+    addr = client.scheduler.address
+    for solver, loss in [
+        (0, "log_loss"),
+        (2, "squared_hinge"),
+        (11, "squared_epsilon_insensitive"),
+        (13, "epsilon_insensitive"),
+    ]:
+        regression = solver >= 11
+        name = "r" if regression else "c"
+        model = tmp_path / f"m{solver}.model"
+        args = ["train", "--dask", addr, "-s", str(solver), "-c", "1", "-B", "1"]
+        args += ["--max-steps", "3000"]
+        args += ["-p", "0.2"] if regression else []
+        assert main([*args, str(tmp_path / f"{name}*.svm"), str(model)]) == 0
+        err = capsys.readouterr().err
+        assert ("regression" in err) == regression
+        est = pegasos_rs.load(model)
+        files = [tmp_path / f"{name}{k}.svm" for k in range(2)]
+        A, b = pegasos_rs.load_svmlight_file(files[0], n_features=6)
+        A2, b2 = pegasos_rs.load_svmlight_file(files[1], n_features=6)
+        A, b = sp.vstack([A, A2], format="csr"), np.concatenate([b, b2])
+        kw = {"loss": loss, "alpha": 1 / 400, "max_steps": 3000, "random_state": 0}
+        if regression:
+            ref = pegasos_rs.PegasosRegressor(epsilon=0.2, **kw).fit(A, b)
+        else:
+            ref = pegasos_rs.PegasosClassifier(**kw).fit(A, b)
+        assert type(est) is type(ref)
+        assert est.coef_.tobytes() == ref.coef_.tobytes(), solver
+        assert est.intercept_.tobytes() == ref.intercept_.tobytes()
