@@ -15,6 +15,8 @@ __all__ = [
     "check_matrix",
     "class_counts",
     "decision_function",
+    "first_step_sums",
+    "first_steps",
     "fit_kernel",
     "fit_linear",
     "fit_linear_regression",
@@ -25,6 +27,7 @@ __all__ = [
     "kernel_decision",
     "local_pass",
     "loss_sums",
+    "mean_zero_losses",
     "moments",
     "nystroem_features",
     "nystroem_fit",
@@ -34,6 +37,7 @@ __all__ = [
     "parse_svmlight",
     "platt_fit",
     "platt_proba",
+    "starts_late",
     "variance_of",
     "zero_loss_sums",
 ]
@@ -70,8 +74,10 @@ class LinearSolverState:
 _FitReturn = dict[str, Any]
 # Keys: kernel_name, gamma, degree, coef0.
 _KernelSpec = dict[str, Any]
-# Keys: n_classes, class_weight, sample_weight.
+# Keys: n_classes, class_weight, sample_weight (real targets: sample_weight only).
 _LabelWeights = dict[str, Any]
+#: Class codes (classification) or real targets (regression).
+_Targets = NDArray[np.uint32] | NDArray[np.float64]
 
 def fit_linear(
     x: _Dense | _Csr,
@@ -111,7 +117,7 @@ class StreamedLinearFit:
     def run(
         self,
         x: _Dense | _Csr,
-        codes: NDArray[np.uint32],
+        y: _Targets,
         sample_weight: NDArray[np.float64] | None,
         drawn: list[NDArray[np.int64]],
     ) -> None: ...
@@ -120,24 +126,38 @@ class StreamedLinearFit:
     def finish(self, solver: LinearSolverState) -> _FitReturn: ...
 
 def zero_loss_sums(
-    codes: NDArray[np.uint32],
+    y: _Targets,
     labels: _LabelWeights,
     acc: list[float],
     loss: _Loss = ...,
 ) -> list[float]: ...
 def loss_sums(
     x: _Dense | _Csr,
-    codes: NDArray[np.uint32],
+    y: _Targets,
     labels: _LabelWeights,
     coef: NDArray[np.float64],
     intercept: NDArray[np.float64],
     acc: list[float],
     loss: _Loss = ...,
 ) -> list[float]: ...
+def first_step_sums(
+    x: _Dense | _Csr,
+    y: _Targets,
+    labels: _LabelWeights,
+    params: dict[str, Any],
+    acc: list[tuple[float, float]],
+) -> list[tuple[float, float]]: ...
+def starts_late(loss: _Loss) -> bool: ...
+def first_steps(
+    params: dict[str, Any], n_rows: int, sums: list[tuple[float, float]]
+) -> list[int]: ...
+def mean_zero_losses(
+    loss: _Loss, n_rows: int, n_problems: int, zero_loss_sums: list[float] | None
+) -> list[float]: ...
 def check_matrix(x: _Dense | _Csr) -> None: ...
 def local_pass(
     x: _Dense | _Csr,
-    codes: NDArray[np.uint32],
+    y: _Targets,
     labels: _LabelWeights,
     params: dict[str, Any],
     start: dict[str, Any],

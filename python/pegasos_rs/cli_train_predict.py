@@ -40,7 +40,10 @@ takes to import.
 With ``--dask`` the files (globs allowed) are read and trained on by
 ``pegasos_rs.dask`` on the Dask cluster at ``SCHEDULER`` (``tcp://host:8786``), or
 on a local cluster of worker processes when no scheduler is given: for files too
-large for one process. The last file name is the model file.
+large for one process. The last file name is the model file. Every linear solver
+type trains there (``-s 0``, ``1``, ``2``, ``3``, ``7`` with
+``pegasos_rs.dask.PegasosClassifier``, ``-s 11``, ``12``, ``13`` with
+``pegasos_rs.dask.PegasosRegressor``).
 
 ``predict`` reads a model (pegasos-rs' format, a LIBLINEAR model file or a LIBSVM
 ``c_svc``, ``nu_svc``, ``epsilon_svr`` or ``nu_svr`` model file; see
@@ -133,8 +136,9 @@ Pegasos' own options:
   --sampling s   uniform, shuffle or balanced                   (default uniform)
   --seed s       random seed                                          (default 0)
   --threads n    threads, -1 for all cores                            (default 1)
-  --dask [SCHEDULER]  train on a Dask cluster (linear only): the files stay on
-                 the workers; a local cluster when no scheduler address is given
+  --dask [SCHEDULER]  train on a Dask cluster (linear solvers, -s 0-3, 7, 11-13):
+                 the files stay on the workers; a local cluster when no
+                 scheduler address is given
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
                  parameter mixing (many passes over data that does not fit)
   --help         this text
@@ -753,11 +757,6 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             "pegasos-rs train: --dask trains linear models (use a feature map for kernels) "
             "and does not cross-validate"
         )
-    if args.loss != "hinge":
-        raise SystemExit(
-            f"pegasos-rs train: --dask trains the hinge loss (-s 3) only; -s {args.solver} "
-            "trains in memory"
-        )
     try:
         import pegasos_rs.dask as pdask
     except ImportError as e:  # its message names the extra to install, and how
@@ -784,9 +783,13 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
                     import dask.array as da
 
                     class_weight = _weights_of_present_labels(class_weight, da.unique(y).compute())
-            params = _linear_params(args, int(X.shape[0]), class_weight)
-            del params["loss"]  # the hinge, checked above
-            est = pdask.PegasosClassifier(**params, mode=args.mode, client=on)
+            est: pdask.PegasosClassifier | pdask.PegasosRegressor
+            if args.task == "regressor":
+                params = _regressor_params(args, int(X.shape[0]))
+                est = pdask.PegasosRegressor(**params, mode=args.mode, client=on)
+            else:
+                params = _linear_params(args, int(X.shape[0]), class_weight)
+                est = pdask.PegasosClassifier(**params, mode=args.mode, client=on)
             bar = _bar(args, "training", "steps")
             est.fit(X, y, callback=None if bar is None else _dask_progress(bar))
     except (OSError, ValueError) as e:
@@ -798,11 +801,11 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             client.close()
     _save(est.save, model_file)
     if not args.quiet:
+        what = f"{len(est.classes_)} classes" if hasattr(est, "classes_") else "regression"
         print(
             f"trained {type(est).__name__} ({args.mode}) on {int(X.shape[0])} examples x "
-            f"{X.shape[1]} features from {len(data_files)} file(s), {len(est.classes_)} "
-            f"classes, {est.t_} steps in {time.perf_counter() - started:.2f}s; model written "
-            f"to {model_file}",
+            f"{X.shape[1]} features from {len(data_files)} file(s), {what}, {est.t_} steps "
+            f"in {time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
     return 0

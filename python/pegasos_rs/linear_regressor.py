@@ -316,6 +316,12 @@ class PegasosRegressor(CachedParamNames, RegressorMixin, BaseEstimator):
         result = _core.fit_linear_regression(
             matrix, buffer(y, np.float64), sample_weight, solver, params
         )
+        return self._store_fit(result, solver)
+
+    def _store_fit(self, result: dict, solver: _core.LinearSolverState) -> str | None:
+        """Set the fitted attributes from what the extension returns for one
+        problem, and the solver state; returns ``_linear_solver.store_fit``'s
+        message (``pegasos_rs.dask.PegasosRegressor`` stores its fits here too)."""
         unconverged = _linear_solver.store_fit(self, result)
         self.coef_ = self.coef_[0]
         objective = self.objective_

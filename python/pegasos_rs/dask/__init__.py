@@ -2,8 +2,10 @@
 ``python3 -m pip install ".[dask]"`` from the clone).
 
 * :class:`PegasosClassifier`: :class:`pegasos_rs.PegasosClassifier` on dask arrays
-  and dataframes; its default "exact" mode gives the in-memory solver's model bit
-  for bit while reading only the rows it draws.
+  and dataframes, with every loss; its default "exact" mode gives the in-memory
+  solver's model bit for bit while reading only the rows it draws.
+* :class:`PegasosRegressor`: :class:`pegasos_rs.PegasosRegressor` on dask
+  collections of rows and real targets, with the same two modes.
 * :func:`read_svmlight`: svmlight files as dask arrays, split at line boundaries
   and parsed on the workers.
 * :class:`RandomFourierFeatures`, :class:`Nystroem`, :class:`AdditiveKernelMap`:
@@ -30,12 +32,14 @@ except ImportError as e:
 
 from pegasos_rs.dask._classifier import PegasosClassifier
 from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
+from pegasos_rs.dask._regressor import PegasosRegressor
 from pegasos_rs.dask._svmlight import read_svmlight
 
 __all__ = [
     "AdditiveKernelMap",
     "Nystroem",
     "PegasosClassifier",
+    "PegasosRegressor",
     "RandomFourierFeatures",
     "read_svmlight",
 ]

@@ -6,7 +6,9 @@ user's dask graph, kept in the worker's memory and spilled by dask when memory i
 short) or a :class:`SvmlightBlock` (a byte range of an svmlight file, of which the
 worker keeps only where each example starts and its label; the rows stay in the
 file and are parsed when a step needs them). Both answer the same questions: how
-many rows, which labels, the rows with given local indices, the whole matrix.
+many rows, which labels, the rows with given local indices, the whole matrix. The
+labels are classes, or a regression's real targets (``classes`` None in the
+functions below).
 
 Every function here runs on a worker and returns small results (summaries, the
 sampled rows, partial sums), so the data itself never travels to the client.
@@ -326,10 +328,12 @@ def _rows_of(block: MemoryBlock | SvmlightBlock) -> int:
     return int(block.starts.shape[0])
 
 
-def summarize(block: MemoryBlock | SvmlightBlock, check: bool) -> dict:
+def summarize(block: MemoryBlock | SvmlightBlock, check: bool, regression: bool = False) -> dict:
     """What the client needs to know of a block: its shape, storage, classes and
-    their counts. With ``check``, values, labels and sample weights are checked
-    as the in-memory estimator checks them."""
+    their counts (none for a regression). With ``check``, values, labels and
+    sample weights are checked as the in-memory estimator checks them; a
+    regression's targets are always checked (numbers, finite), as the in-memory
+    regressor checks them."""
     name = block.name
     try:
         if isinstance(block, MemoryBlock):
@@ -341,9 +345,13 @@ def summarize(block: MemoryBlock | SvmlightBlock, check: bool) -> dict:
         else:
             sparse, dtype = True, block.spec.dtype
             n_features, stored = block.n_features, None
-        if block.n_rows:
-            check_classification_targets(block.labels)
-        classes, counts = np.unique(block.labels, return_counts=True)
+        if regression:
+            targets(block)
+            classes, counts = np.zeros(0), np.zeros(0, dtype=np.int64)
+        else:
+            if block.n_rows:
+                check_classification_targets(block.labels)
+            classes, counts = np.unique(block.labels, return_counts=True)
         sw = block.sample_weight
         if sw is not None and check and not (np.all(np.isfinite(sw)) and np.all(sw >= 0)):
             raise ValueError("sample_weight must be finite and non-negative")
@@ -361,6 +369,20 @@ def summarize(block: MemoryBlock | SvmlightBlock, check: bool) -> dict:
         "counts": counts.astype(np.int64),
         "weighted": sw is not None,
     }
+
+
+def targets(block: Block, ids=None) -> np.ndarray:
+    """A regression's targets (of the rows ``ids``, all when None) as ``float64``;
+    ``ValueError`` for labels that are not numbers or not finite, as the in-memory
+    regressor raises."""
+    from pegasos_rs.linear_regressor import regression_targets
+
+    y = block.labels if ids is None else block.labels[ids]
+    y = buffer(regression_targets("PegasosRegressor", y), np.float64)
+    if not np.all(np.isfinite(y)):
+        i = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"the target of row {i} is {y[i]}; regression targets must be finite")
+    return y
 
 
 def _text_bytes(block: Block) -> int | None:
@@ -390,13 +412,16 @@ def local_rows(block: Block, classes, request) -> np.ndarray:
 def take(block: Block, classes, request, dtype: str):
     """The requested examples (see :func:`local_rows`): ``(X, codes, sample
     weights, position)``, each distinct row once, ``position[j]`` the row holding
-    request ``j``."""
+    request ``j``; a regression's targets in place of the class codes."""
     ids = local_rows(block, classes, request)
     unique, position = np.unique(ids, return_inverse=True)
     X = block.rows(unique)
     if X.dtype != dtype:
         X = X.astype(dtype)
-    codes = np.searchsorted(classes, block.labels[unique]).astype(np.uint32)
+    if classes is None:
+        codes = targets(block, unique)
+    else:
+        codes = np.searchsorted(classes, block.labels[unique]).astype(np.uint32)
     sw = None if block.sample_weight is None else block.sample_weight[unique]
     return X, codes, sw, position.astype(np.int64)
 
@@ -422,20 +447,39 @@ def take_many(blocks, classes, requests, dtype: str):
     return stack(parts, sp.issparse(parts[0][0]))
 
 
-def _label_weights(classes, class_weight, block: Block):
+def _examples(block: Block, classes, class_weight):
+    """The block's targets and labels dict as the extension reads them: class
+    codes with the classes' weights, or (``classes`` None) a regression's real
+    targets; the sample weights in both."""
     sw = block.sample_weight
-    return {
+    weights = None if sw is None else buffer(sw, np.float64)
+    if classes is None:
+        return targets(block), {"sample_weight": weights}
+    codes = np.searchsorted(classes, block.labels).astype(np.uint32)
+    return codes, {
         "n_classes": len(classes),
         "class_weight": buffer(class_weight, np.float64),
-        "sample_weight": None if sw is None else buffer(sw, np.float64),
+        "sample_weight": weights,
     }
 
 
-def weight_chain(block: Block, classes, class_weight, acc):
-    """Continue the per-problem sums of example weights over this block's rows (the
-    hinge's losses at zero, ``pegasos_core::solvers::linear::zero_loss_sum``)."""
-    codes = np.searchsorted(classes, block.labels).astype(np.uint32)
-    return _core.zero_loss_sums(codes, _label_weights(classes, class_weight, block), acc)
+def zero_loss_chain(block: Block, classes, class_weight, loss: dict, acc):
+    """Continue the per-problem sums of weighted losses at zero over this block's
+    rows (``pegasos_core::solvers::linear::zero_loss_sum``: the sums of the weights
+    for the hinge), which set the projection radius."""
+    y, labels = _examples(block, classes, class_weight)
+    return _core.zero_loss_sums(y, labels, acc, loss)
+
+
+def first_step_chain(block: Block, classes, class_weight, dtype, params: dict, acc, cache=None):
+    """Continue the per-problem sums a fresh run of a squared loss starts from
+    (``pegasos_core::solvers::linear::first_step_sums``: weighted squared row
+    norms, the largest weight) over this block's rows."""
+    X = full_matrix(block, cache, dtype)
+    y, labels = _examples(block, classes, class_weight)
+    if params.get("order") is not None:  # arrays from the network may be unaligned
+        params = {**params, "order": buffer(params["order"], np.int64)}
+    return _core.first_step_sums(as_rust_matrix(X), y, labels, params, acc)
 
 
 def _cache_root(cache: str, worker=None) -> str:
@@ -512,13 +556,13 @@ def drop_cache(cache: str, dask_worker=None) -> None:
     shutil.rmtree(_cache_root(cache, dask_worker), ignore_errors=True)
 
 
-def hinge_chain(block: Block, classes, class_weight, dtype, model, acc, cache=None):
-    """Continue the per-problem sums of weighted hinge losses over this block."""
+def loss_chain(block: Block, classes, class_weight, dtype, model, loss: dict, acc, cache=None):
+    """Continue the per-problem sums of weighted losses of ``model`` over this
+    block (the objective's)."""
     coef, intercept = (buffer(a, np.float64) for a in model)
     X = full_matrix(block, cache, dtype)
-    codes = np.searchsorted(classes, block.labels).astype(np.uint32)
-    labels = _label_weights(classes, class_weight, block)
-    return _core.loss_sums(as_rust_matrix(X), codes, labels, coef, intercept, acc)
+    y, labels = _examples(block, classes, class_weight)
+    return _core.loss_sums(as_rust_matrix(X), y, labels, coef, intercept, acc, loss)
 
 
 def mix_round(
@@ -528,16 +572,15 @@ def mix_round(
     ``start``; returns its last iterates (and, with ``start["average"]``, the mean
     of its iterates) times the block's rows, to be summed."""
     X = full_matrix(block, cache, dtype)
-    codes = np.searchsorted(classes, block.labels).astype(np.uint32)
-    labels = _label_weights(classes, class_weight, block)
+    y, labels = _examples(block, classes, class_weight)
     start = {
         "v": buffer(start["v"], np.float64),
         "bias": buffer(start["bias"], np.float64),
         "t": int(start["t"]),
-        "mean_weight": buffer(start["mean_weight"], np.float64),
+        "zero_loss": buffer(start["zero_loss"], np.float64),
         "average": bool(start["average"]),
     }
-    v, b, mean = _core.local_pass(as_rust_matrix(X), codes, labels, params, start, seed, 1)
+    v, b, mean = _core.local_pass(as_rust_matrix(X), y, labels, params, start, seed, 1)
     n = block.n_rows
     if mean is None:
         return v * n, b * n

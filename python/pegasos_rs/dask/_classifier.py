@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import copy
-import sys
 from numbers import Integral
 from typing import TYPE_CHECKING, Any, Literal
 
 import dask
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _progress
+from pegasos_rs import _core
 from pegasos_rs import linear as _linear
 from pegasos_rs._base import store_linear_fit, unchanged_on_error
-from pegasos_rs._validation import check_classes, class_weight_vector, n_threads, seed_from
-from pegasos_rs.dask import _exact, _parallel, _predict
+from pegasos_rs._validation import check_classes, class_weight_vector
+from pegasos_rs.dask import _predict
 from pegasos_rs.dask._cluster import cluster, current_client
+from pegasos_rs.dask._common import DaskLinearMixin
 from pegasos_rs.dask._data import check_feature_names, distribute
 from pegasos_rs.dask._interrupt import deferred_ctrl_c
 
@@ -34,7 +33,6 @@ if TYPE_CHECKING:
         Float,
         Int,
         MatrixLike,
-        PathLike,
         RandomStateLike,
         Sampling,
     )
@@ -52,7 +50,7 @@ _FITTED = (
 )
 
 
-class PegasosClassifier(_linear.PegasosClassifier):
+class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
     """Linear Pegasos on data held by a Dask cluster (the ``[dask]`` extra).
 
     The same estimator as :class:`pegasos_rs.PegasosClassifier`, with the same
@@ -89,8 +87,12 @@ class PegasosClassifier(_linear.PegasosClassifier):
     objective is reported against the exact mode's in the Dask benchmark.
 
     It takes every parameter of :class:`pegasos_rs.PegasosClassifier`
-    (``probability`` only False, ``multi_class`` only ``"ovr"``); those below are
-    its own, or mean more here.
+    (``probability`` only False, ``multi_class`` only ``"ovr"``), every ``loss``
+    included, in both modes: the sums over the whole training set each loss needs
+    (its projection radius, its objective for ``tol`` and ``verbose``, and, for
+    ``"squared_hinge"``, the squared row norms a fresh fit starts from, which read
+    every row once) are taken on the cluster in row order, so exact mode stays the
+    in-memory model bit for bit; those below are its own, or mean more here.
 
     Parameters
     ----------
@@ -119,9 +121,13 @@ class PegasosClassifier(_linear.PegasosClassifier):
         "round_bytes": [Interval(Integral, 1, None, closed="left")],
     }
 
+    _local_class = _linear.PegasosClassifier
+    _fitted_attributes = _FITTED
+
     def __init__(
         self,
         *,
+        loss: Literal["hinge", "log_loss", "squared_hinge", "modified_huber"] = "hinge",
         alpha: Float = 1e-4,
         max_iter: Int = 20,
         max_steps: Int | None = None,
@@ -145,6 +151,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
         round_bytes: Int = 32 << 20,
     ) -> None:
         super().__init__(
+            loss=loss,
             alpha=alpha,
             max_iter=max_iter,
             max_steps=max_steps,
@@ -265,8 +272,7 @@ class PegasosClassifier(_linear.PegasosClassifier):
                 "(the cluster sends each class its own draws); use multi_class='ovr' "
                 "or fit pegasos_rs.PegasosClassifier in memory"
             )
-        if self.mode == "parallel" and not isinstance(self.sampling, str):
-            raise ValueError("sampling as a visiting order is not supported in parallel mode")
+        self._check_mode()
         if resume:  # the columns must be those of the fit being continued
             check_feature_names(self, X)
         with cluster(self.client) as client, deferred_ctrl_c() as ctrl_c:
@@ -288,46 +294,15 @@ class PegasosClassifier(_linear.PegasosClassifier):
                     data.classes, data.counts = known, moved
                 solver = copy.deepcopy(self._solver) if resume else _core.LinearSolverState()
                 params = self._solver_params(resume, max_iter, max_steps, partial=partial)
-                callback = callback if callback is not None else self._verbose_callback()
-                run = _exact.fit if self.mode == "exact" else _parallel.fit
-                report = _progress.verbose_report(
-                    self.verbose, f"{type(self).__name__}.fit", "steps"
-                )
-                with _progress.reporting(report):
-                    result = run(
-                        data,
-                        params,
-                        solver,
-                        class_weight,
-                        n_threads=n_threads(self.n_jobs),
-                        round_bytes=int(self.round_bytes),
-                        callback=callback,
-                        seed=seed_from(self.random_state),
-                    )
+                result = self._run(data, params, solver, class_weight, callback)
             finally:
                 data.release()
         self.classes_ = known
         store_linear_fit(self, result, check_convergence=not partial and max_steps is None)
         self._solver = solver
         self.n_features_in_ = data.n_features
-        if data.feature_names is not None:
-            self.feature_names_in_ = data.feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        self._keep_feature_names(data)
         return self
-
-    def _verbose_callback(self):
-        if int(self.verbose) < 2:
-            return None
-
-        def show(info):
-            print(
-                f"[dask] pass {info['pass']}: {info['stage']} {info['steps']}/"
-                f"{info['steps_in_pass']} steps, {info['seconds']:.2f}s",
-                file=sys.stderr,
-            )
-
-        return show
 
     def decision_function(self, X: MatrixLike) -> Any:
         """Decision values; a dask array computed block by block on the workers when
@@ -359,26 +334,5 @@ class PegasosClassifier(_linear.PegasosClassifier):
         """The fitted model as a plain :class:`pegasos_rs.PegasosClassifier` (same
         parameters and fitted attributes, a copy of the solver state): it pickles,
         saves and continues training like any other."""
-        check_is_fitted(self)
-        names = _linear.PegasosClassifier._get_param_names()
-        local = _linear.PegasosClassifier(**{k: getattr(self, k) for k in names})
-        for attr in _FITTED:
-            if hasattr(self, attr):
-                setattr(local, attr, copy.deepcopy(getattr(self, attr)))
-        local._solver = copy.deepcopy(self._solver)
+        local: _linear.PegasosClassifier = self._local_copy()
         return local
-
-    def __sklearn_clone__(self):
-        # The client is shared, not copied (scikit-learn would deep-copy it).
-        params = self.get_params(deep=False)
-        client = params.pop("client")
-        return type(self)(**{k: clone(v, safe=False) for k, v in params.items()}, client=client)
-
-    def __getstate__(self):
-        state = dict(super().__getstate__())  # a copy: the base may return __dict__
-        state["client"] = None  # a connection is not part of a model
-        return state
-
-    def save(self, path: PathLike) -> None:
-        """Save the fitted model (as :meth:`to_local` returns it) to ``path``."""
-        self.to_local().save(path)

@@ -3,8 +3,9 @@
 :func:`distribute` turns ``(X, y, sample_weight)`` (dask arrays or dataframes,
 arrays made by :func:`pegasos_rs.dask.read_svmlight`, or in-memory arrays) into one
 block per row partition on the workers (see :mod:`pegasos_rs.dask._blocks`) and
-gathers their summaries: row counts, classes and their counts per block, storage.
-The client keeps O(blocks x classes) numbers and the futures, never the rows.
+gathers their summaries: row counts, classes and their counts per block (none for
+a regression's real targets), storage. The client keeps O(blocks x classes)
+numbers and the futures, never the rows.
 """
 
 from __future__ import annotations
@@ -39,11 +40,14 @@ class TrainingData:
     n_features: int
     sparse: bool
     dtype: str
-    classes: np.ndarray
+    #: The classes (None: real targets, a regression).
+    classes: np.ndarray | None
     counts: np.ndarray  #: examples of each class (columns) in each block (rows)
     weighted: bool
     row_bytes: float  #: about how many bytes a fetched row takes
     feature_names: np.ndarray | None = None
+    #: Whether every value was checked before training (``fit``'s ``check_input``).
+    checked: bool = True
     ctrl_c: CtrlC = field(default_factory=CtrlC)  #: the fit's Ctrl-C flag
     #: Name of the fit's folder of parsed blocks on the workers' disks.
     cache: str = field(default_factory=lambda: uuid.uuid4().hex)
@@ -51,6 +55,14 @@ class TrainingData:
     @property
     def n_rows(self) -> int:
         return int(self.offsets[-1])
+
+    @property
+    def n_problems(self) -> int:
+        """Problems the solver trains: one per class (one for two classes, or for a
+        regression)."""
+        if self.classes is None or self.classes.size == 2:
+            return 1
+        return int(self.classes.size)
 
     def release(self) -> None:
         """Let the workers drop the blocks and their parsed copies on disk."""
@@ -144,11 +156,14 @@ def check_feature_names(est, X) -> None:
     _check_feature_names(est, X._meta if _is_dataframe(X) else X, reset=False)
 
 
-def distribute(client, X, y, sample_weight, *, check: bool, ctrl_c: CtrlC) -> TrainingData:
+def distribute(
+    client, X, y, sample_weight, *, check: bool, ctrl_c: CtrlC, regression: bool = False
+) -> TrainingData:
     """Put ``(X, y, sample_weight)`` on the cluster, one block per row partition
     (see the module doc). ``check``: check every value as the in-memory estimator
-    does (else only the rows training reads are checked, when it reads them).
-    Waits stop at Ctrl-C (``ctrl_c``)."""
+    does (else only the rows training reads are checked, when it reads them; a
+    regression's targets are always checked). ``regression``: ``y`` holds real
+    targets, not classes. Waits stop at Ctrl-C (``ctrl_c``)."""
     if y is None:
         raise ValueError("y is required")
     source = svmlight_source(X, y)
@@ -187,13 +202,21 @@ def distribute(client, X, y, sample_weight, *, check: bool, ctrl_c: CtrlC) -> Tr
         if ys is None or sws is None:
             blocks = _attach_late(client, blocks, y, sample_weight, ctrl_c)
         summaries = ctrl_c.gather(
-            client, client.map(_blocks.summarize, blocks, [check] * len(blocks), pure=False)
+            client,
+            client.map(
+                _blocks.summarize,
+                blocks,
+                [check] * len(blocks),
+                [regression] * len(blocks),
+                pure=False,
+            ),
         )
     except BaseException:
         client.cancel(blocks, force=True)
         raise
-    data = _merge(client, blocks, summaries, _feature_names(X))
+    data = _merge(client, blocks, summaries, _feature_names(X), regression)
     data.ctrl_c = ctrl_c
+    data.checked = check
     return data
 
 
@@ -218,7 +241,7 @@ def _attach_late(client, blocks, y, sample_weight, ctrl_c):
     ]
 
 
-def _merge(client, blocks, summaries, feature_names) -> TrainingData:
+def _merge(client, blocks, summaries, feature_names, regression: bool) -> TrainingData:
     names = [s["name"] for s in summaries]
     widths = {s["n_features"] for s in summaries}
     if len(widths) > 1:
@@ -238,12 +261,15 @@ def _merge(client, blocks, summaries, feature_names) -> TrainingData:
             f"Found array with 0 sample(s) (shape=(0, {widths.pop()})) while a minimum of 1 "
             "is required."
         )
-    present = [s["classes"] for s in summaries if s["n_rows"]]
-    classes = np.unique(np.concatenate(present))
-    counts = np.zeros((len(summaries), classes.size), dtype=np.int64)
-    for i, s in enumerate(summaries):
-        if s["n_rows"]:
-            counts[i, np.searchsorted(classes, s["classes"])] = s["counts"]
+    classes: np.ndarray | None = None
+    counts = np.zeros((len(summaries), 0), dtype=np.int64)
+    if not regression:
+        present = [s["classes"] for s in summaries if s["n_rows"]]
+        classes = np.unique(np.concatenate(present))
+        counts = np.zeros((len(summaries), classes.size), dtype=np.int64)
+        for i, s in enumerate(summaries):
+            if s["n_rows"]:
+                counts[i, np.searchsorted(classes, s["classes"])] = s["counts"]
     dtype = np.result_type(*[np.dtype(s["dtype"]) for s in summaries]).name
     d = int(widths.pop())
     itemsize = np.dtype(dtype).itemsize

@@ -14,10 +14,15 @@ round is sized to about ``round_bytes`` of rows; the next round's rows wait on
 the workers (a future's result moves only when gathered), so the client holds one
 round of rows plus the model, O(d · classes).
 
-Sums over the whole training set (the mean example weight that sets the projection
-radius, the objective for ``tol`` and ``verbose``) are taken in row order, block
+Sums over the whole training set (the mean weighted loss at zero that sets the
+projection radius, the squared row norms a fresh fit of a squared loss starts
+from, the objective for ``tol`` and ``verbose``) are taken in row order, block
 after block, with the partial sum passed from one block's task to the next: the
 in-memory solver adds the same numbers in the same order, so the bits agree.
+
+The problems are those of one-vs-rest classification, or the one problem of a
+regression (``data.classes`` None): the fetched rows come with class codes, or
+with real targets.
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ class _Rounds:
         self.client = data.client
         self.balanced = balanced
         rows = np.diff(data.offsets)
-        k = data.classes.size
+        k = 0 if data.classes is None else data.classes.size
         # Positive class of each binary problem: class 1 of two, else class p.
         self.positive = [1] if k == 2 else list(range(k))
         if balanced:
@@ -117,7 +122,8 @@ class _Rounds:
         return requests, sizes
 
     def collect(self, pending):
-        """The rows of a submitted round: ``(X, codes, sample_weight, drawn)``."""
+        """The rows of a submitted round: ``(X, codes, sample_weight, drawn)`` (a
+        regression's targets in place of the codes)."""
         requests, sizes = pending
         parts = gather(self.data, [f for _, f, _ in requests], [b for _, _, b in requests])
         self.received += sum(_nbytes(m) for part in parts for m in part)
@@ -154,24 +160,44 @@ def gather(data, futures, blocks):
         ) from e
 
 
-def chain(data, func, *args, **kwargs):
+def chain(data, func, *args, initial=-0.0, **kwargs):
     """Run ``func(block, *args, acc, **kwargs)`` over the blocks in row order, each
-    task continuing the previous one's per-problem sums (from -0.0, as the
-    in-memory solver's sums start)."""
+    task continuing the previous one's per-problem sums (from ``initial``; -0.0,
+    the neutral element of ``+``, as the in-memory solver's sums start)."""
     client = data.client
-    n_problems = 1 if data.classes.size == 2 else int(data.classes.size)
-    acc = [-0.0] * n_problems
+    acc = [initial] * data.n_problems
     for block in data.blocks:
         acc = client.submit(func, block, *args, acc, pure=False, **kwargs)
     return gather(data, [acc], [len(data.blocks) - 1])[0]
 
 
-def weight_sums(data, class_weight):
-    """Per-problem sums of example weights (``None`` when all weights are 1)."""
-    if not data.weighted and np.all(class_weight == 1.0):
+def zero_loss_sums(data, class_weight, loss: dict):
+    """Per-problem sums of weighted losses at zero, in row order (``None`` when
+    every weight is 1 and ``loss`` is a margin loss: ``L0`` is then ``l(0)``)."""
+    unit = not data.weighted and np.all(class_weight == 1.0)
+    if data.classes is not None and unit:
         return None
     return np.asarray(
-        chain(data, _blocks.weight_chain, data.classes, class_weight), dtype=np.float64
+        chain(data, _blocks.zero_loss_chain, data.classes, class_weight, loss), dtype=np.float64
+    )
+
+
+def first_step_sums(data, params: dict, class_weight, solver):
+    """Per-problem sums a fresh fit of a loss that starts late (a squared loss)
+    starts from, in row order as the in-memory solver takes them (``None`` when
+    ``solver`` continues a fit, or for a loss that starts at step 1). Reads every
+    row once."""
+    if len(solver) or not _core.starts_late(params["loss"]):
+        return None
+    params = {**params, "check_input": data.checked}
+    return chain(
+        data,
+        _blocks.first_step_chain,
+        data.classes,
+        class_weight,
+        data.dtype,
+        params,
+        initial=(0.0, 0.0),
     )
 
 
@@ -179,13 +205,16 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     """Run the fit of ``params`` on ``data``, continuing ``solver``; returns what
     ``pegasos_rs._core.fit_linear`` returns and leaves the final state in ``solver``
     (``solver`` is untouched when the fit raises). ``seed`` is unused: the draws
-    follow ``params["seed"]`` and the solver's streams."""
-    labels = {
-        "n_classes": int(data.classes.size),
-        "class_weight": class_weight,
-        "class_counts": data.counts.sum(axis=0).astype(np.uint64),
-        "zero_loss_sums": weight_sums(data, class_weight),
+    follow ``params["seed"]`` and the solver's streams. ``class_weight`` is None
+    for a regression."""
+    labels: dict = {
+        "zero_loss_sums": zero_loss_sums(data, class_weight, params["loss"]),
+        "first_step_sums": first_step_sums(data, params, class_weight, solver),
     }
+    if data.classes is not None:
+        labels["n_classes"] = int(data.classes.size)
+        labels["class_weight"] = class_weight
+        labels["class_counts"] = data.counts.sum(axis=0).astype(np.uint64)
     fit = _core.StreamedLinearFit(solver, params, data.n_rows, data.n_features, labels, n_threads)
     k = params["batch_size"]
     problems = fit.n_problems
@@ -212,8 +241,8 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         while pending is not None:
             request, n_steps = pending
             pending = next_round() if left.any() else None
-            X, codes, sw, drawn = rounds.collect(request)
-            fit.run(as_rust_matrix(X), codes, sw, drawn)
+            X, y, sw, drawn = rounds.collect(request)
+            fit.run(as_rust_matrix(X), y, sw, drawn)
             data.ctrl_c.check()
             done += n_steps
             report("train", pass_no, done, total, rounds)
@@ -221,7 +250,15 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         if fit.wants_objective:
             # The model goes to the cluster once, not with every block's task.
             [model] = data.client.scatter([fit.models()], broadcast=False)
-            losses = chain(data, _blocks.hinge_chain, data.classes, class_weight, data.dtype, model)
+            losses = chain(
+                data,
+                _blocks.loss_chain,
+                data.classes,
+                class_weight,
+                data.dtype,
+                model,
+                params["loss"],
+            )
             report("objective", pass_no, total, total, rounds)
         lines = fit.end_pass(losses)
         reporter = _progress.current()

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from pegasos_rs import _progress
+from pegasos_rs import _core, _progress
 from pegasos_rs.dask import _blocks
-from pegasos_rs.dask._exact import gather, weight_sums
+from pegasos_rs.dask._exact import gather, zero_loss_sums
 
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -56,18 +56,22 @@ def _model(v, bias, params):
 def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, callback, seed):
     """Train ``params`` on ``data`` by parameter mixing, continuing ``solver``'s
     iterates; returns what ``pegasos_rs._core.fit_linear`` returns and leaves the
-    final iterates in ``solver``."""
+    final iterates in ``solver``. ``class_weight`` is None for a regression."""
     client = data.client
     n, d = data.n_rows, data.n_features
     k = params["batch_size"]
-    problems = 1 if data.classes.size == 2 else int(data.classes.size)
-    sums = weight_sums(data, class_weight)
-    mean_weight = np.full(problems, 1.0) if sums is None else sums / n
+    problems = data.n_problems
+    sums = zero_loss_sums(data, class_weight, params["loss"])
+    zero_loss = np.asarray(
+        _core.mean_zero_losses(params["loss"], n, problems, None if sums is None else list(sums))
+    )
     if len(solver):
         (v, bias), t = solver.iterates()
         t = int(max(t))
     else:
-        v, bias, t = np.zeros((problems, d + 1)), np.zeros(problems), 0
+        v, bias = np.zeros((problems, d + 1)), np.zeros(problems)
+        # One step counter for all problems: the latest start any of them needs.
+        t = max(_first_steps(data, params, class_weight)) - 1
     rows = np.diff(data.offsets)
     blocks = [b for b, m in zip(data.blocks, rows, strict=True) if m > 0]
     local_steps = np.ceil(rows / k)
@@ -89,7 +93,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
             or (average == "from" and t + per_round >= average_start)
             or average == "weighted"
         )
-        start = {"v": v, "bias": bias, "t": t, "mean_weight": mean_weight, "average": averaging}
+        start = {"v": v, "bias": bias, "t": t, "zero_loss": zero_loss, "average": averaging}
         [start] = client.scatter([start], broadcast=False)
         parts = [
             client.submit(
@@ -108,7 +112,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         ]
         total = _tree_sum(data, parts)
         data.ctrl_c.check()
-        sent += int(v.nbytes + bias.nbytes + mean_weight.nbytes)
+        sent += int(v.nbytes + bias.nbytes + zero_loss.nbytes)
         received += sum(int(a.nbytes) for a in total)
         v, bias = total[0] / n, total[1] / n
         t += round(per_round)
@@ -172,20 +176,50 @@ def _current(v, bias, avg_v, avg_b, count) -> tuple[Any, Any]:
     return v, bias
 
 
+def _first_steps(data, params, class_weight) -> list[int]:
+    """Per problem, the step a fresh run starts at (1 but for the squared losses):
+    from the rows' sums taken on the partitions in parallel, added on the client."""
+    if not _core.starts_late(params["loss"]):
+        return [1] * data.n_problems
+    client = data.client
+    checked = {**params, "check_input": data.checked}
+    parts = [
+        client.submit(
+            _blocks.first_step_chain,
+            b,
+            data.classes,
+            class_weight,
+            data.dtype,
+            checked,
+            [(0.0, 0.0)] * data.n_problems,
+            cache=data.cache,
+            pure=False,
+        )
+        for b in data.blocks
+    ]
+    sums = np.asarray(gather(data, parts, list(range(len(parts)))), dtype=np.float64)
+    total = [
+        (float(s), float(h))
+        for s, h in zip(sums[:, :, 0].sum(axis=0), sums[:, :, 1].max(axis=0), strict=True)
+    ]
+    return _core.first_steps(params, data.n_rows, total)
+
+
 def _objective(data, class_weight, params, coef, intercept):
-    """Per-problem primal objective of ``(coef, intercept)``: hinge sums over the
+    """Per-problem primal objective of ``(coef, intercept)``: loss sums over the
     blocks in parallel, added on the client."""
     client = data.client
     [model] = client.scatter([(coef, intercept)], broadcast=False)
     problems = coef.shape[0]
     parts = [
         client.submit(
-            _blocks.hinge_chain,
+            _blocks.loss_chain,
             b,
             data.classes,
             class_weight,
             data.dtype,
             model,
+            params["loss"],
             [-0.0] * problems,
             cache=data.cache,
             pure=False,

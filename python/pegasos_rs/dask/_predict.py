@@ -37,7 +37,8 @@ def _decision_block(block, model):
 
 
 def decision_function(est, X):
-    """``est``'s decision values on ``X``, a dask array with X's row chunks."""
+    """``est``'s decision values on ``X`` (a regressor's predictions), a dask array
+    with X's row chunks."""
     check_feature_names(est, X)
     rows = _rows(X)
     if not np.isnan(rows.shape[1]) and rows.shape[1] != est.n_features_in_:
@@ -45,8 +46,9 @@ def decision_function(est, X):
             f"X has {rows.shape[1]} features, but {type(est).__name__} is expecting "
             f"{est.n_features_in_} features as input."
         )
-    model = dask.delayed((est.coef_, est.intercept_), pure=True)
-    k = est.coef_.shape[0]
+    coef = np.atleast_2d(est.coef_)  # a regressor's is 1-D
+    model = dask.delayed((coef, est.intercept_), pure=True)
+    k = coef.shape[0]
     if k == 1:
         return rows.map_blocks(
             _decision_block, model, drop_axis=1, dtype=np.float64, meta=np.empty(0)
@@ -108,3 +110,25 @@ def accuracy(predicted, y, sample_weight=None):
         return correct.mean()
     sw = _as_vector(sample_weight, predicted, "sample_weight").astype(np.float64)
     return (correct * sw).sum() / sw.sum()
+
+
+def r2_parts(predicted, y, sample_weight=None):
+    """The numerator and denominator of R^2 (scikit-learn's ``r2_score``): the
+    (weighted) sums of squared residuals and of squared deviations from the
+    (weighted) mean of ``y``, as lazy dask scalars."""
+    y = _as_vector(y, predicted, "y").astype(np.float64)
+    if sample_weight is None:
+        residual = ((y - predicted) ** 2).sum()
+        spread = ((y - y.mean()) ** 2).sum()
+        return residual, spread
+    sw = _as_vector(sample_weight, predicted, "sample_weight").astype(np.float64)
+    mean = (sw * y).sum() / sw.sum()
+    return (sw * (y - predicted) ** 2).sum(), (sw * (y - mean) ** 2).sum()
+
+
+def r2_from(numerator: float, denominator: float) -> float:
+    """R^2 from :func:`r2_parts`, with ``r2_score``'s values for constant targets
+    (1 for a perfect fit, else 0)."""
+    if denominator == 0.0:
+        return 1.0 if numerator == 0.0 else 0.0
+    return 1.0 - numerator / denominator

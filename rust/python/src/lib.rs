@@ -41,6 +41,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<streamed::StreamedLinearFit>()?;
     m.add_function(wrap_pyfunction!(streamed::zero_loss_sums, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::loss_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::first_step_sums, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::starts_late, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::first_steps, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::mean_zero_losses, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::check_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(mixing::local_pass, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;

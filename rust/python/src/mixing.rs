@@ -1,6 +1,6 @@
 //! The workers' side of `pegasos_rs.dask`'s parallel mode (iterative parameter
 //! mixing): one local pass of the solver over a partition, from the shared
-//! iterate.
+//! iterate; the problems of one-vs-rest classification or of a regression.
 
 use std::borrow::Cow;
 
@@ -16,7 +16,7 @@ use pegasos_core::{LinearState, Params, Rows, Sampling};
 use crate::arrays::{shape2, slice, Matrix, MatrixAndVector};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
-use crate::params::{LabelWeights, SolverParams};
+use crate::params::{LabelWeights, SolverParams, Targets};
 
 /// Where a round starts: one iterate per binary problem.
 #[derive(FromPyObject)]
@@ -27,10 +27,12 @@ pub struct Iterates<'py> {
     v: PyReadonlyArray2<'py, f64>,
     /// Unregularised bias of each problem.
     bias: PyReadonlyArray1<'py, f64>,
-    /// Steps taken so far.
+    /// Steps taken so far (a fresh fit of a loss that starts late: its first step
+    /// minus 1, `pegasos_rs._core.first_steps`).
     t: u64,
-    /// Mean example weight of each problem over the whole training set.
-    mean_weight: PyReadonlyArray1<'py, f64>,
+    /// Mean weighted loss at zero `L0` of each problem over the whole training
+    /// set, which sets the projection radius (`pegasos_rs._core.mean_zero_losses`).
+    zero_loss: PyReadonlyArray1<'py, f64>,
     /// Also return the mean of each local run's iterates.
     average: bool,
 }
@@ -47,22 +49,23 @@ type Passed<'py> = (
 );
 
 /// One local pass (`ceil(rows / batch_size)` steps) of every problem over these
-/// rows, from `start`, sampling with stream `p` of `seed`; returns the new
-/// iterates `(v, bias)` and, with `start["average"]`, the means of the local
-/// iterates. A problem whose partition lacks one of its classes
-/// samples uniformly when `params` asks for balanced sampling.
+/// rows (`y`: class codes, or a regression's real targets), from `start`,
+/// sampling with stream `p` of `seed`; returns the new iterates `(v, bias)` and,
+/// with `start["average"]`, the means of the local iterates. A problem whose
+/// partition lacks one of its classes samples uniformly when `params` asks for
+/// balanced sampling.
 #[pyfunction]
-#[pyo3(signature = (x, codes, labels, params, start, seed, n_threads))]
+#[pyo3(signature = (x, y, labels, params, start, seed, n_threads))]
 pub fn local_pass<'py>(
     x: Matrix<'py>,
-    codes: PyReadonlyArray1<'py, u32>,
+    y: Targets<'py>,
     labels: LabelWeights<'py>,
     params: SolverParams<'py>,
     start: Iterates<'py>,
     seed: u64,
     n_threads: usize,
 ) -> PyResult<Passed<'py>> {
-    let py = codes.py();
+    let py = start.v.py();
     let params = params.validate()?;
     let uniform = Params {
         sampling: Sampling::Uniform,
@@ -70,19 +73,18 @@ pub fn local_pass<'py>(
     }
     .validate()
     .map_err(crate::error::CoreError)?;
-    let codes = slice(&codes)?;
-    let labels = labels.with_codes(codes)?;
+    let labels = labels.examples(&y)?;
     let (k, width) = shape2(&start.v);
-    let (v, bias, mean_weight) = (
+    let (v, bias, zero_loss) = (
         slice(&start.v)?,
         slice(&start.bias)?,
-        slice(&start.mean_weight)?,
+        slice(&start.zero_loss)?,
     );
-    if k != labels.n_problems() || bias.len() != k || mean_weight.len() != k {
+    if k != labels.n_problems() || bias.len() != k || zero_loss.len() != k {
         return Err(PyValueError::new_err(format!(
-            "{k} iterates, {} biases and {} mean weights for {} problems",
+            "{k} iterates, {} biases and {} zero losses for {} problems",
             bias.len(),
-            mean_weight.len(),
+            zero_loss.len(),
             labels.n_problems()
         )));
     }
@@ -117,7 +119,7 @@ pub fn local_pass<'py>(
                 state.average_from_next_step()?;
             }
             if rows.n_rows() > 0 {
-                run_steps_in_part(&rows, &task, &use_params, mean_weight[p], &mut state, steps, cancel)?;
+                run_steps_in_part(&rows, &task, &use_params, zero_loss[p], &mut state, steps, cancel)?;
             }
             let last = state.iterate();
             let mean = state.averaged().unwrap_or_else(|| last.clone());

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 
 use pegasos_core::kernels::function::Kernel;
 use pegasos_core::solvers::loss::LossFunction;
-use pegasos_core::{Averaging, Intercept, Labels, Params, Sampling, ValidParams};
+use pegasos_core::{Averaging, BinaryTask, Intercept, Labels, Params, Sampling, ValidParams};
 
 use crate::arrays::slice;
 use crate::error::CoreError;
@@ -115,27 +115,132 @@ impl KernelSpec {
 }
 
 /// Classes, class weights and sample weights of a block of rows: a dict of
-/// `n_classes`, `class_weight` and `sample_weight` (or None).
+/// `n_classes`, `class_weight` and `sample_weight` (or None). Rows with real
+/// targets (a regression) have only `sample_weight`.
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub struct LabelWeights<'py> {
-    n_classes: usize,
-    class_weight: PyReadonlyArray1<'py, f64>,
+    #[pyo3(default)]
+    n_classes: Option<usize>,
+    #[pyo3(default)]
+    class_weight: Option<PyReadonlyArray1<'py, f64>>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 }
 
 impl LabelWeights<'_> {
     /// The labels of rows whose class codes are `codes`.
     pub(crate) fn with_codes<'a>(&'a self, codes: &'a [u32]) -> PyResult<Labels<'a>> {
+        let (Some(n_classes), Some(class_weight)) = (self.n_classes, &self.class_weight) else {
+            return Err(PyValueError::new_err(
+                "class codes need n_classes and class_weight in the labels dict",
+            ));
+        };
         Ok(Labels {
             codes,
-            n_classes: self.n_classes,
-            sample_weight: match &self.sample_weight {
-                Some(a) => Some(slice(a)?),
-                None => None,
-            },
-            class_weight: slice(&self.class_weight)?,
+            n_classes,
+            sample_weight: self.sample_weight()?,
+            class_weight: slice(class_weight)?,
         })
+    }
+
+    fn sample_weight(&self) -> PyResult<Option<&[f64]>> {
+        Ok(match &self.sample_weight {
+            Some(a) => Some(slice(a)?),
+            None => None,
+        })
+    }
+
+    /// The examples of rows whose targets are `y`: one-vs-rest labels for class
+    /// codes, a regression for real targets (whose labels dict must not name
+    /// classes).
+    pub(crate) fn examples<'a>(&'a self, y: &'a Targets<'_>) -> PyResult<Examples<'a>> {
+        match y {
+            Targets::Codes(codes) => Ok(Examples::Classes(self.with_codes(slice(codes)?)?)),
+            Targets::Values(targets) => {
+                if self.n_classes.is_some() || self.class_weight.is_some() {
+                    return Err(PyValueError::new_err(
+                        "real targets (float64) are a regression: its labels dict holds \
+                         sample_weight only (class codes are uint32)",
+                    ));
+                }
+                let task = BinaryTask::regression(slice(targets)?, self.sample_weight()?)
+                    .map_err(CoreError)?;
+                Ok(Examples::Regression(task))
+            }
+        }
+    }
+}
+
+/// The targets of a block of rows as Python passes them: class codes (`uint32`:
+/// one-vs-rest classification) or real values (`float64`: a regression).
+#[derive(FromPyObject)]
+pub enum Targets<'py> {
+    /// Class codes, indices into the classes.
+    Codes(PyReadonlyArray1<'py, u32>),
+    /// Real targets.
+    Values(PyReadonlyArray1<'py, f64>),
+}
+
+/// The examples of a block of rows: the binary problems of one-vs-rest, or the
+/// one problem of a regression.
+#[derive(Clone, Copy, Debug)]
+pub enum Examples<'a> {
+    /// Class codes and weights.
+    Classes(Labels<'a>),
+    /// Real targets and sample weights.
+    Regression(BinaryTask<'a>),
+}
+
+impl Examples<'_> {
+    /// Number of problems: those of one-vs-rest, or 1.
+    pub fn n_problems(&self) -> usize {
+        match self {
+            Self::Classes(labels) => labels.n_problems(),
+            Self::Regression(_) => 1,
+        }
+    }
+
+    /// Number of examples.
+    pub fn n_examples(&self) -> usize {
+        match self {
+            Self::Classes(labels) => labels.codes.len(),
+            Self::Regression(task) => task.len(),
+        }
+    }
+
+    /// [`Examples::check`] without reading each label (rows checked as they are
+    /// read check their labels too): `O(1)`.
+    pub fn check_shapes(&self, n_rows: usize) -> pegasos_core::Result<()> {
+        match self {
+            Self::Classes(labels) => labels.check_shapes(n_rows),
+            Self::Regression(task) if task.len() != n_rows => {
+                Err(pegasos_core::Error::ShapeMismatch(format!(
+                    "X has {n_rows} rows but y has {} targets",
+                    task.len()
+                )))
+            }
+            Self::Regression(_) => Ok(()),
+        }
+    }
+
+    /// Check the examples against `n_rows` rows (classes: as `Labels::check`;
+    /// targets: one per row, finite).
+    pub fn check(&self, n_rows: usize) -> pegasos_core::Result<()> {
+        match self {
+            Self::Classes(labels) => labels.check(n_rows),
+            Self::Regression(task) => {
+                self.check_shapes(n_rows)?;
+                task.check_targets()
+            }
+        }
+    }
+
+    /// Problem `p`.
+    pub fn task(&self, p: usize) -> pegasos_core::Result<BinaryTask<'_>> {
+        match self {
+            Self::Classes(labels) => labels.task(p),
+            Self::Regression(task) => Ok(*task),
+        }
     }
 }
 

@@ -434,31 +434,74 @@ impl StepRule {
 /// `e` the squared value of the intercept's constant feature (1 for the
 /// unregularised bias, `B^2` for a bias multiplier, 0 without an intercept); see
 /// [`crate::solvers::loss`]. One pass over the stored entries (none for the other
-/// losses), in row order.
+/// losses), in row order: [`first_step_sums`] from zero, then
+/// [`first_step_from_sums`].
 pub fn first_step<R: Rows>(rows: &R, task: &BinaryTask<'_>, params: &ValidParams) -> u64 {
-    let Some(kappa) = params.loss.curvature() else {
+    if params.loss.curvature().is_none() {
         return 1;
-    };
-    let bf = bias_feature(params.intercept);
-    let extra = match params.intercept {
+    }
+    let sums = first_step_sums(rows, task, params, FirstStepSums::default());
+    first_step_from_sums(params, sums, rows.n_rows())
+}
+
+/// What [`first_step`] reads of the rows: `total = sum_i c_i (||x_i||^2 + e)` (a
+/// term that is not finite left out: an unchecked row's NaN is refused when the
+/// row is drawn, and must not make the start undefined) and `heaviest = max_i
+/// c_i`. Start from [`FirstStepSums::default`] (zeros).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FirstStepSums {
+    /// `sum_i c_i (||x_i||^2 + e)` over the finite terms, in row order.
+    pub total: f64,
+    /// The largest example weight `max_i c_i`.
+    pub heaviest: f64,
+}
+
+/// `e` of [`first_step`]: the squared value of the intercept's constant feature.
+fn intercept_extra(intercept: Intercept) -> f64 {
+    match intercept {
         Intercept::Unregularized => 1.0,
-        _ => bf * bf,
-    };
-    let mut total = 0.0_f64;
-    let mut heaviest = 0.0_f64;
+        _ => bias_feature(intercept) * bias_feature(intercept),
+    }
+}
+
+/// [`FirstStepSums`] continued from `acc` over the rows of `rows` (one pass over
+/// their stored entries, rows in order). Continuing the sums over the next rows
+/// of the training set, block after block, gives the bits of one pass over all of
+/// them: what a caller holding the rows in blocks (a cluster) chains to find
+/// [`first_step`].
+pub fn first_step_sums<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    params: &ValidParams,
+    acc: FirstStepSums,
+) -> FirstStepSums {
+    let extra = intercept_extra(params.intercept);
+    let FirstStepSums {
+        mut total,
+        mut heaviest,
+    } = acc;
     for i in 0..rows.n_rows() {
         let c = task.weight(i);
         let mut sq = extra;
         rows.for_each_entry(i, |_, x| sq += x * x);
-        // An unchecked row's NaN is refused when the row is drawn; here it must not
-        // make the start undefined.
         if (c * sq).is_finite() {
             total += c * sq;
         }
         heaviest = heaviest.max(c);
     }
-    let mean = total / rows.n_rows().max(1) as f64;
-    first_step_of(kappa * mean.max(extra * heaviest) / params.alpha)
+    FirstStepSums { total, heaviest }
+}
+
+/// The first step [`first_step`] gives a fresh run of `params` on `n_rows` rows
+/// whose [`first_step_sums`] are `sums` (1 for a loss of bounded slope): the one
+/// formula of `t0`.
+pub fn first_step_from_sums(params: &ValidParams, sums: FirstStepSums, n_rows: usize) -> u64 {
+    let Some(kappa) = params.loss.curvature() else {
+        return 1;
+    };
+    let extra = intercept_extra(params.intercept);
+    let mean = sums.total / n_rows.max(1) as f64;
+    first_step_of(kappa * mean.max(extra * sums.heaviest) / params.alpha)
 }
 
 /// `ceil(x)` as a step number: at least 1, at most `2^53`.

@@ -505,6 +505,16 @@ fn fit_from_outside(
         ),
     );
     let rule = StepRule::new(p, weights / n as f64);
+    if state.t == 0 {
+        // A fresh run of a squared loss starts at t0, from sums over the two halves.
+        let first = DenseRows::new(&x[..half * d], half, d).unwrap();
+        let second = DenseRows::new(&x[half * d..], n - half, d).unwrap();
+        let t1 = BinaryTask::new(&codes[..half], 1, sw.map(|w| &w[..half]), 2.0, 0.5).unwrap();
+        let t2 = BinaryTask::new(&codes[half..], 1, sw.map(|w| &w[half..]), 2.0, 0.5).unwrap();
+        let sums = first_step_sums(&first, &t1, p, FirstStepSums::default());
+        let sums = first_step_sums(&second, &t2, p, sums);
+        start_at(state, first_step_from_sums(p, sums, n));
+    }
     let mut plan = plan_linear_fit(p, state, n).unwrap();
     let mut drawn = Vec::new();
     while let Some(steps) = plan.next_pass() {
@@ -541,8 +551,8 @@ fn fit_from_outside(
             let second = DenseRows::new(&x[half * d..], n - half, d).unwrap();
             let t1 = BinaryTask::new(&codes[..half], 1, sw.map(|w| &w[..half]), 2.0, 0.5).unwrap();
             let t2 = BinaryTask::new(&codes[half..], 1, sw.map(|w| &w[half..]), 2.0, 0.5).unwrap();
-            let loss = loss_sum(&first, &t1, &LossFunction::Hinge, coef, b, -0.0);
-            let loss = loss_sum(&second, &t2, &LossFunction::Hinge, coef, b, loss);
+            let loss = loss_sum(&first, &t1, &p.loss, coef, b, -0.0);
+            let loss = loss_sum(&second, &t2, &p.loss, coef, b, loss);
             objective_from_loss(loss, n, coef, reg_sq, p.alpha)
         });
         plan.end_pass(p, state, objective, &Monitor::new(), "");
@@ -563,12 +573,35 @@ fn examples_supplied_from_outside_give_the_in_memory_model() {
         Sampling::Balanced,
         Sampling::Order((0..n).rev().step_by(2).collect()),
     ] {
-        for (batch_size, averaging, tol, weighted) in [
-            (1, Averaging::Off, None, false),
-            (3, Averaging::Suffix, Some(1e-3), true),
-            (2, Averaging::FromStep(40), None, true),
+        for (batch_size, averaging, tol, weighted, loss) in [
+            (1, Averaging::Off, None, false, LossFunction::Hinge),
+            (3, Averaging::Suffix, Some(1e-3), true, LossFunction::Hinge),
+            (2, Averaging::FromStep(40), None, true, LossFunction::Hinge),
+            (
+                1,
+                Averaging::Suffix,
+                Some(1e-3),
+                true,
+                LossFunction::LogLoss,
+            ),
+            (2, Averaging::Off, None, false, LossFunction::SquaredHinge),
+            (
+                1,
+                Averaging::Suffix,
+                Some(1e-3),
+                true,
+                LossFunction::SquaredHinge,
+            ),
+            (
+                3,
+                Averaging::FromStep(40),
+                Some(1e-3),
+                true,
+                LossFunction::ModifiedHuber,
+            ),
         ] {
             let p = Params {
+                loss,
                 alpha: 1e-2,
                 batch_size,
                 sampling: sampling.clone(),
@@ -594,7 +627,7 @@ fn examples_supplied_from_outside_give_the_in_memory_model() {
                 sw,
             };
             let fb = fit_from_outside(&data, &task, &p, &mut b, &mut cb);
-            assert_eq!(a, b, "{sampling:?} k={batch_size}");
+            assert_eq!(a, b, "{sampling:?} k={batch_size} {}", loss.name());
             assert_eq!(ca, cb);
             assert_eq!(fa, fb);
         }
@@ -622,6 +655,61 @@ fn supplied_draws_are_checked() {
     assert!(KeyDraws::new(Cow::Owned(Sampling::Balanced), 5, 0).is_err());
     assert!(KeyDraws::new(Cow::Owned(Sampling::Order(vec![5])), 5, 1).is_err());
     assert!(KeyDraws::new(Cow::Owned(Sampling::Uniform), 0, 0).is_err());
+}
+
+/// The first step's sums continued block after block are those of one pass, and
+/// give `first_step`'s `t0`, for classes and real targets, weighted or not, with
+/// every intercept mode; losses of bounded slope start at 1 whatever the sums.
+#[test]
+fn first_step_sums_chained_over_blocks_give_first_step() {
+    let (n, d) = (97, 6);
+    let (x, codes) = dataset(n, d, 21);
+    let targets: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 3.0).collect();
+    let sw: Vec<f64> = (0..n).map(|i| 0.1 + (i % 7) as f64 * 0.45).collect();
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let cuts = [0, 10, 10, 55, 96, n];
+    for loss in [
+        LossFunction::Hinge,
+        LossFunction::SquaredHinge,
+        LossFunction::SquaredError,
+    ] {
+        for intercept in [
+            Intercept::Unregularized,
+            Intercept::BiasMultiplier(2.5),
+            Intercept::None,
+        ] {
+            let p = Params {
+                loss,
+                intercept,
+                alpha: 1e-3,
+                ..Params::default()
+            }
+            .validate()
+            .unwrap();
+            for weights in [None, Some(sw.as_slice())] {
+                let regression = !loss.is_margin_loss();
+                let task = |a: usize, b: usize| {
+                    let w = weights.map(|w| &w[a..b]);
+                    if regression {
+                        BinaryTask::regression(&targets[a..b], w).unwrap()
+                    } else {
+                        BinaryTask::new(&codes[a..b], 1, w, 2.0, 0.5).unwrap()
+                    }
+                };
+                let whole = first_step_sums(&rows, &task(0, n), &p, FirstStepSums::default());
+                let mut acc = FirstStepSums::default();
+                for w in cuts.windows(2) {
+                    let part = DenseRows::new(&x[w[0] * d..w[1] * d], w[1] - w[0], d).unwrap();
+                    acc = first_step_sums(&part, &task(w[0], w[1]), &p, acc);
+                }
+                assert_eq!(acc.total.to_bits(), whole.total.to_bits());
+                assert_eq!(acc.heaviest.to_bits(), whole.heaviest.to_bits());
+                let t0 = first_step_from_sums(&p, acc, n);
+                assert_eq!(t0, first_step(&rows, &task(0, n), &p));
+                assert_eq!(t0 > 1, loss.curvature().is_some(), "{}", loss.name());
+            }
+        }
+    }
 }
 
 /// A fit on views checked as they are read is the fit on checked views, bit for

@@ -1,0 +1,104 @@
+"""What the Dask classifier and regressor share: running a fit on the cluster in
+the chosen mode, the in-memory copy of a fitted model, cloning, pickling and
+saving."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from typing import Any, ClassVar
+
+from sklearn.base import clone
+from sklearn.utils.validation import check_is_fitted
+
+from pegasos_rs import _progress
+from pegasos_rs._validation import n_threads, seed_from
+from pegasos_rs.dask import _exact, _parallel
+
+
+class DaskLinearMixin:
+    """The Dask side of a linear estimator (before the in-memory class in the
+    bases: ``class PegasosRegressor(DaskLinearMixin, linear_regressor.
+    PegasosRegressor)``)."""
+
+    #: The in-memory estimator :meth:`_local_copy` makes.
+    _local_class: ClassVar[type]
+    #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
+    _fitted_attributes: ClassVar[tuple[str, ...]]
+
+    # Parameters of the estimators using this mixin.
+    mode: str
+    client: Any
+    round_bytes: Any
+    sampling: Any
+    verbose: Any
+    n_jobs: Any
+    random_state: Any
+
+    def _check_mode(self) -> None:
+        if self.mode == "parallel" and not isinstance(self.sampling, str):
+            raise ValueError("sampling as a visiting order is not supported in parallel mode")
+
+    def _run(self, data, params: dict, solver, class_weight, callback) -> dict:
+        """Train ``params`` on ``data`` in the estimator's mode, continuing
+        ``solver``; returns what ``pegasos_rs._core.fit_linear`` returns."""
+        callback = callback if callback is not None else self._verbose_callback()
+        run = _exact.fit if self.mode == "exact" else _parallel.fit
+        report = _progress.verbose_report(self.verbose, f"{type(self).__name__}.fit", "steps")
+        with _progress.reporting(report):
+            return run(
+                data,
+                params,
+                solver,
+                class_weight,
+                n_threads=n_threads(self.n_jobs),
+                round_bytes=int(self.round_bytes),
+                callback=callback,
+                seed=seed_from(self.random_state),
+            )
+
+    def _keep_feature_names(self, data) -> None:
+        if data.feature_names is not None:
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def _verbose_callback(self):
+        if int(self.verbose) < 2:
+            return None
+
+        def show(info):
+            print(
+                f"[dask] pass {info['pass']}: {info['stage']} {info['steps']}/"
+                f"{info['steps_in_pass']} steps, {info['seconds']:.2f}s",
+                file=sys.stderr,
+            )
+
+        return show
+
+    def _local_copy(self) -> Any:
+        """The fitted model as the in-memory estimator (same parameters and fitted
+        attributes, a copy of the solver state)."""
+        check_is_fitted(self)
+        cls: Any = self._local_class
+        local = cls(**{k: getattr(self, k) for k in cls._get_param_names()})
+        for attr in self._fitted_attributes:
+            if hasattr(self, attr):
+                setattr(local, attr, copy.deepcopy(getattr(self, attr)))
+        local._solver = copy.deepcopy(self._solver)  # type: ignore[attr-defined]
+        return local
+
+    def __sklearn_clone__(self):
+        # The client is shared, not copied (scikit-learn would deep-copy it).
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(**{k: clone(v, safe=False) for k, v in params.items()}, client=client)
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())  # a copy: the base may return __dict__
+        state["client"] = None  # a connection is not part of a model
+        return state
+
+    def save(self, path) -> None:
+        """Save the fitted model (as :meth:`to_local` returns it) to ``path``."""
+        self._local_copy().save(path)
