@@ -99,7 +99,6 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
         (["train", "-s", "11", "-w1", "2", str(train)], "-wi weights classes.*regression"),
         (["train", "-s", "13", "-b", "1", str(train)], "-b 1 is for classifiers"),
         (["train", "-s", "11", "--sampling", "balanced", str(train)], "balanced is for"),
-        (["train", "-s", "0", "--dask", str(train), str(tmp_path / "m")], "hinge loss"),
         (["train", "-n", "2", str(train)], "nu.*threads are --threads"),
         (["train", "-C", str(train)], "-C .* not available"),
         (["train", "-t", "4", str(train)], "precomputed"),

@@ -440,13 +440,12 @@ def _solver_type(solver: int | None, kernel_given: bool) -> tuple[str, str]:
     solver = 3 if solver is None else solver
     if solver in LIBLINEAR_SOLVERS:
         return LIBLINEAR_SOLVERS[solver]
-    what = LIBLINEAR_REFUSED.get(solver)
-    if what is None:
+    if solver not in LIBLINEAR_REFUSED:
         raise SystemExit(
             f"pegasos-rs train: -s {solver} is not a LIBLINEAR solver type; Pegasos "
             "solves 0-3, 7 (classification) and 11-13 (regression)"
         )
-    raise SystemExit(f"pegasos-rs train: -s {solver} is LIBLINEAR's {what}")
+    raise SystemExit(f"pegasos-rs train: -s {solver} is LIBLINEAR's {LIBLINEAR_REFUSED[solver]}")
 
 
 def _check_regression_options(args) -> None:

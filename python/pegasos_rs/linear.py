@@ -105,8 +105,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         ``"modified_huber"``, the squared hinge down to ``z = -1`` and ``-4 z`` below,
         which also gives ``predict_proba``. Each step adds only the examples whose
         loss has a slope. The squared hinge, whose slope is unbounded, starts its
-        steps at ``t0 = ceil(2 max_i c_i ||x_i||^2 / alpha)`` rather than 1 so that
-        its first steps are stable (see the user guide's "Losses and problems").
+        steps at ``t0 = ceil(2 mean_i c_i (||x_i||^2 + 1) / alpha)`` (about; exactly:
+        the user guide's "Losses and problems") rather than 1 so that its first
+        steps are stable.
     alpha : float, default=1e-4
         Regularisation strength, the paper's lambda. The equivalent ``C`` of
         LIBLINEAR, ``LinearSVC`` and ``SVC`` is ``1 / (alpha * n_samples)``.

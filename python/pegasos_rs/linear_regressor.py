@@ -87,7 +87,8 @@ class PegasosRegressor(CachedParamNames, RegressorMixin, BaseEstimator):
         SVR (LIBLINEAR ``-s 11``); ``"squared_error"`` ``r^2 / 2``, ridge regression;
         ``"huber"`` ``r^2 / 2`` up to ``|r| = epsilon``, linear beyond. The squared
         losses, whose slope is unbounded, start their steps at ``t0 = ceil(kappa
-        max_i c_i ||x_i||^2 / alpha)`` (``kappa`` 2, or 1 for ``squared_error``)
+        mean_i c_i (||x_i||^2 + 1) / alpha)`` (about; ``kappa`` 2, or 1 for
+        ``squared_error``)
         rather than 1, so that the first steps are stable (see the user guide's
         "Losses and problems").
     epsilon : float, default=0.1
@@ -323,9 +324,9 @@ class PegasosRegressor(CachedParamNames, RegressorMixin, BaseEstimator):
         problem, and the solver state; returns ``_linear_solver.store_fit``'s
         message (``pegasos_rs.dask.PegasosRegressor`` stores its fits here too)."""
         unconverged = _linear_solver.store_fit(self, result)
-        self.coef_ = self.coef_[0]
-        objective = self.objective_
-        self.objective_ = None if objective is None else float(objective[0])
+        self.coef_ = result["coef"][0]
+        objective = result["objective"][0]
+        self.objective_ = None if objective is None else float(objective)
         self._solver = solver
         return unconverged
 

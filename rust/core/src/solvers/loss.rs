@@ -112,8 +112,9 @@ pub trait Loss {
     }
     /// For a loss whose slope grows without bound (the squared losses): the
     /// largest second derivative `kappa = max d2l/dp2`. A fresh run then takes its
-    /// first step at `t0 = ceil(kappa max_i c_i ||x_i||^2 / lambda)` rather than at
-    /// 1 (see [`crate::solvers::linear::first_step`]). `None` for losses of bounded
+    /// first step at `t0 = ceil(kappa mean_i c_i (||x_i||^2 + e) / lambda)` (see
+    /// the module documentation and [`crate::solvers::linear::first_step`])
+    /// rather than at 1. `None` for losses of bounded
     /// slope, whose runs start at `t = 1` as in the paper.
     fn curvature(&self) -> Option<f64> {
         None
