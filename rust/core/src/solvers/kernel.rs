@@ -153,7 +153,7 @@ fn never_flat(loss: &LossFunction) -> String {
         format!("Nystroem + PegasosRegressor(loss='{name}')")
     };
     format!(
-        "the kernel solver does not take loss {name:?}: its slope is never zero, so every \
+        "the kernel solver does not take loss='{name}': its slope is never zero, so every \
          example drawn would become a support vector (a model as large as the training \
          set, each step as costly as a prediction on all of it); map the data explicitly \
          and train the linear solver on it, for example {instead}"
