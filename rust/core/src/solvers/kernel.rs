@@ -54,13 +54,14 @@
 //! iterates instead: the kernel solver never forms `w`.
 //!
 //! # Evaluating the margins: two strategies
-//! - [`Strategy::SupportSet`]: each step computes `sum_j alpha_j y_j K(x_i, x_j)` over
-//!   the support set (a compact list in order of first violation). The kernel row of
+//! - [`Strategy::SupportSet`]: each step computes `sum_j a_j K(x_i, x_j)` over the
+//!   support set (a compact list in order of first violation). The kernel row of
 //!   `x_i` against the support set is cached (LRU) and extended as the set grows.
 //!   Cost per step: `|S|` kernel values (fewer when cached).
-//! - [`Strategy::Margins`]: keeps `g_i = sum_j alpha_j y_j K(x_i, x_j)` for every
-//!   training example. A step that violates nothing costs O(1); a violation of `x_j`
-//!   adds `delta y_j K(., x_j)` to `g`, one kernel column (cached per support vector).
+//! - [`Strategy::Margins`]: keeps `g_i = sum_j a_j K(x_i, x_j)` for every training
+//!   example. A step that violates nothing costs O(1); a violation of `x_j` (an
+//!   example whose loss has a slope) adds `delta_j K(., x_j)` to `g`, one kernel
+//!   column (cached per support vector).
 //!   Cost: `n` kernel values per violation of an uncached column. The primal
 //!   objective is then available in O(n) per pass.
 //!

@@ -495,3 +495,36 @@ fn losses_with_a_slope_everywhere_are_refused_with_a_pointer() {
     );
     assert!(matches!(r, Err(Error::ShapeMismatch(_))));
 }
+
+#[test]
+fn auto_pilots_from_t0_with_a_squared_loss() {
+    // auto_switches_to_margins_when_they_pay_off_the_same_way_everywhere's case
+    // (kernel_tests.rs) with the squared hinge: the run starts at t0, and the pilot
+    // counts its steps from there.
+    let (n, d, passes) = (1000, 4, 8);
+    let (x, codes) = classification(n, d, 9);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let gram = DataGram::new(
+        &rows,
+        KernelRows::new(Kernel::Rbf { gamma: 50.0 }, &rows).unwrap(),
+    );
+    let p = params(LossFunction::SquaredHinge, 1e-5, 1, passes, false);
+    let t0 = first_step(&gram, &task, &p).unwrap();
+    assert_eq!(t0, 200_000);
+    let fit = |strategy| {
+        let mut state = KernelState::new(n, p.seed, 0).unwrap();
+        let m = Monitor::new();
+        fit_kernel_binary::<_, f64>(&gram, &task, &p, solver(strategy), &mut state, &m, "")
+            .unwrap();
+        state
+    };
+    let auto = fit(Strategy::Auto);
+    assert_eq!(auto.strategy(), Strategy::Margins);
+    assert_eq!(auto.switched_at(), Some(t0 - 1 + pilot_steps(n as u64)));
+    let margins = fit(Strategy::Margins);
+    assert_eq!(auto.support, margins.support);
+    for (a, b) in auto.coef.iter().zip(&margins.coef) {
+        assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
+    }
+}
