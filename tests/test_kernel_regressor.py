@@ -120,9 +120,9 @@ def test_objective_approaches_svrs_optimum(train_test):
 
 def test_test_error_is_svrs_on_cpusmall():
     """LIBSVM's cpusmall (8,192 computer activity records, 12 features scaled to
-    [-1, 1], targets 0-99), split 80/20 seeded, the first 3,000 training rows: the
-    test mean squared error within 5 % of SVR's at the same C, epsilon and gamma
-    (measured 3.2 % above; 10 passes: 7.6 % above)."""
+    [-1, 1], targets 0-99), split 70/30 seeded (benches/shared_data.py), the first
+    3,000 training rows: the test mean squared error within 5 % of SVR's at the same
+    C, epsilon and gamma (measured 3.2 % above; 10 passes: 7.6 % above)."""
     X, y, Xt, yt = require_data("cpusmall")
     X, y = X[:3000], y[:3000]
     C, epsilon, gamma = 10.0, 0.1, 1.0
