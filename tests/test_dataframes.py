@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 import scipy.sparse as sp
 import sklearn
-from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, load
+from pegasos_rs import KernelPegasosClassifier, KernelPegasosRegressor, PegasosClassifier, load
 from pegasos_rs.exceptions import DataFormatError
 from pegasos_rs.kernel_approximation import AdditiveKernelMap, Nystroem, RandomFourierFeatures
 from sklearn.base import clone
@@ -43,6 +43,9 @@ def _estimators():
 ESTIMATORS = _estimators()
 TRANSFORMERS = [e for e in ESTIMATORS if hasattr(e, "transform")]
 CLASSIFIERS = [e for e in ESTIMATORS if not hasattr(e, "transform")]
+#: Checked only by scikit-learn's data frame checks below (model files do not hold
+#: them yet).
+REGRESSORS = [KernelPegasosRegressor(random_state=0, max_iter=2)]
 
 
 def _data(n=60, seed=0):
@@ -489,7 +492,7 @@ _TRANSFORMER_CHECKS = [
 
 _DATAFRAME_CHECKS = [
     (est, "check_dataframe_column_names_consistency")
-    for est in [*ESTIMATORS, KernelPegasosClassifier(kernel="precomputed")]
+    for est in [*ESTIMATORS, KernelPegasosClassifier(kernel="precomputed"), *REGRESSORS]
 ] + [
     (est, check)
     for est in [*TRANSFORMERS, Nystroem(kernel="precomputed", n_components=5)]
@@ -514,6 +517,8 @@ def test_scikit_learn_dataframe_checks(estimator, check):
 _PANDAS_CHECKS = [(est, "check_sample_weights_pandas_series") for est in CLASSIFIERS]
 _PANDAS_CHECKS += [(est, "check_classifier_data_not_an_array") for est in CLASSIFIERS]
 _PANDAS_CHECKS += [(est, "check_transformer_data_not_an_array") for est in TRANSFORMERS]
+_PANDAS_CHECKS += [(est, "check_sample_weights_pandas_series") for est in REGRESSORS]
+_PANDAS_CHECKS += [(est, "check_regressor_data_not_an_array") for est in REGRESSORS]
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,7 @@ from pegasos_rs import (
     AdditiveKernelMap,
     DataFormatError,
     KernelPegasosClassifier,
+    KernelPegasosRegressor,
     Nystroem,
     PegasosClassifier,
     RandomFourierFeatures,
@@ -88,6 +89,16 @@ KernelPegasosClassifier(kernel="precomputed", gamma=0.5, cache_size=50.0, batch_
 assert_type(kc.fit(X, y), KernelPegasosClassifier)
 assert_type(kc.predict_proba(Xs), NDArray[np.float64])
 assert_type(kc.predict_log_proba(X), NDArray[np.float64])
+KernelPegasosClassifier(loss="squared_hinge", multi_class="ovo")
+
+kr = KernelPegasosRegressor(
+    loss="squared_epsilon_insensitive", epsilon=0.5, gamma=0.1, sampling="shuffle", n_jobs=2
+)
+KernelPegasosRegressor(kernel="precomputed", sampling=[3, 2, 1, 0], fit_intercept=False)
+y_real = np.array([0.5, 1.5, -2.0, 3.0])
+assert_type(kr.fit(X, y_real, sample_weight=[1.0, 2.0, 1.0, 1.0]), KernelPegasosRegressor)
+assert_type(kr.predict(Xs), NDArray[np.float64])
+kr.score(X, y_real)
 
 ny = Nystroem("chi2", n_components=10, landmarks="k-means++", gamma=None, degree=None)
 assert_type(ny.fit(X), Nystroem)
@@ -130,6 +141,7 @@ from typing_extensions import assert_type
 from pegasos_rs import (
     AdditiveKernelMap,
     KernelPegasosClassifier,
+    KernelPegasosRegressor,
     Nystroem,
     PegasosClassifier,
     RandomFourierFeatures,
@@ -150,6 +162,10 @@ PegasosClassifier(class_weight="balance")  # E
 PegasosClassifier(0.1)  # E
 PegasosClassifier(max_steps=1.5)  # E
 KernelPegasosClassifier(gamma="big")  # E
+KernelPegasosClassifier(loss="epsilon_insensitive")  # E
+KernelPegasosRegressor(loss="hinge")  # E
+KernelPegasosRegressor(sampling="balanced")  # E
+KernelPegasosRegressor(class_weight="balanced")  # E
 RandomFourierFeatures(form="cos")  # E
 AdditiveKernelMap("rbf")  # E
 pairwise_kernels(X, metric="cosine")  # E
@@ -235,7 +251,7 @@ def test_correct_uses_type_check(mypy_run):
 def test_wrong_uses_are_flagged_on_their_lines(mypy_run):
     lines = textwrap.dedent(BAD).splitlines()
     expected = {i for i, text in enumerate(lines, start=1) if text.endswith("# E")}
-    assert len(expected) == 17
+    assert len(expected) == 21
     found = _errors(mypy_run, "bad.py")
     missed = sorted(expected - set(found))
     assert not missed, [lines[i - 1] for i in missed]

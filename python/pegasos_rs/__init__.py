@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Nystroem,
         RandomFourierFeatures,
     )
+    from pegasos_rs.kernel_regressor import KernelPegasosRegressor
     from pegasos_rs.linear import PegasosClassifier
     from pegasos_rs.linear_regressor import PegasosRegressor
     from pegasos_rs.model_io import load, save
@@ -34,6 +35,7 @@ __all__ = [
     "AdditiveKernelMap",
     "DataFormatError",
     "KernelPegasosClassifier",
+    "KernelPegasosRegressor",
     "Nystroem",
     "PegasosClassifier",
     "PegasosError",
@@ -55,6 +57,7 @@ _HOME = {
     "AdditiveKernelMap": "kernel_approximation",
     "DataFormatError": "exceptions",
     "KernelPegasosClassifier": "kernel",
+    "KernelPegasosRegressor": "kernel_regressor",
     "Nystroem": "kernel_approximation",
     "PegasosClassifier": "linear",
     "PegasosError": "exceptions",

@@ -18,6 +18,7 @@ __all__ = [
     "first_step_sums",
     "first_steps",
     "fit_kernel",
+    "fit_kernel_regression",
     "fit_linear",
     "fit_linear_regression",
     "format_svmlight",
@@ -179,6 +180,13 @@ def fit_kernel(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],
     labels: _LabelWeights,
+    params: dict[str, Any],
+    n_threads: int,
+) -> dict[str, Any]: ...
+def fit_kernel_regression(
+    x: _Dense | _Csr,
+    targets: NDArray[np.float64],
+    sample_weight: NDArray[np.float64] | None,
     params: dict[str, Any],
     n_threads: int,
 ) -> dict[str, Any]: ...

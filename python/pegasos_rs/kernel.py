@@ -2,36 +2,28 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _platt, pairwise
+from pegasos_rs import _core, _kernel_expansion, _platt, pairwise
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._docs import filled
+from pegasos_rs._kernel_expansion import KernelExpansionMixin
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
-    INPUT_CHECKS,
-    KERNELS,
-    PRECOMPUTED_CHECKS,
     as_rust_matrix,
-    buffer,
     check_targets,
     class_weight_vector,
     encode_targets,
-    kernel_view,
     n_threads,
     resolve_gamma,
     sample_weight_vector,
-    seed_from,
-    solver_params,
-    validate_input,
 )
 
 if TYPE_CHECKING:
@@ -53,16 +45,22 @@ if TYPE_CHECKING:
 
 @persisted
 @filled
-class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
+class KernelPegasosClassifier(
+    KernelExpansionMixin, PegasosModelMixin, ClassifierMixin, BaseEstimator
+):
     """Kernel SVM trained by kernelized Pegasos, predicting through its support vectors.
 
-    Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i max(0, 1 - y_i (<w, phi(x_i)> + b))``
-    in the feature space of ``kernel``. The solver keeps a count ``alpha_i`` of the
-    margin violations of each example; after ``T`` steps the model is
-    ``f(x) = 1/(alpha T) sum_i alpha_i y_i K(x_i, x) + b``, a sum over the support
-    vectors (``alpha_i > 0``) only. With ``kernel="linear"``, the same seed and no
-    projection it reproduces :class:`PegasosClassifier`'s decision values.
-    ``SVC(C=1/(alpha * n_samples))`` solves the same problem exactly.
+    Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i l(y_i (<w, phi(x_i)> + b))`` in the
+    feature space of ``kernel``, ``l`` the hinge ``max(0, 1 - z)`` by default (see
+    ``loss``). The solver keeps a coefficient ``a_i`` per example: each step adds
+    ``c_i g_i / k`` to those of the drawn examples whose loss has a slope,
+    ``g_i = -dl/dp`` at their prediction (for the hinge, ``y_i`` on a margin
+    violation: ``a_i = alpha_i y_i`` with ``alpha_i`` the weighted count of
+    violations). After ``T`` steps the model is
+    ``f(x) = 1/(alpha T) sum_i a_i K(x_i, x) + b``, a sum over the support vectors
+    (``a_i != 0``) only. With ``kernel="linear"``, the same seed and no projection it
+    reproduces :class:`PegasosClassifier`'s decision values.
+    ``SVC(C=1/(alpha * n_samples))`` solves the same problem exactly for the hinge.
 
     Multiclass problems are solved one-vs-rest (``multi_class="ovr"``) or
     one-vs-one (``"ovo"``, as :class:`sklearn.svm.SVC`), the binary problems in
@@ -73,6 +71,21 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     ----------
     alpha : float, default=1e-4
         Regularisation strength, the paper's lambda; ``C = 1/(alpha n_samples)``.
+    loss : {"hinge", "squared_hinge", "modified_huber", "log_loss"}, default="hinge"
+        The loss of the margin ``z = y f(x)`` (scikit-learn's ``SGDClassifier``
+        names). ``"hinge"``: ``max(0, 1 - z)``, the SVM (``SVC``, LIBSVM's C-SVC).
+        ``"squared_hinge"``: ``max(0, 1 - z)**2``, the L2-loss SVM (LIBLINEAR's
+        ``-s 1``/``-s 2`` objective, with a kernel); its slope grows with the
+        violation, so its steps are bounded by starting the run at step
+        ``t0 = ceil(2 max_i c_i (K(x_i, x_i) + e) / alpha)`` instead of 1 (``e`` = 1
+        with ``fit_intercept``, else 0; ``K(x, x) = 1`` for rbf): from step 1 its
+        first steps overshoot and the coefficients explode. Every step is still
+        ``1/(alpha t)``; ``t_`` and the reported steps count from ``t0``.
+        ``"modified_huber"``: the squared hinge down to ``z = -1``, linear below
+        (slope at most 4, runs start at step 1). ``"log_loss"`` is refused: its
+        slope is never zero, so every example drawn would become a support vector;
+        map the data explicitly and train the linear solver instead, for example
+        ``make_pipeline(Nystroem(), PegasosClassifier(loss="log_loss"))``.
     kernel : {"linear", "rbf", "poly", "sigmoid", "chi2", "intersection", \
 "precomputed"}, default="rbf"
         Kernel, with scikit-learn's definitions (``chi2`` is
@@ -167,12 +180,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     ----------
     support_ : ndarray of shape (n_SV,)
         Indices of the support vectors in the training set (union over the binary
-        problems: classes, or pairs of classes with ``multi_class="ovo"``).
+        problems: classes, or pairs of classes with ``multi_class="ovo"``): the
+        examples whose loss had a slope when they were drawn.
     support_vectors_ : ndarray or sparse matrix of shape (n_SV, n_features)
         The support vectors (sparse when the training data was sparse; empty for a
         precomputed kernel).
     dual_coef_ : ndarray of shape (n_problems, n_SV)
-        ``alpha_i y_i / (alpha T)`` per binary problem (1 problem for two classes,
+        ``a_i / (alpha T)`` (``alpha_i y_i / (alpha T)`` for the hinge) per binary
+        problem (1 problem for two classes,
         otherwise one per class, or with ``multi_class="ovo"`` one per pair of
         classes in :class:`sklearn.svm.SVC`'s order, ``y_i = +1`` for the pair's first
         class); zero where an example is not a support vector of that problem.
@@ -185,7 +200,9 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     n_iter_ : int
         Passes run (``max_iter``).
     t_ : int
-        Steps taken per binary problem.
+        Steps taken per binary problem (the first problem's; with
+        ``loss="squared_hinge"`` counted from the first step ``t0 - 1``, which
+        depends on the problem's weights, see ``loss``).
     fit_report_ : list of dict
         Per binary problem (class or pair of classes): strategy used at the end
         (``"strategy"``), steps, kernel values computed, cache hits and misses, the
@@ -204,15 +221,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     #: The keys of each problem's ``fit_report_`` entry, as the extension returns
     #: them; a model file keeps them (pegasos_rs.model_io). ``_report_keys_added``:
     #: those files written before they existed lack (read as None).
-    _report_keys = (
-        "strategy",
-        "steps",
-        "kernel_evaluations",
-        "cache_hits",
-        "cache_misses",
-        "objective",
-        "switched_at",
-    )
+    _report_keys = _kernel_expansion.REPORT_KEYS
     _report_keys_added = ("switched_at",)
 
     #: Fitted array attributes a model file holds (pegasos_rs.model_io); the
@@ -231,22 +240,11 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     )
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
-        "alpha": [Interval(Real, 0, None, closed="neither")],
-        "kernel": [StrOptions(set(KERNELS))],
-        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
-        "degree": [Interval(Integral, 1, 2**32 - 1, closed="both")],
-        "coef0": [Interval(Real, None, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, 2**32 - 1, closed="both")],
-        "batch_size": [Interval(Integral, 1, 2**63 - 1, closed="both")],
-        "fit_intercept": ["boolean"],
-        "average": ["boolean"],
+        **_kernel_expansion.PARAMETER_CONSTRAINTS,
+        # log_loss is refused by fit, with the reason and what to use instead.
+        "loss": [StrOptions({"hinge", "squared_hinge", "modified_huber", "log_loss"})],
         "sampling": [StrOptions({"uniform", "shuffle", "balanced"}), "array-like"],
         "class_weight": [StrOptions({"balanced"}), dict, None],
-        "cache_size": [Interval(Real, 0, None, closed="left")],
-        "strategy": [StrOptions({"auto", "margins", "support"})],
-        "random_state": ["random_state"],
-        "n_jobs": [None, Integral],
-        "verbose": ["verbose"],
         "probability": ["boolean"],
         "multi_class": [StrOptions({"ovr", "ovo"})],
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
@@ -257,12 +255,14 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
     _params_since_version = {  # noqa: RUF012 (read-only)
         "multi_class": ("ovr", 3),
         "decision_function_shape": ("ovr", 3),
+        "loss": ("hinge", 3),
     }
 
     def __init__(
         self,
         *,
         alpha: Float = 1e-4,
+        loss: Literal["hinge", "squared_hinge", "modified_huber", "log_loss"] = "hinge",
         kernel: KernelName = "rbf",
         gamma: Literal["scale", "auto"] | Float = "scale",
         degree: Int = 3,
@@ -283,6 +283,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         decision_function_shape: Literal["ovr", "ovo"] = "ovr",
     ) -> None:
         self.alpha = alpha
+        self.loss = loss
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -302,12 +303,6 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self.multi_class = multi_class
         self.decision_function_shape = decision_function_shape
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.kernel != "precomputed"
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
     @unchanged_on_error
     @fit_context(prefer_skip_nested_validation=True)
     @reported("steps")
@@ -326,11 +321,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         self
         """
         precomputed = self.kernel == "precomputed"
-        X, y = validate_input(self, X, y, **(PRECOMPUTED_CHECKS if precomputed else INPUT_CHECKS))
-        if precomputed and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
-            )
+        X, y = self._training_matrix(X, y)
         check_targets(y)
         classes, present, counts, codes = encode_targets(type(self).__name__, y)
         self._check_shape_is_available(classes.size)
@@ -340,7 +331,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
         class_weight = class_weight_vector(self.class_weight, classes, present, counts)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
 
-        Xk = X if precomputed else kernel_view(X)
+        Xk = self._kernel_rows(X)
         result = _core.fit_kernel(
             as_rust_matrix(Xk),
             codes,
@@ -352,53 +343,16 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
             self._solver_params(gamma),
             n_threads(self.n_jobs),
         )
-        support = result["support"]
         self.classes_ = classes
         self._gamma = gamma
-        self.support_ = support.astype(np.int32)
-        if precomputed:
-            self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
-            self.shape_fit_ = X.shape
-        else:
-            self.support_vectors_ = X[support]
-            # The rows the kernel is evaluated against at prediction time.
-            self._sv_kernel_rows = Xk[support] if Xk is not X else None
-        self.dual_coef_ = result["dual_coef"]
-        self.intercept_ = result["intercept"]
+        support = self._store_expansion(X, Xk, result)
         self.n_support_ = np.bincount(codes[support], minlength=classes.size).astype(np.int32)
-        self.n_iter_ = int(self.max_iter)
-        self.t_ = int(result["steps"][0])
-        names = self._report_keys
-        self.fit_report_ = [
-            dict(zip(names, values, strict=True))
-            for values in zip(*(result[n] for n in names), strict=True)
-        ]
         self._fit_probability(X, y, weights, n_folds, pairwise=precomputed)
         return self
 
-    def _kernel_spec(self, gamma: float) -> dict:
-        """The kernel as the extension reads it (one named dict)."""
-        return {
-            "kernel_name": self.kernel,
-            "gamma": float(gamma),
-            "degree": int(self.degree),
-            "coef0": float(self.coef0),
-        }
-
     def _solver_params(self, gamma: float) -> dict:
         """The hyper-parameters as the extension reads them (one named dict)."""
-        return {
-            "kernel": self._kernel_spec(gamma),
-            "solver": solver_params(
-                self,
-                max_iter=self.max_iter,
-                seed=seed_from(self.random_state),
-                average="suffix" if self.average else "off",
-            ),
-            "cache_size": float(self.cache_size),
-            "strategy_name": self.strategy,
-            "multi_class": self.multi_class,
-        }
+        return {**self._kernel_params(gamma, self.loss), "multi_class": self.multi_class}
 
     @reported("rows")
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
@@ -452,34 +406,7 @@ class KernelPegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator)
 
     def _problem_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """The decision values of the binary problems (1-d for one problem)."""
-        check_is_fitted(self)
-        if self.kernel == "precomputed":
-            X = validate_input(self, X, reset=False, **PRECOMPUTED_CHECKS)
-            if X.shape[1] != self.shape_fit_[0]:
-                raise ValueError(
-                    f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
-                    "the number of samples at training time"
-                )
-            # The core's fixed-order product, not BLAS: a row's values do not
-            # depend on the platform or on the rows predicted with it.
-            scores = _core.decision_function(
-                buffer(X[:, self.support_]),
-                buffer(self.dual_coef_, np.float64),
-                buffer(self.intercept_, np.float64),
-                n_threads(self.n_jobs),
-            )
-        else:
-            X = validate_input(self, X, reset=False, **INPUT_CHECKS)
-            sv = getattr(self, "_sv_kernel_rows", None)
-            scores = _core.kernel_decision(
-                as_rust_matrix(self.support_vectors_ if sv is None else sv),
-                as_rust_matrix(X),
-                buffer(self.dual_coef_, np.float64),
-                buffer(self.intercept_, np.float64),
-                kernel=self._kernel_spec(self._gamma),
-                n_threads=n_threads(self.n_jobs),
-            )
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return self._expansion(X)
 
 
 def _votes(pair_scores: NDArray[np.float64], n_classes: int) -> NDArray[np.float64]:

@@ -8,14 +8,16 @@ use pyo3::types::PyDict;
 
 use pegasos_core::kernels::function::{Kernel, KernelRows};
 use pegasos_core::monitor::Monitor;
+use pegasos_core::solvers::kernel::KernelState;
 use pegasos_core::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
     KernelModel, KernelSettings,
 };
+use pegasos_core::solvers::kernel_regression::fit_kernel_regression as core_fit_regression;
 use pegasos_core::solvers::one_vs_one::{fit_kernel_one_vs_one, OneVsOneFit};
 
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
-use pegasos_core::solvers::kernel::Strategy;
+use pegasos_core::solvers::kernel::{KernelFitOutput, Strategy};
 use pegasos_core::{Float, Labels, Rows, ValidParams};
 
 use crate::arrays::{slice, Matrix};
@@ -108,6 +110,55 @@ pub fn fit_kernel<'py>(
             n_threads,
         },
         ovo,
+    };
+    let (model, reports) = match kern {
+        None => {
+            let (values, rows, cols) = x.precomputed()?;
+            detach_interruptible(py, small, |monitor| {
+                job.train::<_, f64>(&PrecomputedGram::new(values, rows, cols)?, monitor)
+            })?
+        }
+        Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
+            job.train_rows(&make()?, kern, monitor)
+        }))?,
+    };
+    fit_return(py, model, &reports)
+}
+
+/// Train a kernel regression (`params["solver"]["loss"]` a regression loss, such
+/// as epsilon-insensitive: LIBSVM's epsilon-SVR) of the real `targets` from
+/// scratch, with optional `sample_weight`; `params` as for `fit_kernel` (its
+/// `multi_class` is not read: a regression is one problem). Returns what
+/// `fit_kernel` returns, for one problem.
+#[pyfunction]
+#[pyo3(signature = (x, targets, sample_weight, params, n_threads))]
+pub fn fit_kernel_regression<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    targets: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    params: KernelParams<'py>,
+    n_threads: usize,
+) -> PyResult<FitReturn<'py>> {
+    let kern = params.kernel.kernel()?;
+    let settings = KernelSettings {
+        strategy: strategy(&params.strategy_name)?,
+        cache_bytes: cache_bytes(params.cache_size)?,
+        n_threads,
+    };
+    let params = params.solver.validate()?;
+    let targets = slice(&targets)?;
+    let sample_weight = match &sample_weight {
+        Some(a) => Some(slice(a)?),
+        None => None,
+    };
+    let n = targets.len();
+    let small = (n as f64) * (n as f64) * (params.max_iter as f64) < SMALL_KERNEL_VALUES;
+    let job = RegressionJob {
+        targets,
+        sample_weight,
+        params: &params,
+        settings,
     };
     let (model, reports) = match kern {
         None => {
@@ -218,6 +269,60 @@ pub fn pairwise_kernel<'py>(
     PyArray1::from_vec(py, values).reshape([n, m])
 }
 
+/// What a regression fit needs besides the Gram matrix.
+struct RegressionJob<'a> {
+    targets: &'a [f64],
+    sample_weight: Option<&'a [f64]>,
+    params: &'a ValidParams,
+    settings: KernelSettings,
+}
+
+impl RegressionJob<'_> {
+    /// Train on kernel `kern` of the rows of `rows`, storing kernel values in the
+    /// rows' own float type.
+    fn train_rows<R: Rows>(
+        &self,
+        rows: &R,
+        kern: Kernel,
+        monitor: &Monitor,
+    ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
+        let gram = DataGram::new(rows, KernelRows::new(kern, rows)?);
+        self.train::<_, R::Value>(&gram, monitor)
+    }
+
+    /// Train from a fresh state (stream 0 of the seed) on `gram`.
+    fn train<G: Gram, S: Float>(
+        &self,
+        gram: &G,
+        monitor: &Monitor,
+    ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
+        let mut state = KernelState::new(gram.n(), self.params.seed, 0)?;
+        let (model, out) = core_fit_regression::<G, S>(
+            gram,
+            self.targets,
+            self.sample_weight,
+            self.params,
+            self.settings,
+            &mut state,
+            monitor,
+        )?;
+        Ok((model, vec![report(&state, &out)]))
+    }
+}
+
+/// What Python reports of one problem's fit.
+fn report(s: &KernelState, o: &KernelFitOutput) -> Report {
+    (
+        strategy_name(s.strategy()),
+        s.steps(),
+        o.kernel_evals,
+        o.cache_hits,
+        o.cache_misses,
+        o.objective,
+        s.switched_at(),
+    )
+}
+
 /// Everything a kernel fit needs besides the Gram matrix.
 struct Job<'a> {
     labels: Labels<'a>,
@@ -272,21 +377,7 @@ impl Job<'_> {
             )?;
             (model, states, out)
         };
-        let reports = states
-            .iter()
-            .zip(&out)
-            .map(|(s, o)| {
-                (
-                    strategy_name(s.strategy()),
-                    s.steps(),
-                    o.kernel_evals,
-                    o.cache_hits,
-                    o.cache_misses,
-                    o.objective,
-                    s.switched_at(),
-                )
-            })
-            .collect();
+        let reports = states.iter().zip(&out).map(|(s, o)| report(s, o)).collect();
         Ok((model, reports))
     }
 }

@@ -48,6 +48,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(streamed::check_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(mixing::local_pass, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::fit_kernel_regression, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_decision, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::pairwise_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(feature_maps::fourier_sample, m)?)?;

@@ -255,7 +255,9 @@ pub struct KernelParams<'py> {
     pub(crate) solver: SolverParams<'py>,
     pub(crate) cache_size: f64,
     pub(crate) strategy_name: String,
-    /// "ovr" (one-vs-rest) or "ovo" (one-vs-one).
+    /// "ovr" (one-vs-rest) or "ovo" (one-vs-one); absent: "ovr" (a regression
+    /// does not send it).
+    #[pyo3(default = String::from("ovr"))]
     pub(crate) multi_class: String,
 }
 

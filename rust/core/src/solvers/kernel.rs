@@ -1,37 +1,67 @@
 //! Kernel Pegasos (Shalev-Shwartz, Singer, Srebro, Cotter, "Pegasos: Primal
-//! Estimated sub-GrAdient SOlver for SVM", Math. Programming 2011, section
-//! "Incorporating kernels"), in the form that counts margin violations.
+//! Estimated sub-GrAdient SOlver for SVM", Math. Programming 2011, sections
+//! "Incorporating kernels" and "Other prediction problems and loss functions").
+//!
+//! # Objective
+//! `min  lambda/2 ||w||^2 + 1/m sum_i c_i l(<w, phi(x_i)> + b, y_i)` in the feature
+//! space `phi` of the kernel, for a loss `l` of [`crate::solvers::loss`] that is flat
+//! somewhere ([`Loss::has_flat_region`]): the hinge (the SVM, by default), the
+//! squared hinge (the L2-loss SVM), modified Huber, and on real targets the
+//! epsilon-insensitive losses (LIBSVM's epsilon-SVR, `svm-train -s 3`, and its
+//! squared form). A loss with a slope everywhere (logistic, least squares, Huber)
+//! would make every example drawn a support vector: [`check_kernel_params`] refuses
+//! it and points to an explicit feature map and the linear solver.
 //!
 //! # Update rule (step t = 1, 2, ...)
-//! The state is a weight `alpha_j >= 0` per training example (its support vector
-//! coefficient) and the bias `b`. The iterate is never formed; it is
+//! The state is a signed coefficient `a_j` per training example and the bias `b`.
+//! The iterate is never formed; it is
 //!
 //! ```text
-//! w_t = 1 / (lambda (t - 1)) * sum_j alpha_j y_j phi(x_j)        (w_1 = 0)
+//! w_t = 1 / (lambda (t - 1)) * sum_j a_j phi(x_j)                 (w_1 = 0)
 //! ```
 //!
-//! Draw a batch `A_t` of `k` examples. Every example `i` of the batch with
-//! `y_i (<w_t, phi(x_i)>  + b_t) < 1` (all margins at `w_t`) gets
-//! `alpha_i += c_i / k` (`c_i` its weight), and the unregularised bias, when learned,
-//! `b_{t+1} = b_t + 1/(lambda t k) sum c_i y_i` over those examples.
+//! Draw a batch `A_t` of `k` examples. Every example `i` of the batch gets
+//! `a_i += c_i g_i / k` (`c_i` its weight), with `g_i = -dl/dp (p_i, y_i)` at its
+//! prediction `p_i = <w_t, phi(x_i)> + b_t` (all predictions at `w_t`;
+//! [`Loss::step_weight`]), and the unregularised bias, when learned,
+//! `b_{t+1} = b_t + 1/(lambda t k) sum c_i g_i`. Only the examples with `g_i != 0`
+//! are touched, and only they join the support set. For the hinge `g_i = y_i` on
+//! the margin violators `y_i p_i < 1` and 0 elsewhere: `a_j = alpha_j y_j` with
+//! `alpha_j >= 0` the paper's count of violations, and the increments are
+//! `(c_i / k) y_i`, the same numbers bit for bit as before the losses were
+//! generalised (the golden models hold).
 //!
 //! This is the exact kernelization of the linear update without projection: with
 //! `u_t = lambda (t-1) w_t`, the linear step
-//! `w_{t+1} = (1 - 1/t) w_t + 1/(lambda t k) sum c_i y_i x_i` is
-//! `u_{t+1} = u_t + 1/k sum c_i y_i x_i`. The paper's figure scales by `1/(lambda t)`
+//! `w_{t+1} = (1 - 1/t) w_t + 1/(lambda t k) sum c_i g_i x_i` is
+//! `u_{t+1} = u_t + 1/k sum c_i g_i x_i`. The paper's figure scales by `1/(lambda t)`
 //! at step `t`; that is the scale of `w_{t+1}`, one step ahead. With the linear
 //! kernel, this solver reproduces the linear solver's decision values (tested).
-//! After `T` steps the model is `f(x) = 1/(lambda T) sum_j alpha_j y_j K(x_j, x) + b`,
-//! a sum over the support vectors (`alpha_j > 0`) only.
+//! After `T` steps the model is `f(x) = 1/(lambda T) sum_j a_j K(x_j, x) + b`,
+//! a sum over the support vectors (`a_j != 0`) only.
+//!
+//! # Where a run starts
+//! The squared losses ([`Loss::curvature`] `Some(kappa)`) have unbounded slopes:
+//! from `t = 1` the first steps, `eta_t c_i kappa K(x_i, x_i) > 2`, overshoot by more
+//! than they correct, and the coefficients grow geometrically (overflow within a
+//! pass). As the linear solver does ([`crate::solvers::linear::first_step`], where
+//! `||x_i||^2` is this `K(x_i, x_i)`), a fresh run of such a loss starts at
+//! `t0 = ceil(kappa max_i c_i (K(x_i, x_i) + e) / lambda)` (`e` = 1 with the
+//! unregularised bias, 0 without; [`first_step`]): every step is then at most
+//! `1 / (kappa c_i (K(x_i, x_i) + e))`, stable. The schedule stays `1/(lambda t)`;
+//! the state counts steps from `t0 - 1`, so the model's scale `1/(lambda t)` and
+//! the reported steps include the offset. There is no projection to bound the
+//! iterates instead: the kernel solver never forms `w`.
 //!
 //! # Evaluating the margins: two strategies
-//! - [`Strategy::SupportSet`]: each step computes `sum_j alpha_j y_j K(x_i, x_j)` over
-//!   the support set (a compact list in order of first violation). The kernel row of
+//! - [`Strategy::SupportSet`]: each step computes `sum_j a_j K(x_i, x_j)` over the
+//!   support set (a compact list in order of first violation). The kernel row of
 //!   `x_i` against the support set is cached (LRU) and extended as the set grows.
 //!   Cost per step: `|S|` kernel values (fewer when cached).
-//! - [`Strategy::Margins`]: keeps `g_i = sum_j alpha_j y_j K(x_i, x_j)` for every
-//!   training example. A step that violates nothing costs O(1); a violation of `x_j`
-//!   adds `delta y_j K(., x_j)` to `g`, one kernel column (cached per support vector).
+//! - [`Strategy::Margins`]: keeps `g_i = sum_j a_j K(x_i, x_j)` for every training
+//!   example. A step that violates nothing costs O(1); a violation of `x_j` (an
+//!   example whose loss has a slope) adds `delta_j K(., x_j)` to `g`, one kernel
+//!   column (cached per support vector).
 //!   Cost: `n` kernel values per violation of an uncached column. The primal
 //!   objective is then available in O(n) per pass.
 //!
@@ -57,6 +87,8 @@ use crate::float::Float;
 use crate::kernels::cache::{KernelCache, SharedColumns};
 use crate::kernels::function::{Query, Targets};
 use crate::kernels::gram::Gram;
+use crate::solvers::linear::{check_loss_fits_task, first_step_of};
+use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Draws, Sampler};
@@ -94,8 +126,8 @@ pub struct KernelSolver {
 /// Check that `params` asks only for what the kernel solver implements.
 pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
     let bad = |m: &str| Err(Error::InvalidParameter(m.into()));
-    if params.loss != crate::solvers::loss::LossFunction::Hinge {
-        return bad("the kernel solver minimises the hinge loss only");
+    if !params.loss.has_flat_region() {
+        return Err(Error::InvalidParameter(never_flat(&params.loss)));
     }
     if params.projection {
         return bad("the kernel solver does not project; set projection off");
@@ -112,17 +144,34 @@ pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
     Ok(())
 }
 
+/// Why the kernel solver refuses `loss`, whose slope is nowhere zero, and what to
+/// use instead.
+fn never_flat(loss: &LossFunction) -> String {
+    let name = loss.name();
+    let instead = if loss.is_margin_loss() {
+        format!("Nystroem + PegasosClassifier(loss='{name}')")
+    } else {
+        format!("Nystroem + PegasosRegressor(loss='{name}')")
+    };
+    format!(
+        "the kernel solver does not take loss='{name}': its slope is never zero, so every \
+         example drawn would become a support vector (a model as large as the training \
+         set, each step as costly as a prediction on all of it); map the data explicitly \
+         and train the linear solver on it, for example {instead}"
+    )
+}
+
 /// The complete state of one binary kernel Pegasos run. Training `T1` steps, then
 /// `T2` more from the returned state, is bit-for-bit the same as `T1 + T2` at once
 /// with a given strategy (with [`Strategy::Auto`], the choice at the pilot's end
 /// weighs the passes of the call it falls in).
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelState {
-    /// `alpha_j` per training example.
-    pub(crate) alpha: Vec<f64>,
-    /// Examples with `alpha > 0`, in order of first violation.
+    /// Examples whose loss has had a slope when drawn (`a_j` changed), in order
+    /// of that first step.
     pub(crate) support: Vec<u32>,
-    /// `alpha_j y_j` of `support[s]`, at index `s`.
+    /// The signed coefficient `a_j` of `support[s]`, at index `s` (for the hinge
+    /// `alpha_j y_j`, `alpha_j` the weighted count of violations).
     pub(crate) coef: Vec<f64>,
     /// Position of each example in `support` (`u32::MAX` when absent).
     pub(crate) position: Vec<u32>,
@@ -132,6 +181,9 @@ pub struct KernelState {
     /// The step at which [`Strategy::Auto`] decides whether to switch from the
     /// support set to the margin vector (`0`: no decision to take).
     pub(crate) decide_at: u64,
+    /// The step before the pilot's first (the run's first step is `pilot_from + 1`:
+    /// 0, or `t0 - 1` for a squared loss; see [`first_step`]).
+    pub(crate) pilot_from: u64,
     /// Support vectors halfway through that pilot.
     pub(crate) pilot_half_support: usize,
     /// The step after which [`Strategy::Auto`] switched to the margin vector.
@@ -144,7 +196,7 @@ pub struct KernelState {
 }
 
 /// The running average of the iterates `w_{t+1}`, `t = start, start + 1, ...`, kept
-/// lazily: `w_{t+1} = 1/(lambda t) sum_j c_j^{(t)} phi(x_j)` with `c_j = alpha_j y_j`
+/// lazily: `w_{t+1} = 1/(lambda t) sum_j c_j^{(t)} phi(x_j)` with `c_j = a_j`
 /// piecewise constant, so support vector `s` accumulates
 /// `sum_t c_s^{(t)} / t` as `c_s (h(b) - h(a))` over each interval `[a, b]` on which
 /// `c_s` was constant, `h(t) = sum_{u=start}^{t} 1/u`. O(1) per violation, O(|S|)
@@ -197,7 +249,8 @@ impl KernelAverage {
 pub struct BinaryKernelModel {
     /// Indices of the support vectors, increasing.
     pub support: Vec<usize>,
-    /// `alpha_j y_j / (lambda T)` of each support vector.
+    /// `a_j / (lambda T)` of each support vector (`alpha_j y_j / (lambda T)` for
+    /// the hinge), none zero.
     pub dual_coef: Vec<f64>,
     /// The bias.
     pub intercept: f64,
@@ -223,13 +276,13 @@ impl KernelState {
     /// Fresh state for `n` examples using stream `stream` of `seed`.
     pub fn new(n: usize, seed: u64, stream: u64) -> Result<Self> {
         Ok(Self {
-            alpha: try_filled_vec(n, 0.0, "the dual coefficients")?,
             support: Vec::new(),
             coef: Vec::new(),
             position: try_filled_vec(n, u32::MAX, "the support positions")?,
             margins: Vec::new(),
             strategy: Strategy::Auto,
             decide_at: 0,
+            pilot_from: 0,
             pilot_half_support: 0,
             switched_at: None,
             bias: 0.0,
@@ -262,7 +315,9 @@ impl KernelState {
 
     /// The model a fit returns: the average of the iterates since averaging began,
     /// when it has, else the current iterate (`1/(lambda t)` scaling, `t` steps
-    /// taken).
+    /// taken). Examples whose coefficient is zero (a regression's steps up and
+    /// down that cancelled; never for the margin losses, whose steps on an example
+    /// all have its label's sign) are left out.
     pub fn model(&self, alpha_reg: f64) -> BinaryKernelModel {
         let avg = &self.avg;
         let (coef, intercept): (Vec<f64>, f64) = if avg.active() {
@@ -286,6 +341,7 @@ impl KernelState {
             .support
             .iter()
             .zip(coef)
+            .filter(|&(_, c)| c != 0.0)
             .map(|(&j, c)| (j as usize, c))
             .collect();
         pairs.sort_unstable_by_key(|p| p.0);
@@ -379,7 +435,7 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         Ok(())
     }
 
-    /// `sum_j alpha_j y_j K(x_i, x_j)` (before the `1/(lambda (t-1))` scale).
+    /// `sum_j a_j K(x_i, x_j)` (before the `1/(lambda (t-1))` scale).
     fn raw_margin(&mut self, state: &KernelState, i: usize) -> Result<f64> {
         if state.strategy == Strategy::Margins {
             let p = self.pending_idx.len();
@@ -416,10 +472,8 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         Ok(sum)
     }
 
-    /// `alpha_i += delta`, keeping the support list and the margins in step.
-    fn add(&mut self, state: &mut KernelState, i: usize, delta: f64) -> Result<()> {
-        let y = self.task.y(i);
-        state.alpha[i] += delta;
+    /// `a_i += f`, keeping the support list and the margins in step.
+    fn add(&mut self, state: &mut KernelState, i: usize, f: f64) -> Result<()> {
         if state.position[i] == u32::MAX {
             state.position[i] = state.support.len() as u32;
             state.support.push(i as u32);
@@ -431,9 +485,8 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         }
         let s = state.position[i] as usize;
         state.avg.settle(s, state.coef[s]);
-        state.coef[s] += delta * y;
+        state.coef[s] += f;
         if state.strategy == Strategy::Margins {
-            let f = delta * y;
             if let Some(p) = self.pending_idx.iter().position(|&j| j == i as u32) {
                 self.pending_coef[p] += f;
             } else {
@@ -585,12 +638,13 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         }
     }
 
-    /// One step on `batch`; `violators` is scratch space.
+    /// One step on `batch`; `violators` is scratch space: the examples whose loss
+    /// has a slope, with their `g_i`.
     fn step(
         &mut self,
         state: &mut KernelState,
         batch: &[usize],
-        violators: &mut Vec<usize>,
+        violators: &mut Violators,
     ) -> Result<()> {
         let t = state.t + 1;
         let scale = if t == 1 {
@@ -608,16 +662,19 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             } else {
                 scale * self.raw_margin(state, i)?
             };
-            if self.task.y(i) * (f + state.bias) < 1.0 {
-                violators.push(i);
+            let g = self.params.loss.step_weight(f + state.bias, self.task.y(i));
+            if g != 0.0 {
+                violators.push((i, g));
             }
         }
         let k = self.params.batch_size as f64;
         let mut bias_step = 0.0;
-        for &i in violators.iter() {
+        for &(i, g) in violators.iter() {
             let c = self.task.weight(i);
-            self.add(state, i, c / k)?;
-            bias_step += c * self.task.y(i);
+            // For the hinge g = y = +-1: the increment (c / k) y of the paper's
+            // count, bit for bit.
+            self.add(state, i, c / k * g)?;
+            bias_step += c * g;
         }
         if self.learn_bias {
             state.bias += bias_step / (self.params.alpha * t as f64 * k);
@@ -647,7 +704,7 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         }
         let scale = 1.0 / (self.params.alpha * state.t as f64);
         let n = self.gram.n();
-        // ||w||^2 = scale^2 sum_j alpha_j y_j g_j.
+        // ||w||^2 = scale^2 sum_j a_j g_j (g_j here the raw margin of example j).
         let sq: f64 = state
             .support
             .iter()
@@ -659,7 +716,7 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         let loss: f64 = (0..n)
             .map(|i| {
                 let f = scale * state.margins[i] + state.bias;
-                self.task.weight(i) * (1.0 - self.task.y(i) * f).max(0.0)
+                self.task.weight(i) * self.params.loss.value(f, self.task.y(i))
             })
             .sum();
         Some(0.5 * self.params.alpha * sq + loss / n as f64)
@@ -696,6 +753,8 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
     let KernelProblem { gram, task, params } = problem;
     check_kernel_params(params)?;
     check_shapes(gram.n(), task, state)?;
+    check_loss_fits_task(&params.loss, task)?;
+    task.check_targets()?;
     let per_pass = gram.n().div_ceil(params.batch_size) as u64;
     start_run(problem, solver.strategy, per_pass, state)?;
     let k = params.batch_size;
@@ -728,7 +787,7 @@ struct KernelRun<'a, 's, G: Gram, S: Float> {
     run: Run<'a, G, S>,
     state: &'s mut KernelState,
     batch: Vec<usize>,
-    violators: Vec<usize>,
+    violators: Violators,
 }
 
 impl<G: Gram, S: Float> PassSubject for KernelRun<'_, '_, G, S> {
@@ -771,32 +830,69 @@ fn check_shapes(n: usize, task: &BinaryTask<'_>, state: &KernelState) -> Result<
     if n == 0 {
         return Err(Error::InvalidInput("no samples to train on".into()));
     }
-    if task.len() != n || state.alpha.len() != n {
+    if task.len() != n || state.position.len() != n {
         return Err(Error::ShapeMismatch(format!(
             "{n} examples, {} labels, a solver state for {}",
             task.len(),
-            state.alpha.len()
+            state.position.len()
         )));
     }
     Ok(())
 }
 
-/// Prepare `state` for a fit of `per_pass` steps per pass: the margin strategy
-/// chosen on a fresh run (with its margin vector), the averaging window set.
+/// The step a fresh run of `params.loss` starts at on the examples of `gram` and
+/// `task` (see the module documentation): 1 for the losses of bounded slope;
+/// for the squared losses `t0 = ceil(kappa max_i c_i (K(x_i, x_i) + e) / lambda)`,
+/// `e` = 1 with the unregularised bias and 0 without. `n` kernel values (none for
+/// the other losses).
+pub fn first_step<G: Gram>(gram: &G, task: &BinaryTask<'_>, params: &ValidParams) -> Result<u64> {
+    let Some(kappa) = params.loss.curvature() else {
+        return Ok(1);
+    };
+    let extra = if params.intercept == Intercept::Unregularized {
+        1.0
+    } else {
+        0.0
+    };
+    let mut query = gram.query();
+    let mut value = [0.0];
+    let mut largest = 0.0_f64;
+    for i in 0..gram.n() {
+        let c = task.weight(i);
+        if c == 0.0 {
+            continue;
+        }
+        gram.load(&mut query, i)?;
+        gram.eval_into(&query, i, Targets::List(&[i as u32]), &mut value);
+        // `max` skips NaN; a kernel that is not positive definite (sigmoid) may
+        // give K(x, x) < 0, which bounds nothing.
+        largest = largest.max(c * (value[0] + extra));
+    }
+    Ok(first_step_of(kappa * largest / params.alpha))
+}
+
+/// Prepare `state` for a fit of `per_pass` steps per pass: a fresh run started at
+/// its [`first_step`], the margin strategy chosen on a fresh run (with its margin
+/// vector), the averaging window set.
 fn start_run<G: Gram>(
     problem: KernelProblem<'_, G>,
     strategy: Strategy,
     per_pass: u64,
     state: &mut KernelState,
 ) -> Result<()> {
-    let KernelProblem { gram, params, .. } = problem;
+    let KernelProblem { gram, task, params } = problem;
     let n = gram.n();
+    if state.t == 0 {
+        state.t = first_step(gram, task, params)? - 1;
+    }
     if state.strategy == Strategy::Auto {
         let auto;
         (state.strategy, auto) = strategy.start(n, params.max_iter);
         if auto {
-            // A fresh state: the pilot counts from step 0 (its half is `decide_at / 2`).
-            state.decide_at = pilot_steps(per_pass);
+            // A fresh state: the pilot counts from its first step (its half is
+            // halfway to `decide_at`).
+            state.pilot_from = state.t;
+            state.decide_at = state.t + pilot_steps(per_pass);
         }
         if state.strategy == Strategy::Margins {
             state.margins = try_filled_vec(n, 0.0, "the margin vector")?;
@@ -814,8 +910,11 @@ fn start_run<G: Gram>(
     Ok(())
 }
 
-/// An empty buffer for `k` example indices.
-fn index_buffer(k: usize) -> Result<Vec<usize>> {
+/// The examples of a step whose loss has a slope, with their `g_i`.
+type Violators = Vec<(usize, f64)>;
+
+/// An empty buffer for `k` example indices (or violators).
+fn index_buffer<T>(k: usize) -> Result<Vec<T>> {
     let mut buf = Vec::new();
     buf.try_reserve_exact(k)
         .map_err(|_| Error::OutOfMemory(format!("batch_size {k} needs a buffer of {k} indices")))?;
@@ -865,7 +964,7 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
             passes: self.params.max_iter as u64,
             row_nonzeros: self.gram.mean_row_nonzeros(),
             value_bytes: std::mem::size_of::<S>(),
-            drawn: state.t * k,
+            drawn: (state.t - state.pilot_from) * k,
             support: state.support.len(),
             support_half: state.pilot_half_support,
         };
@@ -904,7 +1003,7 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
         state: &mut KernelState,
         per_pass: u64,
         batch: &mut Vec<usize>,
-        violators: &mut Vec<usize>,
+        violators: &mut Violators,
     ) -> Result<()> {
         let monitor = self.monitor;
         for step in 0..per_pass {
@@ -919,7 +1018,9 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
                 batch.push(self.draws.draw(&mut state.sampler));
             }
             self.step(state, batch, violators)?;
-            if state.decide_at > 0 && 2 * state.t == state.decide_at {
+            if state.decide_at > 0
+                && 2 * (state.t - state.pilot_from) == state.decide_at - state.pilot_from
+            {
                 state.pilot_half_support = state.support.len();
             }
             if state.t == state.decide_at {
@@ -933,3 +1034,7 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
 #[cfg(test)]
 #[path = "kernel_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "kernel_loss_tests.rs"]
+mod loss_tests;

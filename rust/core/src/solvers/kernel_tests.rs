@@ -194,7 +194,7 @@ fn restart_is_bit_exact_and_cache_and_threads_change_nothing() {
         assert_eq!(par, whole, "{strategy:?}");
         assert_eq!(
             whole.support.len(),
-            whole.alpha.iter().filter(|&&a| a > 0.0).count()
+            whole.coef.iter().filter(|&&a| a != 0.0).count()
         );
         assert!(whole.support.len() > 10);
     }

@@ -11,6 +11,7 @@
 //! - [`regression`]: linear Pegasos on real targets (the regression losses);
 //! - [`multiclass`]: one-vs-rest of the linear solver and its batched prediction;
 //! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
+//! - [`kernel_regression`]: kernel Pegasos on real targets (epsilon-SVR);
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
 //!   support vectors;
 //! - [`shared_ovr`] (with [`shared_block`]): one-vs-rest whose problems all step on
@@ -27,6 +28,7 @@
 
 pub mod kernel;
 pub mod kernel_model;
+pub mod kernel_regression;
 pub mod linear;
 pub mod loss;
 pub mod multiclass;

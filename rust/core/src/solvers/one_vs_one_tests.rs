@@ -8,6 +8,7 @@ use crate::kernels::gram::DataGram;
 use crate::rng::Rng;
 use crate::solvers::kernel::Strategy;
 use crate::solvers::kernel_model::kernel_decision_function;
+use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept};
 
 /// `n` points in the plane around `classes` well separated centres, class by centre.
@@ -27,7 +28,16 @@ fn blobs(n: usize, classes: u32, seed: u64) -> (Vec<f64>, Vec<u32>) {
 }
 
 fn params(n: usize, sampling: Sampling) -> ValidParams {
+    params_with(LossFunction::Hinge, n, sampling)
+}
+
+/// The losses one-vs-one is tested with: the hinge and the squared hinge (whose
+/// pairs start at a step `t0` of their own rows and weights).
+const LOSSES: [LossFunction; 2] = [LossFunction::Hinge, LossFunction::SquaredHinge];
+
+fn params_with(loss: LossFunction, n: usize, sampling: Sampling) -> ValidParams {
     Params {
+        loss,
         alpha: 1.0 / n as f64,
         projection: false,
         intercept: Intercept::Unregularized,
@@ -77,58 +87,64 @@ fn threads_and_cache_change_nothing_and_the_first_class_is_positive() {
     let rows = DenseRows::new(&x, n, 2).unwrap();
     let gram = DataGram::new(&rows, KernelRows::new(KERNEL, &rows).unwrap());
     let cw = vec![1.0; k];
-    let p = params(n, Sampling::Uniform);
-    let go = Monitor::new();
-    let run = |threads, cache| {
-        fit_kernel_one_vs_one::<_, f64>(
-            &gram,
-            &labels(&codes, k, &cw),
-            &p,
-            settings(threads, cache),
+    for loss in LOSSES {
+        let p = params_with(loss, n, Sampling::Uniform);
+        let go = Monitor::new();
+        let run = |threads, cache| {
+            fit_kernel_one_vs_one::<_, f64>(
+                &gram,
+                &labels(&codes, k, &cw),
+                &p,
+                settings(threads, cache),
+                &go,
+            )
+            .unwrap()
+        };
+        let one = run(1, 1 << 20);
+        for (threads, cache) in [(2, 1 << 20), (2, 0), (3, 1 << 10)] {
+            let other = run(threads, cache);
+            assert_eq!(one.model, other.model);
+            assert_eq!(one.states, other.states);
+        }
+        let pairs = class_pairs(k);
+        assert_eq!(one.model.intercept.len(), pairs.len());
+        assert_eq!(one.states.len(), pairs.len());
+        // Predict the training rows: pair (i, j) is positive on class i, negative on j.
+        let n_sv = one.model.support.len();
+        let sv: Vec<f64> = one
+            .model
+            .support
+            .iter()
+            .flat_map(|&j| x[2 * j..2 * j + 2].to_vec())
+            .collect();
+        let sv_rows = DenseRows::new(&sv, n_sv, 2).unwrap();
+        let prep = KernelRows::new(KERNEL, &sv_rows).unwrap();
+        let f = kernel_decision_function(
+            &prep,
+            &rows,
+            &one.model.dual_coef,
+            &one.model.intercept,
+            1,
             &go,
         )
-        .unwrap()
-    };
-    let one = run(1, 1 << 20);
-    for (threads, cache) in [(2, 1 << 20), (2, 0), (3, 1 << 10)] {
-        let other = run(threads, cache);
-        assert_eq!(one.model, other.model);
-        assert_eq!(one.states, other.states);
-    }
-    let pairs = class_pairs(k);
-    assert_eq!(one.model.intercept.len(), pairs.len());
-    assert_eq!(one.states.len(), pairs.len());
-    // Predict the training rows: pair (i, j) is positive on class i, negative on j.
-    let n_sv = one.model.support.len();
-    let sv: Vec<f64> = one
-        .model
-        .support
-        .iter()
-        .flat_map(|&j| x[2 * j..2 * j + 2].to_vec())
-        .collect();
-    let sv_rows = DenseRows::new(&sv, n_sv, 2).unwrap();
-    let prep = KernelRows::new(KERNEL, &sv_rows).unwrap();
-    let f = kernel_decision_function(
-        &prep,
-        &rows,
-        &one.model.dual_coef,
-        &one.model.intercept,
-        1,
-        &go,
-    )
-    .unwrap();
-    let mut right = 0;
-    let mut total = 0;
-    for (r, &c) in codes.iter().enumerate() {
-        for (q, &(i, j)) in pairs.iter().enumerate() {
-            let v = f[r * pairs.len() + q];
-            if c == i || c == j {
-                total += 1;
-                right += usize::from((v > 0.0) == (c == i));
+        .unwrap();
+        let mut right = 0;
+        let mut total = 0;
+        for (r, &c) in codes.iter().enumerate() {
+            for (q, &(i, j)) in pairs.iter().enumerate() {
+                let v = f[r * pairs.len() + q];
+                if c == i || c == j {
+                    total += 1;
+                    right += usize::from((v > 0.0) == (c == i));
+                }
             }
         }
+        assert!(
+            right * 100 >= total * 98,
+            "{}: {right} of {total}",
+            loss.name()
+        );
     }
-    assert!(right * 100 >= total * 98, "{right} of {total}");
 }
 
 #[test]
@@ -141,42 +157,45 @@ fn a_pair_is_the_binary_fit_on_its_rows_alone() {
     let sw: Vec<f64> = (0..n).map(|r| 0.5 + (r % 3) as f64 / 2.0).collect();
     // A visiting order: every row twice, backwards then forwards.
     let order: Vec<usize> = (0..n).rev().chain(0..n).collect();
-    let p = params(n, Sampling::Order(order.clone()));
-    let mut lab = labels(&codes, k, &cw);
-    lab.sample_weight = Some(&sw);
-    let fit =
-        fit_kernel_one_vs_one::<_, f64>(&gram, &lab, &p, settings(2, 1 << 16), &Monitor::new())
+    for loss in LOSSES {
+        let p = params_with(loss, n, Sampling::Order(order.clone()));
+        let mut lab = labels(&codes, k, &cw);
+        lab.sample_weight = Some(&sw);
+        let fit =
+            fit_kernel_one_vs_one::<_, f64>(&gram, &lab, &p, settings(2, 1 << 16), &Monitor::new())
+                .unwrap();
+        for (q, (i, j)) in class_pairs(k).into_iter().enumerate() {
+            let keep: Vec<usize> = (0..n).filter(|&r| codes[r] == i || codes[r] == j).collect();
+            let sub_x: Vec<f64> = keep
+                .iter()
+                .flat_map(|&r| x[2 * r..2 * r + 2].to_vec())
+                .collect();
+            let sub_codes: Vec<u32> = keep.iter().map(|&r| codes[r]).collect();
+            let sub_sw: Vec<f64> = keep.iter().map(|&r| sw[r]).collect();
+            let sub_rows = DenseRows::new(&sub_x, keep.len(), 2).unwrap();
+            let sub_gram = DataGram::new(&sub_rows, KernelRows::new(KERNEL, &sub_rows).unwrap());
+            let task =
+                BinaryTask::new(&sub_codes, i, Some(&sub_sw), cw[i as usize], cw[j as usize])
+                    .unwrap();
+            let sub_order: Vec<usize> = order
+                .iter()
+                .filter_map(|r| keep.binary_search(r).ok())
+                .collect();
+            let sub_p = params_with(loss, n, Sampling::Order(sub_order));
+            let mut state = KernelState::new(keep.len(), 7, q as u64).unwrap();
+            let solver = settings(1, 1 << 16).solver(1);
+            fit_kernel_binary::<_, f64>(
+                &sub_gram,
+                &task,
+                &sub_p,
+                solver,
+                &mut state,
+                &Monitor::new(),
+                "",
+            )
             .unwrap();
-    for (q, (i, j)) in class_pairs(k).into_iter().enumerate() {
-        let keep: Vec<usize> = (0..n).filter(|&r| codes[r] == i || codes[r] == j).collect();
-        let sub_x: Vec<f64> = keep
-            .iter()
-            .flat_map(|&r| x[2 * r..2 * r + 2].to_vec())
-            .collect();
-        let sub_codes: Vec<u32> = keep.iter().map(|&r| codes[r]).collect();
-        let sub_sw: Vec<f64> = keep.iter().map(|&r| sw[r]).collect();
-        let sub_rows = DenseRows::new(&sub_x, keep.len(), 2).unwrap();
-        let sub_gram = DataGram::new(&sub_rows, KernelRows::new(KERNEL, &sub_rows).unwrap());
-        let task =
-            BinaryTask::new(&sub_codes, i, Some(&sub_sw), cw[i as usize], cw[j as usize]).unwrap();
-        let sub_order: Vec<usize> = order
-            .iter()
-            .filter_map(|r| keep.binary_search(r).ok())
-            .collect();
-        let sub_p = params(n, Sampling::Order(sub_order));
-        let mut state = KernelState::new(keep.len(), 7, q as u64).unwrap();
-        let solver = settings(1, 1 << 16).solver(1);
-        fit_kernel_binary::<_, f64>(
-            &sub_gram,
-            &task,
-            &sub_p,
-            solver,
-            &mut state,
-            &Monitor::new(),
-            "",
-        )
-        .unwrap();
-        assert_eq!(state, fit.states[q], "pair {i}-{j}");
+            assert_eq!(state, fit.states[q], "{}: pair {i}-{j}", loss.name());
+        }
     }
 }
 
@@ -188,15 +207,24 @@ fn two_classes_are_one_vs_rest_bit_for_bit() {
     let gram = DataGram::new(&rows, KernelRows::new(KERNEL, &rows).unwrap());
     let cw = [1.0, 1.5];
     let lab = labels(&codes, 2, &cw);
-    let p = params(n, Sampling::Shuffle);
-    let go = Monitor::new();
-    let ovo = fit_kernel_one_vs_one::<_, f64>(&gram, &lab, &p, settings(2, 1 << 16), &go).unwrap();
-    let mut states = initial_kernel_states(1, n, p.seed).unwrap();
-    let (ovr, _) =
-        fit_kernel_one_vs_rest::<_, f64>(&gram, &lab, &p, settings(2, 1 << 16), &mut states, &go)
-            .unwrap();
-    assert_eq!(ovo.model, ovr);
-    assert_eq!(ovo.states, states);
+    for loss in LOSSES {
+        let p = params_with(loss, n, Sampling::Shuffle);
+        let go = Monitor::new();
+        let ovo =
+            fit_kernel_one_vs_one::<_, f64>(&gram, &lab, &p, settings(2, 1 << 16), &go).unwrap();
+        let mut states = initial_kernel_states(1, n, p.seed).unwrap();
+        let (ovr, _) = fit_kernel_one_vs_rest::<_, f64>(
+            &gram,
+            &lab,
+            &p,
+            settings(2, 1 << 16),
+            &mut states,
+            &go,
+        )
+        .unwrap();
+        assert_eq!(ovo.model, ovr);
+        assert_eq!(ovo.states, states);
+    }
 }
 
 #[test]

@@ -1,0 +1,198 @@
+"""What the kernel estimators share: a model that is a sum over support vectors.
+
+:class:`~pegasos_rs.KernelPegasosClassifier` and
+:class:`~pegasos_rs.KernelPegasosRegressor` train through the same kernel solver
+and predict through the same expansion
+``f(x) = sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_``: the kernel
+and solver parameters they send the extension, the checks of the training matrix
+(a precomputed kernel is square), the fitted attributes of the expansion, and its
+decision values are written here once.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from pegasos_rs import _core
+from pegasos_rs._validation import (
+    INPUT_CHECKS,
+    KERNELS,
+    PRECOMPUTED_CHECKS,
+    as_rust_matrix,
+    buffer,
+    kernel_view,
+    n_threads,
+    seed_from,
+    solver_params,
+    validate_input,
+)
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from pegasos_rs._typing import Float, Int, MatrixLike, RandomStateLike
+
+#: The parameter constraints both kernel estimators have (scikit-learn's
+#: ``_parameter_constraints``); each adds its own.
+PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
+    "alpha": [Interval(Real, 0, None, closed="neither")],
+    "kernel": [StrOptions(set(KERNELS))],
+    "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+    "degree": [Interval(Integral, 1, 2**32 - 1, closed="both")],
+    "coef0": [Interval(Real, None, None, closed="neither")],
+    "max_iter": [Interval(Integral, 1, 2**32 - 1, closed="both")],
+    "batch_size": [Interval(Integral, 1, 2**63 - 1, closed="both")],
+    "fit_intercept": ["boolean"],
+    "average": ["boolean"],
+    "cache_size": [Interval(Real, 0, None, closed="left")],
+    "strategy": [StrOptions({"auto", "margins", "support"})],
+    "random_state": ["random_state"],
+    "n_jobs": [None, Integral],
+    "verbose": ["verbose"],
+}
+
+#: The keys of each problem's ``fit_report_`` entry, as the extension returns them.
+REPORT_KEYS = (
+    "strategy",
+    "steps",
+    "kernel_evaluations",
+    "cache_hits",
+    "cache_misses",
+    "objective",
+    "switched_at",
+)
+
+
+class KernelExpansionMixin:
+    """Training inputs, parameters and decision values of a kernel expansion.
+
+    Put it left of scikit-learn's mixins and ``BaseEstimator``. The class defines
+    the parameters of :data:`PARAMETER_CONSTRAINTS`.
+    """
+
+    if TYPE_CHECKING:  # what the classes using it define
+        kernel: str
+        gamma: Any
+        degree: Int
+        coef0: Float
+        max_iter: Int
+        average: bool
+        random_state: RandomStateLike
+        cache_size: Float
+        strategy: str
+        n_jobs: Int | None
+        _gamma: float
+        shape_fit_: tuple[int, int]
+        support_: NDArray[np.int32]
+        support_vectors_: Any
+        dual_coef_: NDArray[np.float64]
+        intercept_: NDArray[np.float64]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel != "precomputed"
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def _training_matrix(self, X, y, **y_checks):
+        """``(X, y)`` validated for training (a square Gram matrix for a precomputed
+        kernel); sets ``n_features_in_``."""
+        precomputed = self.kernel == "precomputed"
+        checks = PRECOMPUTED_CHECKS if precomputed else INPUT_CHECKS
+        X, y = validate_input(self, X, y, **checks, **y_checks)
+        if precomputed and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
+            )
+        return X, y
+
+    def _kernel_rows(self, X):
+        """The matrix the kernel reads of validated training data ``X``
+        (:func:`kernel_view`; ``X`` itself for a precomputed kernel)."""
+        return X if self.kernel == "precomputed" else kernel_view(X)
+
+    def _kernel_spec(self, gamma: float) -> dict:
+        """The kernel as the extension reads it (one named dict)."""
+        return {
+            "kernel_name": self.kernel,
+            "gamma": float(gamma),
+            "degree": int(self.degree),
+            "coef0": float(self.coef0),
+        }
+
+    def _kernel_params(self, gamma: float, loss: str, epsilon: Float = 0.0) -> dict:
+        """The hyper-parameters as the extension reads them (one named dict): the
+        kernel, the solver's settings with the loss, the cache and the strategy."""
+        solver = solver_params(
+            self,
+            max_iter=self.max_iter,
+            seed=seed_from(self.random_state),
+            average="suffix" if self.average else "off",
+        )
+        solver["loss"] = {"name": loss, "epsilon": float(epsilon)}
+        return {
+            "kernel": self._kernel_spec(gamma),
+            "solver": solver,
+            "cache_size": float(self.cache_size),
+            "strategy_name": self.strategy,
+        }
+
+    def _store_expansion(self, X, Xk, result: dict) -> NDArray[np.intp]:
+        """Set the fitted attributes of the expansion from what the extension's fit
+        returns (``X`` validated, ``Xk`` the matrix the kernel read); returns the
+        indices of the support vectors."""
+        support = result["support"]
+        self.support_ = support.astype(np.int32)
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
+            self.shape_fit_ = X.shape
+        else:
+            self.support_vectors_ = X[support]
+            # The rows the kernel is evaluated against at prediction time.
+            self._sv_kernel_rows = Xk[support] if Xk is not X else None
+        self.dual_coef_ = result["dual_coef"]
+        self.intercept_ = result["intercept"]
+        self.n_iter_ = int(self.max_iter)
+        self.t_ = int(result["steps"][0])
+        self.fit_report_ = [
+            dict(zip(REPORT_KEYS, values, strict=True))
+            for values in zip(*(result[n] for n in REPORT_KEYS), strict=True)
+        ]
+        return support
+
+    def _expansion(self, X: MatrixLike) -> NDArray[np.float64]:
+        """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_`` for the
+        rows of ``X``: one column per problem (1-d for one problem)."""
+        check_is_fitted(self)
+        if self.kernel == "precomputed":
+            X = validate_input(self, X, reset=False, **PRECOMPUTED_CHECKS)
+            if X.shape[1] != self.shape_fit_[0]:
+                raise ValueError(
+                    f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
+                    "the number of samples at training time"
+                )
+            # The core's fixed-order product, not BLAS: a row's values do not
+            # depend on the platform or on the rows predicted with it.
+            scores = _core.decision_function(
+                buffer(X[:, self.support_]),
+                buffer(self.dual_coef_, np.float64),
+                buffer(self.intercept_, np.float64),
+                n_threads(self.n_jobs),
+            )
+        else:
+            X = validate_input(self, X, reset=False, **INPUT_CHECKS)
+            sv = getattr(self, "_sv_kernel_rows", None)
+            scores = _core.kernel_decision(
+                as_rust_matrix(self.support_vectors_ if sv is None else sv),
+                as_rust_matrix(X),
+                buffer(self.dual_coef_, np.float64),
+                buffer(self.intercept_, np.float64),
+                kernel=self._kernel_spec(self._gamma),
+                n_threads=n_threads(self.n_jobs),
+            )
+        return scores.ravel() if scores.shape[1] == 1 else scores
