@@ -463,3 +463,17 @@ def test_logistic_models_predict_probabilities_without_b_1_at_training(files, tm
     assert main(["train", "-q", "-s", "2", "--passes", "1", str(train), str(path)]) == 0
     with pytest.raises(SystemExit, match=r"no probability estimates.*-s 0"):
         main(["predict", "-b", "1", str(test), str(path), str(out)])
+
+
+def test_libsvm_epsilon_svr_trains_the_kernel_regressor(regression_files, tmp_path, capsys):
+    """svm-train -s 3 -t 2 is epsilon-SVR: KernelPegasosRegressor, saved and
+    predicted with LIBSVM's regression lines."""
+    train, test, _ = regression_files
+    path, out = tmp_path / "k.model", tmp_path / "out"
+    args = ["train", "-q", "-s", "3", "-t", "2", "-g", "0.5", "-p", "5", "-c", "10", "-R"]
+    assert main([*args, "--passes", "3", str(train), str(path)]) == 0
+    est = pegasos_rs.load(path)
+    assert type(est).__name__ == "KernelPegasosRegressor"
+    assert (est.loss, est.epsilon, est.gamma) == ("epsilon_insensitive", 5.0, 0.5)
+    assert main(["predict", str(test), str(path), str(out)]) == 0
+    assert capsys.readouterr().out.startswith("Mean squared error = ")

@@ -252,15 +252,48 @@ def test_pickle_round_trip(train_test):
     assert clone(est).get_params() == est.get_params()
 
 
-def test_save_is_refused_with_a_type_error(train_test, tmp_path):
-    from pegasos_rs import save
+@pytest.mark.parametrize("kernel", ["rbf", "precomputed"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_model_files_predict_as_the_fitted_model(train_test, tmp_path, kernel, sparse):
+    from pegasos_rs import load, save
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X, y, Xt, _ = train_test
+    if sparse and kernel == "precomputed":
+        pytest.skip("a precomputed kernel is a dense matrix")
+    if kernel == "precomputed":
+        X, Xt = rbf_kernel(X, X), rbf_kernel(Xt, X)
+    X, Xt = (sp.csr_matrix(X), sp.csr_matrix(Xt)) if sparse else (X, Xt)
+    est = _fit(X, y, kernel=kernel, loss="squared_epsilon_insensitive")
+    est.save(tmp_path / "a.model")
+    save(est, tmp_path / "b.model")
+    for path in ("a.model", "b.model"):
+        loaded = load(tmp_path / path)
+        assert type(loaded) is KernelPegasosRegressor
+        assert loaded.get_params() == est.get_params()
+        assert loaded.predict(Xt).tobytes() == est.predict(Xt).tobytes()
+        assert loaded.fit_report_ == est.fit_report_
+
+
+def test_damaged_kernel_regressor_files_are_refused(train_test, tmp_path):
+    import json
+    import struct
+
+    from pegasos_rs import DataFormatError, load
 
     X, y, _, _ = train_test
-    est = _fit(X, y)
-    for call in (est.save, lambda p: save(est, p)):
-        with pytest.raises(TypeError, match="KernelPegasosRegressor cannot be saved"):
-            call(tmp_path / "model.pegasos")
-    assert not (tmp_path / "model.pegasos").exists()
+    _fit(X, y).save(tmp_path / "m")
+    raw = (tmp_path / "m").read_bytes()
+    n = struct.unpack("<Q", raw[12:20])[0]
+    header = json.loads(raw[20 : 20 + n])
+    header["arrays"]["dual_coef_"]["shape"] = [2, header["arrays"]["dual_coef_"]["shape"][1] // 2]
+    text = json.dumps(header, sort_keys=True).encode()
+    body = raw[:12] + struct.pack("<Q", len(text)) + text + raw[20 + n : -4]
+    import zlib
+
+    (tmp_path / "bad").write_bytes(body + struct.pack("<I", zlib.crc32(body)))
+    with pytest.raises(DataFormatError, match="dual_coef_"):
+        load(tmp_path / "bad")
 
 
 def test_public_name():

@@ -14,6 +14,7 @@ from pegasos_rs._base import CachedParamNames, unchanged_on_error
 from pegasos_rs._docs import filled
 from pegasos_rs._kernel_expansion import KernelExpansionMixin
 from pegasos_rs._progress import reported
+from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
     as_rust_matrix,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     )
 
 
+@persisted
 @filled
 class KernelPegasosRegressor(KernelExpansionMixin, CachedParamNames, RegressorMixin, BaseEstimator):
     """Support vector regression with a kernel, trained by kernelized Pegasos.
@@ -154,10 +156,23 @@ class KernelPegasosRegressor(KernelExpansionMixin, CachedParamNames, RegressorMi
     Notes
     -----
     {notes_threads}
-
-    Model files (:func:`pegasos_rs.save`) do not hold this estimator yet:
-    :meth:`save` raises ``TypeError``. Pickle it, or save its attributes.
     """
+
+    #: Fitted array attributes a model file holds (pegasos_rs.model_io), and the
+    #: keys of ``fit_report_``'s entry.
+    _saved_arrays = (
+        "support_",
+        "support_vectors_",
+        "dual_coef_",
+        "intercept_",
+        "n_support_",
+        "shape_fit_",
+        "_sv_kernel_rows",
+    )
+    _report_keys = _kernel_expansion.REPORT_KEYS
+    _report_keys_added = ()
+    #: The attribute that exists once fitted (pegasos_rs.model_io).
+    _fitted_marker = "support_"
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         **_kernel_expansion.PARAMETER_CONSTRAINTS,
@@ -269,8 +284,8 @@ class KernelPegasosRegressor(KernelExpansionMixin, CachedParamNames, RegressorMi
         return self._expansion(X)
 
     def save(self, path: PathLike) -> None:
-        """Not yet possible: raises ``TypeError`` (model files do not hold this
-        estimator yet; see :func:`pegasos_rs.save`)."""
+        """Write the fitted model to ``path`` in pegasos-rs' portable format (see
+        :mod:`pegasos_rs.model_io`); read it back with :func:`pegasos_rs.load`."""
         save(self, path)
 
 

@@ -479,7 +479,7 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         if not (isinstance(names, list) and all(isinstance(v, str) for v in names)):
             raise bad(f"feature_names_in_ must be a list of strings, got {names!r:.80}")
         est.feature_names_in_ = np.asarray(names, dtype=object)
-    if name == "KernelPegasosClassifier" and not hasattr(est, "_sv_kernel_rows"):
+    if "_sv_kernel_rows" in _array_names(name) and not hasattr(est, "_sv_kernel_rows"):
         est._sv_kernel_rows = None
     linear = getattr(type(est), "_has_linear_solver", False)
     if "_solver" in arrays and linear:
@@ -578,6 +578,23 @@ def _check_fitted(est, name: str, need) -> None:
     if name == "PegasosRegressor":
         _check_regressor(est, need)
         return
+    if name == "KernelPegasosRegressor":
+        n_features = getattr(est, "n_features_in_", None)
+        need(_is_count(n_features), "n_features_in_ must be a count")
+        intercept = getattr(est, "intercept_", None)
+        need(
+            isinstance(intercept, np.ndarray)
+            and intercept.shape == (1,)
+            and intercept.dtype.kind == "f",
+            "intercept_ must be floats of shape (1,)",
+        )
+        n_support = getattr(est, "n_support_", None)
+        need(
+            isinstance(n_support, np.ndarray) and n_support.shape == (1,),
+            "n_support_ must have shape (1,)",
+        )
+        _check_expansion(est, 1, n_features, need)
+        return
     for attr in ("classes_", "intercept_", "n_features_in_"):
         need(hasattr(est, attr), f"{attr} is missing")
     classes, intercept = est.classes_, est.intercept_
@@ -618,7 +635,18 @@ def _check_fitted(est, name: str, need) -> None:
         if solver is not None and len(solver) not in (0, n_out):
             need(False, f"the solver state has {len(solver)} problems, the model {n_out}")
         return
-    for attr in ("support_", "support_vectors_", "dual_coef_", "n_support_"):
+    n_support = getattr(est, "n_support_", None)
+    need(
+        isinstance(n_support, np.ndarray) and n_support.shape == (classes.size,),
+        f"n_support_ must have shape ({classes.size},)",
+    )
+    _check_expansion(est, n_problems, n_features, need)
+
+
+def _check_expansion(est, n_problems: int, n_features: int, need) -> None:
+    """The support vectors, their coefficients (``n_problems`` rows), the kernel's
+    rows and gamma of a kernel model agree with each other."""
+    for attr in ("support_", "support_vectors_", "dual_coef_"):
         need(hasattr(est, attr), f"{attr} is missing")
     support, sv, dual = est.support_, est.support_vectors_, est.dual_coef_
     need(isinstance(support, np.ndarray) and support.ndim == 1, "support_ must be 1-d")
@@ -629,11 +657,6 @@ def _check_fitted(est, name: str, need) -> None:
         and dual.shape == (n_problems, n_sv)
         and dual.dtype.kind == "f",
         f"dual_coef_ must be floats of shape ({n_problems}, {n_sv})",
-    )
-    n_support = est.n_support_
-    need(
-        isinstance(n_support, np.ndarray) and n_support.shape == (classes.size,),
-        f"n_support_ must have shape ({classes.size},)",
     )
     if est.kernel == "precomputed":
         shape_fit = getattr(est, "shape_fit_", None)
