@@ -579,8 +579,7 @@ def _check_fitted(est, name: str, need) -> None:
         _check_regressor(est, need)
         return
     if name == "KernelPegasosRegressor":
-        n_features = getattr(est, "n_features_in_", None)
-        need(_is_count(n_features), "n_features_in_ must be a count")
+        need(_is_count(getattr(est, "n_features_in_", None)), "n_features_in_ must be a count")
         intercept = getattr(est, "intercept_", None)
         need(
             isinstance(intercept, np.ndarray)
@@ -593,7 +592,7 @@ def _check_fitted(est, name: str, need) -> None:
             isinstance(n_support, np.ndarray) and n_support.shape == (1,),
             "n_support_ must have shape (1,)",
         )
-        _check_expansion(est, 1, n_features, need)
+        _check_expansion(est, 1, est.n_features_in_, need)
         return
     for attr in ("classes_", "intercept_", "n_features_in_"):
         need(hasattr(est, attr), f"{attr} is missing")
