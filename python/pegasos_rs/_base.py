@@ -125,6 +125,29 @@ class CachedParamNames:
         return list(names)
 
 
+class R2Score:
+    """The regressors' ``score``: scikit-learn's ``RegressorMixin.score``, documented
+    here (its own docstring links a label of scikit-learn's documentation). Put it
+    left of ``RegressorMixin``."""
+
+    def score(self, X: MatrixLike, y: Any, sample_weight: Any = None) -> float:
+        """R², the coefficient of determination of ``predict(X)`` against ``y``
+        (:func:`sklearn.metrics.r2_score`): 1 for a perfect fit, 0 for predicting the
+        mean of ``y``, negative for worse.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+        """
+        return super().score(X, y, sample_weight=sample_weight)  # type: ignore[misc]
+
+
 class PegasosModelMixin(CachedParamNames):
     """Prediction from ``decision_function``, probabilities (``probability=True``)
     and saving to a model file.

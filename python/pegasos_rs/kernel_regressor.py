@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from pegasos_rs import _core, _kernel_expansion
-from pegasos_rs._base import CachedParamNames, unchanged_on_error
+from pegasos_rs._base import CachedParamNames, R2Score, unchanged_on_error
 from pegasos_rs._docs import filled
 from pegasos_rs._kernel_expansion import KernelExpansionMixin
 from pegasos_rs._progress import reported
@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 
 @persisted
 @filled
-class KernelPegasosRegressor(KernelExpansionMixin, CachedParamNames, RegressorMixin, BaseEstimator):
+class KernelPegasosRegressor(
+    KernelExpansionMixin, CachedParamNames, R2Score, RegressorMixin, BaseEstimator
+):
     """Support vector regression with a kernel, trained by kernelized Pegasos.
 
     Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i l(<w, phi(x_i)> + b, y_i)`` in the
@@ -141,7 +143,7 @@ class KernelPegasosRegressor(KernelExpansionMixin, CachedParamNames, RegressorMi
     shape_fit_ : tuple of int
         Shape of the training Gram matrix (precomputed kernel only).
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the columns of a data frame ``X``, when they are all strings.
     n_iter_ : int
         Passes run (``max_iter``).

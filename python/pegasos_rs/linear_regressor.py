@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _linear_solver
-from pegasos_rs._base import CachedParamNames, unchanged_on_error, warn_unconverged
+from pegasos_rs._base import CachedParamNames, R2Score, unchanged_on_error, warn_unconverged
 from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
@@ -67,7 +67,7 @@ def regression_targets(name: str, y) -> NDArray[Any]:
 
 @persisted
 @filled
-class PegasosRegressor(CachedParamNames, RegressorMixin, BaseEstimator):
+class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator):
     """Linear regression trained by Pegasos: support vector regression by default.
 
     Minimises ``alpha/2 ||w||^2 + 1/m sum_i c_i L(<w, x_i> + b - y_i)`` with steps of
