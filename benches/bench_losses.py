@@ -825,7 +825,14 @@ def gap_table(gaps: dict) -> str:
             if c is None:
                 row += ["—", "—"]
                 continue
-            note = " (LIBLINEAR at its iteration limit)" if c.get("max_iter_hit") else ""
+            note = ""
+            if c.get("max_iter_hit"):
+                own = (c["liblinear"] - c["dual"]) / c["liblinear"] if "dual" in c else None
+                note = (
+                    " (LIBLINEAR at its iteration limit"
+                    + ("" if own is None else f", its own duality gap {own:.1e}")
+                    + ")"
+                )
             row += [name, f"{c['gap']:+.2e} (F = {c['ours']:.6g}, F* = {c['optimum']:.6g}{note})"]
         rows.append(row)
     header = ["loss", "optimum F* from", "set", "relative gap (F - F*) / F*", "set",
@@ -868,14 +875,20 @@ def _notes(results: list[dict], gaps: dict | None, args) -> list[str]:
         "LIBLINEAR (liblinear-official) is timed on its already built problem (the "
         "build time is in the datasets table); every fit starts from `srand(1)` (see the "
         "script's docstring: its dual solvers' results depend on rand()'s state).",
-        "The curves stop once every goal of the loss is met, or before a fit expected to "
-        "take longer than the cap (10 x the slowest LIBLINEAR solver of the loss, clipped "
-        f"to [{args.cap_range[0]:g} s, {args.cap_range[1]:g} s], at least 0.5 x its time).",
-        "Pegasos' settings are the defaults (uniform sampling, batch 1, projection, "
-        "intercept_scaling=1.0, random_state=0) except the budget (`max_iter`, default 20, "
-        "or `max_steps`, default none) and `average` (default True; the last iterate is "
-        "`average=False`).",
     ]
+    out += (
+        []
+        if not results
+        else [
+            "The curves stop once every goal of the loss is met, or before a fit expected to "
+            "take longer than the cap (10 x the slowest LIBLINEAR solver of the loss, clipped "
+            f"to [{args.cap_range[0]:g} s, {args.cap_range[1]:g} s], at least 0.5 x its time).",
+            "Pegasos' settings are the defaults (uniform sampling, batch 1, projection, "
+            "intercept_scaling=1.0, random_state=0) except the budget (`max_iter`, default 20, "
+            "or `max_steps`, default none) and `average` (default True; the last iterate is "
+            "`average=False`).",
+        ]
+    )
     for r in results:
         if r["name"] == "rcv1-like":
             out.append(
