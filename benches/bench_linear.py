@@ -157,14 +157,20 @@ def liblinear_problem(X, y):
 
 
 def liblinear_train(
-    prob, C: float, eps: float | None, capture: list[str] | None = None, solver: int = 3
+    prob,
+    C: float,
+    eps: float | None,
+    capture: list[str] | None = None,
+    solver: int = 3,
+    options: str = "",
 ):
-    """Train LIBLINEAR ``-s 3`` (dual CD, L1-loss SVC, no bias; or ``solver``) on a
-    built problem."""
+    """Train LIBLINEAR ``-s 3`` (dual CD, L1-loss SVC, no bias; or ``solver``, with
+    the further ``options``, e.g. ``-B 1``) on a built problem."""
     from liblinear import liblinear as ll
     from liblinear import liblinearutil as llu
 
     opts = f"-s {solver} -c {C!r}" + ("" if eps is None else f" -e {eps!r}")
+    opts += f" {options}" if options else ""
     if capture is None:
         param = ll.parameter(opts + " -q")
     else:
@@ -327,17 +333,13 @@ def sweep(ev: Evaluator, make, weights, cap: float, label: str) -> list[dict]:
     """Fits from scratch for each number of passes of SCHEDULE, each timed once, until
     the next one would take longer than ``cap`` seconds (or the objective gap is under
     1e-4). The points that decide a target are timed again (:func:`retime_deciding`)."""
-    points = []
-    for passes in SCHEDULE:
-        t, model, _ = timeit(lambda p=passes: fit_quietly(make(p), ev.X, ev.y), 1)
+
+    def measure(passes: int) -> dict:
+        t, model, _ = timeit(lambda: fit_quietly(make(passes), ev.X, ev.y), 1)
         r = ev.evaluate(f"{label}@{passes}", weights(model))
-        points.append({"passes": passes, "time": t, "runs": 1, "acc": r["acc"], "gap": r["gap"]})
-        following = SCHEDULE.index(passes) + 1
-        if r["gap"] < 1e-4 or following == len(SCHEDULE):
-            break
-        if t * SCHEDULE[following] / passes > cap:  # the next fit would exceed the cap
-            break
-    return points
+        return {"passes": passes, "time": t, "runs": 1, "acc": r["acc"], "gap": r["gap"]}
+
+    return common.budget_sweep(measure, SCHEDULE, cap, lambda p: p["gap"] < 1e-4)
 
 
 def first_point(points: list[dict], predicate) -> dict | None:
@@ -545,23 +547,14 @@ def retime_deciding(ev: Evaluator, res: dict, repeats: int) -> None:
     it has ``repeats`` runs; its time becomes their median. The refits must give the
     sweep's model (same seed), checked on the test accuracy and the objective gap."""
     for label, point in deciding_points(res):
-        if point["runs"] >= repeats:
-            continue
-        make = curve_maker(label, ev.alpha)
-        times = [point["time"]]
-        model = None
-        for _ in range(repeats - point["runs"]):
-            t, model, _ = timeit(
-                lambda make=make, p=point["passes"]: fit_quietly(make(p), ev.X, ev.y), 1
-            )
-            times.append(t)
-        r = ev.evaluate(f"{label}@{point['passes']} again", model.coef_)
-        check(
-            r["acc"] == point["acc"] and r["gap"] == point["gap"],
-            f"{ev.name}/{label}@{point['passes']}: a refit with the same seed gave another "
-            f"model (acc {r['acc']} vs {point['acc']}, gap {r['gap']} vs {point['gap']})",
-        )
-        point["time"], point["runs"] = float(np.median(times)), len(times)
+        make, passes = curve_maker(label, ev.alpha), point["passes"]
+
+        def measure(make=make, passes=passes, label=label) -> dict:
+            t, model, _ = timeit(lambda: fit_quietly(make(passes), ev.X, ev.y), 1)
+            return {"time": t, **ev.evaluate(f"{label}@{passes} again", model.coef_)}
+
+        what = f"{ev.name}/{label}@{passes}"
+        common.retime_point(point, measure, repeats, ("acc", "gap"), what)
 
 
 def reached(res: dict) -> dict:

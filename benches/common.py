@@ -171,6 +171,56 @@ def primal_objective(W, b, X, Y, alpha: float) -> np.ndarray:
     return reg + hinge
 
 
+#: The losses of the margin ``z = y (<w, x> + b)`` (``y`` = +-1) and of the residual
+#: ``r = <w, x> + b - y``, with scikit-learn's SGDClassifier / SGDRegressor names.
+MARGIN_LOSSES = ("hinge", "log_loss", "squared_hinge", "modified_huber")
+RESIDUAL_LOSSES = ("epsilon_insensitive", "squared_epsilon_insensitive", "squared_error", "huber")
+
+
+def loss_values(loss: str, u: np.ndarray, epsilon: float = 0.1) -> np.ndarray:
+    """``L(u)`` of each margin (the losses of MARGIN_LOSSES) or residual (those of
+    RESIDUAL_LOSSES; ``epsilon`` is the tube's half-width, or where Huber's loss
+    turns linear), as pegasos_rs and LIBLINEAR define them."""
+    u = np.asarray(u, dtype=np.float64)
+    if loss in MARGIN_LOSSES:
+        h = np.maximum(0.0, 1.0 - u)
+        if loss == "hinge":
+            return h
+        if loss == "log_loss":
+            return np.logaddexp(0.0, -u)
+        if loss == "squared_hinge":
+            return h * h
+        return np.where(u >= -1.0, h * h, -4.0 * u)  # modified_huber
+    check(loss in RESIDUAL_LOSSES, f"unknown loss {loss!r}")
+    a = np.maximum(0.0, np.abs(u) - epsilon)
+    if loss == "epsilon_insensitive":
+        return a
+    if loss == "squared_epsilon_insensitive":
+        return a * a
+    if loss == "squared_error":
+        return 0.5 * u * u
+    return np.where(np.abs(u) <= epsilon, 0.5 * u * u, epsilon * np.abs(u) - 0.5 * epsilon**2)
+
+
+def loss_objective(loss: str, w, b: float, X, y, alpha: float, epsilon: float = 0.1) -> float:
+    """The primal objective pegasos_rs minimises with ``loss``, in its scaling:
+
+    ``F(w, b) = alpha/2 (||w||^2 + b^2) + 1/m sum_i L(u_i)``
+
+    with ``u_i = y_i (<w, x_i> + b)`` for a margin loss (``y`` = +-1, positive for
+    the second class) and ``u_i = <w, x_i> + b - y_i`` for a regression loss. The
+    bias ``b`` is regularised: LIBLINEAR's ``-B 1`` and pegasos_rs'
+    ``intercept_scaling=1``. LIBLINEAR's objective ``1/2 ||(w, b)||^2 + C sum_i
+    L(u_i)`` is ``C m F`` with ``C = 1 / (alpha m)`` (the hinge case is
+    :func:`primal_objective`).
+    """
+    w = np.asarray(w, dtype=np.float64).ravel()
+    p = np.asarray(X @ w).ravel() + b
+    y = np.asarray(y, dtype=np.float64)
+    u = y * p if loss in MARGIN_LOSSES else p - y
+    return float(0.5 * alpha * (w @ w + b * b) + loss_values(loss, u, epsilon).mean())
+
+
 def accuracy(W, b, X, y, classes) -> float:
     """Test accuracy of the linear model ``W`` (K, d), ``b`` (K,) (one-vs-rest)."""
     W = np.atleast_2d(W)
@@ -181,6 +231,45 @@ def accuracy(W, b, X, y, classes) -> float:
     else:
         pred = classes[np.argmax(scores, axis=1)]
     return float(np.mean(pred == y))
+
+
+# ------------------------------------------------------------------- budget sweeps
+
+
+def budget_sweep(
+    measure: Callable[[int], dict], budgets: list[int], cap: float, done: Callable[[dict], bool]
+) -> list[dict]:
+    """A curve of fits from scratch with growing budgets (passes, or steps): the
+    point ``measure(budget)`` (a dict with at least ``time``, the fit timed once)
+    of each budget in turn, until a point is ``done`` or the next fit, at the last
+    one's time per unit of budget, would take longer than ``cap`` seconds. The
+    points that decide a target are then timed again (:func:`retime_point`)."""
+    points = []
+    for i, budget in enumerate(budgets):
+        point = measure(budget)
+        points.append(point)
+        if done(point) or i + 1 == len(budgets):
+            break
+        if point["time"] * budgets[i + 1] / budget > cap:
+            break
+    return points
+
+
+def retime_point(
+    point: dict, measure: Callable[[], dict], repeats: int, same: tuple[str, ...], what: str
+) -> None:
+    """Fit ``point`` of a sweep (``runs`` fits so far) again until it has ``repeats``
+    runs; its ``time`` becomes their median. Each refit ``measure()`` must give the
+    same values of the keys ``same`` (the fits are seeded: the same model)."""
+    if point["runs"] >= repeats:
+        return
+    times = [point["time"]]
+    for _ in range(repeats - point["runs"]):
+        again = measure()
+        differ = {k: (again[k], point[k]) for k in same if again[k] != point[k]}
+        check(not differ, f"{what}: a refit with the same seed gave another model {differ}")
+        times.append(again["time"])
+    point["time"], point["runs"] = float(statistics.median(times)), len(times)
 
 
 # ------------------------------------------------------------ liblinear-multicore

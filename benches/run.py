@@ -9,6 +9,8 @@ order, and stops at the first one that fails (a benchmark fails loudly when a
 result it measures is implausible):
 
 * ``bench_linear.py``   linear Pegasos against LIBLINEAR, SGDClassifier, LinearSVC
+* ``bench_losses.py``   every loss (logistic, squared hinge, SVR, ...) against LIBLINEAR's
+  solver of the same objective (about an hour: 10^7 RCV1-shaped rows)
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
 * ``bench_scaling.py``  training time against the number of examples m
@@ -39,6 +41,7 @@ HERE = Path(__file__).resolve().parent
 #: name -> (script, full-run arguments, quick-run arguments)
 SUITE = {
     "linear": ("bench_linear.py", [], ["--quick"]),
+    "losses": ("bench_losses.py", [], ["--quick"]),
     "kernel": ("bench_kernel.py", ["--threads", "2", "--budget", "300"], ["--quick"]),
     "svmlight": ("bench_svmlight.py", [], ["--quick"]),
     "scaling": (

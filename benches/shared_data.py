@@ -58,7 +58,9 @@ def data_dir() -> Path | None:
     return None
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """The folder of cached matrices (created): ``$PEGASOS_CACHE`` or
+    ``~/.cache/pegasos-rs``, outside the repository."""
     d = Path(os.environ.get("PEGASOS_CACHE", Path.home() / ".cache" / "pegasos-rs"))
     d.mkdir(parents=True, exist_ok=True)
     return d
@@ -67,7 +69,7 @@ def _cache_dir() -> Path:
 def _load_svmlight_xz(path: Path, n_features: int):
     from sklearn.datasets import load_svmlight_file
 
-    cache = _cache_dir() / (path.name + f".{n_features}.npz")
+    cache = cache_dir() / (path.name + f".{n_features}.npz")
     if cache.exists() and cache.stat().st_mtime >= path.stat().st_mtime:
         z = np.load(cache)
         X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))

@@ -26,6 +26,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_calls.py", "## per-call times measured"),
         ("bench_cli.py", "## start-up times measured"),
         ("bench_fit_cost.py", "every time is the median of 1 run"),
+        ("bench_losses.py", "## 3. Objective gap after 20 passes"),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
@@ -114,3 +115,52 @@ def test_rcv1_like_chunks_stack_into_one_preallocated_csr(monkeypatch):
     for p in parts:
         b.append(p)
     assert (b.finish() != sp.vstack(parts, format="csr")).nnz == 0
+
+
+def _post(body: str) -> str:
+    return f"From: a@b.example\nSubject: Re: question\nLines: 99\n\n{body}"
+
+
+def test_text_regression_target_is_the_share_of_quoting_lines():
+    sys.path.insert(0, str(BENCHES))
+    try:
+        import text_regression as tr
+    finally:
+        sys.path.remove(str(BENCHES))
+    headers, body = tr.split_post(_post("In article <1@b>, c writes:\n> a quote\n"))
+    assert "Lines: 99" in headers and "Lines" not in body and "Subject" not in body
+    body = "In article <1@b>, c writes:\n> a quote\n  |> an older one\n\n   \nmy answer\n"
+    assert tr.quoted_share(body) == 2 / 4  # blank lines do not count
+    assert tr.quoted_share("\n   \n") is None
+    assert tr.split_post("From: x\r\nLines: 1\r\n\r\nbody\r\n")[1] == "body\n"
+
+
+def test_text_regression_features_come_from_the_train_bodies_only(tmp_path):
+    import io
+    import tarfile
+
+    sys.path.insert(0, str(BENCHES))
+    try:
+        import text_regression as tr
+    finally:
+        sys.path.remove(str(BENCHES))
+    posts = {
+        "train/sci.space/1": _post("orbit launch orbit\n> launch window\n"),
+        "train/sci.space/2": _post("launch orbit\n"),
+        "train/rec.autos/3": _post("\n\n"),  # no body line: left out
+        "test/sci.space/4": _post("> orbit\n> launch\nzebra\n"),
+        "test/rec.autos/5": _post("zebra quagga\n"),
+    }
+    path = tmp_path / "news.tar.xz"
+    with tarfile.open(path, "w:xz") as tar:
+        for name, text in posts.items():
+            split, rest = name.split("/", 1)
+            data = text.encode("latin-1")
+            info = tarfile.TarInfo(f"20news-bydate/20news-bydate-{split}/{rest}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    X, y, Xt, yt = tr.build(path)
+    assert X.shape == (2, 2) and Xt.shape == (2, 2)  # "launch", "orbit": in 2 train posts
+    assert y.tolist() == [0.5, 0.0] and yt.tolist() == [2 / 3, 0.0]
+    assert Xt[1].nnz == 0  # the test post's words are not in the train vocabulary
+    assert "Lines" not in str(tr.read_posts(path)["train"][0])
