@@ -10,7 +10,7 @@ result it measures is implausible):
 
 * ``bench_linear.py``   linear Pegasos against LIBLINEAR, SGDClassifier, LinearSVC
 * ``bench_losses.py``   every loss (logistic, squared hinge, SVR, ...) against LIBLINEAR's
-  solver of the same objective (about an hour: 10^7 RCV1-shaped rows)
+  solver of the same objective (about 30 minutes: 10^7 RCV1-shaped rows)
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
 * ``bench_scaling.py``  training time against the number of examples m
