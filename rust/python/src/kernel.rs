@@ -277,19 +277,7 @@ struct RegressionJob<'a> {
     settings: KernelSettings,
 }
 
-impl RegressionJob<'_> {
-    /// Train on kernel `kern` of the rows of `rows`, storing kernel values in the
-    /// rows' own float type.
-    fn train_rows<R: Rows>(
-        &self,
-        rows: &R,
-        kern: Kernel,
-        monitor: &Monitor,
-    ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
-        let gram = DataGram::new(rows, KernelRows::new(kern, rows)?);
-        self.train::<_, R::Value>(&gram, monitor)
-    }
-
+impl KernelJob for RegressionJob<'_> {
     /// Train from a fresh state (stream 0 of the seed) on `gram`.
     fn train<G: Gram, S: Float>(
         &self,
@@ -307,6 +295,28 @@ impl RegressionJob<'_> {
             monitor,
         )?;
         Ok((model, vec![report(&state, &out)]))
+    }
+}
+
+/// A kernel fit of classes or of real targets, on a Gram matrix or on data rows.
+trait KernelJob {
+    /// Train from fresh states on `gram`, kernel values stored as `S`.
+    fn train<G: Gram, S: Float>(
+        &self,
+        gram: &G,
+        monitor: &Monitor,
+    ) -> pegasos_core::Result<(KernelModel, Vec<Report>)>;
+
+    /// Train on kernel `kern` of the rows of `rows`, storing kernel values in the
+    /// rows' own float type.
+    fn train_rows<R: Rows>(
+        &self,
+        rows: &R,
+        kern: Kernel,
+        monitor: &Monitor,
+    ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
+        let gram = DataGram::new(rows, KernelRows::new(kern, rows)?);
+        self.train::<_, R::Value>(&gram, monitor)
     }
 }
 
@@ -332,19 +342,7 @@ struct Job<'a> {
     ovo: bool,
 }
 
-impl Job<'_> {
-    /// Train on kernel `kern` of the rows of `rows`, storing kernel values in the
-    /// rows' own float type.
-    fn train_rows<R: Rows>(
-        &self,
-        rows: &R,
-        kern: Kernel,
-        monitor: &Monitor,
-    ) -> pegasos_core::Result<(KernelModel, Vec<Report>)> {
-        let gram = DataGram::new(rows, KernelRows::new(kern, rows)?);
-        self.train::<_, R::Value>(&gram, monitor)
-    }
-
+impl KernelJob for Job<'_> {
     /// Train from fresh states on `gram`.
     fn train<G: Gram, S: Float>(
         &self,
