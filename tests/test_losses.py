@@ -13,8 +13,9 @@ import shared_data  # benches/, put on the path by conftest.py
 from pegasos_rs import PegasosClassifier, PegasosRegressor, load
 from scipy.optimize import minimize
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
-from sklearn.linear_model import SGDClassifier
+from sklearn.linear_model import LogisticRegression, SGDClassifier
 from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC, LinearSVR
 from sklearn.utils._param_validation import InvalidParameterError
 
 liblinear = pytest.importorskip("liblinear.liblinearutil")
@@ -67,41 +68,49 @@ def _diabetes():
     return StandardScaler().fit_transform(X), (y - 150.0) / 80.0
 
 
-def _liblinear_objective(s: int, X, y, C: float, eps: float, loss: str, regression: bool):
-    """LIBLINEAR's solution of ``-s s`` as our objective (its own divided by ``C m``)."""
-    model = liblinear.train(y, X, f"-s {s} -c {C} -p {eps} -B 1 -e 1e-6 -q")
-    w = np.array([model.w[j] for j in range(X.shape[1] + 1)])
-    if not regression and model.get_labels()[0] != 1:
-        w = -w  # LIBLINEAR's first label is its positive class
+def _liblinear_optimum(loss: str, X, y, C: float, eps: float, regression: bool) -> float:
+    """The optimum of our objective from LIBLINEAR's solver of it, run to convergence.
+
+    scikit-learn's LIBLINEAR wrappers are used because they take a seed and an
+    iteration limit: liblinear-official's dual solvers draw from an unseeded ``rand()``
+    and stop at 1000 iterations, so on this problem their hinge objective varied by
+    2.6 % from call to call (0.05304 to 0.05441), a reference that moves."""
+    common = {"C": C, "tol": 1e-10, "max_iter": 10**6, "random_state": 0}
+    if regression:
+        model = LinearSVR(loss=loss, epsilon=eps, dual=True, intercept_scaling=1.0, **common)
+    elif loss == "log_loss":
+        model = LogisticRegression(solver="liblinear", intercept_scaling=1.0, **common)
+    else:
+        model = LinearSVC(loss=loss, dual=True, intercept_scaling=1.0, **common)
+    model.fit(X, y)
     ref = PegasosRegressor(loss=loss, epsilon=eps) if regression else PegasosClassifier(loss=loss)
-    ref.alpha = 1.0 / (C * X.shape[0])
-    ref.coef_, ref.intercept_ = w[:-1], np.array([w[-1]])
+    ref.alpha = 1.0 / (C * X.shape[0])  # C sum_i L + |w|^2 / 2, divided by C m
+    ref.coef_, ref.intercept_ = model.coef_, np.ravel(model.intercept_)
     if not regression:
-        ref.classes_ = np.array([-1.0, 1.0])
+        ref.classes_ = model.classes_
     return _objective(ref, X, y)
 
 
 @pytest.mark.parametrize(
-    ("loss", "solver", "regression"),
+    ("loss", "regression"),
     [
-        ("hinge", 3, False),
-        ("log_loss", 0, False),
-        ("squared_hinge", 2, False),
-        ("epsilon_insensitive", 13, True),
-        ("squared_epsilon_insensitive", 11, True),
+        ("hinge", False),
+        ("log_loss", False),
+        ("squared_hinge", False),
+        ("epsilon_insensitive", True),
+        ("squared_epsilon_insensitive", True),
     ],
 )
-def test_each_loss_reaches_liblinears_optimum_of_its_objective(loss, solver, regression):
+def test_each_loss_reaches_liblinears_optimum_of_its_objective(loss, regression):
     X, y = _diabetes() if regression else _breast_cancer()
     C, eps = 0.5, 0.1
-    want = _liblinear_objective(solver, X, y, C, eps, loss, regression)
+    want = _liblinear_optimum(loss, X, y, C, eps, regression)
     cls = PegasosRegressor if regression else PegasosClassifier
     extra = {"epsilon": eps} if regression else {}
-    est = cls(loss=loss, alpha=1.0 / (C * X.shape[0]), max_iter=200, random_state=0, **extra)
+    est = cls(loss=loss, alpha=1.0 / (C * X.shape[0]), max_iter=400, random_state=0, **extra)
     got = _objective(est.fit(X, y), X, y)
-    # Within 1 % of LIBLINEAR's solution, which is itself within its tolerance of the
-    # optimum (its dual solvers stop at 1000 iterations: Pegasos may end lower).
-    assert 0.98 * want <= got <= 1.01 * want, (got, want)
+    # Within 1 % of the optimum after 400 passes (the hinge, the slowest, is at 0.7 %).
+    assert want * (1 - 1e-9) <= got <= 1.01 * want, (got, want)
 
 
 @pytest.mark.parametrize(
