@@ -528,3 +528,38 @@ fn auto_pilots_from_t0_with_a_squared_loss() {
         assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
     }
 }
+
+#[test]
+fn auto_keeps_a_regression_on_the_support_set() {
+    // A fit above the small-fit threshold, which a classification pilots and may
+    // switch: a regression's tube violations do not thin out, so auto never pilots
+    // and its run is the support set's, bit for bit.
+    let (n, passes) = (600, 4);
+    assert!((n * n * passes) as f64 >= crate::thresholds::SMALL_KERNEL_VALUES);
+    let (x, y) = regression(n, 8);
+    let rows = DenseRows::new(&x, n, 2).unwrap();
+    let gram = DataGram::new(
+        &rows,
+        KernelRows::new(Kernel::Rbf { gamma: 1.0 }, &rows).unwrap(),
+    );
+    let loss = LossFunction::EpsilonInsensitive(EpsilonInsensitive { epsilon: 0.01 });
+    let p = params(loss, 1e-4, 1, passes, true);
+    let fit = |strategy| {
+        let settings = KernelSettings {
+            strategy,
+            cache_bytes: 1 << 20,
+            n_threads: 1,
+        };
+        let mut state = KernelState::new(n, p.seed, 0).unwrap();
+        let m = Monitor::new();
+        let (model, _) =
+            fit_kernel_regression::<_, f64>(&gram, &y, None, &p, settings, &mut state, &m).unwrap();
+        (state, model)
+    };
+    let (auto_state, auto_model) = fit(Strategy::Auto);
+    assert_eq!(auto_state.strategy(), Strategy::SupportSet);
+    assert_eq!(auto_state.switched_at(), None);
+    let (support_state, support_model) = fit(Strategy::SupportSet);
+    assert_eq!(auto_model, support_model);
+    assert_eq!(auto_state.support, support_state.support);
+}

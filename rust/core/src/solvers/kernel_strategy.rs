@@ -15,7 +15,11 @@
 //!   kernel values, 1/16 of its first pass) when that is projected cheaper. The
 //!   projection is a model of the counts of kernel values each strategy computes;
 //!   its constants were fitted to the timings of `benches/bench_kernel.py` on six
-//!   data sets, but no timing is taken during a fit.
+//!   data sets, but no timing is taken during a fit;
+//! - a regression that is not small stays on the support set without a pilot: its
+//!   violations (examples outside the tube) do not thin out pass after pass as a
+//!   classifier's do, and the margin vector's column per violation never paid off
+//!   (`benches/bench_kernel_regression.py`).
 
 use crate::thresholds::SMALL_KERNEL_VALUES;
 
