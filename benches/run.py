@@ -12,6 +12,7 @@ result it measures is implausible):
 * ``bench_losses.py``   every loss (logistic, squared hinge, SVR, ...) against LIBLINEAR's
   solver of the same objective (about 30 minutes: 10^7 RCV1-shaped rows)
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
+* ``bench_kernel_regression.py`` KernelPegasosRegressor against SVR (about 2 minutes)
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
 * ``bench_scaling.py``  training time against the number of examples m
 * ``bench_fit_cost.py`` the default fit's cost against m at a fixed number of steps
@@ -43,6 +44,7 @@ SUITE = {
     "linear": ("bench_linear.py", [], ["--quick"]),
     "losses": ("bench_losses.py", [], ["--quick"]),
     "kernel": ("bench_kernel.py", ["--threads", "2", "--budget", "300"], ["--quick"]),
+    "kernel_regression": ("bench_kernel_regression.py", [], ["--smoke"]),
     "svmlight": ("bench_svmlight.py", [], ["--quick"]),
     "scaling": (
         "bench_scaling.py",
