@@ -259,6 +259,70 @@ impl LinearState {
     }
 }
 
+impl LinearState {
+    /// The shrink of step `t` (`inv_t = 1/t`): `w <- (1 - eta lambda) w`, exactly
+    /// `1 - 1/t`, O(1) on the scale (at `t = 1`, `w` restarts from zero).
+    pub(crate) fn shrink(&mut self, inv_t: f64) {
+        let shrink = 1.0 - inv_t;
+        if shrink <= 0.0 {
+            self.fold_average();
+            self.v.fill(0.0);
+            self.scale = 1.0;
+            self.sq_norm = 0.0;
+        } else {
+            self.scale *= shrink;
+            self.sq_norm *= shrink * shrink;
+        }
+    }
+
+    /// `w <- w + g x_i` for row `i` of `rows` (after [`LinearState::shrink`]): one
+    /// sparse axpy on `v` that tracks `||w||^2`, and the lazy average's correction.
+    /// The bias-multiplier weight is left alone.
+    #[inline]
+    pub(crate) fn add_row<R: Rows>(&mut self, rows: &R, i: usize, g: f64) {
+        let dv = g / self.scale;
+        let delta = rows.axpy_sq_delta(i, dv, &mut self.v);
+        self.sq_norm += self.scale * self.scale * delta;
+        if self.avg_beta != 0.0 {
+            rows.axpy(i, -self.avg_beta * dv, &mut self.avg_u);
+        }
+    }
+
+    /// The end of a step: projection onto the ball of squared radius `sq_radius`,
+    /// rescaling of a small scale, and the running average (each iterate weighted
+    /// by its step number when `weighted`).
+    pub(crate) fn end_step(&mut self, sq_radius: f64, weighted: bool) {
+        if self.sq_norm < 0.0 {
+            self.sq_norm = 0.0;
+        }
+
+        if self.sq_norm > sq_radius {
+            let f = (sq_radius / self.sq_norm).sqrt();
+            self.scale *= f;
+            self.sq_norm *= f * f;
+        }
+        if self.scale < RESCALE_BELOW {
+            self.rescale();
+        }
+
+        if self.t >= self.avg_start {
+            if self.t == self.avg_start {
+                self.avg_u.clear();
+                self.avg_u.resize(self.v.len(), 0.0); // pre-allocated by fit_binary
+                self.avg_beta = 0.0;
+                self.avg_bias_sum = 0.0;
+                self.avg_count = 0;
+            }
+            // `avg_count` is the sum of the weights: the number of averaged steps,
+            // or the sum of their step numbers when weighted.
+            let c = if weighted { self.t } else { 1 };
+            self.avg_beta += c as f64 * self.scale;
+            self.avg_bias_sum += c as f64 * self.bias;
+            self.avg_count = self.avg_count.saturating_add(c);
+        }
+    }
+}
+
 /// Value `B` of the constant bias feature (0 when that mode is off).
 fn bias_feature(intercept: Intercept) -> f64 {
     match intercept {
@@ -339,17 +403,7 @@ impl StepRule {
             }
         }
 
-        // Shrink: w <- (1 - eta lambda) w, exactly 1 - 1/t.
-        let shrink = 1.0 - inv_t;
-        if shrink <= 0.0 {
-            state.fold_average();
-            state.v.fill(0.0);
-            state.scale = 1.0;
-            state.sq_norm = 0.0;
-        } else {
-            state.scale *= shrink;
-            state.sq_norm *= shrink * shrink;
-        }
+        state.shrink(inv_t);
 
         let d = state.v.len() - 1;
         let bf = self.bias_feature;
@@ -370,34 +424,7 @@ impl StepRule {
                 state.bias += g;
             }
         }
-        if state.sq_norm < 0.0 {
-            state.sq_norm = 0.0;
-        }
-
-        if state.sq_norm > self.sq_radius {
-            let f = (self.sq_radius / state.sq_norm).sqrt();
-            state.scale *= f;
-            state.sq_norm *= f * f;
-        }
-        if state.scale < RESCALE_BELOW {
-            state.rescale();
-        }
-
-        if state.t >= state.avg_start {
-            if state.t == state.avg_start {
-                state.avg_u.clear();
-                state.avg_u.resize(state.v.len(), 0.0); // pre-allocated by fit_binary
-                state.avg_beta = 0.0;
-                state.avg_bias_sum = 0.0;
-                state.avg_count = 0;
-            }
-            // `avg_count` is the sum of the weights: the number of averaged steps,
-            // or the sum of their step numbers when weighted.
-            let c = if self.weighted { state.t } else { 1 };
-            state.avg_beta += c as f64 * state.scale;
-            state.avg_bias_sum += c as f64 * state.bias;
-            state.avg_count = state.avg_count.saturating_add(c);
-        }
+        state.end_step(self.sq_radius, self.weighted);
     }
 
     /// The steps of the drawn examples `drawn` (rows of `rows`, `k` per step, as many

@@ -9,6 +9,8 @@
 //!   cancellation, the stopping rule of `tol`);
 //! - [`linear`]: linear Pegasos (update rule, averaging, objective);
 //! - [`regression`]: linear Pegasos on real targets (the regression losses);
+//! - [`ranking`]: learning to rank from preference pairs (`RankSVM`'s objective,
+//!   pairs drawn uniformly within queries, or across the set for AUC);
 //! - [`multiclass`]: one-vs-rest of the linear solver and its batched prediction;
 //! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_regression`]: kernel Pegasos on real targets (epsilon-SVR);
@@ -36,6 +38,7 @@ pub mod one_vs_one;
 pub mod params;
 pub mod passes;
 pub mod platt;
+pub mod ranking;
 pub mod regression;
 pub mod sampler;
 pub mod shared_block;
