@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pegasos_rs.linear_regressor import PegasosRegressor
     from pegasos_rs.model_io import load, save
     from pegasos_rs.pairwise import pairwise_kernel, pairwise_kernels
+    from pegasos_rs.ranker import PegasosRanker
     from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "Nystroem",
     "PegasosClassifier",
     "PegasosError",
+    "PegasosRanker",
     "PegasosRegressor",
     "RandomFourierFeatures",
     "__version__",
@@ -61,6 +63,7 @@ _HOME = {
     "Nystroem": "kernel_approximation",
     "PegasosClassifier": "linear",
     "PegasosError": "exceptions",
+    "PegasosRanker": "ranker",
     "PegasosRegressor": "linear_regressor",
     "RandomFourierFeatures": "kernel_approximation",
     "__version__": "_core",

@@ -21,6 +21,7 @@ __all__ = [
     "fit_kernel_regression",
     "fit_linear",
     "fit_linear_regression",
+    "fit_ranking",
     "format_svmlight",
     "fourier_features",
     "fourier_sample",
@@ -92,6 +93,13 @@ def fit_linear_regression(
     x: _Dense | _Csr,
     targets: NDArray[np.float64],
     sample_weight: NDArray[np.float64] | None,
+    solver: LinearSolverState,
+    params: dict[str, Any],
+) -> _FitReturn: ...
+def fit_ranking(
+    x: _Dense | _Csr,
+    y: NDArray[np.float64],
+    qid: NDArray[np.int64] | None,
     solver: LinearSolverState,
     params: dict[str, Any],
 ) -> _FitReturn: ...

@@ -27,6 +27,7 @@ _TEXT_READERS: dict[str, Callable[[str, str], Any]] = {}
 PROVIDERS = (
     "pegasos_rs.linear",
     "pegasos_rs.linear_regressor",
+    "pegasos_rs.ranker",
     "pegasos_rs.kernel",
     "pegasos_rs.kernel_regressor",
     "pegasos_rs.kernel_approximation",

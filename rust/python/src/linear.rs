@@ -7,6 +7,7 @@ use pyo3::types::{PyBytes, PyDict};
 
 use pegasos_core::error::try_filled_vec;
 use pegasos_core::io::codec::{decode_states, encode_states};
+use pegasos_core::solvers::ranking::fit_ranking as fit_ranking_core;
 use pegasos_core::solvers::regression::fit_regression;
 use pegasos_core::{
     class_counts as core_class_counts, decision_function as core_decision, fit_one_vs_rest,
@@ -195,6 +196,51 @@ pub fn fit_linear_regression<'py>(
         }
         let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
         let out = fit_regression(&rows, targets, sample_weight, &params, &mut states[0], &mut coef, cancel)?;
+        Ok((out, coef, d))
+    }))?;
+    solver.states = states;
+    fit_return(py, &[output], coef, d, &solver.states)
+}
+
+/// Train a ranking (`params["loss"]` "hinge" or "log_loss", no intercept) of the
+/// rows with relevance `y` grouped by the query ids `qid` (`None`: the whole set
+/// is one query, AUC optimisation), continuing `solver` (fresh when empty: one
+/// state, stream 0 of the seed) and leaving the final state in it; returns what
+/// `fit_linear` returns, for one problem (intercept 0).
+#[pyfunction]
+#[pyo3(signature = (x, y, qid, solver, params))]
+pub fn fit_ranking<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    y: PyReadonlyArray1<'py, f64>,
+    qid: Option<PyReadonlyArray1<'py, i64>>,
+    mut solver: PyRefMut<'py, LinearSolverState>,
+    params: SolverParams<'py>,
+) -> PyResult<FitReturn<'py>> {
+    let check_input = params.check_input;
+    let params = params.validate()?;
+    let y = slice(&y)?;
+    let qid = match &qid {
+        Some(a) => Some(slice(a)?),
+        None => None,
+    };
+    let mut states = solver.states.clone();
+    let visits = x.stored_entries() as f64 * params.max_iter as f64 * 2.0;
+    let small = visits < SMALL_VISITS;
+    let (output, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
+        let rows = make()?;
+        let d = rows.n_features();
+        if states.is_empty() {
+            states = initial_states(1, d, params.seed)?;
+        }
+        if states.len() != 1 {
+            return Err(pegasos_core::Error::InvalidState(format!(
+                "a ranking continues one solver state, not {}",
+                states.len()
+            )));
+        }
+        let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
+        let out = fit_ranking_core(&rows, y, qid, &params, &mut states[0], &mut coef, cancel)?;
         Ok((out, coef, d))
     }))?;
     solver.states = states;
