@@ -131,3 +131,31 @@ def _load_mnist(d: Path):
         return _read_idx(d / f"mnist-{stem}-labels-idx1-ubyte.xz").astype(np.int64)
 
     return images("train"), labels("train"), images("t10k"), labels("t10k")
+
+
+#: The LETOR 4.0 MQ2008 Fold 1 files (train, validation, test): 46 features,
+#: relevance 0-2, with ``qid:``.
+LETOR_FILES = {
+    "train": "MQ2008_Fold1_train.txt.xz",
+    "vali": "MQ2008_Fold1_vali.txt.xz",
+    "test": "MQ2008_Fold1_test.txt.xz",
+}
+
+
+def letor_available() -> bool:
+    """True when the three MQ2008 Fold 1 files are present."""
+    d = data_dir()
+    return d is not None and all((d / f).exists() for f in LETOR_FILES.values())
+
+
+def load_letor(split: str):
+    """``(X, y, qid)`` of a split of LETOR 4.0 MQ2008 Fold 1 (``"train"``,
+    ``"vali"`` or ``"test"``): CSR float64 with 46 features (small: no cache)."""
+    from sklearn.datasets import load_svmlight_file
+
+    d = data_dir()
+    if d is None:
+        raise FileNotFoundError("benchmark data not found: set PEGASOS_DATA")
+    with lzma.open(d / LETOR_FILES[split], "rb") as f:
+        X, y, qid = load_svmlight_file(f, n_features=46, query_id=True)
+    return sp.csr_matrix(X), y, qid

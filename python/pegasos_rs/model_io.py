@@ -578,6 +578,9 @@ def _check_fitted(est, name: str, need) -> None:
     if name == "PegasosRegressor":
         _check_regressor(est, need)
         return
+    if name == "PegasosRanker":
+        _check_regressor(est, need, intercept=False)
+        return
     if name == "KernelPegasosRegressor":
         need(_is_count(getattr(est, "n_features_in_", None)), "n_features_in_ must be a count")
         intercept = getattr(est, "intercept_", None)
@@ -684,19 +687,24 @@ def _check_expansion(est, n_problems: int, n_features: int, need) -> None:
     )
 
 
-def _check_regressor(est, need) -> None:
-    """:func:`_check_fitted` for a linear regressor."""
-    coef, intercept = getattr(est, "coef_", None), getattr(est, "intercept_", None)
+def _check_regressor(est, need, *, intercept: bool = True) -> None:
+    """:func:`_check_fitted` for a linear regressor (or, without ``intercept_``, a
+    ranker)."""
+    coef = getattr(est, "coef_", None)
     n_features = getattr(est, "n_features_in_", None)
     need(_is_count(n_features), "n_features_in_ must be a count")
+    need(not intercept or hasattr(est, "intercept_"), "intercept_ is missing")
     need(
         isinstance(coef, np.ndarray) and coef.shape == (n_features,) and coef.dtype.kind == "f",
         f"coef_ must be floats of shape ({n_features},)",
     )
     need(
-        isinstance(intercept, np.ndarray)
-        and intercept.shape == (1,)
-        and intercept.dtype.kind == "f",
+        not intercept
+        or (
+            isinstance(est.intercept_, np.ndarray)
+            and est.intercept_.shape == (1,)
+            and est.intercept_.dtype.kind == "f"
+        ),
         "intercept_ must be floats of shape (1,)",
     )
     objective = est.objective_

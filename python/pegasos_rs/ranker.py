@@ -271,6 +271,11 @@ class PegasosRanker(CachedParamNames, BaseEstimator):
             )
         y = regression_targets(name, y)
         X, y = validate_input(self, X, y, reset=not resume, y_numeric=True, **INPUT_CHECKS)
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"{name} ranks pairs of rows: n_samples={X.shape[0]} has none (at least "
+                "2 samples of different relevance are needed)"
+            )
         qid = None if qid is None else query_ids(qid, X.shape[0])
         params = self._solver_params(resume, max_iter, max_steps, partial)
         solver = self._solver if resume else _core.LinearSolverState()
