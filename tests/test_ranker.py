@@ -3,7 +3,6 @@ the ranking measures and svmlight query ids it relies on."""
 
 from __future__ import annotations
 
-import io
 import itertools
 
 import numpy as np
@@ -175,7 +174,7 @@ def test_bad_inputs_raise_value_error(kwargs, X, y, qid, match):
 def test_nan_in_x_raises_value_error():
     X = np.eye(4)
     X[1, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN|finite"):
+    with pytest.raises(ValueError, match=r"NaN|finite"):
         PegasosRanker().fit(X, [1, 0, 1, 0], [1, 1, 2, 2])
 
 
@@ -255,6 +254,7 @@ def test_svmlight_query_ids_match_scikit_learn(tmp_path, ours_writes):
     Xa, ya, qa = pegasos_rs.load_svmlight_file(str(path), n_features=4, query_id=True)
     Xb, yb, qb = sk_load(str(path), n_features=4, query_id=True)
     np.testing.assert_array_equal(Xa.toarray(), Xb.toarray())
+    np.testing.assert_array_equal(ya, yb)
     np.testing.assert_array_equal(qa, qb)
     # Trained from the file, as from the arrays.
     r = PegasosRanker(random_state=0).fit(Xa, ya, qa)
