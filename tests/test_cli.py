@@ -129,7 +129,8 @@ def test_console_script_help_documents_every_option():
     ).stdout
     flags = ["-s", "-c", "-e", "-B", "-R", "-wi", "-t", "-g", "-d", "-r", "-m", "-h", "-v",
              "-q", "--alpha", "--passes", "--max-steps", "--batch-size", "--average",
-             "--projection", "--sampling", "--seed", "--threads", "--dask", "--mode"]  # fmt: skip
+             "--projection", "--sampling", "--seed", "--threads", "--dask", "--mode",
+             "--rank"]  # fmt: skip
     for flag in flags:
         assert re.search(rf"^\s+{re.escape(flag)}\b", out, re.M), flag
     assert "\noptions:\n" not in out  # one list of options, not argparse's twin
@@ -477,3 +478,61 @@ def test_libsvm_epsilon_svr_trains_the_kernel_regressor(regression_files, tmp_pa
     assert (est.loss, est.epsilon, est.gamma) == ("epsilon_insensitive", 5.0, 0.5)
     assert main(["predict", str(test), str(path), str(out)]) == 0
     assert capsys.readouterr().out.startswith("Mean squared error = ")
+
+
+@pytest.fixture
+def ranking_files(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(240, 5))
+    s = X @ np.array([1.0, -0.5, 0.2, 0.0, 0.0]) + 0.3 * rng.normal(size=240)
+    y = np.digitize(s, [-0.5, 0.7]).astype(float)
+    qid = np.repeat(np.arange(24) + 100, 10)
+    train, test = tmp_path / "rank.train", tmp_path / "rank.test"
+    dump_svmlight_file(X[:160], y[:160], train, query_id=qid[:160], zero_based=False)
+    dump_svmlight_file(X[160:], y[160:], test, query_id=qid[160:], zero_based=False)
+    return tmp_path, train, test, X, y, qid
+
+
+def test_train_rank_then_predict_prints_ndcg(ranking_files, capsys):
+    tmp, train, test, X, y, qid = ranking_files
+    model = tmp / "rank.model"
+    argv = ["train", "--rank", "--alpha", "0.001", "--passes", "5", str(train), str(model)]
+    assert main(argv) == 0
+    assert "trained PegasosRanker on 160 examples x 5 features, 16 queries" in (
+        capsys.readouterr().err
+    )
+    est = pegasos_rs.load(model)
+    assert type(est).__name__ == "PegasosRanker"
+    # The estimator fitted on the same data gives the same model.
+    ref = pegasos_rs.PegasosRanker(alpha=0.001, max_iter=5, random_state=0)
+    ref.fit(X[:160], y[:160], qid[:160])
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    out = tmp / "scores.txt"
+    capsys.readouterr()
+    assert main(["predict", str(test), str(model), str(out)]) == 0
+    line = capsys.readouterr().out.strip()
+    m = re.fullmatch(r"Mean NDCG@10 = ([\d.]+) \(8 queries\)", line)
+    assert m, line
+    scores = np.array([float(v) for v in out.read_text().split()])
+    np.testing.assert_array_equal(scores, ref.predict(X[160:]))
+    assert float(m.group(1)) == pytest.approx(ref.score(X[160:], y[160:], qid[160:]), abs=1e-6)
+    # A test file without qid: scores only.
+    plain = tmp / "plain.svm"
+    dump_svmlight_file(X[160:], y[160:], plain, zero_based=False)
+    assert main(["predict", str(plain), str(model), str(out)]) == 0
+    assert capsys.readouterr().out == ""
+    assert len(out.read_text().split()) == 80
+
+
+def test_train_rank_errors_are_messages(ranking_files, files):
+    _, train, _, _, _, _ = ranking_files
+    _, no_qid, _, _ = files
+    for argv, message in [
+        (["train", "--rank", str(no_qid)], "qid"),
+        (["train", "--rank", "-v", "3", str(train)], "-v is not available with --rank"),
+        (["train", "--rank", "-t", "rbf", str(train)], "-t is not available with --rank"),
+        (["train", "--rank", "-s", "11", str(train)], "--rank trains -s 3"),
+        (["train", "--rank", "-B", "1", str(train)], "-B is not available"),
+    ]:
+        with pytest.raises(SystemExit, match=message):
+            main(argv)

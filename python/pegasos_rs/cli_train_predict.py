@@ -126,6 +126,11 @@ LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
   -q             quiet: no progress output and no warnings of the fit (warnings
                  about the command line are still shown, as LIBLINEAR's)
 Pegasos' own options:
+  --rank         learning to rank: the data file's lines carry qid:, and a
+                 PegasosRanker is trained on the preference pairs within each
+                 query (RankSVM's objective); -s 3 (hinge, default) or -s 0/7
+                 (log_loss); -c gives lambda = 1 / (C * n_samples) as for the
+                 other models. -v, -b 1, -t, -B, -R, -wi and --dask are refused
   --alpha a      regularisation, the paper's lambda, instead of -c
                                         (default: from -c 1, 1 / n_samples)
   --passes n     passes over the data            (default 20 linear, 10 kernel)
@@ -268,6 +273,7 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("-b", type=int, dest="probability", choices=[0, 1], default=0, help=hide)
     p.add_argument("-v", type=int, dest="folds", help=hide)
     p.add_argument("-q", action="store_true", dest="quiet", help=hide)
+    p.add_argument("--rank", action="store_true", help=hide)
     p.add_argument("--alpha", type=float, help=hide)
     p.add_argument("--passes", type=int, help=hide)
     p.add_argument("--max-steps", type=int, dest="max_steps", help=hide)
@@ -614,6 +620,8 @@ def train(argv: list[str]) -> int:
         raise SystemExit(
             f"pegasos-rs train: -wi weights classes; -s {args.solver} trains a regression"
         )
+    if args.rank:
+        return _train_ranker(args, class_weight, on_dask)
     if on_dask:
         if args.probability:
             raise SystemExit("pegasos-rs train: -b 1 is not available with --dask")
@@ -641,6 +649,71 @@ def _read(args, data_file: str, *, as_arrays: bool):
             return svmlight.load_svmlight_file(data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
+
+
+def _train_ranker(args, class_weight, on_dask: bool) -> int:
+    """``train --rank``: a :class:`~pegasos_rs.PegasosRanker` on the preference pairs
+    within the queries of an svmlight file with ``qid:``."""
+    refused = [
+        ("--dask", on_dask),
+        ("-v", bool(args.folds)),
+        ("-b 1", bool(args.probability)),
+        ("-t", args.kernel != "linear"),
+        ("-B", args.bias > 0),
+        ("-R", args.unregularized_bias),
+        ("-wi", bool(class_weight)),
+        ("--sampling", args.sampling != "uniform"),
+    ]
+    for flag, given in refused:
+        if given:
+            raise SystemExit(f"pegasos-rs train: {flag} is not available with --rank")
+    losses = {None: "hinge", 3: "hinge", 0: "log_loss", 7: "log_loss"}
+    if args.solver not in losses:
+        raise SystemExit(
+            f"pegasos-rs train: --rank trains -s 3 (hinge) or -s 0/7 (log_loss), "
+            f"not -s {args.solver}"
+        )
+    if len(args.files) > 2:
+        raise SystemExit("pegasos-rs train: one data file")
+    data_file = args.files[0]
+    model_file = args.files[1] if len(args.files) > 1 else os.path.basename(data_file) + ".model"
+    import numpy as np
+
+    from pegasos_rs import svmlight
+    from pegasos_rs.ranker import PegasosRanker
+
+    try:
+        with reporting(_bar(args, f"reading {os.path.basename(data_file)}", "B")):
+            X, y, qid = svmlight.load_svmlight_file(data_file, query_id=True, n_jobs=args.threads)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"pegasos-rs train --rank: {e}") from None
+    est = PegasosRanker(
+        loss=losses[args.solver],
+        alpha=_alpha(args, X.shape[0]),
+        max_iter=args.passes or 20,
+        max_steps=args.max_steps,
+        batch_size=args.batch,
+        projection=True if args.projection is None else bool(args.projection),
+        average=True if args.average is None else bool(args.average),
+        tol=args.tol,
+        random_state=args.seed,
+        n_jobs=args.threads,
+    )
+    started = time.perf_counter()
+    try:
+        with reporting(_bar(args, "training", "steps")), _warnings_as_lines(args):
+            est.fit(X, y, qid)
+    except (ValueError, OverflowError) as e:
+        raise SystemExit(f"pegasos-rs train --rank: {e}") from None
+    _save(est.save, model_file)
+    if not args.quiet:
+        print(
+            f"trained PegasosRanker on {X.shape[0]} examples x {X.shape[1]} features, "
+            f"{len(np.unique(qid))} queries, {est.n_iter_} passes in "
+            f"{time.perf_counter() - started:.2f}s; model written to {model_file}",
+            file=sys.stderr,
+        )
+    return 0
 
 
 def _train_linear(args, data_file: str, model_file: str, class_weight) -> int:
@@ -863,6 +936,8 @@ def predict(argv: list[str]) -> int:
     args = _predict_parser().parse_args(argv)
     try:
         model = read_model(args.model_file)
+        if type(model).__name__ == "PegasosRanker":
+            return _predict_ranking(args, model)
         with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
             X, y = load_svmlight_file(args.data_file, n_jobs=args.threads)
     except (OSError, ValueError) as e:
@@ -919,6 +994,37 @@ def predict(argv: list[str]) -> int:
         else:
             correct = int(np.sum(pred == y))
             print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
+    return 0
+
+
+def _predict_ranking(args, model) -> int:
+    """``predict`` with a :class:`~pegasos_rs.PegasosRanker`: writes each row's score
+    (``%.17g``) and, when the file's lines carry ``qid:``, prints the mean NDCG@10
+    over its queries (a query without a relevant document counts as 0)."""
+    import numpy as np
+
+    from pegasos_rs._ranking import mean_ndcg
+    from pegasos_rs.svmlight import load_svmlight_file
+
+    with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
+        try:
+            X, y, qid = load_svmlight_file(args.data_file, query_id=True, n_jobs=args.threads)
+        except ValueError as e:
+            if "qid" not in str(e):
+                raise
+            X, y = load_svmlight_file(args.data_file, n_jobs=args.threads)
+            qid = None
+    X = _linear_width(X, model.n_features_in_, args.data_file)
+    model.set_params(n_jobs=args.threads)
+    scores = model.predict(X) if X.shape[0] else np.zeros(0)
+    try:
+        with open(args.output_file, "w") as f:
+            f.writelines(f"{v:.17g}\n" for v in scores)
+    except OSError as e:
+        raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
+    if not args.quiet and qid is not None and len(scores):
+        n_queries = len(np.unique(qid))
+        print(f"Mean NDCG@10 = {mean_ndcg(y, scores, qid):g} ({n_queries} queries)")
     return 0
 
 
