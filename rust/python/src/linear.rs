@@ -202,7 +202,7 @@ pub fn fit_linear_regression<'py>(
     fit_return(py, &[output], coef, d, &solver.states)
 }
 
-/// Train a ranking (`params["loss"]` "hinge" or "log_loss", no intercept) of the
+/// Train a ranking (`params["loss"]` `"hinge"` or `"log_loss"`, no intercept) of the
 /// rows with relevance `y` grouped by the query ids `qid` (`None`: the whole set
 /// is one query, AUC optimisation), continuing `solver` (fresh when empty: one
 /// state, stream 0 of the seed) and leaving the final state in it; returns what
