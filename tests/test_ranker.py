@@ -287,3 +287,33 @@ def test_mq2008_fold1():
     random_ndcg = mean_ndcg(yt, np.random.default_rng(0).normal(size=len(yt)), qt)
     assert ndcg > random_ndcg + 0.1, (ndcg, random_ndcg)
     assert ndcg > 0.45, ndcg
+
+
+def test_verbose_reports_each_pass(capsys):
+    X, y, qid = ranking_problem(seed=10)
+    PegasosRanker(max_iter=3, verbose=1, random_state=0).fit(X, y, qid)
+    err = capsys.readouterr().err
+    for p in (1, 2, 3):
+        assert f"[PegasosRanker.fit] pass {p}/3: objective " in err
+
+
+def test_tol_stops_early_and_warns_otherwise():
+    X, y, qid = ranking_problem(seed=11)
+    r = PegasosRanker(alpha=1e-2, max_iter=200, tol=1e-2, n_iter_no_change=2, random_state=0)
+    r.fit(X, y, qid)
+    assert r.n_iter_ < 200
+    assert r.objective_ == pytest.approx(objective(r.coef_, X, pairs_of(y, qid), 1e-2))
+    from sklearn.exceptions import ConvergenceWarning
+
+    with pytest.warns(ConvergenceWarning, match="tol=0.0 was not reached"):
+        PegasosRanker(max_iter=2, tol=0.0, n_iter_no_change=5, random_state=0).fit(X, y, qid)
+
+
+def test_a_failed_fit_leaves_the_fitted_ranker_unchanged():
+    X, y, qid = ranking_problem(seed=12)
+    r = PegasosRanker(random_state=0, warm_start=True).fit(X, y, qid)
+    coef, t = r.coef_.copy(), r.t_
+    with pytest.raises(ValueError, match="single relevance level"):
+        r.fit(X, np.zeros_like(y), qid)
+    np.testing.assert_array_equal(r.coef_, coef)
+    assert r.t_ == t

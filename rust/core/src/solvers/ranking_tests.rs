@@ -315,3 +315,38 @@ fn the_objective_decreases_towards_a_ranking() {
     // The first feature carries most of the relevance.
     assert!(w[0] > w[1].abs() && w[0] > 0.0, "{w:?}");
 }
+
+#[test]
+fn a_stopped_monitor_interrupts_and_tol_stops_early() {
+    let (n, d) = (50, 3);
+    let (x, y, q) = problem(n, d, 12);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let mut state = LinearState::new(d, 0, 0).unwrap();
+    let mut w = vec![0.0; d];
+    let p = params("hinge", 5, Averaging::Off, 1);
+    let err = fit_ranking(
+        &rows,
+        &y,
+        Some(&q),
+        &p,
+        &mut state,
+        &mut w,
+        &Monitor::stopped(),
+    );
+    assert!(matches!(err, Err(Error::Interrupted)));
+    assert_eq!(state.steps(), 0);
+    // tol: the objective after every pass, and a stop once it stalls.
+    let p = Params {
+        tol: Some(0.5),
+        n_iter_no_change: 1,
+        ..(*params("hinge", 50, Averaging::Off, 1)).clone()
+    }
+    .validate()
+    .unwrap();
+    let out = fit_ranking(&rows, &y, Some(&q), &p, &mut state, &mut w, &Monitor::new()).unwrap();
+    assert_eq!(out.converged, Some(true));
+    assert!(out.n_iter < 50, "{}", out.n_iter);
+    let index = PairIndex::new(&y, Some(&q)).unwrap();
+    let obj = ranking_objective(&rows, &index, &LossFunction::Hinge, &w, p.alpha);
+    assert_eq!(out.objective, Some(obj));
+}
