@@ -74,6 +74,7 @@ import re
 import sys
 import time
 import warnings
+from typing import Literal
 
 # Nothing here imports numpy, scipy or scikit-learn when the module is imported:
 # --help must answer at once, and the linear path never needs the last two.
@@ -667,7 +668,12 @@ def _train_ranker(args, class_weight, on_dask: bool) -> int:
     for flag, given in refused:
         if given:
             raise SystemExit(f"pegasos-rs train: {flag} is not available with --rank")
-    losses = {None: "hinge", 3: "hinge", 0: "log_loss", 7: "log_loss"}
+    losses: dict[int | None, Literal["hinge", "log_loss"]] = {
+        None: "hinge",
+        3: "hinge",
+        0: "log_loss",
+        7: "log_loss",
+    }
     if args.solver not in losses:
         raise SystemExit(
             f"pegasos-rs train: --rank trains -s 3 (hinge) or -s 0/7 (log_loss), "
