@@ -185,17 +185,9 @@ pub fn fit_linear_regression<'py>(
     let (output, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
         let d = rows.n_features();
-        if states.is_empty() {
-            states = initial_states(1, d, params.seed)?;
-        }
-        if states.len() != 1 {
-            return Err(pegasos_core::Error::InvalidState(format!(
-                "a regression continues one solver state, not {}",
-                states.len()
-            )));
-        }
+        let state = single_state(&mut states, d, params.seed, "a regression")?;
         let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
-        let out = fit_regression(&rows, targets, sample_weight, &params, &mut states[0], &mut coef, cancel)?;
+        let out = fit_regression(&rows, targets, sample_weight, &params, state, &mut coef, cancel)?;
         Ok((out, coef, d))
     }))?;
     solver.states = states;
@@ -230,21 +222,33 @@ pub fn fit_ranking<'py>(
     let (output, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
         let d = rows.n_features();
-        if states.is_empty() {
-            states = initial_states(1, d, params.seed)?;
-        }
-        if states.len() != 1 {
-            return Err(pegasos_core::Error::InvalidState(format!(
-                "a ranking continues one solver state, not {}",
-                states.len()
-            )));
-        }
+        let state = single_state(&mut states, d, params.seed, "a ranking")?;
         let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
-        let out = fit_ranking_core(&rows, y, qid, &params, &mut states[0], &mut coef, cancel)?;
+        let out = fit_ranking_core(&rows, y, qid, &params, state, &mut coef, cancel)?;
         Ok((out, coef, d))
     }))?;
     solver.states = states;
     fit_return(py, &[output], coef, d, &solver.states)
+}
+
+/// The one solver state a regression or a ranking (`what`) continues: fresh (stream
+/// 0 of `seed`, `d` features) when `states` is empty.
+fn single_state<'s>(
+    states: &'s mut Vec<LinearState>,
+    d: usize,
+    seed: u64,
+    what: &str,
+) -> pegasos_core::Result<&'s mut LinearState> {
+    if states.is_empty() {
+        *states = initial_states(1, d, seed)?;
+    }
+    let n = states.len();
+    match states.as_mut_slice() {
+        [state] => Ok(state),
+        _ => Err(pegasos_core::Error::InvalidState(format!(
+            "{what} continues one solver state, not {n}"
+        ))),
+    }
 }
 
 /// The fit's outputs as Python receives them.
