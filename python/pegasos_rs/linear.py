@@ -262,7 +262,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
         "probability": ["boolean"],
-        "multi_class": [StrOptions({"ovr", "ovr_shared"})],
+        "multi_class": [StrOptions({"ovr", "ovr_shared", "crammer_singer"})],
     }
 
     #: Parameters newer than model format version 1 (pegasos_rs.model_io): the value a
@@ -290,7 +290,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         n_jobs: Int | None = None,
         verbose: Int = 0,
         probability: bool = False,
-        multi_class: Literal["ovr", "ovr_shared"] = "ovr",
+        multi_class: Literal["ovr", "ovr_shared", "crammer_singer"] = "ovr",
     ) -> None:
         self.loss = loss
         self.alpha = alpha

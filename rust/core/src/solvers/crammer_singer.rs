@@ -248,6 +248,14 @@ impl CrammerSingerState {
         })
     }
 
+    /// Whether `states` are in [`CrammerSingerState::to_states`]' form (what
+    /// one-vs-rest refuses to continue).
+    pub fn is_joint(states: &[LinearState]) -> bool {
+        states
+            .first()
+            .is_some_and(|h| h.v.len() == 1 && h.v[0] == HEADER_MARK)
+    }
+
     /// Forget the running average.
     fn discard_average(&mut self) {
         self.avg_u = Vec::new();

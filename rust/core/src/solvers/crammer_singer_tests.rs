@@ -388,14 +388,34 @@ fn other_solvers_states_losses_and_balanced_sampling_are_refused() {
     // A Crammer-Singer state is not one-vs-rest's either.
     let mut cs = vec![];
     fit(&rows, &labels, &p, &mut cs);
-    assert!(crate::solvers::multiclass::fit_one_vs_rest(
+    let e = crate::solvers::multiclass::fit_one_vs_rest(
         &rows,
         &labels,
         &p,
         &mut cs,
         &mut coef,
         1,
-        &Monitor::new()
+        &Monitor::new(),
     )
-    .is_err());
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("trained with multi_class='crammer_singer'"),
+        "{e}"
+    );
+    let e = crate::solvers::shared_ovr::fit_shared_one_vs_rest(
+        &rows,
+        &labels,
+        &p,
+        &mut cs,
+        &mut coef,
+        1,
+        &Monitor::new(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("trained with multi_class='crammer_singer'"),
+        "{e}"
+    );
 }
