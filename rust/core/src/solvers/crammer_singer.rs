@@ -74,7 +74,7 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::solvers::linear::{
     check_drawn, check_every_row, steps_per_pass, FitOutput, LinearState, BLOCK_EXAMPLES,
-    RESCALE_BELOW,
+    PREFETCH_AHEAD, RESCALE_BELOW,
 };
 use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -411,8 +411,13 @@ struct Scratch {
     cols: Vec<usize>,
     vals: Vec<f64>,
     acc: Vec<f64>,
-    /// The violators of a step: example, its class, the argmax class, `eta c_i / k`.
+    /// The violators of a step: the end of its entries in `kept_cols`, its class,
+    /// the argmax class, `eta c_i / k`.
     violators: Vec<(usize, usize, usize, f64)>,
+    /// The stored entries of the violators' rows, one after the other (read once
+    /// for the scores, kept for the update).
+    kept_cols: Vec<usize>,
+    kept_vals: Vec<f64>,
 }
 
 /// Row `i`'s stored entries.
@@ -459,6 +464,8 @@ impl CsRule {
         let eta_over_k = inv_t * self.inv_alpha_k;
 
         s.violators.clear();
+        s.kept_cols.clear();
+        s.kept_vals.clear();
         for &i in batch {
             let c = ex.weight(i);
             if c == 0.0 {
@@ -474,7 +481,10 @@ impl CsRule {
                 }
             }
             if best.1 != usize::MAX && 1.0 + best.0 - s.acc[y] > 0.0 {
-                s.violators.push((i, y, best.1, eta_over_k * c));
+                s.kept_cols.extend_from_slice(&s.cols);
+                s.kept_vals.extend_from_slice(&s.vals);
+                s.violators
+                    .push((s.kept_cols.len(), y, best.1, eta_over_k * c));
             }
         }
 
@@ -490,10 +500,11 @@ impl CsRule {
             state.sq_norm *= shrink * shrink;
         }
 
-        for vi in 0..s.violators.len() {
-            let (i, y, r, g) = s.violators[vi];
-            load_row(rows, i, &mut s.cols, &mut s.vals);
-            self.add_violator(state, (y, r, g), &s.cols, &s.vals);
+        let mut start = 0;
+        for &(end, y, r, g) in &s.violators {
+            let (cols, vals) = (&s.kept_cols[start..end], &s.kept_vals[start..end]);
+            self.add_violator(state, (y, r, g), cols, vals);
+            start = end;
         }
         self.project_and_average(state);
     }
@@ -641,7 +652,18 @@ impl<R: Rows> PassRunner for CsRun<'_, '_, R> {
                 drawn.push(self.draws.draw(&mut self.state.sampler));
             }
             check_drawn(self.rows, &self.task, &drawn)?;
-            for batch in drawn.chunks_exact(k) {
+            for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
+                self.rows.prefetch_locate(i);
+            }
+            for (b, batch) in drawn.chunks_exact(k).enumerate() {
+                for j in b * k..(b + 1) * k {
+                    if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
+                        self.rows.prefetch_locate(i);
+                    }
+                    if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
+                        self.rows.prefetch_row(i);
+                    }
+                }
                 self.rule
                     .step(self.rows, &self.ex, self.state, batch, &mut scratch);
             }
