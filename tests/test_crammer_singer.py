@@ -158,6 +158,15 @@ def test_reported_objective_is_the_joint_one(iris):
         _cs(tol=0.0, n_iter_no_change=5, max_iter=2).fit(X, y)
 
 
+def test_verbose_prints_one_line_per_pass(iris, capfd):
+    X, y = iris
+    est = _cs(max_iter=3, verbose=1).fit(X, y)
+    err = capfd.readouterr().err
+    assert err.count("objective") == 3, err
+    assert "||W||_F^2" in err
+    assert est.objective_.shape == (1,)
+
+
 def test_restarts_continue_bit_for_bit(iris):
     X, y = iris
     once = _cs(max_iter=4, average=False).fit(X, y)
