@@ -70,6 +70,7 @@ use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::dispatch::{with_avx2, Job};
+use crate::prefetch::prefetch;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::solvers::linear::{
@@ -383,6 +384,9 @@ impl Examples<'_> {
     }
 }
 
+/// Entries ahead whose `K` weights are hinted into cache while one is scored.
+const WEIGHTS_AHEAD: usize = 4;
+
 /// The example's scores `<v_r, x>` for every class, `acc[r]` (the row's entries
 /// `cols`, `vals` against the feature-major `v`).
 struct ScoreJob<'a> {
@@ -397,7 +401,12 @@ impl Job for ScoreJob<'_> {
     #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `dispatch`)
     fn run(self) {
         let k = self.acc.len();
-        for (&j, &x) in self.cols.iter().zip(self.vals) {
+        for (e, (&j, &x)) in self.cols.iter().zip(self.vals).enumerate() {
+            if let Some(&ahead) = self.cols.get(e + WEIGHTS_AHEAD) {
+                for off in (0..k).step_by(8) {
+                    prefetch(&self.v[ahead * k + off]);
+                }
+            }
             for (a, w) in self.acc.iter_mut().zip(&self.v[j * k..(j + 1) * k]) {
                 *a += x * w;
             }
