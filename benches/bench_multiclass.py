@@ -13,6 +13,7 @@ the same accuracy target). Every time that decides a target is the median of
 
     python benches/bench_multiclass.py                    # dna, usps, sector, 20news
     python benches/bench_multiclass.py --datasets dna,usps
+    python benches/bench_multiclass.py --datasets sector --no-ovr   # the target's curves only
     python benches/bench_multiclass.py --smoke            # tiny generated data, seconds
 
 Writes ``results/multiclass.md`` and ``multiclass.json`` (``multiclass_smoke*`` with
@@ -54,6 +55,11 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--C", type=float, default=1.0, help="LIBLINEAR's C (default 1)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per deciding time")
     ap.add_argument("--cap", type=float, default=600.0, help="seconds per sweep, at most")
+    ap.add_argument(
+        "--no-ovr",
+        action="store_true",
+        help="only the Crammer-Singer curves (skip the one-vs-rest comparison)",
+    )
     ap.add_argument("--smoke", action="store_true", help="tiny generated data")
     return ap
 
@@ -130,6 +136,8 @@ def run_dataset(name: str, args) -> dict | None:
     print(f"{name}: LIBLINEAR -s 4: {ll_time:.3f} s, test accuracy {100 * ll_acc:.2f} %")
     curves = []
     for label, (multi_class, average, sampling) in CURVES:
+        if args.no_ovr and multi_class != "crammer_singer":
+            continue
 
         def measure(passes, mc=multi_class, av=average, sa=sampling):
             t, est = time_once(lambda: pegasos(alpha, passes, mc, av, sa).fit(X, y))
