@@ -70,9 +70,9 @@ use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::dispatch::{with_avx2, Job};
-use crate::prefetch::prefetch;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
+use crate::prefetch::prefetch;
 use crate::solvers::linear::{
     check_drawn, check_every_row, steps_per_pass, FitOutput, LinearState, BLOCK_EXAMPLES,
     PREFETCH_AHEAD, RESCALE_BELOW,
