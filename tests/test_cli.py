@@ -70,6 +70,31 @@ def test_kernel_training_class_weights_and_cross_validation(files, capsys):
     assert re.fullmatch(r"Cross Validation Accuracy = [\d.]+%", capsys.readouterr().out.strip())
 
 
+def test_train_s4_trains_crammer_singer_and_predicts(files, capsys, tmp_path):
+    _, train, test, y_test = files
+    model = tmp_path / "cs.model"
+    args = ["-s", "4", "-c", "1", "-B", "1", "--passes", "5", "-q", str(train), str(model)]
+    assert main(["train", *args]) == 0
+    est = pegasos_rs.load(model)
+    assert est.multi_class == "crammer_singer"
+    assert est.coef_.shape == (3, 10)
+    X, y = pegasos_rs.load_svmlight_file(train)
+    ref = pegasos_rs.PegasosClassifier(
+        alpha=1 / X.shape[0],
+        max_iter=5,
+        intercept_scaling=1.0,
+        multi_class="crammer_singer",
+        random_state=0,
+    ).fit(X, y)
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    out = tmp_path / "out"
+    assert main(["predict", str(test), str(model), str(out)]) == 0
+    acc = float(re.search(r"Accuracy = ([\d.]+)%", capsys.readouterr().out).group(1))
+    predicted = np.array([float(v) for v in out.read_text().split()])
+    assert acc == pytest.approx(100 * np.mean(predicted == y_test), abs=1e-3)
+    assert acc > 60
+
+
 def test_predict_reads_liblinear_models(files, capsys):
     liblinear = pytest.importorskip("liblinear.liblinearutil")
     tmp, train, test, _ = files
@@ -95,7 +120,7 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
         (["train", "--passes", "0", str(train)], r"invalid --passes 0: expected an int.* in \[1,"),
         (["train", "-p", "-1", str(train)], "invalid -p epsilon -1.0: expected a number >= 0"),
         (["train", "-s", "5", str(train)], "L1-regularised.*L2-regularised.*-s 2"),
-        (["train", "-s", "4", str(train)], "Crammer-Singer.*one-vs-rest"),
+        (["train", "-s", "4", "-b", "1", str(train)], "probability=True is not available"),
         (["train", "-s", "11", "-w1", "2", str(train)], "-wi weights classes.*regression"),
         (["train", "-s", "13", "-b", "1", str(train)], "-b 1 is for classifiers"),
         (["train", "-s", "11", "--sampling", "balanced", str(train)], "balanced is for"),
@@ -375,7 +400,7 @@ def test_libsvm_c_svc_with_a_kernel_is_accepted_other_types_are_refused(files, t
         (["-s", "4", "-t", "2"], "nu-SVR.*epsilon-SVR.*-s 3"),
         (["-s", "6"], "-s 6 is LIBLINEAR's L1-regularised.*-s 0"),
         (["-s", "21"], "one-class SVM"),
-        (["-s", "9"], "not a LIBLINEAR solver type.*0-3, 7.*11-13"),
+        (["-s", "9"], "not a LIBLINEAR solver type.*0-4, 7.*11-13"),
     ]:
         with pytest.raises(SystemExit, match=message):
             main(["train", *argv, str(train), str(path)])

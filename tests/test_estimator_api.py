@@ -64,6 +64,7 @@ def test_class_weight_check_without_projection():
         PegasosClassifier(random_state=0),
         PegasosClassifier(random_state=0, probability=True),
         PegasosClassifier(random_state=0, multi_class="ovr_shared"),
+        PegasosClassifier(random_state=0, multi_class="crammer_singer"),
         PegasosClassifier(random_state=0, loss="log_loss"),
         PegasosClassifier(random_state=0, loss="squared_hinge"),
         PegasosClassifier(random_state=0, loss="modified_huber"),

@@ -150,7 +150,7 @@ def test_save_and_load_round_trip(tmp_path, digits):
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"multi_class": "crammer_singer"}, "multi_class"),
+        ({"multi_class": "ovo"}, "multi_class"),
         ({"multi_class": None}, "multi_class"),
         ({"sampling": "balanced"}, "balanced"),
     ],

@@ -81,6 +81,9 @@ _LabelWeights = dict[str, Any]
 #: Class codes (classification) or real targets (regression).
 _Targets = NDArray[np.uint32] | NDArray[np.float64]
 
+# params["multi_class"]: "ovr" (default), "ovr_shared" or "crammer_singer" (one coef
+# row and one output per class, also for two classes; the solver then holds
+# n_classes + 1 states, a header first).
 def fit_linear(
     x: _Dense | _Csr,
     codes: NDArray[np.uint32],

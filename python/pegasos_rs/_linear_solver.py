@@ -77,8 +77,30 @@ def averaging(average, batch_size, partial: bool) -> tuple[str, int]:
     return "from", max(1, math.ceil(int(average) / int(batch_size)))
 
 
+def check_crammer_singer(est) -> None:
+    """Refuse what ``multi_class="crammer_singer"`` cannot combine with: a loss other
+    than the hinge (the Crammer-Singer loss is the multiclass hinge) and
+    ``probability=True``."""
+    if getattr(est, "multi_class", "ovr") != "crammer_singer":
+        return
+    if est.loss != "hinge":
+        raise ValueError(
+            f"multi_class='crammer_singer' minimises the Crammer-Singer multiclass hinge "
+            f"loss; loss={est.loss!r} has no Crammer-Singer form: use loss='hinge' or "
+            "multi_class='ovr'"
+        )
+    if getattr(est, "probability", False):
+        raise ValueError(
+            "probability=True is not available with multi_class='crammer_singer': its "
+            "Platt sigmoids calibrate one-vs-rest decision values, while Crammer-Singer "
+            "scores only rank the classes against each other; use multi_class='ovr' for "
+            "probabilities"
+        )
+
+
 def linear_solver_params(est, resume: bool, max_iter: int, max_steps, *, partial=False) -> dict:
     """The hyper-parameters of ``est`` as the extension reads them (one named dict)."""
+    check_crammer_singer(est)
     average_mode, average_start = averaging(est.average, est.batch_size, partial)
     params = solver_params(
         est,
@@ -139,13 +161,23 @@ def store_fit(est, result: dict) -> str | None:
     stopping rule was met, a message saying which (the text of the estimators'
     ``ConvergenceWarning``); else ``None``.
     """
-    est.coef_ = result["coef"]
-    est.intercept_ = result["intercept"]
+    coef, intercept, objective = result["coef"], result["intercept"], result["objective"]
+    if getattr(est, "multi_class", "ovr") == "crammer_singer":
+        # One joint objective, repeated per class by the extension.
+        objective = objective[:1]
+        if coef.shape[0] == 2:
+            # As LinearSVC(multi_class="crammer_singer"): one row, w_1 - w_0, for two
+            # classes, so that decision_function has one column.
+            coef = (coef[1] - coef[0]).reshape(1, -1)
+            intercept = np.array([intercept[1] - intercept[0]])
+    est.coef_ = coef
+    est.intercept_ = intercept
     est.n_iter_ = max(result["n_iter"])
     est.t_ = max(result["t"])
-    objective = result["objective"]
     est.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
     converged = result["converged"]
+    if getattr(est, "multi_class", "ovr") == "crammer_singer":
+        converged = converged[:1]  # one joint problem
     if converged[0] is None or all(converged):
         return None
     missed = [i for i, c in enumerate(converged) if not c]

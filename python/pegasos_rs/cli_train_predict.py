@@ -89,6 +89,7 @@ LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
                    0, 7   logistic regression (loss log_loss)
                    1, 2   L2-loss SVM (squared_hinge)
                    3      L1-loss SVM (hinge)
+                   4      Crammer-Singer multiclass SVM (multi_class=crammer_singer)
                    11, 12 L2-loss SVR (squared_epsilon_insensitive)
                    13     L1-loss SVR (epsilon_insensitive)
                  with -t, LIBSVM's svm type: 0 C-SVC, 3 epsilon-SVR (default 0).
@@ -150,7 +151,7 @@ Pegasos' own options:
   --help         this text
 Refused, with what to use instead: -n (nu; threads are --threads), -C (parameter
 search; use -v with several -c), -t 4 (precomputed kernels: the Python API takes
-them), -s 4 (Crammer-Singer), 5 and 6 (L1 regularisation), 21 (one-class SVM), and
+them), -s 5 and 6 (L1 regularisation), 21 (one-class SVM), and
 LIBSVM's -s 1, 2, 4 (nu-SVC, one-class, nu-SVR).
 """
 
@@ -179,12 +180,15 @@ LIBLINEAR_SOLVERS = {
     11: ("regressor", "squared_epsilon_insensitive"),
     12: ("regressor", "squared_epsilon_insensitive"),
     13: ("regressor", "epsilon_insensitive"),
+    4: ("classifier", "hinge"),
 }
+
+#: LIBLINEAR's solver type of the Crammer-Singer multiclass SVM
+#: (``multi_class="crammer_singer"``).
+CRAMMER_SINGER = 4
 
 #: LIBLINEAR's other solver types: what they are and why they are refused.
 LIBLINEAR_REFUSED = {
-    4: "the Crammer-Singer multiclass SVM, not available yet; multiclass problems "
-    "are trained one-vs-rest by -s 3 (or -s 0, 1, 2)",
     5: "L1-regularised: Pegasos' step is the sub-gradient step of the L2-regularised "
     "objective (its shrink by 1 - 1/t is the L2 term's); use -s 2 (L2-regularised "
     "L2-loss SVM)",
@@ -450,7 +454,7 @@ def _solver_type(solver: int | None, kernel_given: bool) -> tuple[str, str]:
     if solver not in LIBLINEAR_REFUSED:
         raise SystemExit(
             f"pegasos-rs train: -s {solver} is not a LIBLINEAR solver type; Pegasos "
-            "solves 0-3, 7 (classification) and 11-13 (regression)"
+            "solves 0-4, 7 (classification) and 11-13 (regression)"
         )
     raise SystemExit(f"pegasos-rs train: -s {solver} is LIBLINEAR's {LIBLINEAR_REFUSED[solver]}")
 
@@ -504,7 +508,7 @@ def _linear_params(args, n_samples: int, class_weight) -> dict:
         **_common_linear_params(args, n_samples),
         "class_weight": class_weight or None,
         "probability": bool(args.probability),
-        "multi_class": "ovr",
+        "multi_class": "crammer_singer" if args.solver == CRAMMER_SINGER else "ovr",
     }
 
 

@@ -92,7 +92,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     (``loss``). Multiclass problems are solved one-vs-rest, classes in
     parallel (``n_jobs``), each class with its own random stream (or, with
     ``multi_class="ovr_shared"``, all classes stepping on the same drawn rows), so
-    results do not depend on the number of threads.
+    results do not depend on the number of threads; or, with
+    ``multi_class="crammer_singer"``, by one joint Crammer-Singer objective.
 
     Parameters
     ----------
@@ -190,9 +191,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         folds' models could not continue the previous fit): ``fit`` raises
         ``ValueError``; and ``partial_fit`` is not available (the sigmoids would no
         longer describe the model).
-    multi_class : {"ovr", "ovr_shared"}, default="ovr"
-        How the one-vs-rest problems of more than two classes draw their examples;
-        both solve the same problems (class ``c`` against the rest, each with its
+    multi_class : {"ovr", "ovr_shared", "crammer_singer"}, default="ovr"
+        How more than two classes are learnt. ``"ovr"`` and ``"ovr_shared"`` are
+        one-vs-rest and differ only in how the problems draw their examples; both
+        solve the same problems (class ``c`` against the rest, each with its
         own objective ``alpha/2 ||w_c||^2 + 1/m sum_i c_ic max(0, 1 - y_ic (<w_c,
         x_i> + b_c))``, class weights as LIBLINEAR's one-vs-rest). ``"ovr"``: each
         class draws its own rows from its own random stream (stream ``c`` of the
@@ -213,6 +215,17 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         ``sampling="shuffle"``: on sector it then comes within 0.3 pp of
         LIBLINEAR's accuracy in 3 passes instead of 20 (see the user guide's
         "Many classes").
+        ``"crammer_singer"``: one joint objective over all classes, ``alpha/2
+        sum_r ||w_r||^2 + 1/m sum_i c_i max_r [1(r != y_i) + <w_r - w_{y_i}, x_i> +
+        b_r - b_{y_i}]`` (LIBLINEAR ``-s 4``, ``LinearSVC(multi_class=
+        "crammer_singer")``), whose step moves ``w_{y_i}`` towards ``x_i`` and the
+        highest-scoring wrong class away from it (the user guide's "Losses and
+        problems"); also for two classes, whose ``coef_`` is then the one row
+        ``w_1 - w_0``, as ``LinearSVC``'s. ``objective_`` holds the one joint
+        objective. Only with ``loss="hinge"``, ``probability=False`` and a sampling
+        other than ``"balanced"`` (else ``ValueError``); the steps are sequential,
+        ``n_jobs`` parallelises prediction only. A fit of another mode cannot be
+        continued by it, nor its fit by another mode.
 
     Attributes
     ----------
@@ -228,7 +241,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         Total steps taken so far (the paper's t; the maximum over classes).
     objective_ : ndarray or None
         Primal objective per binary problem after the last pass, when computed
-        (``tol`` or ``verbose`` set).
+        (``tol`` or ``verbose`` set); with ``multi_class="crammer_singer"`` one
+        value, the joint objective.
     {platt_attributes}
 
     Notes
@@ -262,7 +276,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         "n_jobs": [None, Integral],
         "verbose": ["verbose"],
         "probability": ["boolean"],
-        "multi_class": [StrOptions({"ovr", "ovr_shared"})],
+        "multi_class": [StrOptions({"ovr", "ovr_shared", "crammer_singer"})],
     }
 
     #: Parameters newer than model format version 1 (pegasos_rs.model_io): the value a
@@ -290,7 +304,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         n_jobs: Int | None = None,
         verbose: Int = 0,
         probability: bool = False,
-        multi_class: Literal["ovr", "ovr_shared"] = "ovr",
+        multi_class: Literal["ovr", "ovr_shared", "crammer_singer"] = "ovr",
     ) -> None:
         self.loss = loss
         self.alpha = alpha

@@ -634,8 +634,12 @@ def _check_fitted(est, name: str, need) -> None:
         )
         need(coef.dtype.kind == "f", "coef_ must hold floats")
         solver: Any = getattr(est, "_solver", None)
-        if solver is not None and len(solver) not in (0, n_out):
-            need(False, f"the solver state has {len(solver)} problems, the model {n_out}")
+        # The Crammer-Singer solver keeps a header and one state per class (also
+        # for two classes, whose model has one row).
+        joint = getattr(est, "multi_class", "ovr") == "crammer_singer"
+        states = classes.size + 1 if joint else n_out
+        if solver is not None and len(solver) not in (0, states):
+            need(False, f"the solver state has {len(solver)} problems, the model {states}")
         return
     n_support = getattr(est, "n_support_", None)
     need(

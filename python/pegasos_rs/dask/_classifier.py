@@ -145,7 +145,7 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
         n_jobs: Int | None = None,
         verbose: Int = 0,
         probability: bool = False,
-        multi_class: Literal["ovr", "ovr_shared"] = "ovr",
+        multi_class: Literal["ovr", "ovr_shared", "crammer_singer"] = "ovr",
         mode: Literal["exact", "parallel"] = "exact",
         client: distributed.Client | None = None,
         round_bytes: Int = 32 << 20,
@@ -265,6 +265,12 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
             raise ValueError(
                 "probability=True is not supported on a Dask cluster; fit with "
                 "probability=False (or fit pegasos_rs.PegasosClassifier in memory)"
+            )
+        if self.multi_class == "crammer_singer":
+            raise ValueError(
+                "multi_class='crammer_singer' is not supported on a Dask cluster yet (its "
+                "joint multiclass solver has no cluster mode); use multi_class='ovr' or fit "
+                "pegasos_rs.PegasosClassifier(multi_class='crammer_singer') in memory"
             )
         if self.multi_class != "ovr":
             raise ValueError(

@@ -67,6 +67,7 @@ pub use error::{Error, Result};
 pub use float::{Float, Index};
 pub use monitor::Monitor;
 pub use rng::Rng;
+pub use solvers::crammer_singer::{fit_crammer_singer, CrammerSingerState};
 pub use solvers::linear::{
     finish_linear_fit, fit_binary, plan_linear_fit, primal_objective, run_drawn, FitOutput,
     LinearState, StepRule,

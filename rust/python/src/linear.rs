@@ -10,15 +10,15 @@ use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::solvers::ranking::fit_ranking as fit_ranking_core;
 use pegasos_core::solvers::regression::fit_regression;
 use pegasos_core::{
-    class_counts as core_class_counts, decision_function as core_decision, fit_one_vs_rest,
-    fit_shared_one_vs_rest, initial_states, FitOutput, LinearState, Rows,
+    class_counts as core_class_counts, decision_function as core_decision, fit_crammer_singer,
+    fit_one_vs_rest, fit_shared_one_vs_rest, initial_states, FitOutput, LinearState, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
 use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
-use crate::params::{LabelWeights, SolverParams};
+use crate::params::{LabelWeights, MultiClass, SolverParams};
 use pegasos_core::thresholds::{is_small, SMALL_VISITS};
 
 /// The complete solver state of a linear model (one entry per binary problem), kept
@@ -115,6 +115,9 @@ pub(crate) type FitReturn<'py> = Bound<'py, PyDict>;
 /// and leaving the final state in it. `labels` holds `n_classes`, `class_weight`
 /// and `sample_weight`. With `params["check_input"]` false, `x` and the codes are
 /// checked row by row as the solver reads them, not as a whole before it starts.
+/// With `params["multi_class"] == "crammer_singer"`, the Crammer–Singer solver:
+/// one coefficient row and one output per class (also for two classes), and the
+/// state in `pegasos_core::CrammerSingerState::to_states`' form.
 #[pyfunction]
 #[pyo3(signature = (x, codes, labels, solver, params, n_threads))]
 pub fn fit_linear<'py>(
@@ -127,7 +130,9 @@ pub fn fit_linear<'py>(
     n_threads: usize,
 ) -> PyResult<FitReturn<'py>> {
     let check_input = params.check_input;
-    let shared = params.shared_draws()?;
+    let mode = params.multi_class()?;
+    let shared = mode == MultiClass::OvrShared;
+    let joint = mode == MultiClass::CrammerSinger;
     let params = params.validate()?;
     let max_iter = params.max_iter;
     let codes = slice(&codes)?;
@@ -140,13 +145,16 @@ pub fn fit_linear<'py>(
     let small = visits < SMALL_VISITS;
     let (outputs, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
         let rows = make()?;
-        let (n_problems, d) = (labels.n_problems(), rows.n_features());
-        // An empty state is a fresh fit: the shared-draw solver builds its own.
-        if states.is_empty() && !shared {
+        let d = rows.n_features();
+        let n_problems = if joint { labels.n_classes } else { labels.n_problems() };
+        // An empty state is a fresh fit: the shared-draw and joint solvers build their own.
+        if states.is_empty() && !shared && !joint {
             states = initial_states(n_problems, d, params.seed)?;
         }
         let mut coef = try_filled_vec(n_problems.saturating_mul(d), 0.0, "the coefficients")?;
-        let out = if shared {
+        let out = if joint {
+            fit_crammer_singer(&rows, &labels, &params, &mut states, &mut coef, cancel)?
+        } else if shared {
             fit_shared_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?
         } else {
             fit_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?

@@ -42,8 +42,9 @@ pub struct SolverParams<'py> {
     /// `check_input=False`); absent means `True`.
     #[pyo3(default = true)]
     pub(crate) check_input: bool,
-    /// `"ovr"` (independent draws per class, the default when absent) or
-    /// `"ovr_shared"` (one drawn row serves every class's step).
+    /// `"ovr"` (independent draws per class, the default when absent),
+    /// `"ovr_shared"` (one drawn row serves every class's step) or
+    /// `"crammer_singer"` (one joint multiclass objective).
     #[pyo3(default)]
     multi_class: Option<String>,
 }
@@ -261,14 +262,26 @@ pub struct KernelParams<'py> {
     pub(crate) multi_class: String,
 }
 
+/// How a linear classifier treats more than one binary problem (`multi_class`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MultiClass {
+    /// One-vs-rest, each problem drawing its own rows.
+    Ovr,
+    /// One-vs-rest, every problem stepping on the same drawn rows.
+    OvrShared,
+    /// The Crammer–Singer joint multiclass objective.
+    CrammerSinger,
+}
+
 impl SolverParams<'_> {
-    /// Whether the one-vs-rest problems share their draws (`multi_class="ovr_shared"`).
-    pub fn shared_draws(&self) -> PyResult<bool> {
+    /// The multiclass mode of `multi_class` (absent: one-vs-rest).
+    pub fn multi_class(&self) -> PyResult<MultiClass> {
         match self.multi_class.as_deref() {
-            None | Some("ovr") => Ok(false),
-            Some("ovr_shared") => Ok(true),
+            None | Some("ovr") => Ok(MultiClass::Ovr),
+            Some("ovr_shared") => Ok(MultiClass::OvrShared),
+            Some("crammer_singer") => Ok(MultiClass::CrammerSinger),
             Some(other) => Err(PyValueError::new_err(format!(
-                "multi_class must be 'ovr' or 'ovr_shared', got {other:?}"
+                "multi_class must be 'ovr', 'ovr_shared' or 'crammer_singer', got {other:?}"
             ))),
         }
     }

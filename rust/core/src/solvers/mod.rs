@@ -18,6 +18,8 @@
 //!   support vectors;
 //! - [`shared_ovr`] (with [`shared_block`]): one-vs-rest whose problems all step on
 //!   the same drawn rows, weights stored feature-major;
+//! - [`crammer_singer`]: the Crammer–Singer multiclass SVM (one joint objective
+//!   over all classes), weights stored feature-major;
 //! - [`one_vs_one`]: one-vs-one of the kernel solver, a problem per pair of classes
 //!   on a view of their rows;
 //! - [`platt`]: Platt's sigmoids (`probability=True`): their fit to held-out
@@ -28,6 +30,7 @@
 //! Builds on the kernel and data layers and the shared ground; the feature maps and
 //! the file formats are not used here.
 
+pub mod crammer_singer;
 pub mod kernel;
 pub mod kernel_model;
 pub mod kernel_regression;

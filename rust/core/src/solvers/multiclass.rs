@@ -9,6 +9,7 @@ use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::parallel::{for_each_problem, row_blocks_of};
+use crate::solvers::crammer_singer::CrammerSingerState;
 use crate::solvers::linear::{fit_binary, FitOutput, LinearState};
 use crate::solvers::params::ValidParams;
 
@@ -31,7 +32,13 @@ pub fn fit_one_vs_rest<R: Rows>(
     n_threads: usize,
     monitor: &Monitor,
 ) -> Result<Vec<FitOutput>> {
-    check_one_vs_rest(rows, labels, states.len(), coef)?;
+    check_one_vs_rest(
+        rows,
+        labels,
+        CrammerSingerState::is_joint(states),
+        states.len(),
+        coef,
+    )?;
     let d = rows.n_features();
     let multi = labels.n_problems() > 1;
     let problems: Vec<_> = states.iter_mut().zip(coef.chunks_mut(d)).collect();
@@ -44,13 +51,22 @@ pub fn fit_one_vs_rest<R: Rows>(
 
 /// The checks of a one-vs-rest fit: labels against the rows (their codes too when
 /// the rows were checked as a whole), at least one feature, one state and one
-/// coefficient row per binary problem.
+/// coefficient row per binary problem; `joint`: the states are the Crammer–Singer
+/// solver's (refused).
 pub(crate) fn check_one_vs_rest<R: Rows>(
     rows: &R,
     labels: &Labels<'_>,
+    joint: bool,
     n_states: usize,
     coef: &[f64],
 ) -> Result<()> {
+    if joint {
+        return Err(Error::InvalidState(
+            "the solver state was trained with multi_class='crammer_singer': one-vs-rest \
+             cannot continue it"
+                .into(),
+        ));
+    }
     if rows.is_checked() {
         labels.check(rows.n_rows())?;
     } else {

@@ -29,6 +29,7 @@ use crate::data::task::BinaryTask;
 use crate::error::{Error, Result};
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
+use crate::solvers::crammer_singer::CrammerSingerState;
 use crate::solvers::linear::{
     check_drawn, check_every_row, first_step, loss_sum, mean_zero_loss, objective_from_loss,
     plan_linear_fit, regularised_bias_sq, start_at, FitOutput, LinearState, StepRule,
@@ -97,7 +98,14 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
     // per-class states are not allocated and transposed only to be read as zeros.
     let fresh = states.is_empty();
     let mut template = LinearState::new(0, params.seed, 0)?;
-    check_one_vs_rest(rows, labels, if fresh { p } else { states.len() }, coef)?;
+    let joint = CrammerSingerState::is_joint(states);
+    check_one_vs_rest(
+        rows,
+        labels,
+        joint,
+        if fresh { p } else { states.len() },
+        coef,
+    )?;
     let inputs: &mut [LinearState] = if fresh {
         std::slice::from_mut(&mut template)
     } else {
