@@ -11,6 +11,8 @@ result it measures is implausible):
 * ``bench_linear.py``   linear Pegasos against LIBLINEAR, SGDClassifier, LinearSVC
 * ``bench_losses.py``   every loss (logistic, squared hinge, SVR, ...) against LIBLINEAR's
   solver of the same objective (about 30 minutes: 10^7 RCV1-shaped rows)
+* ``bench_multiclass.py`` the Crammer-Singer loss against LIBLINEAR -s 4, with one-vs-rest
+* ``bench_ranking.py``  PegasosRanker against RankSVM on LETOR MQ2008, and AUC on w8a
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
 * ``bench_kernel_regression.py`` KernelPegasosRegressor against SVR (about 2 minutes)
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
@@ -44,6 +46,8 @@ SUITE = {
     "linear": ("bench_linear.py", [], ["--quick"]),
     "losses": ("bench_losses.py", [], ["--quick"]),
     "kernel": ("bench_kernel.py", ["--threads", "2", "--budget", "300"], ["--quick"]),
+    "multiclass": ("bench_multiclass.py", ["--cap", "200"], ["--smoke"]),
+    "ranking": ("bench_ranking.py", [], ["--smoke"]),
     "kernel_regression": ("bench_kernel_regression.py", [], ["--smoke"]),
     "svmlight": ("bench_svmlight.py", [], ["--quick"]),
     "scaling": (
