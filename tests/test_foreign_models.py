@@ -319,6 +319,21 @@ def test_pegasos_load_reads_mcsvm_cs_models_as_classifiers(tmp_path):
     want, _, _ = liblinear.predict([], Xt, model, "-q")
     est = pegasos_rs.load(path)
     assert type(est).__name__ == "PegasosClassifier"
+    assert est.multi_class == "crammer_singer"
+    np.testing.assert_array_equal(est.predict(Xt[:, :8]), want)
+
+
+def test_pegasos_load_reads_binary_mcsvm_cs_models_with_both_weight_vectors(tmp_path):
+    """LIBLINEAR's -s 4 keeps two weight vectors for two classes (not one, as its
+    other classifiers): the loaded classifier's one row is their difference, as
+    PegasosClassifier(multi_class="crammer_singer") and LinearSVC keep it."""
+    X, y, Xt = problem(2, seed=5)
+    model = liblinear.train(y.astype(float).tolist(), X, "-s 4 -B 1 -q")
+    path = tmp_path / "cs2.model"
+    liblinear.save_model(str(path), model)
+    want, _, _ = liblinear.predict([], Xt, model, "-q")
+    est = pegasos_rs.load(path)
+    assert est.multi_class == "crammer_singer" and est.coef_.shape == (1, 8)
     np.testing.assert_array_equal(est.predict(Xt[:, :8]), want)
 
 

@@ -673,7 +673,15 @@ class LiblinearModel:
         if self.bias < 0:
             intercept = np.zeros_like(self.bias_weights)
         order = np.argsort(labels)
-        if labels.size == 2:
+        crammer_singer = self.solver_type == "MCSVM_CS"
+        if labels.size == 2 and crammer_singer:
+            # Two weight vectors, one per label: the larger class's minus the other's.
+            hi, lo = order[1], order[0]
+            coef, intercept = (
+                coef[hi : hi + 1] - coef[lo : lo + 1],
+                intercept[[hi]] - intercept[[lo]],
+            )
+        elif labels.size == 2:
             # LIBLINEAR predicts label[0] when the first score is > 0; ours the larger class.
             sign = 1.0 if labels[0] > labels[1] else -1.0
             coef, intercept = sign * coef[:1], sign * intercept[:1]
@@ -681,7 +689,9 @@ class LiblinearModel:
             coef, intercept = coef[order], intercept[order]
         bias = self.bias
         est = PegasosClassifier(
-            fit_intercept=bias >= 0, intercept_scaling=bias if bias > 0 else 1.0
+            fit_intercept=bias >= 0,
+            intercept_scaling=bias if bias > 0 else 1.0,
+            multi_class="crammer_singer" if crammer_singer else "ovr",
         )
         est.coef_ = np.ascontiguousarray(coef, dtype=np.float64)
         est.intercept_ = np.ascontiguousarray(intercept, dtype=np.float64)
