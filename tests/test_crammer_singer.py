@@ -127,7 +127,9 @@ def test_objective_within_one_percent_of_liblinear(load, passes, fit_intercept):
         ref = LinearSVC(
             multi_class="crammer_singer",
             C=1 / (alpha * m),
-            tol=1e-10,
+            # tol 1e-8: within 1e-8 of the objective at 1e-10 on all three sets, in
+            # 0.3 s instead of 10 on digits (where 1e-10 ran to 100,000 iterations).
+            tol=1e-8,
             max_iter=10**6,
             random_state=0,
             dual=True,
