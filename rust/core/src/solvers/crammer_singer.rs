@@ -74,8 +74,8 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
 use crate::solvers::linear::{
-    check_drawn, check_every_row, steps_per_pass, FitOutput, LinearState, BLOCK_EXAMPLES,
-    PREFETCH_AHEAD, RESCALE_BELOW,
+    averaging_start, check_drawn, check_every_row, pass_shape, FitOutput, LinearState,
+    BLOCK_EXAMPLES, PREFETCH_AHEAD, RESCALE_BELOW,
 };
 use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -749,24 +749,18 @@ fn plan_fit(
     state: &mut CrammerSingerState,
     n_rows: usize,
 ) -> Result<PassPlan> {
-    let (per_pass, max_passes) = match params.max_steps {
-        Some(t) => (t, 1),
-        None => (steps_per_pass(n_rows, params.batch_size), params.max_iter),
-    };
-    let planned = per_pass * max_passes as u64;
-    state.avg_start = match params.averaging {
-        Averaging::Off => {
-            state.discard_average();
-            u64::MAX
-        }
-        Averaging::Suffix => {
-            state.discard_average();
-            state.t + planned / 2 + 1
-        }
-        Averaging::FromStep(s) => s,
-        Averaging::Weighted if state.avg_count > 0 => state.avg_start,
-        Averaging::Weighted => state.t + 1,
-    };
+    let (per_pass, max_passes) = pass_shape(params, n_rows);
+    let (start, discard) = averaging_start(
+        params.averaging,
+        state.t,
+        per_pass * max_passes as u64,
+        state.avg_start,
+        state.avg_count,
+    );
+    if discard {
+        state.discard_average();
+    }
+    state.avg_start = start;
     if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
         state.avg_u = try_filled_vec(state.v.len(), 0.0, "the averaged weights")?;
     }

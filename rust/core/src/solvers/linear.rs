@@ -821,30 +821,53 @@ pub fn plan_linear_fit(
     state: &mut LinearState,
     n_rows: usize,
 ) -> Result<PassPlan> {
-    // With `max_steps`, one "pass" of exactly that many steps (the paper's T).
-    let (per_pass, max_passes) = match params.max_steps {
-        Some(t) => (t, 1),
-        None => (steps_per_pass(n_rows, params.batch_size), params.max_iter),
-    };
-    let planned = per_pass * max_passes as u64;
-    state.avg_start = match params.averaging {
-        Averaging::Off => {
-            state.discard_average();
-            u64::MAX
-        }
-        Averaging::Suffix => {
-            state.discard_average();
-            state.t + planned / 2 + 1
-        }
-        Averaging::FromStep(s) => s,
-        // Continue the running average; start one at the next step if none.
-        Averaging::Weighted if state.avg_count > 0 => state.avg_start,
-        Averaging::Weighted => state.t + 1,
-    };
+    let (per_pass, max_passes) = pass_shape(params, n_rows);
+    let (start, discard) = averaging_start(
+        params.averaging,
+        state.t,
+        per_pass * max_passes as u64,
+        state.avg_start,
+        state.avg_count,
+    );
+    if discard {
+        state.discard_average();
+    }
+    state.avg_start = start;
     if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
         state.avg_u = try_filled_vec(state.v.len(), 0.0, "an averaged weight vector")?;
     }
     Ok(PassPlan::new(per_pass, max_passes))
+}
+
+/// Steps per pass and passes of a fit of `params` on `n_rows` examples: with
+/// `max_steps`, one "pass" of exactly that many steps (the paper's T).
+pub(crate) fn pass_shape(params: &ValidParams, n_rows: usize) -> (u64, usize) {
+    match params.max_steps {
+        Some(t) => (t, 1),
+        None => (steps_per_pass(n_rows, params.batch_size), params.max_iter),
+    }
+}
+
+/// The first averaged step of a call of `planned` steps from step `t` (see
+/// [`Averaging`]), given the state's current `avg_start` and `avg_count`, and whether
+/// the previous call's average is discarded first (no averaging, or suffix
+/// averaging, which averages this call's steps only). Every solver with a running
+/// average plans through it.
+pub(crate) fn averaging_start(
+    averaging: Averaging,
+    t: u64,
+    planned: u64,
+    avg_start: u64,
+    avg_count: u64,
+) -> (u64, bool) {
+    match averaging {
+        Averaging::Off => (u64::MAX, true),
+        Averaging::Suffix => (t + planned / 2 + 1, true),
+        Averaging::FromStep(s) => (s, false),
+        // Continue the running average; start one at the next step if none.
+        Averaging::Weighted if avg_count > 0 => (avg_start, false),
+        Averaging::Weighted => (t + 1, false),
+    }
 }
 
 /// Write the model `plan` returns to `coef` and report the fit.
