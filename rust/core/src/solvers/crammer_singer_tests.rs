@@ -3,51 +3,8 @@
 
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
-use crate::rng::Rng;
 use crate::solvers::params::Params;
-
-/// `n x d` values, about half zeros, and labels of `n_classes` planted classes.
-fn dataset(n: usize, d: usize, n_classes: u32, seed: u64) -> (Vec<f64>, Vec<u32>) {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut x = vec![0.0; n * d];
-    let mut codes = vec![0u32; n];
-    for i in 0..n {
-        for j in 0..d {
-            if rng.below(2) == 0 {
-                x[i * d + j] = rng.below(2001) as f64 / 1000.0 - 1.0;
-            }
-        }
-        let mut best = (f64::NEG_INFINITY, 0u32);
-        for c in 0..n_classes {
-            let s: f64 = (0..d)
-                .map(|j| x[i * d + j] * if (j as u32 + c) % 3 == 0 { 1.0 } else { -0.3 })
-                .sum();
-            if s > best.0 {
-                best = (s, c);
-            }
-        }
-        codes[i] = if rng.below(8) == 0 {
-            rng.below(u64::from(n_classes)) as u32
-        } else {
-            best.1
-        };
-    }
-    (x, codes)
-}
-
-fn to_csr(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
-    let (mut data, mut idx, mut ptr) = (vec![], vec![], vec![0i64]);
-    for i in 0..n {
-        for j in 0..d {
-            if x[i * d + j] != 0.0 {
-                data.push(x[i * d + j]);
-                idx.push(j as i64);
-            }
-        }
-        ptr.push(data.len() as i64);
-    }
-    (data, idx, ptr)
-}
+use crate::solvers::test_support::{planted_classes, to_csr};
 
 fn params(
     averaging: Averaging,
@@ -195,7 +152,7 @@ fn assert_close(a: &[f64], b: &[f64], what: &str) {
 #[test]
 fn steps_follow_the_naive_update_rule() {
     let (n, d, k) = (60, 7, 4);
-    let (x, codes) = dataset(n, d, k as u32, 3);
+    let (x, codes) = planted_classes(n, d, k as u32, 3, 8);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let class_weight = [1.0, 2.0, 0.5, 1.5];
     let sw: Vec<f64> = (0..n).map(|i| [1.0, 0.0, 3.0][i % 3]).collect();
@@ -236,7 +193,7 @@ fn steps_follow_the_naive_update_rule() {
 #[test]
 fn projection_keeps_the_norm_within_the_radius() {
     let (n, d, k) = (40, 5, 3);
-    let (x, codes) = dataset(n, d, k as u32, 5);
+    let (x, codes) = planted_classes(n, d, k as u32, 5, 8);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = Labels {
         codes: &codes,
@@ -256,7 +213,7 @@ fn projection_keeps_the_norm_within_the_radius() {
 #[test]
 fn continued_fits_are_the_uninterrupted_fit_bit_for_bit() {
     let (n, d, k) = (50, 6, 3);
-    let (x, codes) = dataset(n, d, k as u32, 9);
+    let (x, codes) = planted_classes(n, d, k as u32, 9, 8);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = Labels {
         codes: &codes,
@@ -291,7 +248,7 @@ fn continued_fits_are_the_uninterrupted_fit_bit_for_bit() {
 #[test]
 fn dense_and_csr_rows_give_the_same_model() {
     let (n, d, k) = (45, 8, 5);
-    let (x, codes) = dataset(n, d, k as u32, 13);
+    let (x, codes) = planted_classes(n, d, k as u32, 13, 8);
     let dense = DenseRows::new(&x, n, d).unwrap();
     let (data, idx, ptr) = to_csr(&x, n, d);
     let csr = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
@@ -311,7 +268,7 @@ fn dense_and_csr_rows_give_the_same_model() {
 #[test]
 fn objective_decreases_to_near_the_reference_optimum_and_is_reported() {
     let (n, d, k) = (80, 5, 3);
-    let (x, codes) = dataset(n, d, k as u32, 21);
+    let (x, codes) = planted_classes(n, d, k as u32, 21, 8);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = Labels {
         codes: &codes,
@@ -341,7 +298,7 @@ fn objective_decreases_to_near_the_reference_optimum_and_is_reported() {
 #[test]
 fn other_solvers_states_losses_and_balanced_sampling_are_refused() {
     let (n, d, k) = (20, 3, 3);
-    let (x, codes) = dataset(n, d, k as u32, 1);
+    let (x, codes) = planted_classes(n, d, k as u32, 1, 8);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = Labels {
         codes: &codes,

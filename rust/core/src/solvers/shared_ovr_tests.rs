@@ -3,52 +3,9 @@
 
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
-use crate::rng::Rng;
 use crate::solvers::linear::fit_binary;
 use crate::solvers::params::{Averaging, Params};
-
-/// `n x d` values, about half zeros, and `n_classes` labels from planted separators.
-fn dataset(n: usize, d: usize, n_classes: u32, seed: u64) -> (Vec<f64>, Vec<u32>) {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut x = vec![0.0; n * d];
-    let mut codes = vec![0u32; n];
-    for i in 0..n {
-        let mut best = (f64::NEG_INFINITY, 0u32);
-        for j in 0..d {
-            if rng.below(2) == 0 {
-                x[i * d + j] = rng.below(2001) as f64 / 1000.0 - 1.0;
-            }
-        }
-        for c in 0..n_classes {
-            let s: f64 = (0..d)
-                .map(|j| x[i * d + j] * if (j as u32 + c) % 3 == 0 { 1.0 } else { -0.3 })
-                .sum();
-            if s > best.0 {
-                best = (s, c);
-            }
-        }
-        codes[i] = if rng.below(10) == 0 {
-            rng.below(u64::from(n_classes)) as u32
-        } else {
-            best.1
-        };
-    }
-    (x, codes)
-}
-
-fn to_csr(x: &[f64], n: usize, d: usize) -> (Vec<f64>, Vec<i64>, Vec<i64>) {
-    let (mut data, mut idx, mut ptr) = (vec![], vec![], vec![0i64]);
-    for i in 0..n {
-        for j in 0..d {
-            if x[i * d + j] != 0.0 {
-                data.push(x[i * d + j]);
-                idx.push(j as i64);
-            }
-        }
-        ptr.push(data.len() as i64);
-    }
-    (data, idx, ptr)
-}
+use crate::solvers::test_support::{planted_classes, to_csr};
 
 fn params(averaging: Averaging, intercept: Intercept, batch_size: usize) -> ValidParams {
     Params {
@@ -135,7 +92,7 @@ fn assert_classes_are_binary_fits<R: Rows>(
 #[test]
 fn each_class_is_the_binary_fit_on_the_same_draws() {
     let (n, d) = (120, 9);
-    let (x, codes) = dataset(n, d, 4, 3);
+    let (x, codes) = planted_classes(n, d, 4, 3, 10);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let sw: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
     let cw = [1.0, 2.0, 0.5, 1.5];
@@ -162,7 +119,7 @@ fn each_class_is_the_binary_fit_on_the_same_draws() {
 #[test]
 fn rescaled_classes_are_the_binary_fit() {
     let (n, d) = (60, 7);
-    let (mut x, codes) = dataset(n, d, 3, 11);
+    let (mut x, codes) = planted_classes(n, d, 3, 11, 10);
     for v in &mut x {
         *v *= 1e4;
     }
@@ -189,7 +146,7 @@ fn rescaled_classes_are_the_binary_fit() {
 #[test]
 fn an_empty_state_is_a_fresh_fit() {
     let (n, d) = (80, 6);
-    let (x, codes) = dataset(n, d, 5, 2);
+    let (x, codes) = planted_classes(n, d, 5, 2, 10);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = unit_labels(&codes, 5);
     for (avg, icpt, k) in MODES {
@@ -222,7 +179,7 @@ fn an_empty_state_is_a_fresh_fit() {
 #[test]
 fn shuffled_classes_are_the_binary_fit() {
     let (n, d) = (90, 8);
-    let (x, codes) = dataset(n, d, 4, 9);
+    let (x, codes) = planted_classes(n, d, 4, 9, 10);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = unit_labels(&codes, 4);
     for (avg, icpt, k) in MODES {
@@ -243,7 +200,7 @@ fn shuffled_classes_are_the_binary_fit() {
 #[test]
 fn two_classes_are_one_binary_problem() {
     let (n, d) = (80, 6);
-    let (x, codes) = dataset(n, d, 2, 5);
+    let (x, codes) = planted_classes(n, d, 2, 5, 10);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = Labels {
         codes: &codes,
@@ -263,7 +220,7 @@ fn two_classes_are_one_binary_problem() {
 #[test]
 fn threads_dense_csr_and_continuation_agree() {
     let (n, d) = (150, 12);
-    let (x, codes) = dataset(n, d, 5, 11);
+    let (x, codes) = planted_classes(n, d, 5, 11, 10);
     let dense = DenseRows::new(&x, n, d).unwrap();
     let (data, idx, ptr) = to_csr(&x, n, d);
     let csr = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
@@ -326,7 +283,7 @@ fn threads_dense_csr_and_continuation_agree() {
 #[test]
 fn objective_is_per_class_and_tol_stops_all() {
     let (n, d) = (100, 7);
-    let (x, codes) = dataset(n, d, 3, 2);
+    let (x, codes) = planted_classes(n, d, 3, 2, 10);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = unit_labels(&codes, 3);
     let p = Params {
@@ -361,7 +318,7 @@ fn objective_is_per_class_and_tol_stops_all() {
 #[test]
 fn refuses_balanced_sampling_and_independent_states() {
     let (n, d) = (40, 4);
-    let (x, codes) = dataset(n, d, 3, 1);
+    let (x, codes) = planted_classes(n, d, 3, 1, 10);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let labels = unit_labels(&codes, 3);
     let bal = Params {
@@ -409,7 +366,7 @@ fn refuses_balanced_sampling_and_independent_states() {
 #[test]
 fn rows_checked_when_read_are_checked_as_drawn() {
     let (n, d) = (30, 4);
-    let (mut x, mut codes) = dataset(n, d, 3, 4);
+    let (mut x, mut codes) = planted_classes(n, d, 3, 4, 10);
     let p = Params {
         sampling: Sampling::Order(vec![0, 1]),
         max_iter: 1,
@@ -468,7 +425,7 @@ fn rows_checked_when_read_are_checked_as_drawn() {
 fn each_loss_gives_each_class_the_binary_fit() {
     use crate::solvers::loss::LossFunction;
     let (n, d) = (100, 7);
-    let (x, codes) = dataset(n, d, 3, 21);
+    let (x, codes) = planted_classes(n, d, 3, 21, 10);
     let rows = DenseRows::new(&x, n, d).unwrap();
     let sw: Vec<f64> = (0..n).map(|i| 0.5 + (i % 4) as f64).collect();
     let cw = [1.0, 2.5, 0.5];
