@@ -66,3 +66,39 @@ pub(crate) fn sparse_uniform(len: usize, seed: u64, zero_in: u64, scale: f64) ->
         })
         .collect()
 }
+
+/// `n x d` values, about half zeros, and labels of `n_classes` planted separators,
+/// one in `noise_one_in` replaced by a uniformly drawn class.
+pub(crate) fn planted_classes(
+    n: usize,
+    d: usize,
+    n_classes: u32,
+    seed: u64,
+    noise_one_in: u64,
+) -> (Vec<f64>, Vec<u32>) {
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut x = vec![0.0; n * d];
+    let mut codes = vec![0u32; n];
+    for i in 0..n {
+        for j in 0..d {
+            if rng.below(2) == 0 {
+                x[i * d + j] = rng.below(2001) as f64 / 1000.0 - 1.0;
+            }
+        }
+        let mut best = (f64::NEG_INFINITY, 0u32);
+        for c in 0..n_classes {
+            let s: f64 = (0..d)
+                .map(|j| x[i * d + j] * if (j as u32 + c) % 3 == 0 { 1.0 } else { -0.3 })
+                .sum();
+            if s > best.0 {
+                best = (s, c);
+            }
+        }
+        codes[i] = if rng.below(noise_one_in) == 0 {
+            rng.below(u64::from(n_classes)) as u32
+        } else {
+            best.1
+        };
+    }
+    (x, codes)
+}

@@ -4,7 +4,7 @@
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::solvers::params::Params;
-use crate::solvers::test_support::{planted_classes, to_csr};
+use crate::test_support::{planted_classes, to_csr};
 
 fn params(
     averaging: Averaging,
@@ -250,7 +250,7 @@ fn dense_and_csr_rows_give_the_same_model() {
     let (n, d, k) = (45, 8, 5);
     let (x, codes) = planted_classes(n, d, k as u32, 13, 8);
     let dense = DenseRows::new(&x, n, d).unwrap();
-    let (data, idx, ptr) = to_csr(&x, n, d);
+    let (data, idx, ptr) = to_csr::<i64>(&x, n, d);
     let csr = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
     let labels = Labels {
         codes: &codes,

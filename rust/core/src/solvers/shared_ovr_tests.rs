@@ -5,7 +5,7 @@ use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::solvers::linear::fit_binary;
 use crate::solvers::params::{Averaging, Params};
-use crate::solvers::test_support::{planted_classes, to_csr};
+use crate::test_support::{planted_classes, to_csr};
 
 fn params(averaging: Averaging, intercept: Intercept, batch_size: usize) -> ValidParams {
     Params {
@@ -222,10 +222,11 @@ fn threads_dense_csr_and_continuation_agree() {
     let (n, d) = (150, 12);
     let (x, codes) = planted_classes(n, d, 5, 11, 10);
     let dense = DenseRows::new(&x, n, d).unwrap();
-    let (data, idx, ptr) = to_csr(&x, n, d);
+    let (data, idx, ptr) = to_csr::<i64>(&x, n, d);
     let csr = CsrRows::new(&data, &idx, &ptr, n, d).unwrap();
     let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-    let (data32, _, _) = to_csr(&x32.iter().map(|&v| f64::from(v)).collect::<Vec<_>>(), n, d);
+    let (data32, _, _) =
+        to_csr::<i64>(&x32.iter().map(|&v| f64::from(v)).collect::<Vec<_>>(), n, d);
     let data32: Vec<f32> = data32.iter().map(|&v| v as f32).collect();
     let dense32 = DenseRows::new(&x32, n, d).unwrap();
     let csr32 = CsrRows::new(&data32, &idx, &ptr, n, d).unwrap();
