@@ -74,7 +74,7 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
 use crate::solvers::linear::{
-    averaging_start, check_drawn, check_every_row, pass_shape, FitOutput, LinearState,
+    check_drawn, check_every_row, plan_averaged, AveragedState, FitOutput, LinearState,
     BLOCK_EXAMPLES, PREFETCH_AHEAD, RESCALE_BELOW,
 };
 use crate::solvers::loss::LossFunction;
@@ -312,6 +312,27 @@ impl CrammerSingerState {
                 self.avg_bias_sum[r] / n + bf * model(d, r)
             };
         }
+    }
+}
+
+impl AveragedState for CrammerSingerState {
+    fn steps(&self) -> u64 {
+        self.t
+    }
+    fn avg_start_mut(&mut self) -> &mut u64 {
+        &mut self.avg_start
+    }
+    fn avg_count(&self) -> u64 {
+        self.avg_count
+    }
+    fn discard_average(&mut self) {
+        CrammerSingerState::discard_average(self);
+    }
+    fn ensure_average(&mut self) -> Result<()> {
+        if self.avg_u.len() != self.v.len() {
+            self.avg_u = try_filled_vec(self.v.len(), 0.0, "the averaged weights")?;
+        }
+        Ok(())
     }
 }
 
@@ -742,31 +763,6 @@ fn examples<'a>(labels: &Labels<'a>) -> Examples<'a> {
     }
 }
 
-/// Plan a fit continuing `state` (the averaging start as
-/// [`crate::solvers::linear::plan_linear_fit`] sets it).
-fn plan_fit(
-    params: &ValidParams,
-    state: &mut CrammerSingerState,
-    n_rows: usize,
-) -> Result<PassPlan> {
-    let (per_pass, max_passes) = pass_shape(params, n_rows);
-    let (start, discard) = averaging_start(
-        params.averaging,
-        state.t,
-        per_pass * max_passes as u64,
-        state.avg_start,
-        state.avg_count,
-    );
-    if discard {
-        state.discard_average();
-    }
-    state.avg_start = start;
-    if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
-        state.avg_u = try_filled_vec(state.v.len(), 0.0, "the averaged weights")?;
-    }
-    Ok(PassPlan::new(per_pass, max_passes))
-}
-
 /// Train the Crammer–Singer multiclass SVM of `labels` (all `n_classes` classes,
 /// also for two) for up to `params.max_iter` passes, continuing `states` (empty:
 /// a fresh fit; else the form of [`CrammerSingerState::to_states`] from a previous
@@ -832,7 +828,7 @@ pub fn fit_crammer_singer<R: Rows>(
     let task = labels.task(0)?;
     let ex = examples(labels);
     let draws = Draws::new(&params.sampling, &task)?;
-    let mut plan = plan_fit(params, &mut state, rows.n_rows())?;
+    let mut plan = plan_averaged(params, &mut state, rows.n_rows())?;
     let mut run = CsRun {
         rows,
         ex,

@@ -821,20 +821,72 @@ pub fn plan_linear_fit(
     state: &mut LinearState,
     n_rows: usize,
 ) -> Result<PassPlan> {
-    let (per_pass, max_passes) = pass_shape(params, n_rows);
-    let (start, discard) = averaging_start(
-        params.averaging,
-        state.t,
-        per_pass * max_passes as u64,
-        state.avg_start,
-        state.avg_count,
-    );
-    if discard {
-        state.discard_average();
+    plan_averaged(params, state, n_rows)
+}
+
+/// A solver state with a running average of its weights (`LinearState`, the
+/// Crammer–Singer state): what [`plan_averaged`] reads and resets.
+pub(crate) trait AveragedState {
+    /// Steps taken.
+    fn steps(&self) -> u64;
+    /// The first averaged step, to be set for the next call.
+    fn avg_start_mut(&mut self) -> &mut u64;
+    /// Steps in the running average.
+    fn avg_count(&self) -> u64;
+    /// Drop the running average (no averaging, or a new suffix).
+    fn discard_average(&mut self);
+    /// Allocate the average's vector when averaging and not yet allocated.
+    fn ensure_average(&mut self) -> Result<()>;
+}
+
+impl AveragedState for LinearState {
+    fn steps(&self) -> u64 {
+        self.t
     }
-    state.avg_start = start;
-    if params.averaging != Averaging::Off && state.avg_u.len() != state.v.len() {
-        state.avg_u = try_filled_vec(state.v.len(), 0.0, "an averaged weight vector")?;
+    fn avg_start_mut(&mut self) -> &mut u64 {
+        &mut self.avg_start
+    }
+    fn avg_count(&self) -> u64 {
+        self.avg_count
+    }
+    fn discard_average(&mut self) {
+        LinearState::discard_average(self);
+    }
+    fn ensure_average(&mut self) -> Result<()> {
+        if self.avg_u.len() != self.v.len() {
+            self.avg_u = try_filled_vec(self.v.len(), 0.0, "an averaged weight vector")?;
+        }
+        Ok(())
+    }
+}
+
+/// Plan a fit of `params` on `n_rows` examples continuing `state`: the passes, and
+/// the averaging start of this call (see [`Averaging`]; no averaging and suffix
+/// averaging discard a previous call's average), the average allocated.
+pub(crate) fn plan_averaged<S: AveragedState>(
+    params: &ValidParams,
+    state: &mut S,
+    n_rows: usize,
+) -> Result<PassPlan> {
+    let (per_pass, max_passes) = pass_shape(params, n_rows);
+    let t = state.steps();
+    let start = match params.averaging {
+        Averaging::Off => {
+            state.discard_average();
+            u64::MAX
+        }
+        Averaging::Suffix => {
+            state.discard_average();
+            t + per_pass * max_passes as u64 / 2 + 1
+        }
+        Averaging::FromStep(s) => s,
+        // Continue the running average; start one at the next step if none.
+        Averaging::Weighted if state.avg_count() > 0 => *state.avg_start_mut(),
+        Averaging::Weighted => t + 1,
+    };
+    *state.avg_start_mut() = start;
+    if params.averaging != Averaging::Off {
+        state.ensure_average()?;
     }
     Ok(PassPlan::new(per_pass, max_passes))
 }
@@ -845,28 +897,6 @@ pub(crate) fn pass_shape(params: &ValidParams, n_rows: usize) -> (u64, usize) {
     match params.max_steps {
         Some(t) => (t, 1),
         None => (steps_per_pass(n_rows, params.batch_size), params.max_iter),
-    }
-}
-
-/// The first averaged step of a call of `planned` steps from step `t` (see
-/// [`Averaging`]), given the state's current `avg_start` and `avg_count`, and whether
-/// the previous call's average is discarded first (no averaging, or suffix
-/// averaging, which averages this call's steps only). Every solver with a running
-/// average plans through it.
-pub(crate) fn averaging_start(
-    averaging: Averaging,
-    t: u64,
-    planned: u64,
-    avg_start: u64,
-    avg_count: u64,
-) -> (u64, bool) {
-    match averaging {
-        Averaging::Off => (u64::MAX, true),
-        Averaging::Suffix => (t + planned / 2 + 1, true),
-        Averaging::FromStep(s) => (s, false),
-        // Continue the running average; start one at the next step if none.
-        Averaging::Weighted if avg_count > 0 => (avg_start, false),
-        Averaging::Weighted => (t + 1, false),
     }
 }
 
