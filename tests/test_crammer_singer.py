@@ -302,15 +302,3 @@ def test_bad_input_is_refused(iris):
         _cs(sampling=np.arange(len(y))).fit(
             np.ascontiguousarray(X), codes, check_input=False, classes=[0, 1, 2]
         )
-
-
-def test_dask_classifier_refuses_crammer_singer(iris):
-    pytest.importorskip("distributed")
-    from pegasos_rs.dask import PegasosClassifier as DaskPegasos
-
-    X, y = iris
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = DaskPegasos(multi_class="crammer_singer")
-    with pytest.raises(ValueError, match="not supported on a Dask cluster yet"):
-        est.fit(X, y)

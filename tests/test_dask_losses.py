@@ -1,5 +1,6 @@
-"""``pegasos_rs.dask`` with every loss (issue 25): ``PegasosClassifier(loss=...)`` and
-``PegasosRegressor`` on a LocalCluster of worker processes.
+"""``pegasos_rs.dask`` with every loss (issues 25, 26): ``PegasosClassifier(loss=...)``,
+``PegasosClassifier(multi_class="crammer_singer")`` and ``PegasosRegressor`` on a
+LocalCluster of worker processes.
 
 The oracle of the exact mode, as in test_dask.py: the Dask estimator's model is the
 in-memory estimator's on ``X.compute()``, bit for bit; for the squared losses this
@@ -171,6 +172,94 @@ def test_parallel_classifier_trains_every_loss(client, loss):
     assert mixed.objective_ is not None and np.all(np.isfinite(mixed.objective_))
 
 
+#: Parameter sets of the Crammer-Singer bit-for-bit tests.
+CRAMMER_SINGER_PARAMS = (
+    {},
+    {"average": True, "batch_size": 4, "sampling": "shuffle", "intercept_scaling": 2.0},
+    {"class_weight": "balanced", "tol": 1e-3, "max_iter": 6, "intercept_scaling": None},
+    {"max_steps": 700, "projection": False, "fit_intercept": False, "verbose": 1},
+)
+
+
+@pytest.mark.parametrize("layout", ["csr", "dense"])
+def test_exact_crammer_singer_is_the_in_memory_model(client, layout, capsys):
+    X, y = make_problem(n_samples=600, n_features=15, n_classes=4, seed=3)
+    if layout == "csr":
+        X = sp.csr_matrix(X)
+    dX, dy = _as_dask(X, y, [100, 0, 280, 220])
+    for params in CRAMMER_SINGER_PARAMS:
+        kw = {"multi_class": "crammer_singer", "alpha": 1e-3, "max_iter": 4, **params}
+        ours = pdask.PegasosClassifier(client=client, random_state=7, **kw).fit(dX, dy)
+        ours_err = capsys.readouterr().err
+        ref = pegasos_rs.PegasosClassifier(random_state=7, **kw).fit(X, y)
+        _same_model(ours, ref)
+        assert ours.coef_.shape == (4, 15)
+        if params.get("verbose"):
+            # The pass line of the one joint problem, with the in-memory objective.
+            ref_err = capsys.readouterr().err
+            objective = ref_err.split("objective ")[1].split(",")[0]
+            assert f"pass 1/1: objective {objective}, ||W||_F^2" in ours_err, ours_err
+
+
+def test_exact_crammer_singer_with_weights_two_classes_warm_start_and_partial_fit(client):
+    X, y = make_problem(n_samples=400, n_features=10, n_classes=3, seed=6)
+    labels = np.array(["a", "b", "c"])[y]
+    sw = np.random.RandomState(1).uniform(0.1, 3.0, size=len(y))
+    dX, dy, dsw = _as_dask(X, labels, [150, 150, 100], sw)
+    kw = {"multi_class": "crammer_singer", "alpha": 1e-3, "random_state": 2}
+    for extra in [{"class_weight": {"b": 3.0}}, {"tol": 0.0, "n_iter_no_change": 2}]:
+        ours = pdask.PegasosClassifier(client=client, **kw, **extra)
+        ours.fit(dX, dy, sample_weight=dsw)
+        ref = pegasos_rs.PegasosClassifier(**kw, **extra).fit(X, labels, sample_weight=sw)
+        _same_model(ours, ref)
+    # Two classes: one column, w_b - w_a, as LinearSVC(multi_class="crammer_singer").
+    two = labels != "c"
+    d2X, d2y = _as_dask(X[two], labels[two], [100, int(two.sum()) - 100])
+    ours = pdask.PegasosClassifier(client=client, **kw).fit(d2X, d2y)
+    ref = pegasos_rs.PegasosClassifier(**kw).fit(X[two], labels[two])
+    _same_model(ours, ref)
+    assert ours.coef_.shape == (1, 10)
+    # Warm start continues the joint state; partial_fit knows every class up front.
+    ours = pdask.PegasosClassifier(client=client, max_iter=2, warm_start=True, **kw)
+    ref = pegasos_rs.PegasosClassifier(max_iter=2, warm_start=True, **kw)
+    ours.fit(dX, dy).set_params(max_iter=3).fit(dX, dy)
+    ref.fit(X, labels).set_params(max_iter=3).fit(X, labels)
+    _same_model(ours, ref)
+    ours = pdask.PegasosClassifier(client=client, **kw)
+    ref = pegasos_rs.PegasosClassifier(**kw)
+    ours.partial_fit(dX[:150], dy[:150], classes=["a", "b", "c"])
+    ref.partial_fit(X[:150], labels[:150], classes=["a", "b", "c"])
+    ours.partial_fit(dX, dy)
+    ref.partial_fit(X, labels)
+    _same_model(ours, ref)
+    # The saved state stays the joint one: it continues in memory, not one-vs-rest.
+    local = ours.to_local()
+    local.partial_fit(X, labels)
+    ref.partial_fit(X, labels)
+    _same_model(local, ref)
+    with pytest.raises(ValueError, match="crammer_singer"):
+        ours.set_params(multi_class="ovr").partial_fit(dX, dy)
+
+
+def test_crammer_singer_refused_where_it_has_no_cluster_form(client):
+    X, y = make_problem(n_samples=200, n_features=5, n_classes=3, seed=1)
+    dX, dy = _as_dask(X, y, [100, 100])
+    with pytest.raises(ValueError, match="not supported in parallel mode"):
+        pdask.PegasosClassifier(
+            client=client, mode="parallel", multi_class="crammer_singer"
+        ).fit(dX, dy)
+    with pytest.raises(ValueError, match="ovr_shared"):
+        pdask.PegasosClassifier(client=client, multi_class="ovr_shared").fit(dX, dy)
+    with pytest.raises(ValueError, match="loss='hinge'"):
+        pdask.PegasosClassifier(
+            client=client, multi_class="crammer_singer", loss="log_loss"
+        ).fit(dX, dy)
+    with pytest.raises(ValueError, match="sampling"):
+        pdask.PegasosClassifier(
+            client=client, multi_class="crammer_singer", sampling="balanced"
+        ).fit(dX, dy)
+
+
 @pytest.mark.parametrize("loss", REGRESSION_LOSSES)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_exact_regressor_is_the_in_memory_model_for_every_loss(client, loss, sparse):
@@ -334,6 +423,7 @@ def test_command_line_trains_every_linear_solver_on_a_cluster(client, tmp_path, 
     for solver, loss in [
         (0, "log_loss"),
         (2, "squared_hinge"),
+        (4, "hinge"),
         (11, "squared_epsilon_insensitive"),
         (13, "epsilon_insensitive"),
     ]:
@@ -355,7 +445,8 @@ def test_command_line_trains_every_linear_solver_on_a_cluster(client, tmp_path, 
         if regression:
             ref = pegasos_rs.PegasosRegressor(epsilon=0.2, **kw).fit(A, b)
         else:
-            ref = pegasos_rs.PegasosClassifier(**kw).fit(A, b)
+            multi_class = "crammer_singer" if solver == 4 else "ovr"
+            ref = pegasos_rs.PegasosClassifier(multi_class=multi_class, **kw).fit(A, b)
         assert type(est) is type(ref)
         assert est.coef_.tobytes() == ref.coef_.tobytes(), solver
         assert est.intercept_.tobytes() == ref.intercept_.tobytes()

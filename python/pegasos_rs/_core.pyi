@@ -142,6 +142,7 @@ def zero_loss_sums(
     labels: _LabelWeights,
     acc: list[float],
     loss: _Loss = ...,
+    joint: bool = ...,
 ) -> list[float]: ...
 def loss_sums(
     x: _Dense | _Csr,
@@ -151,6 +152,7 @@ def loss_sums(
     intercept: NDArray[np.float64],
     acc: list[float],
     loss: _Loss = ...,
+    joint: bool = ...,
 ) -> list[float]: ...
 def first_step_sums(
     x: _Dense | _Csr,

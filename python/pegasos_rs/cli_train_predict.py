@@ -41,8 +41,8 @@ With ``--dask`` the files (globs allowed) are read and trained on by
 ``pegasos_rs.dask`` on the Dask cluster at ``SCHEDULER`` (``tcp://host:8786``), or
 on a local cluster of worker processes when no scheduler is given: for files too
 large for one process. The last file name is the model file. Every linear solver
-type trains there (``-s 0``, ``1``, ``2``, ``3``, ``7`` with
-``pegasos_rs.dask.PegasosClassifier``, ``-s 11``, ``12``, ``13`` with
+type trains there (``-s 0``, ``1``, ``2``, ``3``, ``4`` (exact mode only), ``7``
+with ``pegasos_rs.dask.PegasosClassifier``, ``-s 11``, ``12``, ``13`` with
 ``pegasos_rs.dask.PegasosRegressor``).
 
 ``predict`` reads a model (pegasos-rs' format, a LIBLINEAR model file or a LIBSVM
@@ -143,7 +143,7 @@ Pegasos' own options:
   --sampling s   uniform, shuffle or balanced                   (default uniform)
   --seed s       random seed                                          (default 0)
   --threads n    threads, -1 for all cores                            (default 1)
-  --dask [SCHEDULER]  train on a Dask cluster (linear solvers, -s 0-3, 7, 11-13):
+  --dask [SCHEDULER]  train on a Dask cluster (linear solvers, -s 0-4, 7, 11-13):
                  the files stay on the workers; a local cluster when no
                  scheduler address is given
   --mode exact|parallel   with --dask: the in-memory iterates (default), or

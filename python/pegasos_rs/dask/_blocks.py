@@ -463,12 +463,13 @@ def _examples(block: Block, classes, class_weight):
     }
 
 
-def zero_loss_chain(block: Block, classes, class_weight, loss: dict, acc):
+def zero_loss_chain(block: Block, classes, class_weight, loss: dict, acc, joint=False):
     """Continue the per-problem sums of weighted losses at zero over this block's
     rows (``pegasos_core::solvers::linear::zero_loss_sum``: the sums of the weights
-    for the hinge), which set the projection radius."""
+    for the hinge), which set the projection radius; with ``joint``, the
+    Crammer-Singer problem's one sum of weights."""
     y, labels = _examples(block, classes, class_weight)
-    return _core.zero_loss_sums(y, labels, acc, loss)
+    return _core.zero_loss_sums(y, labels, acc, loss, joint)
 
 
 def first_step_chain(block: Block, classes, class_weight, dtype, params: dict, acc, cache=None):
@@ -556,13 +557,16 @@ def drop_cache(cache: str, dask_worker=None) -> None:
     shutil.rmtree(_cache_root(cache, dask_worker), ignore_errors=True)
 
 
-def loss_chain(block: Block, classes, class_weight, dtype, model, loss: dict, acc, cache=None):
+def loss_chain(
+    block: Block, classes, class_weight, dtype, model, loss: dict, acc, cache=None, joint=False
+):
     """Continue the per-problem sums of weighted losses of ``model`` over this
-    block (the objective's)."""
+    block (the objective's); with ``joint``, the Crammer-Singer loss of the model's
+    class rows."""
     coef, intercept = (buffer(a, np.float64) for a in model)
     X = full_matrix(block, cache, dtype)
     y, labels = _examples(block, classes, class_weight)
-    return _core.loss_sums(as_rust_matrix(X), y, labels, coef, intercept, acc, loss)
+    return _core.loss_sums(as_rust_matrix(X), y, labels, coef, intercept, acc, loss, joint)
 
 
 def mix_round(

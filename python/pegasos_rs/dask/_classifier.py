@@ -87,7 +87,8 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
     objective is reported against the exact mode's in the Dask benchmark.
 
     It takes every parameter of :class:`pegasos_rs.PegasosClassifier`
-    (``probability`` only False, ``multi_class`` only ``"ovr"``), every ``loss``
+    (``probability`` only False; ``multi_class`` ``"ovr"``, or
+    ``"crammer_singer"`` in exact mode), every ``loss``
     included, in both modes: the sums over the whole training set each loss needs
     (its projection radius, its objective for ``tol`` and ``verbose``, and, for
     ``"squared_hinge"``, the squared row norms a fresh fit starts from, which read
@@ -266,17 +267,16 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
                 "probability=True is not supported on a Dask cluster; fit with "
                 "probability=False (or fit pegasos_rs.PegasosClassifier in memory)"
             )
-        if self.multi_class == "crammer_singer":
+        if self.multi_class == "crammer_singer" and self.mode == "parallel":
             raise ValueError(
-                "multi_class='crammer_singer' is not supported on a Dask cluster yet (its "
-                "joint multiclass solver has no cluster mode); use multi_class='ovr' or fit "
-                "pegasos_rs.PegasosClassifier(multi_class='crammer_singer') in memory"
+                "multi_class='crammer_singer' is not supported in parallel mode (its "
+                "averaged local passes are one-vs-rest's); use mode='exact'"
             )
-        if self.multi_class != "ovr":
+        if self.multi_class == "ovr_shared":
             raise ValueError(
-                f"multi_class={self.multi_class!r} is not supported on a Dask cluster "
-                "(the cluster sends each class its own draws); use multi_class='ovr' "
-                "or fit pegasos_rs.PegasosClassifier in memory"
+                "multi_class='ovr_shared' is not supported on a Dask cluster (the "
+                "cluster sends each class its own draws); use multi_class='ovr' or "
+                "'crammer_singer', or fit pegasos_rs.PegasosClassifier in memory"
             )
         self._check_mode()
         if resume:  # the columns must be those of the fit being continued

@@ -20,9 +20,11 @@ from, the objective for ``tol`` and ``verbose``) are taken in row order, block
 after block, with the partial sum passed from one block's task to the next: the
 in-memory solver adds the same numbers in the same order, so the bits agree.
 
-The problems are those of one-vs-rest classification, or the one problem of a
-regression (``data.classes`` None): the fetched rows come with class codes, or
-with real targets.
+The problems are those of one-vs-rest classification, the one problem of a
+regression (``data.classes`` None), or the one joint problem of the
+Crammer-Singer multiclass SVM (``params["multi_class"] == "crammer_singer"``,
+drawing over all rows): the fetched rows come with class codes, or with real
+targets.
 """
 
 from __future__ import annotations
@@ -160,26 +162,35 @@ def gather(data, futures, blocks):
         ) from e
 
 
-def chain(data, func, *args, initial=-0.0, **kwargs):
+def chain(data, func, *args, initial=-0.0, problems=None, **kwargs):
     """Run ``func(block, *args, acc, **kwargs)`` over the blocks in row order, each
     task continuing the previous one's per-problem sums (from ``initial``; -0.0,
-    the neutral element of ``+``, as the in-memory solver's sums start)."""
+    the neutral element of ``+``, as the in-memory solver's sums start), one per
+    problem (``problems``, by default ``data.n_problems``)."""
     client = data.client
-    acc = [initial] * data.n_problems
+    acc = [initial] * (data.n_problems if problems is None else problems)
     for block in data.blocks:
         acc = client.submit(func, block, *args, acc, pure=False, **kwargs)
     return gather(data, [acc], [len(data.blocks) - 1])[0]
 
 
-def zero_loss_sums(data, class_weight, loss: dict):
+def zero_loss_sums(data, class_weight, loss: dict, joint: bool = False):
     """Per-problem sums of weighted losses at zero, in row order (``None`` when
-    every weight is 1 and ``loss`` is a margin loss: ``L0`` is then ``l(0)``)."""
+    every weight is 1 and ``loss`` is a margin loss: ``L0`` is then ``l(0)``); with
+    ``joint``, the one sum of the Crammer-Singer problem's weights."""
     unit = not data.weighted and np.all(class_weight == 1.0)
     if data.classes is not None and unit:
         return None
-    return np.asarray(
-        chain(data, _blocks.zero_loss_chain, data.classes, class_weight, loss), dtype=np.float64
+    sums = chain(
+        data,
+        _blocks.zero_loss_chain,
+        data.classes,
+        class_weight,
+        loss,
+        problems=1 if joint else None,
+        joint=joint,
     )
+    return np.asarray(sums, dtype=np.float64)
 
 
 def first_step_sums(data, params: dict, class_weight, solver):
@@ -207,8 +218,9 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     (``solver`` is untouched when the fit raises). ``seed`` is unused: the draws
     follow ``params["seed"]`` and the solver's streams. ``class_weight`` is None
     for a regression."""
+    joint = params.get("multi_class") == "crammer_singer"
     labels: dict = {
-        "zero_loss_sums": zero_loss_sums(data, class_weight, params["loss"]),
+        "zero_loss_sums": zero_loss_sums(data, class_weight, params["loss"], joint),
         "first_step_sums": first_step_sums(data, params, class_weight, solver),
     }
     if data.classes is not None:
@@ -258,6 +270,8 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                 data.dtype,
                 model,
                 params["loss"],
+                problems=problems,
+                joint=joint,
             )
             report("objective", pass_no, total, total, rounds)
         lines = fit.end_pass(losses)

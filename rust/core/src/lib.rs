@@ -68,12 +68,8 @@ pub use float::{Float, Index};
 pub use monitor::Monitor;
 pub use rng::Rng;
 pub use solvers::crammer_singer::{fit_crammer_singer, CrammerSingerState};
-pub use solvers::linear::{
-    finish_linear_fit, fit_binary, plan_linear_fit, primal_objective, run_drawn, FitOutput,
-    LinearState, StepRule,
-};
+pub use solvers::linear::{fit_binary, primal_objective, FitOutput, LinearState};
 pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
 pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
-pub use solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 pub use solvers::shared_ovr::{fit_shared_one_vs_rest, shared_initial_states};
 pub use solvers::svm::{FittedLinearSvm, LinearSvm, LinearSvmParams};

@@ -80,7 +80,7 @@ use crate::solvers::linear::{
 use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept, Sampling, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
-use crate::solvers::sampler::{Draws, Sampler};
+use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
 
 /// The mark of the header state of [`CrammerSingerState::to_states`]: the one
 /// weight of a state with no features.
@@ -257,6 +257,12 @@ impl CrammerSingerState {
             .is_some_and(|h| h.v.len() == 1 && h.v[0] == HEADER_MARK)
     }
 
+    /// Draw the next `count` examples through `draws`, advancing the generator as
+    /// the in-memory solver does when it draws them (see [`run_drawn`]).
+    pub fn draw(&mut self, draws: &KeyDraws<'_>, count: usize, out: &mut Vec<Drawn>) {
+        out.extend((0..count).map(|_| draws.draw(&mut self.sampler)));
+    }
+
     /// Forget the running average.
     fn discard_average(&mut self) {
         self.avg_u = Vec::new();
@@ -395,14 +401,28 @@ impl Examples<'_> {
         }
     }
 
+    /// Whether every weight is 1.
+    fn unit_weights(&self) -> bool {
+        self.sample_weight.is_none() && self.class_weight.iter().all(|&c| c == 1.0)
+    }
+
+    /// `acc + sum_i c_i`, added one by one in row order.
+    fn weight_sum(&self, acc: f64) -> f64 {
+        (0..self.codes.len()).fold(acc, |a, i| a + self.weight(i))
+    }
+
     /// `L0 = 1/m sum_i c_i` (exactly 1 for unit weights).
     fn mean_weight(&self) -> f64 {
-        if self.sample_weight.is_none() && self.class_weight.iter().all(|&c| c == 1.0) {
+        if self.unit_weights() {
             return 1.0;
         }
-        let sum = (0..self.codes.len()).fold(-0.0, |a, i| a + self.weight(i));
-        sum / self.codes.len() as f64
+        mean_weight_of(self.weight_sum(-0.0), self.codes.len())
     }
+}
+
+/// `L0` of `m` examples whose weights add up to `sum` (as [`weight_sum`] adds them).
+pub fn mean_weight_of(sum: f64, m: usize) -> f64 {
+    sum / m as f64
 }
 
 /// Entries ahead whose `K` weights are hinted into cache while one is scored.
@@ -477,6 +497,33 @@ impl CsRule {
         for r in 0..k {
             s.acc[r] =
                 state.scale * (s.acc[r] + self.bias_feature * state.v[d * k + r]) + state.bias[r];
+        }
+    }
+
+    /// The steps of the examples `drawn` (whole batches), the rows ahead hinted
+    /// into cache.
+    fn steps<R: Rows>(
+        &self,
+        rows: &R,
+        ex: &Examples<'_>,
+        state: &mut CrammerSingerState,
+        drawn: &[usize],
+        s: &mut Scratch,
+    ) {
+        let k = self.batch_size;
+        for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
+            rows.prefetch_locate(i);
+        }
+        for (b, batch) in drawn.chunks_exact(k).enumerate() {
+            for j in b * k..(b + 1) * k {
+                if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
+                    rows.prefetch_locate(i);
+                }
+                if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
+                    rows.prefetch_row(i);
+                }
+            }
+            self.step(rows, ex, state, batch, s);
         }
     }
 
@@ -613,12 +660,20 @@ impl CsRule {
 }
 
 /// The loss `max_r [1(r != y_i) + s_r - s_{y_i}]` of every example at the model
-/// `coef` (`K x d`, class-major), `intercepts`, weighted and summed in row order.
-fn loss_sum<R: Rows>(rows: &R, ex: &Examples<'_>, coef: &[f64], intercepts: &[f64]) -> f64 {
+/// `coef` (`K x d`, class-major), `intercepts`, weighted and added one by one to
+/// `acc` in row order (from `-0.0`; continued block after block, the bits of one
+/// pass over all rows).
+fn loss_sum<R: Rows>(
+    rows: &R,
+    ex: &Examples<'_>,
+    coef: &[f64],
+    intercepts: &[f64],
+    acc: f64,
+) -> f64 {
     let k = intercepts.len();
     let d = rows.n_features();
     let mut scores = vec![0.0; k];
-    (0..rows.n_rows()).fold(-0.0, |acc, i| {
+    (0..rows.n_rows()).fold(acc, |acc, i| {
         for (r, s) in scores.iter_mut().enumerate() {
             *s = rows.dot(i, &coef[r * d..(r + 1) * d]) + intercepts[r];
         }
@@ -647,17 +702,27 @@ struct CsRun<'a, 's, R> {
     all_checked: bool,
 }
 
-impl<R: Rows> PassSubject for CsRun<'_, '_, R> {
+impl PassSubject for CrammerSingerState {
     fn average_if_unstarted(&mut self) -> bool {
-        if self.state.avg_count > 0 {
+        if self.avg_count > 0 {
             return false;
         }
-        self.state.avg_start = self.state.t + 1;
+        self.avg_start = self.t + 1;
         true
     }
 
     fn describe(&self) -> String {
-        format!("||W||_F^2 {:.4e}, t {}", self.state.sq_norm, self.state.t)
+        format!("||W||_F^2 {:.4e}, t {}", self.sq_norm, self.t)
+    }
+}
+
+impl<R: Rows> PassSubject for CsRun<'_, '_, R> {
+    fn average_if_unstarted(&mut self) -> bool {
+        self.state.average_if_unstarted()
+    }
+
+    fn describe(&self) -> String {
+        self.state.describe()
     }
 }
 
@@ -682,21 +747,8 @@ impl<R: Rows> PassRunner for CsRun<'_, '_, R> {
                 drawn.push(self.draws.draw(&mut self.state.sampler));
             }
             check_drawn(self.rows, &self.task, &drawn)?;
-            for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
-                self.rows.prefetch_locate(i);
-            }
-            for (b, batch) in drawn.chunks_exact(k).enumerate() {
-                for j in b * k..(b + 1) * k {
-                    if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
-                        self.rows.prefetch_locate(i);
-                    }
-                    if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
-                        self.rows.prefetch_row(i);
-                    }
-                }
-                self.rule
-                    .step(self.rows, &self.ex, self.state, batch, &mut scratch);
-            }
+            self.rule
+                .steps(self.rows, &self.ex, self.state, &drawn, &mut scratch);
             self.monitor.advance(steps as u64);
         }
         Ok(())
@@ -729,11 +781,25 @@ fn objective<R: Rows>(
     coef: &[f64],
     intercepts: &[f64],
 ) -> f64 {
+    let loss = loss_sum(rows, ex, coef, intercepts, -0.0);
+    objective_from_loss(loss, rows.n_rows(), params, coef, intercepts)
+}
+
+/// The primal objective of the model `coef`, `intercepts` (see
+/// [`crammer_singer_objective`]) from its summed weighted loss over `m` examples
+/// ([`loss_sum_of`] over all rows).
+pub fn objective_from_loss(
+    loss_sum: f64,
+    m: usize,
+    params: &ValidParams,
+    coef: &[f64],
+    intercepts: &[f64],
+) -> f64 {
     let mut sq: f64 = coef.iter().map(|x| x * x).sum();
     if let Intercept::BiasMultiplier(bf) = params.intercept {
         sq += intercepts.iter().map(|b| (b / bf) * (b / bf)).sum::<f64>();
     }
-    0.5 * params.alpha * sq + loss_sum(rows, ex, coef, intercepts) / rows.n_rows() as f64
+    0.5 * params.alpha * sq + loss_sum / m as f64
 }
 
 /// The primal objective of a Crammer–Singer model (see the module doc) on `rows`
@@ -745,14 +811,94 @@ pub fn crammer_singer_objective<R: Rows>(
     coef: &[f64],
     intercepts: &[f64],
 ) -> Result<f64> {
+    check_model(rows, labels, coef, intercepts)?;
+    Ok(objective(rows, &examples(labels), params, coef, intercepts))
+}
+
+/// `acc + sum_i c_i` over the examples of `labels`, added one by one in row order:
+/// from `-0.0` and continued block after block over the training set, `m` times the
+/// `L0` of the projection radius as the in-memory fit computes it (see
+/// [`mean_weight_of`]).
+pub fn weight_sum(labels: &Labels<'_>, acc: f64) -> Result<f64> {
+    labels.check(labels.codes.len())?;
+    Ok(examples(labels).weight_sum(acc))
+}
+
+/// `acc + sum_i c_i loss_i` of the model `coef` (`K x n_features`, class-major),
+/// `intercepts` over `rows`, added one by one in row order (continued block after
+/// block like [`weight_sum`]): the loss term of the objective, `m` times.
+pub fn loss_sum_of<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    coef: &[f64],
+    intercepts: &[f64],
+    acc: f64,
+) -> Result<f64> {
+    check_model(rows, labels, coef, intercepts)?;
+    Ok(loss_sum(rows, &examples(labels), coef, intercepts, acc))
+}
+
+/// One label per row and a model of one weight row and one intercept per class.
+fn check_model<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    coef: &[f64],
+    intercepts: &[f64],
+) -> Result<()> {
     labels.check(rows.n_rows())?;
-    let ex = examples(labels);
     if coef.len() != labels.n_classes * rows.n_features() || intercepts.len() != labels.n_classes {
         return Err(Error::ShapeMismatch(
             "a Crammer-Singer model has one weight row and one intercept per class".into(),
         ));
     }
-    Ok(objective(rows, &ex, params, coef, intercepts))
+    Ok(())
+}
+
+/// Run the steps of examples drawn elsewhere (see [`CrammerSingerState::draw`]):
+/// example `j` of the run is row `drawn[j]` of `rows` (whole batches). `rows` and
+/// `labels` hold the drawn examples only (a cluster's sample of its rows); `rule`
+/// is that of the whole training set. With the rows and weights of the examples
+/// the in-memory solver would draw, the result is the in-memory fit's, bit for bit.
+pub fn run_drawn<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    rule: &CsRule,
+    state: &mut CrammerSingerState,
+    drawn: &[usize],
+    monitor: &Monitor,
+) -> Result<()> {
+    let k = rule.batch_size;
+    if drawn.len() % k != 0 {
+        return Err(Error::InvalidInput(format!(
+            "{} drawn examples are not whole batches of {k}",
+            drawn.len()
+        )));
+    }
+    labels.check(rows.n_rows())?;
+    if labels.n_classes != state.k || rows.n_features() != state.n_features() {
+        return Err(Error::ShapeMismatch(format!(
+            "the solver state has {} classes and {} features, the data {} and {}",
+            state.k,
+            state.n_features(),
+            labels.n_classes,
+            rows.n_features()
+        )));
+    }
+    if let Some(&bad) = drawn.iter().find(|&&i| i >= rows.n_rows()) {
+        return Err(Error::InvalidInput(format!(
+            "drawn example {bad} is not one of the {} rows supplied",
+            rows.n_rows()
+        )));
+    }
+    let ex = examples(labels);
+    let mut scratch = Scratch::default();
+    for part in drawn.chunks((BLOCK_EXAMPLES / k).max(1) * k) {
+        if monitor.is_stopped() {
+            return Err(Error::Interrupted);
+        }
+        rule.steps(rows, &ex, state, part, &mut scratch);
+    }
+    Ok(())
 }
 
 fn examples<'a>(labels: &Labels<'a>) -> Examples<'a> {

@@ -24,6 +24,8 @@
 //!   on a view of their rows;
 //! - [`platt`]: Platt's sigmoids (`probability=True`): their fit to held-out
 //!   decision values and the probabilities of the classes;
+//! - [`streamed`]: a linear fit whose rows the caller supplies round by round
+//!   (the client side of the Dask exact mode);
 //! - [`svm`]: the Rust-first front of the linear solver (`LinearSvm::params()`, a
 //!   builder, `fit`, and `predict` on the fitted model).
 //!
@@ -46,6 +48,7 @@ pub mod regression;
 pub mod sampler;
 pub mod shared_block;
 pub mod shared_ovr;
+pub mod streamed;
 pub mod svm;
 #[cfg(test)]
 mod test_support;
