@@ -245,15 +245,15 @@ def test_crammer_singer_refused_where_it_has_no_cluster_form(client):
     X, y = make_problem(n_samples=200, n_features=5, n_classes=3, seed=1)
     dX, dy = _as_dask(X, y, [100, 100])
     with pytest.raises(ValueError, match="not supported in parallel mode"):
-        pdask.PegasosClassifier(
-            client=client, mode="parallel", multi_class="crammer_singer"
-        ).fit(dX, dy)
+        pdask.PegasosClassifier(client=client, mode="parallel", multi_class="crammer_singer").fit(
+            dX, dy
+        )
     with pytest.raises(ValueError, match="ovr_shared"):
         pdask.PegasosClassifier(client=client, multi_class="ovr_shared").fit(dX, dy)
     with pytest.raises(ValueError, match="loss='hinge'"):
-        pdask.PegasosClassifier(
-            client=client, multi_class="crammer_singer", loss="log_loss"
-        ).fit(dX, dy)
+        pdask.PegasosClassifier(client=client, multi_class="crammer_singer", loss="log_loss").fit(
+            dX, dy
+        )
     with pytest.raises(ValueError, match="sampling"):
         pdask.PegasosClassifier(
             client=client, multi_class="crammer_singer", sampling="balanced"
