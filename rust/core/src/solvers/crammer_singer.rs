@@ -74,8 +74,8 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
 use crate::solvers::linear::{
-    check_drawn, check_every_row, plan_averaged, AveragedState, FitOutput, LinearState,
-    BLOCK_EXAMPLES, PREFETCH_AHEAD, RESCALE_BELOW,
+    check_drawn, check_every_row, for_each_batch, plan_averaged, AveragedState, FitOutput,
+    LinearState, BLOCK_EXAMPLES, RESCALE_BELOW,
 };
 use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -510,21 +510,9 @@ impl CsRule {
         drawn: &[usize],
         s: &mut Scratch,
     ) {
-        let k = self.batch_size;
-        for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
-            rows.prefetch_locate(i);
-        }
-        for (b, batch) in drawn.chunks_exact(k).enumerate() {
-            for j in b * k..(b + 1) * k {
-                if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
-                    rows.prefetch_locate(i);
-                }
-                if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
-                    rows.prefetch_row(i);
-                }
-            }
+        for_each_batch(rows, drawn, self.batch_size, |batch| {
             self.step(rows, ex, state, batch, s);
-        }
+        });
     }
 
     /// One step on the examples `batch`.

@@ -437,21 +437,9 @@ impl StepRule {
         drawn: &[usize],
         violators: &mut Violators,
     ) {
-        let k = self.batch_size;
-        for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
-            rows.prefetch_locate(i);
-        }
-        for (s, batch) in drawn.chunks_exact(k).enumerate() {
-            for j in s * k..(s + 1) * k {
-                if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
-                    rows.prefetch_locate(i);
-                }
-                if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
-                    rows.prefetch_row(i);
-                }
-            }
+        for_each_batch(rows, drawn, self.batch_size, |batch| {
             self.step(rows, task, state, batch, violators);
-        }
+        });
     }
 }
 
@@ -646,6 +634,30 @@ pub fn run_steps_in_part<R: Rows>(
 type Violators = Vec<(usize, f64)>;
 
 /// Scratch buffers of a run: the violators of a step and a block of drawn examples.
+/// Call `step` on each batch of `k` examples of `drawn` (whole batches), the rows
+/// of the examples a few ahead hinted into cache (located, then loaded).
+pub(crate) fn for_each_batch<R: Rows>(
+    rows: &R,
+    drawn: &[usize],
+    k: usize,
+    mut step: impl FnMut(&[usize]),
+) {
+    for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
+        rows.prefetch_locate(i);
+    }
+    for (s, batch) in drawn.chunks_exact(k).enumerate() {
+        for j in s * k..(s + 1) * k {
+            if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
+                rows.prefetch_locate(i);
+            }
+            if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
+                rows.prefetch_row(i);
+            }
+        }
+        step(batch);
+    }
+}
+
 fn scratch(k: usize, block: usize) -> Result<(Violators, Vec<usize>)> {
     let oom =
         |len: usize| Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"));
@@ -773,8 +785,14 @@ pub fn mean_zero_loss(task: &BinaryTask<'_>, loss: &LossFunction) -> f64 {
 
 /// An error when a margin loss is given real targets or a regression loss classes.
 pub(crate) fn check_loss_fits_task(loss: &LossFunction, task: &BinaryTask<'_>) -> Result<()> {
-    if loss.is_margin_loss() == task.is_regression() {
-        let (what, needs) = if task.is_regression() {
+    check_loss_fits(loss, task.is_regression())
+}
+
+/// An error unless `loss` suits the targets: a margin loss for classes, a
+/// regression loss for real targets (`regression`).
+pub(crate) fn check_loss_fits(loss: &LossFunction, regression: bool) -> Result<()> {
+    if loss.is_margin_loss() == regression {
+        let (what, needs) = if regression {
             ("a classification loss", "class labels")
         } else {
             ("a regression loss", "real targets")

@@ -31,8 +31,9 @@ use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::crammer_singer::{self, CrammerSingerState, CsRule};
 use crate::solvers::linear::{
-    self, current_model, finish_linear_fit, first_step_from_sums, objective_from_loss,
-    plan_linear_fit, start_at, FirstStepSums, FitOutput, LinearState, StepRule,
+    self, check_loss_fits, current_model, finish_linear_fit, first_step_from_sums,
+    objective_from_loss, plan_linear_fit, start_at, FirstStepSums, FitOutput, LinearState,
+    StepRule,
 };
 use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::multiclass::{initial_states, problem_label};
@@ -436,17 +437,7 @@ fn check_summary(
     n_rows: usize,
     n_features: usize,
 ) -> Result<()> {
-    if loss.is_margin_loss() != classes.is_some() {
-        let (what, needs) = if classes.is_none() {
-            ("a classification loss", "class labels")
-        } else {
-            ("a regression loss", "real targets")
-        };
-        return Err(Error::InvalidParameter(format!(
-            "loss {:?} is {what}: it needs {needs}",
-            loss.name()
-        )));
-    }
+    check_loss_fits(loss, classes.is_none())?;
     if n_features == 0 {
         return Err(Error::InvalidInput("the data has no features".into()));
     }
