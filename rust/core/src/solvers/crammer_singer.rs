@@ -168,7 +168,7 @@ impl CrammerSingerState {
     /// counters; then class `r`'s weights (class-major), bias, running sums.
     /// [`CrammerSingerState::from_states`] reads it back exactly.
     pub fn to_states(&self) -> Vec<LinearState> {
-        let (k, width) = (self.k, self.v.len() / self.k);
+        let k = self.k;
         let mut header = LinearState::new(0, 0, 0).expect("one weight");
         header.v[0] = HEADER_MARK;
         header.scale = self.scale;
@@ -178,15 +178,12 @@ impl CrammerSingerState {
         header.avg_start = self.avg_start;
         header.avg_beta = self.avg_beta;
         header.avg_count = self.avg_count;
+        let mut avg_u = class_major(&self.avg_u, k).into_iter();
         let mut out = vec![header];
-        for r in 0..k {
+        for (r, v) in class_major(&self.v, k).into_iter().enumerate() {
             let mut s = LinearState::new(0, 0, 0).expect("one weight");
-            s.v = (0..width).map(|j| self.v[j * k + r]).collect();
-            s.avg_u = if self.avg_u.is_empty() {
-                Vec::new()
-            } else {
-                (0..width).map(|j| self.avg_u[j * k + r]).collect()
-            };
+            s.v = v;
+            s.avg_u = avg_u.next().unwrap_or_default();
             s.bias = self.bias[r];
             s.avg_bias_sum = self.avg_bias_sum[r];
             s.t = self.t;
@@ -223,16 +220,12 @@ impl CrammerSingerState {
                 "the Crammer-Singer classes' states have different widths".into(),
             ));
         }
-        let mut v = try_filled_vec(width * k, 0.0, "the weights")?;
-        let mut avg_u = try_filled_vec(avg_len * k, 0.0, "the averaged weights")?;
-        for (r, s) in classes.iter().enumerate() {
-            for j in 0..width {
-                v[j * k + r] = s.v[j];
-            }
-            for j in 0..avg_len {
-                avg_u[j * k + r] = s.avg_u[j];
-            }
-        }
+        let v = feature_major(classes.iter().map(|s| s.v.as_slice()), width, "the weights")?;
+        let avg_u = feature_major(
+            classes.iter().map(|s| s.avg_u.as_slice()),
+            avg_len,
+            "the averaged weights",
+        )?;
         Ok(Self {
             k,
             v,
@@ -283,14 +276,34 @@ impl CrammerSingerState {
     }
 
     /// Multiply `V` out so that `a == 1`; recomputes `||W||_F^2` exactly.
+    ///
+    /// One pass over `V` (and `U` when the average is folded in): `V` is `K` times
+    /// the size of a binary weight vector, and early projections can call this a
+    /// few times per fit.
     fn rescale(&mut self) {
-        self.fold_average();
-        let a = self.scale;
-        for x in &mut self.v {
-            *x *= a;
-        }
+        let (a, beta) = (self.scale, self.avg_beta);
+        self.sq_norm = if beta == 0.0 || self.avg_u.len() != self.v.len() {
+            self.v
+                .iter_mut()
+                .map(|x| {
+                    *x *= a;
+                    *x * *x
+                })
+                .sum()
+        } else {
+            // `fold_average` and the multiplication at once.
+            self.v
+                .iter_mut()
+                .zip(&mut self.avg_u)
+                .map(|(x, u)| {
+                    *u += beta * *x;
+                    *x *= a;
+                    *x * *x
+                })
+                .sum()
+        };
+        self.avg_beta = 0.0;
         self.scale = 1.0;
-        self.sq_norm = self.v.iter().map(|x| x * x).sum();
     }
 
     /// Write the model a fit returns (the average when one exists, else the last
@@ -306,9 +319,12 @@ impl CrammerSingerState {
                 (self.avg_u[j * k + r] + self.avg_beta * self.v[j * k + r]) / n
             }
         };
-        for (r, row) in w.chunks_exact_mut(d).take(k).enumerate() {
-            for (j, o) in row.iter_mut().enumerate() {
-                *o = model(j, r);
+        // Feature by feature: `V` and `U` are read in their (feature-major) order,
+        // the class rows of `w` written as `K` sequential streams.
+        let w = &mut w[..k * d];
+        for j in 0..d {
+            for r in 0..k {
+                w[r * d + j] = model(j, r);
             }
         }
         for (r, b) in intercepts.iter_mut().take(k).enumerate() {
@@ -319,6 +335,39 @@ impl CrammerSingerState {
             };
         }
     }
+}
+
+/// The `K` class rows of the feature-major `a` (`a[j K + r]`; empty: none), read
+/// in order.
+fn class_major(a: &[f64], k: usize) -> Vec<Vec<f64>> {
+    if a.is_empty() {
+        return Vec::new();
+    }
+    let width = a.len() / k;
+    let mut rows: Vec<Vec<f64>> = (0..k).map(|_| Vec::with_capacity(width)).collect();
+    for chunk in a.chunks_exact(k) {
+        for (row, &x) in rows.iter_mut().zip(chunk) {
+            row.push(x);
+        }
+    }
+    rows
+}
+
+/// The feature-major interleaving of the class rows `rows` (each `width` long).
+fn feature_major<'a>(
+    rows: impl ExactSizeIterator<Item = &'a [f64]>,
+    width: usize,
+    what: &str,
+) -> Result<Vec<f64>> {
+    let k = rows.len();
+    let mut out = try_filled_vec(width * k, 0.0, what)?;
+    let rows: Vec<&[f64]> = rows.collect();
+    for (j, chunk) in out.chunks_exact_mut(k).enumerate() {
+        for (o, row) in chunk.iter_mut().zip(&rows) {
+            *o = row[j];
+        }
+    }
+    Ok(out)
 }
 
 impl AveragedState for CrammerSingerState {
