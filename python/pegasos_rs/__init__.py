@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         RandomFourierFeatures,
     )
     from pegasos_rs.kernel_regressor import KernelPegasosRegressor
+    from pegasos_rs.liblinear_format import write_liblinear_model
     from pegasos_rs.linear import PegasosClassifier
     from pegasos_rs.linear_regressor import PegasosRegressor
     from pegasos_rs.model_io import load, save
@@ -52,6 +53,7 @@ __all__ = [
     "pairwise_kernel",
     "pairwise_kernels",
     "save",
+    "write_liblinear_model",
 ]
 
 #: The module each public name comes from (``exceptions`` is a module itself).
@@ -75,6 +77,7 @@ _HOME = {
     "pairwise_kernel": "pairwise",
     "pairwise_kernels": "pairwise",
     "save": "model_io",
+    "write_liblinear_model": "liblinear_format",
 }
 
 
