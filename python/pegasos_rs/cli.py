@@ -5,7 +5,9 @@
 accuracy and training time side by side and explains them
 (:mod:`pegasos_rs._demo`). ``pegasos-rs train`` and
 ``pegasos-rs predict`` work like LIBLINEAR's programs (see
-:mod:`pegasos_rs.cli_train_predict`).
+:mod:`pegasos_rs.cli_train_predict`). ``pegasos-rs export --format liblinear MODEL
+OUT`` writes a pegasos-rs model file as a LIBLINEAR model file
+(:func:`pegasos_rs.write_liblinear_model`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,20 @@ def demo(args) -> int:
     return run_demo(args)
 
 
+def export(args) -> int:
+    """``pegasos-rs export``: read a model file with :func:`pegasos_rs.load` and write
+    it in ``args.format``; errors are one-line messages (exit status 1)."""
+    from pegasos_rs.liblinear_format import write_liblinear_model
+    from pegasos_rs.model_io import load
+
+    try:
+        model = load(args.model_file)
+        write_liblinear_model(model, args.output_file)
+    except (OSError, ValueError, TypeError) as e:
+        raise SystemExit(f"pegasos-rs export: {e}") from None
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from pegasos_rs.cli_train_predict import predict, train
 
@@ -89,6 +105,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     p_demo.add_argument("--quick", action="store_true", help="smaller synthetic problem")
     p_demo.set_defaults(func=demo)
+    p_export = sub.add_parser(
+        "export",
+        help="write a saved model in another program's format (LIBLINEAR)",
+        description="Write a model file pegasos-rs reads (pegasos_rs.load) in another "
+        "program's format. --format liblinear: LIBLINEAR's model file, which its "
+        "predict program (and liblinearutil.load_model) reads and predicts with as "
+        "pegasos-rs does; for linear classifiers (every loss, one-vs-rest and "
+        "Crammer-Singer) and regressors. Kernel models, rankers, models with "
+        "probability=True and labels that are not integers are refused.",
+    )
+    p_export.add_argument(
+        "--format",
+        required=True,
+        choices=["liblinear"],
+        help="the format to write: liblinear (LIBLINEAR's model file)",
+    )
+    p_export.add_argument("model_file", help="a model file written by pegasos-rs")
+    p_export.add_argument("output_file", help="the file to write")
+    p_export.set_defaults(func=export)
     args = parser.parse_args(argv)
     return args.func(args)
 
