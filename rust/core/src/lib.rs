@@ -31,7 +31,9 @@
 //! 5. [`io`]: the svmlight text format and the solver-state codec.
 //!
 //! The items most callers need are re-exported here. A Rust program trains and
-//! predicts through [`LinearSvm`] (see [`solvers::svm`] for an example):
+//! predicts through [`LinearSvm`] (see [`solvers::svm`] for an example, and
+//! `examples/train_svmlight.rs` for a whole program: an svmlight file read with
+//! [`io::svmlight::parse`], trained and scored):
 //!
 //! ```
 //! # use pegasos_core::{DenseRows, LinearSvm};
