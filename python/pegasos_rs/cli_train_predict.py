@@ -10,8 +10,8 @@ default) or ``KernelPegasosClassifier`` / ``KernelPegasosRegressor`` (any other
 ``-t``) and writes the model in pegasos-rs' model format (``model_file``
 defaults to ``data_file``'s name plus ``.model`` in the current directory, as
 LIBLINEAR's; ``pegasos-rs export --format liblinear`` rewrites a linear model in
-LIBLINEAR's layout for LIBLINEAR's ``predict``). With ``-v n`` it runs n-fold cross-validation instead and prints
-``Cross Validation Accuracy = ...%``. Without ``-c`` and ``--alpha``, ``C = 1``
+LIBLINEAR's layout for LIBLINEAR's ``predict``). With ``-v n`` it runs n-fold
+cross-validation instead and prints ``Cross Validation Accuracy = ...%``. Without ``-c`` and ``--alpha``, ``C = 1``
 (LIBLINEAR's default: the paper's lambda is ``1 / n_samples``). Run without a data
 file, it prints its usage and options (exit status 1), as LIBLINEAR's ``train``.
 
