@@ -218,25 +218,23 @@ class KernelPegasosClassifier(
     {notes_threads}
     """
 
-    #: The keys of each problem's ``fit_report_`` entry, as the extension returns
-    #: them; a model file keeps them (pegasos_rs.model_io). ``_report_keys_added``:
-    #: those files written before they existed lack (read as None).
-    _report_keys = _kernel_expansion.REPORT_KEYS
-    _report_keys_added = ("switched_at",)
-
-    #: Fitted array attributes a model file holds (pegasos_rs.model_io); the
-    #: per-problem ``fit_report_`` is kept as a list of plain values.
-    _saved_arrays = (
-        "support_",
-        "support_vectors_",
-        "dual_coef_",
-        "intercept_",
-        "n_support_",
-        "classes_",
-        "shape_fit_",
-        "_sv_kernel_rows",
-        "probA_",
-        "probB_",
+    #: What a model file holds (pegasos_rs.model_io reads only this declaration):
+    #: the fitted arrays, counts, resolved gamma and the per-problem ``fit_report_``
+    #: (as a list of plain values).
+    _saved_state = _kernel_expansion.saved_state(
+        (
+            "support_",
+            "support_vectors_",
+            "dual_coef_",
+            "intercept_",
+            "n_support_",
+            "classes_",
+            "shape_fit_",
+            "_sv_kernel_rows",
+            "probA_",
+            "probB_",
+        ),
+        fitted="classes_",
     )
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -248,14 +246,6 @@ class KernelPegasosClassifier(
         "probability": ["boolean"],
         "multi_class": [StrOptions({"ovr", "ovo"})],
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
-    }
-
-    #: Parameters newer than the model file format: the value a file without them
-    #: means, and the format version that holds any other (pegasos_rs.model_io).
-    _params_since_version = {  # noqa: RUF012 (read-only)
-        "multi_class": ("ovr", 3),
-        "decision_function_shape": ("ovr", 3),
-        "loss": ("hinge", 3),
     }
 
     def __init__(
