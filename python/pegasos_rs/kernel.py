@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _kernel_expansion, _platt, pairwise
+from pegasos_rs import _core, _kernel_expansion, _platt
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._docs import filled
 from pegasos_rs._kernel_expansion import KernelExpansionMixin
@@ -431,10 +431,3 @@ def _votes(pair_scores: NDArray[np.float64], n_classes: int) -> NDArray[np.float
             votes[:, j] += f < 0
             p += 1
     return votes + confidence / (3 * (np.abs(confidence) + 1))
-
-
-def __getattr__(name: str) -> Any:
-    # pairwise_kernel moved to pegasos_rs.pairwise (and is deprecated there).
-    if name == "pairwise_kernel":
-        return pairwise.pairwise_kernel
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
