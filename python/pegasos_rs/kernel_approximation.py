@@ -565,14 +565,6 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
     def normalization_(self, value: ArrayLike) -> None:
         self._columns = np.ascontiguousarray(np.asarray(value).T)
 
-    def __setstate__(self, state):
-        # Pickles made before normalization_ took scikit-learn's orientation hold
-        # the extension's matrix under that name.
-        if "normalization_" in state and "_columns" not in state:
-            state = dict(state)
-            state["_columns"] = state.pop("normalization_")
-        super().__setstate__(state)
-
 
 _ADDITIVE = ("chi2", "intersection", "js")
 
