@@ -170,9 +170,10 @@ def describe(
     if report is not None and state.report_keys is not None:  # a kernel fit's report
         keys = list(state.report_keys)
         entry["scalars"]["fit_report_"] = [{k: r[k] for k in keys} for r in report]
-    solver = None if state.solver is None else getattr(fitted, state.solver, None)
-    if solver is not None:  # the exact solver state (warm_start continues it)
-        add(entry, state.solver, np.frombuffer(solver.__getstate__(), dtype=np.uint8))
+    if state.solver is not None:  # the exact solver state (warm_start continues it)
+        solver = getattr(fitted, state.solver, None)
+        if solver is not None:
+            add(entry, state.solver, np.frombuffer(solver.__getstate__(), dtype=np.uint8))
     return entry
 
 

@@ -76,11 +76,11 @@ def _states() -> dict[str, tuple[type, SavedState]]:
     """The saveable classes by name, each with what a file holds of it: the
     package's classes declare it (``_saved_state``, next to their code),
     scikit-learn's scalers have theirs in :mod:`pegasos_rs._saved_transformers`."""
-    found = {
-        name: (cls, cls._saved_state)
-        for name, cls in _registry.classes().items()
-        if isinstance(getattr(cls, "_saved_state", None), SavedState)
-    }
+    found: dict[str, tuple[type, SavedState]] = {}
+    for name, cls in _registry.classes().items():
+        state = getattr(cls, "_saved_state", None)
+        if isinstance(state, SavedState):
+            found[name] = (cls, state)
     for name, cls in _saved_transformers.classes().items():
         found[name] = (cls, _saved_transformers.SAVED_STATE[name])
     return found
