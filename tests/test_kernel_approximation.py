@@ -221,7 +221,7 @@ def test_nystroem_attributes_work_in_scikit_learns_formula(kernel, params, spars
     assert not np.allclose(ours.normalization_, ours.normalization_.T)
 
 
-def test_nystroem_normalization_assignment_and_old_pickles_keep_the_features():
+def test_nystroem_normalization_assignment_and_pickles_keep_the_features():
     X = _data(70, 5)
     est = Nystroem(gamma=0.4, n_components=20, landmarks="k-means++", random_state=1).fit(X)
     Z = est.transform(X)
@@ -230,13 +230,6 @@ def test_nystroem_normalization_assignment_and_old_pickles_keep_the_features():
     other.normalization_ = np.array(est.normalization_)
     assert other.transform(X).tobytes() == Z.tobytes()
     assert pickle.loads(pickle.dumps(est)).transform(X).tobytes() == Z.tobytes()
-    # A pickle made when normalization_ held the transposed matrix is converted.
-    state = dict(est.__getstate__())
-    state["normalization_"] = state.pop("_columns")
-    old = Nystroem.__new__(Nystroem)
-    old.__setstate__(state)
-    assert old.transform(X).tobytes() == Z.tobytes()
-    np.testing.assert_array_equal(old.normalization_, est.normalization_)
     assert not hasattr(Nystroem(), "normalization_")
 
 

@@ -622,28 +622,17 @@ def test_pairwise_kernels_default_metric_and_filter_params_are_scikit_learns():
             pairwise_kernels(np.abs(X), np.abs(Y), metric, **kwds)
 
 
-@pytest.mark.parametrize("kernel, params", PAIRWISE_CASES)
-def test_deprecated_pairwise_kernel_keeps_its_keywords_and_defaults(kernel, params):
-    from pegasos_rs import pairwise_kernel
+def test_the_pairwise_kernel_alias_is_gone():
+    """The package is unreleased: no deprecated alias of pairwise_kernels is kept."""
+    import pegasos_rs
+    import pegasos_rs.kernel
+    import pegasos_rs.pairwise
 
-    X, Y = _pairwise_data(kernel)
-    with pytest.warns(FutureWarning, match="use pairwise_kernels"):
-        K = pairwise_kernel(X, Y, kernel=kernel, **params)
-    assert K.tobytes() == pairwise_kernels(X, Y, kernel, **params).tobytes()
-    # Its defaults: rbf, gamma=1.0, degree=3, coef0=0.0.
-    with pytest.warns(FutureWarning):
-        K = pairwise_kernel(X, Y)
-    assert K.tobytes() == pairwise_kernels(X, Y, "rbf", gamma=1.0).tobytes()
-    with pytest.warns(FutureWarning):
-        K = pairwise_kernel(X, Y, kernel="poly")
-    expected = pairwise_kernels(X, Y, "poly", gamma=1.0, degree=3, coef0=0.0)
-    assert K.tobytes() == expected.tobytes()
-    with pytest.warns(FutureWarning), pytest.raises(ValueError, match="kernel must be one of"):
-        pairwise_kernel(X, Y, kernel="cosine")
-    # The old import path still works.
-    from pegasos_rs.kernel import pairwise_kernel as old_path
-
-    assert old_path is pairwise_kernel
+    assert "pairwise_kernel" not in pegasos_rs.__all__
+    for module in (pegasos_rs, pegasos_rs.pairwise, pegasos_rs.kernel):
+        assert not hasattr(module, "pairwise_kernel"), module
+    with pytest.raises(ImportError):
+        from pegasos_rs import pairwise_kernel  # noqa: F401
 
 
 @pytest.mark.parametrize("degree", [2**31, 2**32 - 1, 2**32, 2**40])

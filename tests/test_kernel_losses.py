@@ -219,14 +219,14 @@ def test_save_and_load_keep_the_loss(tmp_path):
     est.fit(X, y)
     path = tmp_path / "squared.pegasos"
     est.save(path)
-    assert int.from_bytes(path.read_bytes()[8:12], "little") == 3
+    assert int.from_bytes(path.read_bytes()[8:12], "little") == 1
     back = load(path)
     assert back.loss == "squared_hinge"
     assert back.decision_function(X).tobytes() == est.decision_function(X).tobytes()
-    # The hinge is what a file without the parameter means: left out, version 1.
+    # Every parameter is written, the default one too, in the one format version.
     hinge = KernelPegasosClassifier(alpha=1e-2, max_iter=2, random_state=0).fit(X, y)
     hinge.save(path)
     raw = path.read_bytes()
     assert int.from_bytes(raw[8:12], "little") == 1
-    assert b'"loss"' not in raw
+    assert b'"loss": "hinge"' in raw
     assert load(path).get_params() == hinge.get_params()

@@ -159,13 +159,13 @@ def test_save_and_load_round_trip(tmp_path):
     assert back.get_params() == est.get_params()
     assert back.decision_function(X).tobytes() == est.decision_function(X).tobytes()
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
-    assert int.from_bytes(path.read_bytes()[8:12], "little") == 3
-    # A default (one-vs-rest) model keeps its version and omits the new parameters.
+    assert int.from_bytes(path.read_bytes()[8:12], "little") == 1
+    # A default (one-vs-rest) model: the same version, every parameter written.
     ovr = _ovo(multi_class="ovr").fit(X, y)
     ovr.save(path)
     raw = path.read_bytes()
     assert int.from_bytes(raw[8:12], "little") == 1
-    assert b"multi_class" not in raw
+    assert b'"multi_class": "ovr"' in raw and b'"decision_function_shape": "ovr"' in raw
     assert load(path).get_params() == ovr.get_params()
 
 

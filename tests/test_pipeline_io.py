@@ -306,15 +306,19 @@ def _version(path) -> int:
     return struct.unpack_from("<I", path.read_bytes(), len(MAGIC))[0]
 
 
-def test_classifier_files_stay_version_1_and_version_1_files_load(tmp_path):
+def test_every_file_is_version_1_and_a_hand_made_version_1_file_loads(tmp_path):
     X, y = _problem(False)
     path = tmp_path / "m.pgs"
-    PegasosClassifier(random_state=0).fit(X, y).save(path)
-    assert _version(path) == 1
-    pegasos_rs.save(Nystroem(n_components=5, random_state=0).fit(X), path)
-    assert _version(path) == 2
-    assert FORMAT_VERSION == 3  # version 3: one-vs-one kernel models (test_kernel_ovo.py)
-    # A version 1 file as the first writer made it (no pipeline, no transformer keys).
+    assert FORMAT_VERSION == 1
+    for est in (
+        PegasosClassifier(random_state=0).fit(X, y),
+        PegasosClassifier(random_state=0, multi_class="crammer_singer").fit(X, y),
+        Nystroem(n_components=5, random_state=0).fit(X),
+        make_pipeline(StandardScaler(), PegasosClassifier(random_state=0)).fit(X, y),
+    ):
+        pegasos_rs.save(est, path)
+        assert _version(path) == 1, est
+    # A version 1 file written by hand: the parameters it lacks take their defaults.
     coef, intercept = np.array([[0.5, -1.0, 2.0]]), np.array([0.25])
     arrays, blob = {}, b""
     for key, arr in (("coef_", coef), ("intercept_", intercept), ("classes_", np.array([3, 7]))):
@@ -335,6 +339,21 @@ def test_classifier_files_stay_version_1_and_version_1_files_load(tmp_path):
     Xt = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     np.testing.assert_array_equal(est.decision_function(Xt), Xt @ coef[0] + intercept)
     np.testing.assert_array_equal(est.predict(Xt), [7, 3])
+
+
+@pytest.mark.parametrize("version", [0, 2, 3, 4])
+def test_files_of_any_other_version_are_refused_naming_it(tmp_path, version):
+    """Development builds wrote versions 2 and 3 (transformers, newer parameters);
+    no release did, so only version 1 is read."""
+    X, y = _problem(False)
+    path = tmp_path / "m.pgs"
+    pegasos_rs.save(
+        make_pipeline(StandardScaler(), PegasosClassifier(random_state=0)).fit(X, y), path
+    )
+    header, blob = _split(path.read_bytes())
+    path.write_bytes(_join(header, blob, version=version))
+    with pytest.raises(DataFormatError, match=f"model format version {version};.*version 1 only"):
+        pegasos_rs.load(path)
 
 
 def _saved_pipeline(tmp_path, *steps):

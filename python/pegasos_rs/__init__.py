@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from pegasos_rs.linear import PegasosClassifier
     from pegasos_rs.linear_regressor import PegasosRegressor
     from pegasos_rs.model_io import load, save
-    from pegasos_rs.pairwise import pairwise_kernel, pairwise_kernels
+    from pegasos_rs.pairwise import pairwise_kernels
     from pegasos_rs.ranker import PegasosRanker
     from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
@@ -50,7 +50,6 @@ __all__ = [
     "load",
     "load_svmlight_file",
     "load_svmlight_files",
-    "pairwise_kernel",
     "pairwise_kernels",
     "save",
     "write_liblinear_model",
@@ -74,7 +73,6 @@ _HOME = {
     "load": "model_io",
     "load_svmlight_file": "svmlight",
     "load_svmlight_files": "svmlight",
-    "pairwise_kernel": "pairwise",
     "pairwise_kernels": "pairwise",
     "save": "model_io",
     "write_liblinear_model": "liblinear_format",

@@ -11,6 +11,7 @@ decision values are written here once.
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core
+from pegasos_rs import _core, _model_file
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     KERNELS,
@@ -66,6 +67,41 @@ REPORT_KEYS = (
     "objective",
     "switched_at",
 )
+
+
+def _check_saved_kernel(model: Any, need) -> None:
+    """The kernel's cached rows of the support vectors and its resolved gamma of a
+    loaded model agree with its (already checked) support vectors."""
+    if model.kernel == "precomputed":
+        return
+    n_sv, n_features = model.support_.size, model.n_features_in_
+    rows = model._sv_kernel_rows
+    if rows is not None:
+        need(
+            rows.ndim == 2 and rows.shape[0] == n_sv and rows.dtype.kind == "f",
+            f"_sv_kernel_rows must be floats with {n_sv} rows",
+        )
+        need(rows.shape[1] == n_features, "_sv_kernel_rows has the wrong number of columns")
+    gamma = getattr(model, "_gamma", None)
+    need(
+        isinstance(gamma, (int, float)) and math.isfinite(gamma) and gamma > 0,
+        "_gamma must be a positive number",
+    )
+
+
+def saved_state(arrays: tuple[str, ...], fitted: str) -> _model_file.SavedState:
+    """What a model file holds of a kernel model (its class's ``_saved_state``): the
+    fitted ``arrays`` in file order (the support vectors, their coefficients, the
+    cached kernel rows ``_sv_kernel_rows``...), the counts, the resolved gamma and
+    the fit report; ``fitted`` exists once fitted."""
+    return _model_file.SavedState(
+        arrays=arrays,
+        scalars={"n_features_in_": "count", "n_iter_": "count", "t_": "count", "_gamma": "real"},
+        report_keys=REPORT_KEYS,
+        fitted=fitted,
+        optional=("_sv_kernel_rows",),
+        check=_check_saved_kernel,
+    )
 
 
 class KernelExpansionMixin:

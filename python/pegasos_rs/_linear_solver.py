@@ -31,13 +31,38 @@ if TYPE_CHECKING:
 #: The class name under which linear models are saved and named in messages.
 NAME = "PegasosClassifier"
 
-#: Fitted array attributes a model file holds (``PegasosClassifier._saved_arrays``).
-SAVED_ARRAYS = ("coef_", "intercept_", "classes_", "objective_", "probA_", "probB_")
+#: The fitted counts a linear model's file holds in its header.
+LINEAR_SCALARS = {"n_features_in_": "count", "n_iter_": "count", "t_": "count"}
 
-#: Parameters newer than model format version 1 (pegasos_rs.model_io): the value a
-#: file without them means, and the format version that holds another
-#: (``PegasosClassifier._params_since_version``).
-PARAMS_SINCE_VERSION = {"multi_class": ("ovr", 3), "loss": ("hinge", 3)}
+
+def _check_classifier_solver(model: Any, need) -> None:
+    """A loaded classifier's solver state has one problem per binary problem: the
+    Crammer-Singer solver keeps a header and one state per class (also for two
+    classes, whose model has one row)."""
+    solver = getattr(model, "_solver", None)
+    n_classes = model.classes_.size
+    joint = getattr(model, "multi_class", "ovr") == "crammer_singer"
+    states = n_classes + 1 if joint else (1 if n_classes == 2 else n_classes)
+    if solver is not None and len(solver) not in (0, states):
+        need(False, f"the solver state has {len(solver)} problems, the model {states}")
+
+
+def check_single_solver(model: Any, need) -> None:
+    """A loaded regressor's (or ranker's) solver state holds one problem."""
+    solver = getattr(model, "_solver", None)
+    need(solver is None or len(solver) in (0, 1), "the solver state must hold one problem")
+
+
+#: What a model file holds of a ``PegasosClassifier`` (its ``_saved_state``; also
+#: what :func:`save` writes): the fitted arrays, counts and the exact solver state.
+SAVED_STATE = _model_file.SavedState(
+    arrays=("coef_", "intercept_", "classes_", "objective_", "probA_", "probB_"),
+    scalars=LINEAR_SCALARS,
+    solver="_solver",
+    fitted="classes_",
+    optional=("objective_",),
+    check=_check_classifier_solver,
+)
 
 #: The classifier's losses (scikit-learn's ``SGDClassifier`` names).
 CLASSIFICATION_LOSSES = ("hinge", "log_loss", "squared_hinge", "modified_huber")
@@ -222,9 +247,6 @@ def save(model: LinearModel, path: PathLike) -> None:
         model.params,
         model,
         arrays.add,
-        array_names=SAVED_ARRAYS,
-        scalar_kinds=dict.fromkeys(_model_file.CLASSIFIER_SCALARS, "count"),
-        newer_params=PARAMS_SINCE_VERSION,
+        SAVED_STATE,
     )
-    version = _model_file.version_for(entry, PARAMS_SINCE_VERSION, 1)
-    _model_file.write(path, entry, arrays, version)
+    _model_file.write(path, entry, arrays)

@@ -15,6 +15,8 @@ import json
 import os
 import struct
 import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,21 +25,48 @@ from pegasos_rs import _core
 from pegasos_rs._arrays import is_sparse
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
-
     from pegasos_rs._typing import PathLike
 
 MAGIC = b"PEGASOS\x00"
-#: The newest format version this module reads. Version 2 added transformers and
-#: pipelines; a file holding one classifier is still written as version 1. Version 3
-#: adds parameters newer than that (a class's ``_params_since_version``, such as
-#: the kernel classifier's one-vs-one ``multi_class``); a file is written as version
-#: 3 only when one of them is not at the value older files mean.
-FORMAT_VERSION = 3
+#: The format version: every file is written with it, and only files of it are read.
+FORMAT_VERSION = 1
 
-#: The classifiers' scalar attributes (counts; ``_gamma``, the kernel's resolved
-#: gamma, a number).
-CLASSIFIER_SCALARS = ("n_features_in_", "n_iter_", "t_", "_gamma")
+
+@dataclass(frozen=True)
+class SavedState:
+    """What a model file holds of an estimator class, declared by that class (its
+    ``_saved_state``): this module and :mod:`pegasos_rs.model_io` read and write
+    exactly these attributes, by these names, and name none of them themselves.
+
+    ``arrays``: fitted attributes stored as arrays (dense or CSR; a tuple of counts
+    is stored in the header; those that are None are left out). ``scalars``: fitted
+    attributes stored in the header, by kind: ``"count"`` (an int >= 0),
+    ``"number"`` (a float or int), ``"real"`` (a float, or an int >= 0), ``"str"``,
+    ``"seen"`` (an int >= 0, or a float >= 0); a numpy scalar or array among the
+    ``arrays`` is stored with the arrays. ``report_keys``: the keys of each entry of
+    ``fit_report_`` kept, or None when it is not saved. ``solver``: the attribute
+    holding a ``_core.LinearSolverState`` (saved as bytes under that name), or
+    None. ``fitted``: an attribute that exists once fitted (None: scikit-learn's
+    ``check_is_fitted`` decides). ``optional``: attributes set to None when a file
+    lacks them. ``check(estimator, need)``: the class's own checks of a loaded
+    estimator (``need(condition, what)`` reports a failure), run after the public
+    attributes are checked.
+    """
+
+    arrays: tuple[str, ...] = ()
+    scalars: Mapping[str, str] = field(default_factory=dict)
+    report_keys: tuple[str, ...] | None = None
+    solver: str | None = None
+    fitted: str | None = None
+    optional: tuple[str, ...] = ()
+    check: Callable[[Any, Callable[[bool, str], None]], None] | None = None
+
+
+def require_scalars(fitted: Any, state: SavedState, need: Callable[[bool, str], None]) -> None:
+    """``need`` every scalar ``state`` declares to be set on ``fitted`` (a loaded
+    transformer, whose file always holds them)."""
+    for attr in state.scalars:
+        need(hasattr(fitted, attr), f"{attr} is missing")
 
 
 def jsonable(value):
@@ -94,23 +123,13 @@ def describe(
     params: Mapping[str, Any],
     fitted: Any,
     add: Callable[[dict, str, Any], None],
-    *,
-    array_names: Iterable[str],
-    scalar_kinds: Mapping[str, str],
-    newer_params: Mapping[str, tuple[Any, int]],
-    report_keys: Iterable[str] | None = None,
+    state: SavedState,
 ) -> dict:
     """The header entry of one fitted model of class ``name``: its parameters
-    (``params``, as ``get_params(deep=False)`` gives them; a parameter of
-    ``newer_params`` at the value a file without it means is left out, so that older
-    releases read the file), and the attributes of ``fitted`` that the class saves
-    (``array_names``, ``scalar_kinds``), its feature names, its fit report (entries
-    restricted to ``report_keys``) and its solver state, each array given to
-    ``add(entry, key, array)`` (:meth:`Arrays.add`)."""
-    params = dict(params)
-    for key, (default, _) in newer_params.items():
-        if isinstance(params.get(key), str) and params[key] == default:
-            del params[key]  # what a file without it means: older releases read it
+    (``params``, as ``get_params(deep=False)`` gives them) and the attributes of
+    ``fitted`` that its class declares in ``state`` (arrays, scalars, fit report,
+    solver state) and its feature names, each array given to ``add(entry, key,
+    array)`` (:meth:`Arrays.add`)."""
     entry: dict[str, Any] = {
         "estimator": name,
         "params": {k: jsonable(v) for k, v in params.items()},
@@ -118,7 +137,7 @@ def describe(
         "arrays": {},
         "sparse": {},
     }
-    array_names = list(array_names)
+    array_names, scalar_kinds = list(state.arrays), state.scalars
     for attr in array_names:
         value = getattr(fitted, attr, None)
         if attr in scalar_kinds and isinstance(value, np.generic):
@@ -148,31 +167,23 @@ def describe(
     if names is not None:
         entry["scalars"]["feature_names_in_"] = [str(v) for v in names]
     report = getattr(fitted, "fit_report_", None)
-    if report is not None and report_keys is not None:  # a kernel fit's report
-        keys = list(report_keys)
+    if report is not None and state.report_keys is not None:  # a kernel fit's report
+        keys = list(state.report_keys)
         entry["scalars"]["fit_report_"] = [{k: r[k] for k in keys} for r in report]
-    solver = getattr(fitted, "_solver", None)
-    if solver is not None:  # the exact solver state (warm_start continues it)
-        add(entry, "_solver", np.frombuffer(solver.__getstate__(), dtype=np.uint8))
+    if state.solver is not None:  # the exact solver state (warm_start continues it)
+        solver = getattr(fitted, state.solver, None)
+        if solver is not None:
+            add(entry, state.solver, np.frombuffer(solver.__getstate__(), dtype=np.uint8))
     return entry
 
 
-def version_for(entry: dict, newer_params: Mapping[str, tuple[Any, int]], version: int) -> int:
-    """``version``, or the newer one that a newer parameter written in ``entry``
-    needs."""
-    for key, (_, since) in newer_params.items():
-        if key in entry.get("params", {}):
-            version = max(version, since)
-    return version
-
-
-def write(path: PathLike, header: dict, arrays: Arrays, version: int) -> None:
-    """Write a model file: ``header`` (with this library's version added), then the
-    arrays, then the checksum; if writing fails midway (a full disk), the partial file
-    is removed."""
+def write(path: PathLike, header: dict, arrays: Arrays) -> None:
+    """Write a model file (format :data:`FORMAT_VERSION`): ``header`` (with this
+    library's version added), then the arrays, then the checksum; if writing fails
+    midway (a full disk), the partial file is removed."""
     header["library_version"] = _core.__version__
     text = json.dumps(header, sort_keys=True).encode("utf-8")
-    head = MAGIC + struct.pack("<IQ", version, len(text)) + text
+    head = MAGIC + struct.pack("<IQ", FORMAT_VERSION, len(text)) + text
     body = head + b"".join(arrays.blobs)
     try:
         with open(path, "wb") as f:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _kernel_expansion, _platt, pairwise
+from pegasos_rs import _core, _kernel_expansion, _platt
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._docs import filled
 from pegasos_rs._kernel_expansion import KernelExpansionMixin
@@ -218,25 +218,23 @@ class KernelPegasosClassifier(
     {notes_threads}
     """
 
-    #: The keys of each problem's ``fit_report_`` entry, as the extension returns
-    #: them; a model file keeps them (pegasos_rs.model_io). ``_report_keys_added``:
-    #: those files written before they existed lack (read as None).
-    _report_keys = _kernel_expansion.REPORT_KEYS
-    _report_keys_added = ("switched_at",)
-
-    #: Fitted array attributes a model file holds (pegasos_rs.model_io); the
-    #: per-problem ``fit_report_`` is kept as a list of plain values.
-    _saved_arrays = (
-        "support_",
-        "support_vectors_",
-        "dual_coef_",
-        "intercept_",
-        "n_support_",
-        "classes_",
-        "shape_fit_",
-        "_sv_kernel_rows",
-        "probA_",
-        "probB_",
+    #: What a model file holds (pegasos_rs.model_io reads only this declaration):
+    #: the fitted arrays, counts, resolved gamma and the per-problem ``fit_report_``
+    #: (as a list of plain values).
+    _saved_state = _kernel_expansion.saved_state(
+        (
+            "support_",
+            "support_vectors_",
+            "dual_coef_",
+            "intercept_",
+            "n_support_",
+            "classes_",
+            "shape_fit_",
+            "_sv_kernel_rows",
+            "probA_",
+            "probB_",
+        ),
+        fitted="classes_",
     )
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -248,14 +246,6 @@ class KernelPegasosClassifier(
         "probability": ["boolean"],
         "multi_class": [StrOptions({"ovr", "ovo"})],
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
-    }
-
-    #: Parameters newer than the model file format: the value a file without them
-    #: means, and the format version that holds any other (pegasos_rs.model_io).
-    _params_since_version = {  # noqa: RUF012 (read-only)
-        "multi_class": ("ovr", 3),
-        "decision_function_shape": ("ovr", 3),
-        "loss": ("hinge", 3),
     }
 
     def __init__(
@@ -441,10 +431,3 @@ def _votes(pair_scores: NDArray[np.float64], n_classes: int) -> NDArray[np.float
             votes[:, j] += f < 0
             p += 1
     return votes + confidence / (3 * (np.abs(confidence) + 1))
-
-
-def __getattr__(name: str) -> Any:
-    # pairwise_kernel moved to pegasos_rs.pairwise (and is deprecated there).
-    if name == "pairwise_kernel":
-        return pairwise.pairwise_kernel
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

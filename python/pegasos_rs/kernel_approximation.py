@@ -19,6 +19,7 @@ generator: the same ``random_state`` gives the same features everywhere.
 
 from __future__ import annotations
 
+import math
 import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,7 @@ from sklearn.utils.validation import (
     check_non_negative,
 )
 
-from pegasos_rs import _core
+from pegasos_rs import _core, _model_file
 from pegasos_rs._base import CachedParamNames, unchanged_on_error
 from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
@@ -75,6 +76,74 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["AdditiveKernelMap", "Nystroem", "RandomFourierFeatures"]
+
+
+def _floats(a: Any, shape: tuple[int, ...]) -> bool:
+    return isinstance(a, np.ndarray) and a.shape == shape and a.dtype.kind == "f"
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+
+
+def _check_saved_fourier(est: Any, need: Any) -> None:
+    """A loaded :class:`RandomFourierFeatures` transforms or raises ValueError."""
+    _model_file.require_scalars(est, est._saved_state, need)
+    n, out = est.n_features_in_, est._n_features_out
+    need(
+        est._form in ("sincos", "offset"), f"_form must be 'sincos' or 'offset', not {est._form!r}"
+    )
+    need(out >= 1, "_n_features_out must be at least 1")
+    freqs = (out + 1) // 2 if est._form == "sincos" else out
+    need(
+        _floats(getattr(est, "random_weights_", None), (n, freqs)),
+        f"random_weights_ must be floats of shape ({n}, {freqs})",
+    )
+    offset = getattr(est, "random_offset_", None)
+    need(_floats(offset, (freqs,)), f"random_offset_ must be floats of shape ({freqs},)")
+    need(_positive(est.gamma_), "gamma_ must be a positive number")
+
+
+def _check_saved_nystroem(est: Any, need: Any) -> None:
+    """A loaded :class:`Nystroem` transforms or raises ValueError."""
+    _model_file.require_scalars(est, est._saved_state, need)
+    n, m = est.n_features_in_, est.n_components_
+    need(est._n_features_out == m, f"_n_features_out must be n_components_ = {m}")
+    need(est.rank_ <= m, f"rank_ must be at most {m}")
+    need(
+        _floats(getattr(est, "_columns", None), (m, m)), f"normalization_ must be floats ({m}, {m})"
+    )
+    idx: Any = getattr(est, "component_indices_", None)  # checked by need()
+    need(
+        isinstance(idx, np.ndarray) and idx.shape == (m,) and idx.dtype.kind in "iu",
+        f"component_indices_ must be {m} integers",
+    )
+    need(m == 0 or idx.min() >= 0, "component_indices_ must not be negative")
+    need(_positive(est.gamma_), "gamma_ must be a positive number")
+    if est.kernel == "precomputed":
+        # transform reads these columns of the kernel against the training rows
+        need(m == 0 or idx.max() < n, f"component_indices_ must be below {n}")
+        need(not hasattr(est, "components_"), "a precomputed kernel has no components_")
+        return
+    for attr in ("components_", "_components_view"):
+        rows: Any = getattr(est, attr, None)  # checked by need()
+        if rows is None and attr == "_components_view":
+            continue
+        need(
+            (isinstance(rows, np.ndarray) or sp.issparse(rows))
+            and rows.shape == (m, n)
+            and rows.dtype.kind == "f",
+            f"{attr} must be floats of shape ({m}, {n})",
+        )
+
+
+def _check_saved_additive(est: Any, need: Any) -> None:
+    """A loaded :class:`AdditiveKernelMap` transforms or raises ValueError."""
+    _model_file.require_scalars(est, est._saved_state, need)
+    n, width = est.n_features_in_, 2 * int(est.order) + 1
+    need(_positive(est.period_), "period_ must be a positive number")
+    need(_positive(est.sample_interval_), "sample_interval_ must be a positive number")
+    need(est._n_features_out == n * width, f"_n_features_out must be {n} * {width}")
 
 
 def _fit_method(fit: F) -> F:
@@ -146,6 +215,18 @@ class RandomFourierFeatures(
     -----
     {notes_maps}
     """
+
+    #: What a model file holds (pegasos_rs.model_io reads only this declaration).
+    _saved_state = _model_file.SavedState(
+        arrays=("random_weights_", "random_offset_"),
+        scalars={
+            "n_features_in_": "count",
+            "gamma_": "number",
+            "_n_features_out": "count",
+            "_form": "str",
+        },
+        check=_check_saved_fourier,
+    )
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither")],
@@ -286,6 +367,21 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
     -----
     {notes_maps}
     """
+
+    #: What a model file holds (pegasos_rs.model_io reads only this declaration);
+    #: ``normalization_`` in scikit-learn's orientation.
+    _saved_state = _model_file.SavedState(
+        arrays=("components_", "_components_view", "component_indices_", "normalization_"),
+        scalars={
+            "n_features_in_": "count",
+            "gamma_": "number",
+            "rank_": "count",
+            "n_components_": "count",
+            "_n_features_out": "count",
+        },
+        optional=("_components_view",),
+        check=_check_saved_nystroem,
+    )
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "kernel": [StrOptions(set(KERNELS))],
@@ -469,14 +565,6 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
     def normalization_(self, value: ArrayLike) -> None:
         self._columns = np.ascontiguousarray(np.asarray(value).T)
 
-    def __setstate__(self, state):
-        # Pickles made before normalization_ took scikit-learn's orientation hold
-        # the extension's matrix under that name.
-        if "normalization_" in state and "_columns" not in state:
-            state = dict(state)
-            state["_columns"] = state.pop("normalization_")
-        super().__setstate__(state)
-
 
 _ADDITIVE = ("chi2", "intersection", "js")
 
@@ -533,6 +621,17 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
     -----
     {notes_maps}
     """
+
+    #: What a model file holds (pegasos_rs.model_io reads only this declaration).
+    _saved_state = _model_file.SavedState(
+        scalars={
+            "n_features_in_": "count",
+            "period_": "number",
+            "sample_interval_": "number",
+            "_n_features_out": "count",
+        },
+        check=_check_saved_additive,
+    )
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "kernel": [StrOptions(set(_ADDITIVE))],

@@ -165,21 +165,20 @@ class KernelPegasosRegressor(
     {notes_threads}
     """
 
-    #: Fitted array attributes a model file holds (pegasos_rs.model_io), and the
-    #: keys of ``fit_report_``'s entry.
-    _saved_arrays = (
-        "support_",
-        "support_vectors_",
-        "dual_coef_",
-        "intercept_",
-        "n_support_",
-        "shape_fit_",
-        "_sv_kernel_rows",
+    #: What a model file holds (pegasos_rs.model_io reads only this declaration):
+    #: the fitted arrays, counts, resolved gamma and ``fit_report_``.
+    _saved_state = _kernel_expansion.saved_state(
+        (
+            "support_",
+            "support_vectors_",
+            "dual_coef_",
+            "intercept_",
+            "n_support_",
+            "shape_fit_",
+            "_sv_kernel_rows",
+        ),
+        fitted="support_",
     )
-    _report_keys = _kernel_expansion.REPORT_KEYS
-    _report_keys_added = ()
-    #: The attribute that exists once fitted (pegasos_rs.model_io).
-    _fitted_marker = "support_"
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         **_kernel_expansion.PARAMETER_CONSTRAINTS,

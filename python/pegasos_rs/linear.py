@@ -250,12 +250,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     {notes_threads}
     """
 
-    #: Fitted array attributes a model file holds (pegasos_rs.model_io).
-    _saved_arrays = _linear_solver.SAVED_ARRAYS
+    #: What a model file holds (pegasos_rs.model_io reads only this declaration).
+    _saved_state = _linear_solver.SAVED_STATE
     #: The exact solver state of the last fit (set by ``fit``; warm starts continue it).
     _solver: _core.LinearSolverState
-    #: Holds a ``_core.LinearSolverState`` (saved with the model: pegasos_rs.model_io).
-    _has_linear_solver = True
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
         "loss": [StrOptions(set(CLASSIFICATION_LOSSES))],
@@ -278,10 +276,6 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         "probability": ["boolean"],
         "multi_class": [StrOptions({"ovr", "ovr_shared", "crammer_singer"})],
     }
-
-    #: Parameters newer than model format version 1 (pegasos_rs.model_io): the value a
-    #: file without them means, and the format version that holds another.
-    _params_since_version = _linear_solver.PARAMS_SINCE_VERSION
 
     def __init__(
         self,

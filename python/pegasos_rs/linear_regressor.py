@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _linear_solver
+from pegasos_rs import _core, _linear_solver, _model_file
 from pegasos_rs._base import CachedParamNames, R2Score, unchanged_on_error, warn_unconverged
 from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
@@ -155,11 +155,16 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         ``verbose`` set).
     """
 
-    _saved_arrays = ("coef_", "intercept_", "objective_")
-    #: The attribute that exists once fitted (pegasos_rs.model_io).
-    _fitted_marker = "coef_"
-    #: Holds a ``_core.LinearSolverState`` (saved with the model).
-    _has_linear_solver = True
+    #: What a model file holds (pegasos_rs.model_io reads only this declaration):
+    #: the fitted arrays, counts and the exact solver state.
+    _saved_state = _model_file.SavedState(
+        arrays=("coef_", "intercept_", "objective_"),
+        scalars=_linear_solver.LINEAR_SCALARS,
+        solver="_solver",
+        fitted="coef_",
+        optional=("objective_",),
+        check=_linear_solver.check_single_solver,
+    )
     _solver: _core.LinearSolverState
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)

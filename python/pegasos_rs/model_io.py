@@ -19,19 +19,21 @@ attribute is stored as the three arrays ``name.data``, ``name.indices``,
 ``"name"``, all steps' arrays in the one byte area after the header (offsets from its
 start).
 
-Version 1 holds :class:`PegasosClassifier` and :class:`KernelPegasosClassifier`;
-version 2 adds the feature maps (:class:`Nystroem`, :class:`RandomFourierFeatures`,
+The format version is 1, for every file; only files of version 1 are read (a file
+of any other version raises :class:`~pegasos_rs.exceptions.DataFormatError` naming
+it). A file holds :class:`PegasosClassifier`, :class:`KernelPegasosClassifier`,
+:class:`PegasosRegressor`, :class:`KernelPegasosRegressor`, :class:`PegasosRanker`,
+the feature maps (:class:`Nystroem`, :class:`RandomFourierFeatures`,
 :class:`AdditiveKernelMap`), scikit-learn's ``StandardScaler`` and ``MaxAbsScaler``
-(saved by their fitted attributes) and Pipelines of these. A file holding one
-classifier is still written as version 1, so older releases read it; version 1 files
-load unchanged. ``Nystroem.normalization_`` is stored in scikit-learn's orientation
-(``transform(X) = kernel(X, components_) @ normalization_.T``); no earlier version of
-the format held a Nystroem, so there is no other orientation to convert.
-Version 3 adds parameters newer than version 2 (the kernel classifier's
-``multi_class`` and ``decision_function_shape``, for one-vs-one models, and the
-linear classifier's ``multi_class``, for shared draws): a file is written as
-version 3 only when one of them is not at its default (``"ovr"``), which is what a
-file without them means; other files keep their version, and omit them.
+(saved by their fitted attributes) and Pipelines of these, with all their
+parameters. ``Nystroem.normalization_`` is stored in scikit-learn's orientation
+(``transform(X) = kernel(X, components_) @ normalization_.T``).
+
+What a file holds of an estimator (arrays, header scalars, fit report, solver
+state) is what its class declares as its ``_saved_state``
+(:class:`pegasos_rs._model_file.SavedState`; scikit-learn's scalers' in
+:mod:`pegasos_rs._saved_transformers`): this module reads and writes exactly those
+attributes, by those names, and names no estimator's private attribute itself.
 
 Nothing in a file is executed when it is read: only known estimator classes are
 built, with parameters that are JSON values, so loading an untrusted file is safe
@@ -46,7 +48,6 @@ one-class models and LIBSVM's model files; ``load`` refuses those, naming it).
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import struct
@@ -59,46 +60,30 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _model_file, _registry, _saved_transformers
-from pegasos_rs._model_file import FORMAT_VERSION, MAGIC
+from pegasos_rs._model_file import FORMAT_VERSION, MAGIC, SavedState
 from pegasos_rs.exceptions import DataFormatError
 
 if TYPE_CHECKING:
     from pegasos_rs._typing import PathLike
 
 
-def _classifier_arrays() -> dict[str, list[str]]:
-    """Fitted array attributes written for each classifier (those present are
-    saved), as each classifier class declares them (``_saved_arrays``, next to its
-    code)."""
-    return {
-        name: list(cls._saved_arrays)
-        for name, cls in _registry.classes().items()
-        if hasattr(cls, "_saved_arrays")
-    }
-
-
-_SCALARS = list(_model_file.CLASSIFIER_SCALARS)
-
 #: Top-level packages whose classes may be saved (a subclass defined elsewhere may
 #: change what its parent computes, so it is refused).
 _MODULES = ("pegasos_rs", "sklearn")
 
 
-def _estimator_classes():
-    return {n: c for n, c in _registry.classes().items() if n in _classifier_arrays()} | (
-        _saved_transformers.classes()
-    )
-
-
-def _array_names(name: str) -> list[str]:
-    arrays = _classifier_arrays()
-    return arrays[name] if name in arrays else _saved_transformers.ARRAYS[name]
-
-
-def _scalar_kinds(name: str) -> dict[str, str]:
-    if name in _classifier_arrays():
-        return dict.fromkeys(_SCALARS, "count")
-    return _saved_transformers.SCALARS[name]
+def _states() -> dict[str, tuple[type, SavedState]]:
+    """The saveable classes by name, each with what a file holds of it: the
+    package's classes declare it (``_saved_state``, next to their code),
+    scikit-learn's scalers have theirs in :mod:`pegasos_rs._saved_transformers`."""
+    found: dict[str, tuple[type, SavedState]] = {}
+    for name, cls in _registry.classes().items():
+        state = getattr(cls, "_saved_state", None)
+        if isinstance(state, SavedState):
+            found[name] = (cls, state)
+    for name, cls in _saved_transformers.classes().items():
+        found[name] = (cls, _saved_transformers.SAVED_STATE[name])
+    return found
 
 
 def _from_json(value):
@@ -114,7 +99,7 @@ def _from_json(value):
 def _spec(estimator, what: str):
     """The class name under which ``estimator`` is saved; TypeError if it cannot be."""
     name = type(estimator).__name__
-    known = _estimator_classes()
+    known = {n: cls for n, (cls, _) in _states().items()}
     module = type(estimator).__module__.partition(".")[0]
     if name not in known or not isinstance(estimator, known[name]) or module not in _MODULES:
         saveable = ", ".join(sorted(known))
@@ -124,9 +109,9 @@ def _spec(estimator, what: str):
     return name
 
 
-def _fitted(estimator, name: str) -> bool:
-    if name in _classifier_arrays():
-        return hasattr(estimator, getattr(type(estimator), "_fitted_marker", "classes_"))
+def _fitted(estimator, state: SavedState) -> bool:
+    if state.fitted is not None:
+        return hasattr(estimator, state.fitted)
     try:
         check_is_fitted(estimator)
     except NotFittedError:
@@ -134,37 +119,13 @@ def _fitted(estimator, name: str) -> bool:
     return True
 
 
-def _newer_params(estimator) -> dict[str, tuple[Any, int]]:
-    """Parameters of ``estimator`` newer than format version 1: the value a file
-    without one means and the format version that holds another."""
-    return getattr(type(estimator), "_params_since_version", {})
-
-
-def _format_version(header: dict, version: int) -> int:
-    """``version``, or the newer one that a newer parameter written in ``header``
-    (an estimator, or a pipeline's steps) needs."""
-    classes = _registry.classes()
-    for entry in header.get("steps", [header]):
-        cls = classes.get(entry.get("estimator"))
-        version = _model_file.version_for(entry, getattr(cls, "_params_since_version", {}), version)
-    return version
-
-
 def _describe(estimator, add, what: str) -> dict:
     """The header entry of one fitted estimator; its arrays go through ``add``."""
     name = _spec(estimator, what)
-    if not _fitted(estimator, name):
+    state = _states()[name][1]
+    if not _fitted(estimator, state):
         raise ValueError(f"{what} is not fitted yet; call fit first")
-    return _model_file.describe(
-        name,
-        estimator.get_params(deep=False),
-        estimator,
-        add,
-        array_names=_array_names(name),
-        scalar_kinds=_scalar_kinds(name),
-        newer_params=_newer_params(estimator),
-        report_keys=getattr(type(estimator), "_report_keys", None),
-    )
+    return _model_file.describe(name, estimator.get_params(deep=False), estimator, add, state)
 
 
 def _pipeline_header(pipeline, add) -> dict:
@@ -219,18 +180,14 @@ def save(estimator: Any, path: PathLike) -> None:
     Notes
     -----
     Everything is checked before the file is opened; if writing fails midway (a
-    full disk), the partial file is removed. A file holding one classifier is
-    written as format version 1, readable by every pegasos-rs; one holding a
-    transformer or a pipeline as version 2.
+    full disk), the partial file is removed. Every file is format version 1.
     """
     arrays = _model_file.Arrays()
     if _is_pipeline(estimator):
         header = _pipeline_header(estimator, arrays.add)
-        version = 2
     else:
         header = _describe(estimator, arrays.add, f"a {type(estimator).__name__}")
-        version = 1 if header["estimator"] in _classifier_arrays() else 2
-    _model_file.write(path, header, arrays, _format_version(header, version))
+    _model_file.write(path, header, arrays)
 
 
 def _is_pipeline(estimator) -> bool:
@@ -289,14 +246,13 @@ def load(path: PathLike) -> Any:
     if len(raw) < len(MAGIC) + 16:
         raise DataFormatError(f"the file is truncated ({len(raw)} bytes)", where)
     version, hlen = struct.unpack_from("<IQ", raw, len(MAGIC))
-    if version > FORMAT_VERSION:
+    if version != FORMAT_VERSION:
         raise DataFormatError(
-            f"model format version {version}; this pegasos-rs "
-            f"({_core.__version__}) reads up to version {FORMAT_VERSION}: upgrade pegasos-rs",
+            f"model format version {version}; this pegasos-rs ({_core.__version__}) "
+            f"reads version {FORMAT_VERSION} only (files of other versions were written by "
+            "another pegasos-rs: save the model again with it)",
             where,
         )
-    if version < 1:
-        raise DataFormatError(f"unknown model format version {version}", where)
     (crc,) = struct.unpack_from("<I", raw, len(raw) - 4)
     if zlib.crc32(raw[:-4]) != crc:
         raise DataFormatError("the file is corrupted or truncated (checksum mismatch)", where)
@@ -391,15 +347,15 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
     def bad(reason):
         return _bad(where, prefix + reason)
 
-    classes = _estimator_classes()
+    states = _states()
     name = header.get("estimator")
-    if not isinstance(name, str) or name not in classes:
-        raise bad(f"unknown estimator {name!r:.80} (expected one of {sorted(classes)})")
+    if not isinstance(name, str) or name not in states:
+        raise bad(f"unknown estimator {name!r:.80} (expected one of {sorted(states)})")
     params = _field(header, "params", dict, bad)
     scalars = _field(header, "scalars", dict, bad, {})
     arrays = _field(header, "arrays", dict, bad, {})
     sparse = _field(header, "sparse", dict, bad, {})
-    cls = classes[name]
+    cls, state = states[name]
     known = cls().get_params(deep=False)
     unknown = sorted(set(params) - set(known))
     if unknown:
@@ -447,7 +403,7 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         a = np.frombuffer(blob[offset : offset + nbytes], dtype=dtype)
         return a.reshape(shape).astype(a.dtype.newbyteorder("="))
 
-    for attr in _array_names(name):
+    for attr in state.arrays:
         if attr in sparse:
             meta = sparse[attr]
             shape = meta.get("shape") if isinstance(meta, dict) else None
@@ -465,52 +421,44 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         elif attr in arrays:
             value = array(attr)
             setattr(est, attr, value[()] if value.ndim == 0 else value)
-        elif attr in scalars and name in _classifier_arrays():
+        elif attr in scalars and attr not in state.scalars:  # a tuple of counts
             value = scalars[attr]
             if not (isinstance(value, list) and all(_is_count(n) for n in value)):
                 raise bad(f"{attr} must be a list of counts, got {value!r:.80}")
             setattr(est, attr, tuple(value))
-    if name in _classifier_arrays():
-        _set_classifier_scalars(est, scalars, bad)
-    else:
-        _set_transformer_scalars(est, name, scalars, bad)
+    _set_scalars(est, state, scalars, bad)
     if "feature_names_in_" in scalars:
         names = scalars["feature_names_in_"]
         if not (isinstance(names, list) and all(isinstance(v, str) for v in names)):
             raise bad(f"feature_names_in_ must be a list of strings, got {names!r:.80}")
         est.feature_names_in_ = np.asarray(names, dtype=object)
-    if "_sv_kernel_rows" in _array_names(name) and not hasattr(est, "_sv_kernel_rows"):
-        est._sv_kernel_rows = None
-    linear = getattr(type(est), "_has_linear_solver", False)
-    if "_solver" in arrays and linear:
+    for attr in state.optional:
+        if not hasattr(est, attr):
+            setattr(est, attr, None)
+    if state.solver is not None and state.solver in arrays:
         solver = _core.LinearSolverState()
         try:
-            solver.__setstate__(array("_solver").tobytes())
+            solver.__setstate__(array(state.solver).tobytes())
         except ValueError as e:
             raise bad(f"the solver state cannot be read: {e}") from None
-        est._solver = solver
-    if linear and not hasattr(est, "objective_"):
-        est.objective_ = None
+        setattr(est, state.solver, solver)
 
     def need(cond, what):
         if not cond:
             raise bad(f"inconsistent {name}: {what}")
 
-    if name in _classifier_arrays():
-        _check_fitted(est, name, need)
-    else:
-        _saved_transformers.check(est, name, need)
+    _check_public(est, name, need)
+    if state.check is not None:
+        state.check(est, need)
     n_names = getattr(est, "feature_names_in_", None)
     need(n_names is None or n_names.size == est.n_features_in_, "one feature name per feature")
     return est
 
 
-def _fit_report(cls, value, bad) -> list[dict]:
+def _fit_report(state: SavedState, value, bad) -> list[dict]:
     """A kernel fit's ``fit_report_`` read from a file, checked entry by entry
-    against the keys ``cls`` declares (``_report_keys``)."""
-    if not hasattr(cls, "_report_keys"):
-        raise bad(f"a {cls.__name__} has no fit_report_")
-    keys, added = set(cls._report_keys), set(cls._report_keys_added)
+    against the keys its class declares (``report_keys``)."""
+    keys = set(state.report_keys or ())
 
     def ok(key: str, v) -> bool:
         if key == "strategy":
@@ -521,60 +469,64 @@ def _fit_report(cls, value, bad) -> list[dict]:
             return v is None or _is_count(v)
         return _is_count(v)
 
-    def keys_ok(r: dict) -> bool:
-        return set(r) <= keys and keys - set(r) <= added
-
     if not (
         isinstance(value, list)
-        and all(isinstance(r, dict) and keys_ok(r) and all(ok(k, r[k]) for k in r) for r in value)
+        and all(isinstance(r, dict) and set(r) == keys for r in value)
+        and all(ok(k, r[k]) for r in value for k in r)
     ):
         raise bad(f"fit_report_ must be a list of per-problem reports, got {value!r:.80}")
-    return [{k: r.get(k) for k in cls._report_keys} for r in value]
+    return [{k: r[k] for k in state.report_keys or ()} for r in value]
 
 
-def _set_classifier_scalars(est, scalars: dict, bad) -> None:
+#: What a scalar of each kind (:class:`~pegasos_rs._model_file.SavedState`) may be,
+#: and how a message names it.
+_KINDS = {
+    "count": (lambda v: _is_count(v), "non-negative number"),
+    "real": (lambda v: isinstance(v, float) or _is_count(v), "non-negative number"),
+    "number": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "number"),
+    "str": (lambda v: isinstance(v, str), "str"),
+    "seen": (lambda v: _is_count(v) or (isinstance(v, float) and v >= 0), "non-negative number"),
+}
+
+
+def _set_scalars(est, state: SavedState, scalars: dict, bad) -> None:
+    """Set the scalars ``state`` declares (of their kinds) and the fit report."""
     for attr, value in scalars.items():
         if attr == "fit_report_":
-            est.fit_report_ = _fit_report(type(est), value, bad)
-        elif attr in _SCALARS:
-            ok = (
-                isinstance(value, float) or _is_count(value)
-                if attr == "_gamma"
-                else (_is_count(value))
-            )
-            if not ok:
-                raise bad(f"{attr} must be a non-negative number, got {value!r:.80}")
-            setattr(est, attr, value)
-
-
-def _set_transformer_scalars(est, name: str, scalars: dict, bad) -> None:
-    kinds = _saved_transformers.SCALARS[name]
-    for attr, value in scalars.items():
-        kind = kinds.get(attr)
+            if state.report_keys is None:
+                raise bad(f"a {type(est).__name__} has no fit_report_")
+            est.fit_report_ = _fit_report(state, value, bad)
+            continue
+        kind = state.scalars.get(attr)
         if kind is None:
             continue
-        ok = {
-            "count": _is_count(value),
-            "number": isinstance(value, (int, float)) and not isinstance(value, bool),
-            "str": isinstance(value, str),
-            "seen": _is_count(value) or (isinstance(value, float) and value >= 0),
-        }[kind]
-        if not ok:
-            what = "non-negative number" if kind == "seen" else kind
+        ok, what = _KINDS[kind]
+        if not ok(value):
             raise bad(f"{attr} must be a {what}, got {value!r:.80}")
         setattr(est, attr, value)
-    for attr in _saved_transformers.OPTIONAL.get(name, ()):
-        if not hasattr(est, attr):
-            setattr(est, attr, None)
 
 
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _check_fitted(est, name: str, need) -> None:
-    """The fitted arrays agree with each other (shapes, dtypes, index ranges), so the
-    loaded model predicts or raises ValueError, never anything worse."""
+#: The predictors whose public fitted attributes :func:`_check_public` checks.
+_PREDICTORS = (
+    "PegasosClassifier",
+    "KernelPegasosClassifier",
+    "PegasosRegressor",
+    "PegasosRanker",
+    "KernelPegasosRegressor",
+)
+
+
+def _check_public(est, name: str, need) -> None:
+    """The public fitted arrays of a loaded model agree with each other (shapes,
+    dtypes, index ranges), so that, with its class's own checks of the rest
+    (``SavedState.check``), the model predicts or raises ValueError, never anything
+    worse. Transformers have only their class's checks."""
+    if name not in _PREDICTORS:
+        return
     if name == "PegasosRegressor":
         _check_regressor(est, need)
         return
@@ -633,13 +585,6 @@ def _check_fitted(est, name: str, need) -> None:
             f"coef_ must have shape ({n_out}, {n_features})",
         )
         need(coef.dtype.kind == "f", "coef_ must hold floats")
-        solver: Any = getattr(est, "_solver", None)
-        # The Crammer-Singer solver keeps a header and one state per class (also
-        # for two classes, whose model has one row).
-        joint = getattr(est, "multi_class", "ovr") == "crammer_singer"
-        states = classes.size + 1 if joint else n_out
-        if solver is not None and len(solver) not in (0, states):
-            need(False, f"the solver state has {len(solver)} problems, the model {states}")
         return
     n_support = getattr(est, "n_support_", None)
     need(
@@ -650,8 +595,8 @@ def _check_fitted(est, name: str, need) -> None:
 
 
 def _check_expansion(est, n_problems: int, n_features: int, need) -> None:
-    """The support vectors, their coefficients (``n_problems`` rows), the kernel's
-    rows and gamma of a kernel model agree with each other."""
+    """The support vectors and their coefficients (``n_problems`` rows) of a kernel
+    model agree with each other."""
     for attr in ("support_", "support_vectors_", "dual_coef_"):
         need(hasattr(est, attr), f"{attr} is missing")
     support, sv, dual = est.support_, est.support_vectors_, est.dual_coef_
@@ -677,22 +622,10 @@ def _check_expansion(est, n_problems: int, n_features: int, need) -> None:
         return
     need(sv.ndim == 2 and sv.shape == (n_sv, n_features), f"support_vectors_ must be {n_sv} rows")
     need(sv.dtype.kind == "f", "support_vectors_ must hold floats")
-    rows = est._sv_kernel_rows
-    if rows is not None:
-        need(
-            rows.ndim == 2 and rows.shape[0] == n_sv and rows.dtype.kind == "f",
-            f"_sv_kernel_rows must be floats with {n_sv} rows",
-        )
-        need(rows.shape[1] == n_features, "_sv_kernel_rows has the wrong number of columns")
-    gamma = getattr(est, "_gamma", None)
-    need(
-        isinstance(gamma, (int, float)) and math.isfinite(gamma) and gamma > 0,
-        "_gamma must be a positive number",
-    )
 
 
 def _check_regressor(est, need, *, intercept: bool = True) -> None:
-    """:func:`_check_fitted` for a linear regressor (or, without ``intercept_``, a
+    """:func:`_check_public` for a linear regressor (or, without ``intercept_``, a
     ranker)."""
     coef = getattr(est, "coef_", None)
     n_features = getattr(est, "n_features_in_", None)
@@ -716,8 +649,6 @@ def _check_regressor(est, need, *, intercept: bool = True) -> None:
         objective is None or isinstance(objective, (float, np.floating)),
         "objective_ must be a number",
     )
-    solver: Any = getattr(est, "_solver", None)
-    need(solver is None or len(solver) in (0, 1), "the solver state must hold one problem")
 
 
 def _load_liblinear(text: str, where: str):

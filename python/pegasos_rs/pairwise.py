@@ -2,15 +2,13 @@
 
 :func:`pairwise_kernels` has scikit-learn's name, signature, keywords and defaults, so
 code written for ``sklearn.metrics.pairwise.pairwise_kernels`` gives the same matrix
-(up to rounding). :func:`pairwise_kernel`, the earlier function with other keywords
-(``kernel=``) and other defaults, is deprecated.
+(up to rounding).
 """
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from sklearn.utils import check_array
 
@@ -23,7 +21,7 @@ if TYPE_CHECKING:
 
     from pegasos_rs._typing import Float, Int, MatrixLike, PairwiseMetric
 
-__all__ = ["pairwise_kernel", "pairwise_kernels"]
+__all__ = ["pairwise_kernels"]
 
 #: The metrics computed here and the keywords each takes (scikit-learn's
 #: ``KERNEL_PARAMS``; ``intersection``, ``sum min(x, y)``, is ours only).
@@ -105,54 +103,6 @@ def pairwise_kernels(
     return _kernel_matrix(
         X, Y, kernel, gamma, kwds.get("degree", 3), kwds.get("coef0", 1.0), n_jobs
     )
-
-
-_REMOVAL = (
-    "pairwise_kernel is deprecated and will be removed in a later release: use "
-    "pairwise_kernels(X, Y, metric=..., gamma=..., degree=..., coef0=...), which has "
-    "scikit-learn's keywords and defaults (metric='linear'; gamma None, meaning "
-    "1 / n_features for rbf, poly and sigmoid; coef0=1). Pass gamma, degree and coef0 "
-    "explicitly to get the same matrix as pairwise_kernel's defaults (rbf, gamma=1.0, "
-    "degree=3, coef0=0.0)."
-)
-
-
-def pairwise_kernel(
-    X: MatrixLike,
-    Y: MatrixLike | None = None,
-    *,
-    kernel: Literal["linear", "rbf", "poly", "sigmoid", "chi2", "intersection"] = "rbf",
-    gamma: Float = 1.0,
-    degree: Int = 3,
-    coef0: Float = 0.0,
-    n_jobs: Int | None = None,
-) -> NDArray[np.float64]:
-    """Deprecated: use :func:`pairwise_kernels` (scikit-learn's keywords and defaults).
-
-    The kernel matrix ``K(X[i], Y[j])`` with the kernels of
-    :class:`KernelPegasosClassifier`; ``Y`` defaults to ``X``. Warns ``FutureWarning``.
-
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_samples_X, n_features)
-    Y : {array-like, sparse matrix} of shape (n_samples_Y, n_features), default=None
-    kernel : str, default="rbf"
-        ``metric`` in :func:`pairwise_kernels`.
-    gamma : float, default=1.0
-    degree : int, default=3
-    coef0 : float, default=0.0
-    n_jobs : int or None, default=None
-
-    Returns
-    -------
-    ndarray of shape (n_samples_X, n_samples_Y)
-    """
-    warnings.warn(_REMOVAL, FutureWarning, stacklevel=2)
-    if kernel not in KERNEL_PARAMS or kernel == "polynomial":
-        names = tuple(k for k in KERNEL_PARAMS if k != "polynomial")
-        raise ValueError(f"kernel must be one of {names}, got {kernel!r}")
-    X = check_array(X, **INPUT_CHECKS)
-    return _kernel_matrix(X, Y, kernel, gamma, degree, coef0, n_jobs)
 
 
 def _kernel_matrix(X, Y, kernel: str, gamma, degree, coef0, n_jobs):
