@@ -11,9 +11,10 @@ default) or ``KernelPegasosClassifier`` / ``KernelPegasosRegressor`` (any other
 defaults to ``data_file``'s name plus ``.model`` in the current directory, as
 LIBLINEAR's; ``pegasos-rs export --format liblinear`` rewrites a linear model in
 LIBLINEAR's layout for LIBLINEAR's ``predict``). With ``-v n`` it runs n-fold
-cross-validation instead and prints ``Cross Validation Accuracy = ...%``. Without ``-c`` and ``--alpha``, ``C = 1``
-(LIBLINEAR's default: the paper's lambda is ``1 / n_samples``). Run without a data
-file, it prints its usage and options (exit status 1), as LIBLINEAR's ``train``.
+cross-validation instead and prints ``Cross Validation Accuracy = ...%``. Without
+``-c`` and ``--alpha``, ``C = 1`` (LIBLINEAR's default: the paper's lambda is
+``1 / n_samples``). Run without a data file, it prints its usage and options (exit
+status 1), as LIBLINEAR's ``train``.
 
 The single letters keep LIBLINEAR's meaning (and LIBSVM's ``svm-train``'s for the
 kernel options), or are refused with what to use instead. ``-s`` takes LIBLINEAR's
