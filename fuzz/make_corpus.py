@@ -13,6 +13,8 @@ outside the file, unknown dtypes, a solver state announcing 10**15 weights).
 Targets and input layouts (see fuzz/src/lib.rs and the atheris scripts):
 
 * ``svmlight_parse``: 1 option byte + text;
+* ``svmlight_leading``: 1 option byte (bits 0-1: leading numbers - 1, bit 2:
+  one-based, bit 3: query ids) + text;
 * ``svmlight_index``: 8-byte little-endian base offset + text;
 * ``solver_state``: 1 selector byte + solver-state blob;
 * ``model_io`` (atheris): a model file;
@@ -237,6 +239,10 @@ def main(argv=None) -> None:
         models = _model_files(Path(tmp))
     corpora: dict[str, dict[str, bytes]] = {
         "svmlight_parse": {},
+        "svmlight_leading": {
+            # LIBSVM support-vector lines of a 3-class model: two coefficients first.
+            "libsvm_sv_3_classes": b"\x05" + b"0.5 -1 1:2 3:4\n1e-300 2.5\n-0 7 2:1\n",
+        },
         "svmlight_index": {},
         "solver_state": {},
         "model_io": _framed(models),
@@ -245,6 +251,8 @@ def main(argv=None) -> None:
     for name, text in texts.items():
         corpora["svmlight_parse"][f"{name}_zero"] = b"\x00" + text
         corpora["svmlight_index"][name] = struct.pack("<Q", 1000) + text
+        corpora["svmlight_leading"][f"{name}_one"] = b"\x04" + text
+        corpora["svmlight_leading"][f"{name}_two"] = b"\x05" + text
         if name in ("basic", "qid", "crlf", "data_a9a"):
             corpora["svmlight_parse"][f"{name}_one_qid"] = b"\x03" + text
     for name, blob in _states(models).items():

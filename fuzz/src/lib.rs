@@ -12,7 +12,7 @@ use pegasos_core::monitor::Monitor;
 use pegasos_core::data::task::BinaryTask;
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::io::svmlight::{
-    index_rows, parse, write_line, ParseOptions, Svmlight, MAX_INDEX,
+    index_rows, parse, write_line, Leading, ParseOptions, Svmlight, MAX_INDEX,
 };
 use pegasos_core::solvers::params::{Averaging, Intercept, Params, Sampling};
 use pegasos_core::{fit_binary, DenseRows, Error, Float, LinearState};
@@ -33,6 +33,7 @@ pub fn svmlight_parse(data: &[u8]) {
         one_based: flags & 1 != 0,
         query_id: flags & 2 != 0,
         n_threads: 1,
+        leading: Leading::Label,
     };
     let wide = parse::<f64>(text, options);
     let narrow = parse::<f32>(text, options);
@@ -57,6 +58,83 @@ pub fn svmlight_parse(data: &[u8]) {
             assert_eq!(a, b, "f32 and f64 fail differently");
         }
         (Ok(_), Err(e)) | (Err(e), Ok(_)) => panic!("only one of f32 and f64 fails: {e}"),
+    }
+}
+
+/// Target `svmlight_leading`: lines of `k` leading numbers before the pairs (the
+/// support-vector lines of LIBSVM model files). The first byte selects the options
+/// (bits 0-1: `k - 1`, bit 2: one-based, bit 3: query ids), the rest is the text.
+/// Checks what `svmlight_parse` checks of the arrays, that `f32` and `f64` agree,
+/// that one leading number reads as one label does (same arrays, or an error at the
+/// same line and column), and that the rows written back read back the same.
+pub fn svmlight_leading(data: &[u8]) {
+    let Some((&flags, text)) = data.split_first() else {
+        return;
+    };
+    let k = usize::from(flags & 3) + 1;
+    let options = ParseOptions {
+        one_based: flags & 4 != 0,
+        query_id: flags & 8 != 0,
+        n_threads: 1,
+        leading: Leading::Numbers(std::num::NonZeroUsize::new(k).expect("k >= 1")),
+    };
+    let wide = parse::<f64>(text, options);
+    let narrow = parse::<f32>(text, options);
+    match (&wide, &narrow) {
+        (Ok(w), Ok(n)) => {
+            check_parsed(w, options);
+            check_parsed(n, options);
+            assert_eq!(w.labels, n.labels);
+            assert_eq!(w.indptr, n.indptr);
+            assert_eq!(w.indices, n.indices);
+            check_leading_round_trip(w, options);
+        }
+        (Err(a), Err(b)) => {
+            check_error(text, a);
+            assert_eq!(a, b, "f32 and f64 fail differently");
+        }
+        (Ok(_), Err(e)) | (Err(e), Ok(_)) => panic!("only one of f32 and f64 fails: {e}"),
+    }
+    if k == 1 {
+        let label = ParseOptions {
+            leading: Leading::Label,
+            ..options
+        };
+        match (wide, parse::<f64>(text, label)) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b),
+            (
+                Err(Error::Format { line, column, .. }),
+                Err(Error::Format {
+                    line: l, column: c, ..
+                }),
+            ) => assert_eq!((line, column), (l, c)),
+            (a, b) => panic!("one leading number and one label differ: {a:?} {b:?}"),
+        }
+    }
+}
+
+/// Rows of leading numbers written back (each `f64` as its shortest round-trip
+/// decimal) read back the same.
+fn check_leading_round_trip(p: &Svmlight<f64>, options: ParseOptions) {
+    use std::fmt::Write;
+    let k = options.leading.count();
+    let mut text = String::new();
+    for r in 0..p.n_rows() {
+        for y in &p.labels[r * k..(r + 1) * k] {
+            let _ = write!(text, "{y:?} ");
+        }
+        if let Some(q) = p.query_id.get(r) {
+            let _ = write!(text, "qid:{q} ");
+        }
+        let (a, b) = (p.indptr[r] as usize, p.indptr[r + 1] as usize);
+        for (j, v) in p.indices[a..b].iter().zip(&p.data[a..b]) {
+            let _ = write!(text, "{j}:{v:?} ");
+        }
+        text.push('\n');
+    }
+    match parse::<f64>(text.as_bytes(), options) {
+        Ok(q) => assert_eq!(&q, p, "written as {text:?}"),
+        Err(e) => panic!("written rows do not read back: {e} in {text:?}"),
     }
 }
 
@@ -85,6 +163,7 @@ pub fn svmlight_index(data: &[u8]) {
                 one_based: false,
                 query_id: false,
                 n_threads: 1,
+                leading: Leading::Label,
             };
             if let Ok(p) = parse::<f64>(text, options) {
                 assert_eq!(p.labels, index.labels);
@@ -192,7 +271,8 @@ fn exercise(state: LinearState, which: u8) {
 
 /// CSR structure, index range and order, finite values, consistent extremes.
 fn check_parsed<T: Float>(p: &Svmlight<T>, options: ParseOptions) {
-    let rows = p.labels.len();
+    let rows = p.n_rows();
+    assert_eq!(p.labels.len(), rows * options.leading.count());
     assert_eq!(p.indptr.len(), rows + 1);
     assert_eq!(p.indptr[0], 0);
     assert_eq!(p.indptr[rows], p.data.len() as i64);

@@ -220,12 +220,18 @@ def pairwise_kernel(
     n_threads: int,
 ) -> NDArray[np.float64]: ...
 def parse_svmlight(
-    text: bytes, *, dtype: str, one_based: bool, query_id: bool, n_threads: int
+    text: bytes,
+    *,
+    dtype: str,
+    one_based: bool,
+    query_id: bool,
+    n_threads: int,
+    leading: int | None = None,
 ) -> tuple[
     NDArray[np.float64] | NDArray[np.float32],
     NDArray[np.int64],
     NDArray[np.int64],
-    NDArray[np.float64],
+    NDArray[np.float64],  # (n_rows,) labels; (n_rows, leading) numbers with leading=k
     NDArray[np.int64],
     int | None,
     int | None,

@@ -37,8 +37,11 @@ LIBSVM's one-class models and precomputed kernels are refused. The regression mo
 have ``predict`` only (no ``decision_function``, ``predict_proba`` or classes).
 
 Feature indices in both formats are 1-based, as in svmlight files: column ``j`` of
-``X`` is feature ``j + 1``. Malformed files raise
-:class:`~pegasos_rs.exceptions.DataFormatError` naming the file and the line.
+``X`` is feature ``j + 1``. LIBSVM's support-vector lines (``c1 ... ck index:value
+...``, ``k = nr_class - 1``) are svmlight lines with ``k`` numbers for a label and
+are read by the Rust svmlight parser (values correctly rounded, as C's ``strtod``).
+Malformed files raise :class:`~pegasos_rs.exceptions.DataFormatError` naming the
+file and the line (and, in the support vectors, the column).
 """
 
 from __future__ import annotations
@@ -425,49 +428,18 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel | LibsvmRegres
             len(lines) + 1,
         )
     n_coef = n_class - 1
-    coef = np.empty((total, n_coef))
-    indptr = np.zeros(total + 1, dtype=np.int64)
-    indices: list[int] = []
-    values: list[float] = []
-    for s in range(total):
-        number = sv_line + 1 + s
-        parts = lines[number - 1].split()
-        if len(parts) < n_coef:
-            raise DataFormatError(
-                f"expected {n_coef} coefficient(s) then index:value pairs, got "
-                f"{lines[number - 1][:60]!r}",
-                where,
-                number,
-            )
-        try:
-            coef[s] = [float(v) for v in parts[:n_coef]]
-            last = 0
-            for tok in parts[n_coef:]:
-                i, colon, v = tok.partition(":")
-                index, value = int(i), float(v)
-                if not colon or index <= last or not math.isfinite(value):
-                    raise ValueError(tok)
-                indices.append(index - 1)
-                values.append(value)
-                last = index
-        except (ValueError, OverflowError):
-            raise DataFormatError(
-                f"expected {n_coef} coefficient(s) then index:value pairs with increasing "
-                f"indices >= 1 and finite values, got {lines[number - 1][:60]!r}",
-                where,
-                number,
-            ) from None
-        indptr[s + 1] = len(indices)
-    if not np.all(np.isfinite(coef)):
-        raise DataFormatError("the coefficients must be finite", where, sv_line + 1)
+    if n_coef == 0 and total:  # LIBSVM writes total_sv 0 for one class (no pairs)
+        raise DataFormatError(
+            f"bad total_sv {total}: a model of one class has no support vectors",
+            where,
+            header.line("total_sv"),
+        )
+    coef, sv = _support_vectors(lines[sv_line : sv_line + total], n_coef, sv_line, where)
     for k in range(sv_line + total, len(lines)):
         if lines[k].strip():
             raise DataFormatError(
                 f"text after the {total} support vectors: {lines[k][:40]!r}", where, k + 1
             )
-    idx = np.array(indices, dtype=np.int64)
-    width = int(idx.max()) + 1 if idx.size else 0
-    sv = sp.csr_matrix((np.array(values, dtype=np.float64), idx, indptr), shape=(total, width))
     if not classifier:
         return LibsvmRegressionModel(
             svm_type=svm_type,
@@ -491,6 +463,52 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel | LibsvmRegres
         dual_coef=coef.T.copy(),
         rho=rho,
     )
+
+
+def _support_vectors(
+    sv_lines: list[str], n_coef: int, before: int, where: str
+) -> tuple[np.ndarray, sp.csr_matrix]:
+    """The coefficients ``(n, n_coef)`` and the support vectors (CSR, column ``j`` for
+    feature ``j + 1``) of a LIBSVM model's support-vector lines ``c1 ... index:value
+    ...``, read by the Rust svmlight parser with ``n_coef`` leading numbers (values
+    correctly rounded, as strtod). ``before`` is the number of lines before them in
+    the file (errors name the file's line)."""
+    expected = (
+        f"expected {n_coef} coefficient(s) then index:value pairs with increasing "
+        "indices >= 1 and finite values"
+    )
+
+    def bad(k: int, reason: str | None = None, column: int | None = None) -> NoReturn:
+        what = f"{reason} ({expected})" if reason else f"{expected}, got {sv_lines[k][:60]!r}"
+        raise DataFormatError(what, where, before + k + 1, column)
+
+    if not sv_lines:  # the arrays (and index dtypes) of an empty section, as before
+        empty = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        return np.empty((0, n_coef)), sp.csr_matrix(empty, shape=(0, 0))
+    # One line per support vector, as Python split the text (its line breaks are
+    # "\n" here); invalid UTF-8 stays invalid, and is refused.
+    section = "\n".join(sv_lines).encode("utf-8", "surrogatepass")
+    # Comments and query ids are svmlight's: in a model file they are damage (no
+    # number has a "q": a byte search, as fast as memchr, finds "qid:").
+    marks = [at for at in (section.find(b"#"), section.find(b"q")) if at >= 0]
+    if marks:
+        bad(section.count(b"\n", 0, min(marks)))
+    try:
+        data, indices, indptr, coef, _, _, max_index = _core.parse_svmlight(
+            section,
+            dtype="float64",
+            one_based=True,
+            query_id=False,
+            n_threads=1,
+            leading=n_coef,
+        )
+    except DataFormatError as e:
+        bad((e.line or 1) - 1, e.reason, e.column)
+    if coef.shape[0] != len(sv_lines):  # the parser skips blank lines
+        bad(next((k for k, text in enumerate(sv_lines) if not text.split()), 0))
+    np.subtract(indices, 1, out=indices)
+    width = 0 if max_index is None else int(max_index)
+    return coef, sp.csr_matrix((data, indices, indptr), shape=(len(sv_lines), width))
 
 
 def _check_X(X: MatrixLike) -> Any:  # CSR or ndarray (a union would not narrow by issparse)

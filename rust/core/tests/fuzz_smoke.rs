@@ -153,6 +153,19 @@ fn svmlight_parse_survives_the_seeds_and_their_mutations() {
 }
 
 #[test]
+fn svmlight_leading_survives_the_seeds_and_their_mutations() {
+    let mut seeds = Vec::new();
+    for text in svmlight_seeds() {
+        // k = 1 (one-based), 2 (query ids), 3, 4 (one-based, query ids).
+        for flags in [4, 9, 2, 15u8] {
+            seeds.push([&[flags][..], &text].concat());
+        }
+    }
+    let runs = run(&seeds, targets::svmlight_leading, 4);
+    assert!(runs > 10_000, "{runs}");
+}
+
+#[test]
 fn svmlight_index_survives_the_seeds_and_their_mutations() {
     let mut seeds = Vec::new();
     for text in svmlight_seeds() {

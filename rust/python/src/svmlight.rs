@@ -1,13 +1,15 @@
 //! Python entry points of the svmlight reader and writer.
 
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use pyo3::IntoPyObjectExt;
 
+use std::num::NonZeroUsize;
+
 use pegasos_core::io::svmlight::{
-    format_rows_until, index_rows, parse_until, ParseOptions, Svmlight,
+    format_rows_until, index_rows, parse_until, Leading, ParseOptions, Svmlight,
 };
 use pegasos_core::Float;
 
@@ -16,24 +18,36 @@ use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use pegasos_core::thresholds::is_small;
 
-/// What `parse_svmlight` returns: data, indices, indptr, labels, query ids,
-/// smallest and largest index.
+/// What `parse_svmlight` returns: data, indices, indptr, labels (or the leading
+/// numbers, one row per example), query ids, smallest and largest index.
 type Parsed<'py> = (
     Bound<'py, PyAny>,
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<i64>>,
-    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyAny>,
     Bound<'py, PyArray1<i64>>,
     Option<i64>,
     Option<i64>,
 );
 
-fn hand_over<T: Float + numpy::Element>(py: Python<'_>, p: Svmlight<T>) -> PyResult<Parsed<'_>> {
+/// The arrays of `p` for numpy; the labels 1-D for [`Leading::Label`], else
+/// `(n_rows, k)`.
+fn hand_over<T: Float + numpy::Element>(
+    py: Python<'_>,
+    p: Svmlight<T>,
+    leading: Leading,
+) -> PyResult<Parsed<'_>> {
+    let rows = p.n_rows();
+    let labels = PyArray1::from_vec(py, p.labels);
+    let labels = match leading {
+        Leading::Label => labels.into_any(),
+        Leading::Numbers(k) => labels.reshape([rows, k.get()])?.into_any(),
+    };
     Ok((
         PyArray1::from_vec(py, p.data).into_bound_py_any(py)?,
         PyArray1::from_vec(py, p.indices),
         PyArray1::from_vec(py, p.indptr),
-        PyArray1::from_vec(py, p.labels),
+        labels,
         PyArray1::from_vec(py, p.query_id),
         p.min_index,
         p.max_index,
@@ -41,9 +55,11 @@ fn hand_over<T: Float + numpy::Element>(py: Python<'_>, p: Svmlight<T>) -> PyRes
 }
 
 /// Parse the svmlight text `text` (GIL released; the arrays are handed to numpy
-/// without copying).
+/// without copying). `leading=None` reads one label per line (1-D labels);
+/// `leading=k` reads `k` numbers before each line's pairs (LIBSVM's support-vector
+/// lines), returned as a `(n_rows, k)` array.
 #[pyfunction]
-#[pyo3(signature = (text, *, dtype, one_based, query_id, n_threads))]
+#[pyo3(signature = (text, *, dtype, one_based, query_id, n_threads, leading=None))]
 pub fn parse_svmlight<'py>(
     py: Python<'py>,
     text: &[u8],
@@ -51,21 +67,31 @@ pub fn parse_svmlight<'py>(
     one_based: bool,
     query_id: bool,
     n_threads: usize,
+    leading: Option<usize>,
 ) -> PyResult<Parsed<'py>> {
+    let leading = match leading {
+        None => Leading::Label,
+        Some(k) => Leading::Numbers(NonZeroUsize::new(k).ok_or_else(|| {
+            PyValueError::new_err("leading must be at least 1 (or None for one label)")
+        })?),
+    };
     let options = ParseOptions {
         one_based,
         query_id,
         n_threads,
+        leading,
     };
     let small = is_small(text.len());
     match dtype {
         "float64" => hand_over(
             py,
             detach_interruptible(py, small, |stop| parse_until::<f64>(text, options, stop))?,
+            leading,
         ),
         "float32" => hand_over(
             py,
             detach_interruptible(py, small, |stop| parse_until::<f32>(text, options, stop))?,
+            leading,
         ),
         other => Err(PyValueError::new_err(format!(
             "dtype must be float32 or float64, got {other}"

@@ -18,9 +18,17 @@
 //! - indices not strictly increasing within a line (unsorted or duplicate), as in
 //!   scikit-learn: a duplicate has no agreed meaning (sum? last wins?).
 //!
+//! The same parser reads lines that start with a fixed number of numbers instead of
+//! one label ([`Leading::Numbers`]): the support-vector lines of a LIBSVM model file,
+//! `c1 c2 ... index:value ...`, whose `nr_class - 1` coefficients come first. Such a
+//! line must hold all `k` numbers (finite, as a label) before its first pair; the
+//! rest of the line follows the rules above.
+//!
 //! Large inputs are split at line boundaries into chunks parsed in parallel; the
 //! chunks' arrays are then joined in order, so the result does not depend on the
 //! number of threads.
+
+use std::num::NonZeroUsize;
 
 use crate::monitor::Monitor;
 
@@ -40,10 +48,13 @@ const FORMAT_ROWS: usize = 4096;
 const CHUNK_BYTES: usize = 1 << 20;
 
 /// A parsed file: CSR arrays with the indices as written (not yet shifted for
-/// one-based files), labels and query ids.
+/// one-based files), labels (or the leading numbers) and query ids.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Svmlight<T> {
-    /// One label per example.
+    /// The numbers before each example's pairs, example by example: one label per
+    /// example ([`Leading::Label`]), or `k` numbers per example
+    /// ([`Leading::Numbers`]`(k)`, row-major: `labels[i * k + j]` is number `j` of
+    /// example `i`).
     pub labels: Vec<f64>,
     /// One query id per example (empty unless asked for).
     pub query_id: Vec<i64>,
@@ -59,6 +70,37 @@ pub struct Svmlight<T> {
     pub max_index: Option<i64>,
 }
 
+impl<T> Svmlight<T> {
+    /// The number of examples (lines with a token).
+    pub fn n_rows(&self) -> usize {
+        self.indptr.len() - 1
+    }
+}
+
+/// What each example has before its `index:value` pairs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Leading {
+    /// One label: the svmlight format (errors call it "the label").
+    #[default]
+    Label,
+    /// Exactly `k` numbers, such as the `nr_class - 1` coefficients that start a
+    /// support-vector line of a LIBSVM model file (`c1 ... ck index:value ...`).
+    /// A line with fewer (a pair or the end of the line where a number belongs) is
+    /// an error, as is a number that is not finite; errors call them "leading
+    /// number j of k".
+    Numbers(NonZeroUsize),
+}
+
+impl Leading {
+    /// The numbers per example: 1 for a label, `k` for `Numbers(k)`.
+    pub fn count(self) -> usize {
+        match self {
+            Leading::Label => 1,
+            Leading::Numbers(k) => k.get(),
+        }
+    }
+}
+
 /// Options of [`parse`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParseOptions {
@@ -68,6 +110,8 @@ pub struct ParseOptions {
     pub query_id: bool,
     /// Threads parsing chunks in parallel (1: on this thread; 0: one per core).
     pub n_threads: usize,
+    /// What comes before the pairs of each line: svmlight's label, or `k` numbers.
+    pub leading: Leading,
 }
 
 /// A parse error at a line of a chunk (1-based within the chunk) and a byte column
@@ -158,10 +202,11 @@ fn join<T: Float>(mut parts: Vec<Svmlight<T>>) -> Svmlight<T> {
     }
     let mut out = empty::<T>();
     let nnz: usize = parts.iter().map(|p| p.data.len()).sum();
-    let rows: usize = parts.iter().map(|p| p.labels.len()).sum();
+    let rows: usize = parts.iter().map(Svmlight::n_rows).sum();
+    let numbers: usize = parts.iter().map(|p| p.labels.len()).sum();
     out.data.reserve_exact(nnz);
     out.indices.reserve_exact(nnz);
-    out.labels.reserve_exact(rows);
+    out.labels.reserve_exact(numbers);
     out.indptr.reserve_exact(rows + 1);
     for p in parts {
         let base = *out.indptr.last().unwrap_or(&0);
@@ -240,6 +285,43 @@ fn parse_label(col: usize, label: &[u8]) -> std::result::Result<f64, TokenError>
         ));
     }
     Ok(y)
+}
+
+/// The `k` leading numbers of a line, from `tokens`, pushed to `out`; `end` is the
+/// column just past the line (where a missing number was expected).
+fn parse_numbers<'a>(
+    tokens: &mut impl Iterator<Item = (usize, &'a [u8])>,
+    k: usize,
+    end: usize,
+    out: &mut Vec<f64>,
+) -> std::result::Result<(), TokenError> {
+    let missing =
+        |j: usize| format!("expected {k} leading number(s) before the index:value pairs, got {j}");
+    for j in 1..=k {
+        let Some((col, token)) = tokens.next() else {
+            return Err((end, missing(j - 1)));
+        };
+        if memchr::memchr(b':', token).is_some() {
+            return Err((col, missing(j - 1)));
+        }
+        let y = parse_f64(token).ok_or_else(|| {
+            (
+                col,
+                format!(
+                    "leading number {j} of {k}, {}, is not a number",
+                    shown(token)
+                ),
+            )
+        })?;
+        if !y.is_finite() {
+            return Err((
+                col,
+                format!("leading number {j} of {k} is {y} (expected a finite number)"),
+            ));
+        }
+        out.push(y);
+    }
+    Ok(())
 }
 
 /// The query id of a `qid:integer` token at `col`.
@@ -323,11 +405,19 @@ fn parse_line<T: Float>(
     options: ParseOptions,
     out: &mut Svmlight<T>,
 ) -> std::result::Result<(), TokenError> {
-    let mut tokens = tokens(line);
-    let Some((label_col, label)) = tokens.next() else {
+    let mut tokens = tokens(line).peekable();
+    let Some(&(label_col, label)) = tokens.peek() else {
         return Ok(());
     };
-    out.labels.push(parse_label(label_col, label)?);
+    match options.leading {
+        Leading::Label => {
+            tokens.next();
+            out.labels.push(parse_label(label_col, label)?);
+        }
+        Leading::Numbers(k) => {
+            parse_numbers(&mut tokens, k.get(), line.len() + 1, &mut out.labels)?;
+        }
+    }
     let mut prev = -1i64;
     let mut first = true;
     for (col, token) in tokens {
@@ -349,7 +439,9 @@ fn parse_line<T: Float>(
         out.min_index = Some(out.min_index.map_or(idx, |m| m.min(idx)));
         out.max_index = Some(out.max_index.map_or(idx, |m| m.max(idx)));
     }
-    if options.query_id && out.query_id.len() < out.labels.len() {
+    // `indptr` has one entry per earlier example plus one: this example's qid makes
+    // `query_id` as long.
+    if options.query_id && out.query_id.len() < out.indptr.len() {
         // scikit-learn keeps only the query ids present; a line without one
         // makes the arrays disagree, so it is an error here.
         return Err((
@@ -575,7 +667,160 @@ mod tests {
             one_based,
             query_id,
             n_threads: if parallel { 2 } else { 1 },
+            leading: Leading::Label,
         }
+    }
+
+    /// One-based options with `k` leading numbers.
+    fn numbers(k: usize, parallel: bool) -> ParseOptions {
+        ParseOptions {
+            leading: Leading::Numbers(NonZeroUsize::new(k).unwrap()),
+            ..opts(true, false, parallel)
+        }
+    }
+
+    #[test]
+    fn leading_numbers_come_before_the_pairs() {
+        // LIBSVM's support-vector lines of a 3-class model: two coefficients first.
+        let text = b"0.5 -1 1:2 3:4\n\n  1e-300\t2.5\r\n-0 7 2:1 # c\n";
+        let p = parse::<f64>(text, numbers(2, false)).unwrap();
+        assert_eq!(p.n_rows(), 3);
+        assert_eq!(p.labels, vec![0.5, -1.0, 1e-300, 2.5, -0.0, 7.0]);
+        assert!(p.labels[4].is_sign_negative());
+        assert_eq!(p.indptr, vec![0, 2, 2, 3]);
+        assert_eq!(p.indices, vec![1, 3, 2]);
+        assert_eq!(p.data, vec![2.0, 4.0, 1.0]);
+        assert_eq!((p.min_index, p.max_index), (Some(1), Some(3)));
+        assert_eq!(Leading::Numbers(NonZeroUsize::new(2).unwrap()).count(), 2);
+        assert_eq!(Leading::Label.count(), 1);
+        // One leading number reads what one label does.
+        let svm = b"1 1:0.5 4:-2e3\n-1\n+2.5 7:.25\n";
+        let label = parse::<f32>(svm, opts(true, false, false)).unwrap();
+        assert_eq!(parse::<f32>(svm, numbers(1, false)).unwrap(), label);
+        // With query ids after the numbers.
+        let q = ParseOptions {
+            query_id: true,
+            ..numbers(3, false)
+        };
+        let p = parse::<f64>(b"1 2 3 qid:9 5:1\n", q).unwrap();
+        assert_eq!((p.labels, p.query_id), (vec![1.0, 2.0, 3.0], vec![9]));
+        assert!(parse::<f64>(b"1 2 3 qid:9 5:1\n4 5 6 1:1\n", q).is_err());
+    }
+
+    #[test]
+    fn leading_numbers_are_read_exactly() {
+        use std::fmt::Write;
+        // Correctly rounded, as strtod: the shortest decimal of each f64, and long
+        // decimals that round to a neighbour.
+        let values = [
+            0.1,
+            -1.0 / 3.0,
+            1e-310,
+            5e300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            -0.0,
+        ];
+        let mut text = String::new();
+        for v in values {
+            let _ = write!(text, "{v:?} ");
+        }
+        text.push_str("1:0.30000000000000004441 2:9007199254740993\n");
+        let p = parse::<f64>(text.as_bytes(), numbers(values.len(), false)).unwrap();
+        for (a, b) in p.labels.iter().zip(values) {
+            assert_eq!(a.to_bits(), b.to_bits());
+        }
+        assert_eq!(
+            p.data,
+            vec![0.300_000_000_000_000_04, 9_007_199_254_740_992.0]
+        );
+    }
+
+    #[test]
+    fn missing_or_bad_leading_numbers_name_line_and_column() {
+        for (text, k, line, column, want) in [
+            (
+                &b"0.5 1:2\n"[..],
+                2,
+                1,
+                5,
+                "expected 2 leading number(s) before the index:value pairs, got 1",
+            ),
+            (
+                b"1 2\n0.5\n",
+                2,
+                2,
+                4,
+                "expected 2 leading number(s) before the index:value pairs, got 1",
+            ),
+            (b"1:1\n", 1, 1, 1, "got 0"),
+            (
+                b"1 2\n0.5 x 1:1\n",
+                2,
+                2,
+                5,
+                "leading number 2 of 2, \"x\", is not a number",
+            ),
+            (
+                b"0.5 inf 1:1\n",
+                3,
+                1,
+                5,
+                "leading number 2 of 3 is inf (expected a finite number)",
+            ),
+            (b"nan 1:1\n", 1, 1, 1, "leading number 1 of 1 is NaN"),
+            (
+                b"1 2 1:0.5 3\n",
+                2,
+                1,
+                11,
+                "expected index:value, got \"3\"",
+            ),
+            (
+                b"1 2 3:0.5 2:1\n",
+                2,
+                1,
+                11,
+                "sorted and unique; 2 follows 3",
+            ),
+            (b"1 2 0:1\n", 2, 1, 5, "invalid index 0 in a one-based file"),
+            (b"1 2 1:nan\n", 2, 1, 7, "the value of index 1 is NaN"),
+            (b"1 2 # 3 1:1\n", 3, 1, 5, "got 2"),
+        ] {
+            let Err(Error::Format {
+                line: l,
+                column: c,
+                message,
+            }) = parse::<f64>(text, numbers(k, false))
+            else {
+                panic!("no format error for {text:?}");
+            };
+            assert_eq!((l, c), (line, Some(column)), "{message}");
+            assert!(message.contains(want), "{message} (wanted {want})");
+        }
+    }
+
+    #[test]
+    fn leading_numbers_in_parallel_chunks_give_the_same_arrays_and_line_numbers() {
+        use std::fmt::Write;
+        let mut text = String::new();
+        for i in 0..200_000 {
+            let c = f64::from(i) / 7.0;
+            let _ = writeln!(text, "{c:?} {:?} 2:{:?} 9:1e-300", -c, c + 0.5);
+        }
+        let a = parse::<f64>(text.as_bytes(), numbers(2, false)).unwrap();
+        let b = parse::<f64>(text.as_bytes(), numbers(2, true)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.n_rows(), 200_000);
+        assert_eq!(a.labels.len(), 400_000);
+        assert_eq!(a.labels[2 * 12345 + 1], -(12345.0 / 7.0));
+        text.push_str("1 2:3\n");
+        let e = parse::<f64>(text.as_bytes(), numbers(2, true)).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 200001: expected 2 leading number(s)"),
+            "{e}"
+        );
     }
 
     #[test]
