@@ -13,7 +13,7 @@
 
 use std::process::ExitCode;
 
-use pegasos_core::io::svmlight::{parse, ParseOptions, Svmlight};
+use pegasos_core::io::svmlight::{parse, Leading, ParseOptions, Svmlight};
 use pegasos_core::{Averaging, CsrRows, Error, LinearSvm, Result};
 
 /// A parsed file with its indices made zero-based (one-based when it has no
@@ -30,6 +30,7 @@ impl Data {
             one_based: false,
             query_id: false,
             n_threads: 0,
+            leading: Leading::Label,
         };
         let mut file = parse::<f64>(&bytes, options)?;
         if file.min_index.is_some_and(|i| i >= 1) {
