@@ -124,6 +124,8 @@ fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write;
+
     use super::run;
 
     /// Three separable classes along three features, one-based as LIBSVM writes.
@@ -136,7 +138,7 @@ mod tests {
         for i in 0..60 {
             let c = i % 3;
             let noise = f64::from(i) / 600.0;
-            text.push_str(&format!("{} {}:{} 4:{noise}\n", c + 5, c + 1, 1.0 + noise));
+            writeln!(text, "{} {}:{} 4:{noise}", c + 5, c + 1, 1.0 + noise).unwrap();
         }
         std::fs::write(&path, text).unwrap();
         let path = path.to_str().unwrap().to_string();
