@@ -13,7 +13,7 @@
 //! # Layers
 //! Each module uses only its own layer and the layers listed before it; nothing
 //! imports from a layer above (tests included). `solvers` and `maps` share a level
-//! and do not use each other.
+//! and do not use each other. `tests/layering.rs` checks this on the sources.
 //!
 //! 1. Shared ground, flat at the root: [`float`] (the sealed element and index types),
 //!    [`error`], [`math`] (portable elementary functions), [`rng`], [`monitor`]

@@ -21,7 +21,7 @@ use pegasos_core::{Float, Rows};
 use crate::arrays::{slice, DenseArray, Matrix};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
-use crate::params::KernelSpec;
+use crate::params::{AdditiveKernelName, FourierFormName, KernelSpec, LandmarkRule};
 use pegasos_core::thresholds::is_small;
 
 /// A row-major `(n, width)` numpy array from a vector of either float type.
@@ -60,30 +60,19 @@ type FourierArrays<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>)
 /// Landmark indices, normalisation `(m, m)` and rank.
 type NystroemArrays<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray2<f64>>, usize);
 
-/// The form named by `name`: `"sincos"` or `"offset"`.
-fn fourier_form(name: &str) -> PyResult<FourierForm> {
-    match name {
-        "sincos" => Ok(FourierForm::SinCos),
-        "offset" => Ok(FourierForm::Offset),
-        other => Err(PyValueError::new_err(format!(
-            "form must be 'sincos' or 'offset', got {other:?}"
-        ))),
-    }
-}
-
 /// Random weights `(n_features, n_frequencies)` and offsets of the rbf map in
 /// `form`.
 #[pyfunction]
 #[pyo3(signature = (n_features, n_components, gamma, form, seed))]
-pub fn fourier_sample<'py>(
-    py: Python<'py>,
+pub fn fourier_sample(
+    py: Python<'_>,
     n_features: usize,
     n_components: usize,
     gamma: f64,
-    form: &str,
+    form: FourierFormName,
     seed: u64,
-) -> PyResult<FourierArrays<'py>> {
-    let form = fourier_form(form)?;
+) -> PyResult<FourierArrays<'_>> {
+    let form = FourierForm::from(form);
     let nf = form.n_frequencies(n_components);
     let small = is_small(n_features.saturating_mul(nf));
     let p = detach_interruptible(py, small, |_| {
@@ -103,10 +92,10 @@ pub fn fourier_features<'py>(
     weights: DenseArray<'py>,
     offsets: Bound<'py, PyAny>,
     n_components: usize,
-    form: &str,
+    form: FourierFormName,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let form = fourier_form(form)?;
+    let form = FourierForm::from(form);
     let small = is_small(x.stored_entries().saturating_mul(64));
     let run = Run { n_threads, small };
     match weights {
@@ -141,17 +130,6 @@ fn fourier_dispatch<'py, O: Float + numpy::Element>(
             fourier_transform_into(&rows, map, n_threads, monitor, out)
         }))
     })
-}
-
-fn landmark_rule(name: &str) -> PyResult<Landmarks> {
-    match name {
-        "uniform" => Ok(Landmarks::Uniform),
-        "k-means++" => Ok(Landmarks::KMeansPlusPlus),
-        "all" => Ok(Landmarks::All),
-        other => Err(PyValueError::new_err(format!(
-            "landmarks must be 'uniform' or 'k-means++', got {other:?}"
-        ))),
-    }
 }
 
 /// The `m` of `n` rows that uniform landmark selection draws with `seed`, sorted.
@@ -201,11 +179,11 @@ pub fn nystroem_fit<'py>(
     x: Matrix<'py>,
     kernel: KernelSpec,
     n_components: usize,
-    landmarks: &str,
+    landmarks: LandmarkRule,
     seed: u64,
     n_threads: usize,
 ) -> PyResult<NystroemArrays<'py>> {
-    let how = landmark_rule(landmarks)?;
+    let how = Landmarks::from(landmarks);
     let small = is_small(x.stored_entries().saturating_mul(n_components));
     let (idx, columns, rank) = match kernel.kernel()? {
         None => {
@@ -389,26 +367,15 @@ fn nystroem_precomputed<'py, O: Float + numpy::Element>(
     })
 }
 
-fn additive_kernel(name: &str) -> PyResult<AdditiveKernel> {
-    match name {
-        "chi2" => Ok(AdditiveKernel::Chi2),
-        "intersection" => Ok(AdditiveKernel::Intersection),
-        "js" => Ok(AdditiveKernel::JensenShannon),
-        other => Err(PyValueError::new_err(format!(
-            "kernel must be 'chi2', 'intersection' or 'js', got {other:?}"
-        ))),
-    }
-}
-
 /// `(sampling step, default period)` of an additive map.
 #[pyfunction]
 #[pyo3(signature = (kernel_name, order, period))]
 pub fn additive_map_info(
-    kernel_name: &str,
+    kernel_name: AdditiveKernelName,
     order: usize,
     period: Option<f64>,
 ) -> PyResult<(f64, f64)> {
-    let k = additive_kernel(kernel_name)?;
+    let k = AdditiveKernel::from(kernel_name);
     let map = AdditiveMap::new(k, order, period).map_err(crate::error::CoreError)?;
     Ok((
         map.step(),
@@ -423,13 +390,13 @@ pub fn additive_map_info(
 pub fn additive_features<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
-    kernel_name: &str,
+    kernel_name: AdditiveKernelName,
     order: usize,
     period: Option<f64>,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let map = AdditiveMap::new(additive_kernel(kernel_name)?, order, period)
-        .map_err(crate::error::CoreError)?;
+    let map =
+        AdditiveMap::new(kernel_name.into(), order, period).map_err(crate::error::CoreError)?;
     let small = is_small(x.stored_entries().saturating_mul(map.width() * 8));
     let sparse = matches!(x, Matrix::Csr(..));
     let w = map.width();

@@ -23,37 +23,16 @@ use pegasos_core::{Float, Labels, Rows, ValidParams};
 use crate::arrays::{slice, Matrix};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
-use crate::params::{KernelParams, KernelSpec, LabelWeights};
+use crate::params::{KernelMultiClass, KernelParams, KernelSpec, LabelWeights, StrategyName};
 use pegasos_core::thresholds::{is_small, SMALL_KERNEL_VALUES};
-
-fn strategy(name: &str) -> PyResult<Strategy> {
-    match name {
-        "auto" => Ok(Strategy::Auto),
-        "support" => Ok(Strategy::SupportSet),
-        "margins" => Ok(Strategy::Margins),
-        other => Err(PyValueError::new_err(format!(
-            "strategy must be 'auto', 'support' or 'margins', got {other:?}"
-        ))),
-    }
-}
 
 fn strategy_name(s: Strategy) -> &'static str {
     match s {
-        Strategy::Auto => "auto",
-        Strategy::SupportSet => "support",
-        Strategy::Margins => "margins",
+        Strategy::Auto => StrategyName::Auto,
+        Strategy::SupportSet => StrategyName::Support,
+        Strategy::Margins => StrategyName::Margins,
     }
-}
-
-/// Whether `name` asks for one-vs-one ("ovo") rather than one-vs-rest ("ovr").
-fn one_vs_one(name: &str) -> PyResult<bool> {
-    match name {
-        "ovr" => Ok(false),
-        "ovo" => Ok(true),
-        other => Err(PyValueError::new_err(format!(
-            "multi_class must be 'ovr' or 'ovo', got {other:?}"
-        ))),
-    }
+    .as_str()
 }
 
 /// Per-problem report: (strategy, steps, kernel values computed, cache hits, cache
@@ -94,8 +73,8 @@ pub fn fit_kernel<'py>(
     n_threads: usize,
 ) -> PyResult<FitReturn<'py>> {
     let kern = params.kernel.kernel()?;
-    let strategy = strategy(&params.strategy_name)?;
-    let ovo = one_vs_one(&params.multi_class)?;
+    let strategy = params.strategy.into();
+    let ovo = params.multi_class == KernelMultiClass::Ovo;
     let cache_bytes = cache_bytes(params.cache_size)?;
     let params = params.solver.validate()?;
     let codes = slice(&codes)?;
@@ -142,7 +121,7 @@ pub fn fit_kernel_regression<'py>(
 ) -> PyResult<FitReturn<'py>> {
     let kern = params.kernel.kernel()?;
     let settings = KernelSettings {
-        strategy: strategy(&params.strategy_name)?,
+        strategy: params.strategy.into(),
         cache_bytes: cache_bytes(params.cache_size)?,
         n_threads,
     };

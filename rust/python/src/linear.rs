@@ -130,7 +130,7 @@ pub fn fit_linear<'py>(
     n_threads: usize,
 ) -> PyResult<FitReturn<'py>> {
     let check_input = params.check_input;
-    let mode = params.multi_class()?;
+    let mode = params.multi_class();
     let shared = mode == MultiClass::OvrShared;
     let joint = mode == MultiClass::CrammerSinger;
     let params = params.validate()?;

@@ -120,7 +120,7 @@ impl StreamedLinearFit {
         labels: LabelSummary<'_>,
         n_threads: usize,
     ) -> PyResult<Self> {
-        let joint = match params.multi_class()? {
+        let joint = match params.multi_class() {
             MultiClass::Ovr => false,
             MultiClass::CrammerSinger => true,
             MultiClass::OvrShared => {

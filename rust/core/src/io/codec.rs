@@ -395,4 +395,54 @@ mod tests {
         assert!(decode_states(&b[..b.len() - 3]).is_err());
         assert!(decode_states(&[]).is_err());
     }
+
+    #[test]
+    fn crammer_singer_fit_continues_through_the_bytes_bit_for_bit() {
+        use crate::data::labels::Labels;
+        use crate::data::rows::{DenseRows, Rows};
+        use crate::monitor::Monitor;
+        use crate::solvers::crammer_singer::fit_crammer_singer;
+        use crate::solvers::params::{Averaging, Intercept, Params, Sampling};
+        let (n, d, k) = (50, 6, 3);
+        let (x, codes) = crate::test_support::planted_classes(n, d, k as u32, 9, 8);
+        let rows = DenseRows::new(&x, n, d).unwrap();
+        let labels = Labels {
+            codes: &codes,
+            n_classes: k,
+            sample_weight: None,
+            class_weight: &[1.0; 3],
+        };
+        let fit = |max_iter, states: &mut Vec<LinearState>, p: &Params| {
+            let p = Params {
+                max_iter,
+                ..p.clone()
+            }
+            .validate()
+            .unwrap();
+            let mut coef = vec![0.0; k * rows.n_features()];
+            fit_crammer_singer(&rows, &labels, &p, states, &mut coef, &Monitor::new()).unwrap();
+            coef
+        };
+        for averaging in [Averaging::Off, Averaging::Weighted] {
+            for sampling in [Sampling::Uniform, Sampling::Shuffle] {
+                let p = Params {
+                    alpha: 0.02,
+                    batch_size: 2,
+                    intercept: Intercept::Unregularized,
+                    averaging,
+                    sampling: sampling.clone(),
+                    seed: 11,
+                    ..Params::default()
+                };
+                let mut whole = vec![];
+                let c4 = fit(4, &mut whole, &p);
+                let mut split = vec![];
+                fit(2, &mut split, &p);
+                let mut split = decode_states(&encode_states(&split)).unwrap();
+                let c2 = fit(2, &mut split, &p);
+                assert_eq!(c4, c2, "{averaging:?} {sampling:?}");
+                assert_eq!(whole, split, "{averaging:?} {sampling:?}");
+            }
+        }
+    }
 }

@@ -235,9 +235,8 @@ fn continued_fits_are_the_uninterrupted_fit_bit_for_bit() {
             let (c4, _) = fit(&rows, &labels, &p4, &mut whole);
             let mut split = vec![];
             fit(&rows, &labels, &p2, &mut split);
-            // Through the bytes of a model file, too.
-            let bytes = crate::io::codec::encode_states(&split);
-            let mut split = crate::io::codec::decode_states(&bytes).unwrap();
+            // Through the bytes of a model file, too: io::codec's tests (io is the
+            // layer above the solvers).
             let (c2, _) = fit(&rows, &labels, &p2, &mut split);
             assert_eq!(c4, c2, "{avg:?} {sampling:?}");
             assert_eq!(whole, split, "{avg:?} {sampling:?}");
