@@ -1,5 +1,5 @@
 //! Transparent huge pages for large buffers: one of the crate's three `unsafe`
-//! sites (with `prefetch` and the AVX2 dispatch of `dispatch`).
+//! sites (with `prefetch` and the AVX2 builds of `simd`).
 //!
 //! A fresh zeroed buffer is faulted in page by page when first written. With 4 KiB
 //! pages, the weights of a many-class model (`K x d` doubles, tens of megabytes)

@@ -18,7 +18,7 @@
 //! 1. Shared ground, flat at the root: [`float`] (the sealed element and index types),
 //!    [`error`], [`math`] (portable elementary functions), [`rng`], [`monitor`]
 //!    (cancellation and progress), [`parallel`] (thread pools, one task per problem,
-//!    row blocks), [`thresholds`] (when a call is small); and, private, `dispatch`
+//!    row blocks), [`thresholds`] (when a call is small); and, private, `simd`
 //!    (the AVX2 build of hot loops), `prefetch` (cache hints) and `huge_pages`
 //!    (transparent huge pages for large buffers).
 //! 2. [`data`]: row views (dense, CSR), the moments of all entries, a binary task,
@@ -31,7 +31,7 @@
 //! 5. [`io`]: the svmlight text format and the solver-state codec.
 //!
 //! The items most callers need are re-exported here. A Rust program trains and
-//! predicts through [`LinearSvm`] (see [`solvers::svm`] for an example, and
+//! predicts through [`LinearSvm`] (see [`solvers::linear_svm`] for an example, and
 //! `examples/train_svmlight.rs` for a whole program: an svmlight file read with
 //! [`io::svmlight::parse`], trained and scored):
 //!
@@ -45,7 +45,6 @@
 //! ```
 
 pub mod data;
-mod dispatch;
 pub mod error;
 pub mod float;
 mod huge_pages;
@@ -57,6 +56,7 @@ pub mod monitor;
 pub mod parallel;
 mod prefetch;
 pub mod rng;
+mod simd;
 pub mod solvers;
 #[cfg(test)]
 mod test_support;
@@ -71,7 +71,7 @@ pub use monitor::Monitor;
 pub use rng::Rng;
 pub use solvers::crammer_singer::{fit_crammer_singer, CrammerSingerState};
 pub use solvers::linear::{fit_binary, primal_objective, FitOutput, LinearState};
+pub use solvers::linear_svm::{FittedLinearSvm, LinearSvm, LinearSvmParams};
 pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
 pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
 pub use solvers::shared_ovr::{fit_shared_one_vs_rest, shared_initial_states};
-pub use solvers::svm::{FittedLinearSvm, LinearSvm, LinearSvmParams};

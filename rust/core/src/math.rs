@@ -17,7 +17,7 @@
 //! there; beyond it the error grows to about `|x| 2^-70`, still tiny for the random
 //! Fourier features, whose arguments are a few hundred at most).
 
-use crate::dispatch::{with_avx2, Job};
+use crate::simd::{with_avx2, Job};
 
 /// `1.5 * 2^52`: adding it rounds to an integer and leaves that integer in the low
 /// bits of the result.

@@ -1,5 +1,5 @@
 //! Cache prefetch hints: one of the crate's three `unsafe` sites (the others are
-//! the AVX2 dispatch of `dispatch` and the advice of `huge_pages`).
+//! the AVX2 builds of `simd` and the advice of `huge_pages`).
 //!
 //! Pegasos visits rows in random order, so a step mostly waits for memory: the
 //! row's `indptr` entry, then its values and indices. The solver draws the indices

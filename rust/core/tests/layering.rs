@@ -30,8 +30,8 @@ impl Layer {
     /// The layer of a top-level module of the crate (`None`: not classified).
     fn of_module(module: &str) -> Option<Layer> {
         Some(match module {
-            "float" | "error" | "math" | "rng" | "monitor" | "parallel" | "thresholds"
-            | "dispatch" | "prefetch" | "huge_pages" | "test_support" => Layer::Ground,
+            "float" | "error" | "math" | "rng" | "monitor" | "parallel" | "thresholds" | "simd"
+            | "prefetch" | "huge_pages" | "test_support" => Layer::Ground,
             "data" => Layer::Data,
             "kernels" => Layer::Kernels,
             "solvers" => Layer::Solvers,
@@ -272,7 +272,7 @@ struct RootRef {
 }
 
 /// Every reference to the crate root in a file whose module is `depth` levels below the
-/// root (`solvers/kernel.rs`: 2), inline `mod x { … }` blocks adding one each.
+/// root (`solvers/kernel_solver.rs`: 2), inline `mod x { … }` blocks adding one each.
 fn root_refs(clean: &str, depth: usize) -> Vec<RootRef> {
     let toks = tokens(clean);
     let (mut refs, mut braces, mut inline_mods) = (Vec::new(), 0usize, Vec::new());
@@ -380,7 +380,7 @@ fn module_paths(files: &[(String, String)]) -> HashMap<String, Vec<String>> {
     paths
 }
 
-/// The names `lib.rs` re-exports (`pub use solvers::svm::LinearSvm;`), with their module.
+/// The names `lib.rs` re-exports (`pub use solvers::linear_svm::LinearSvm;`), with their module.
 fn reexports(lib_clean: &str) -> HashMap<String, String> {
     let toks = tokens(lib_clean);
     let mut names = HashMap::new();
@@ -537,7 +537,7 @@ fn checker_reports_a_use_of_a_higher_layer_with_file_line_and_layers() {
 
 #[test]
 fn checker_reports_inline_paths_groups_and_reexports() {
-    let text = "fn f() {\n    let p = crate::solvers::svm::LinearSvm::params();\n}\n\
+    let text = "fn f() {\n    let p = crate::solvers::linear_svm::LinearSvm::params();\n}\n\
                 use crate::{data::rows::Rows, io::codec::{encode_states, decode_states}};\n\
                 use crate::LinearSvm;\n";
     let v = one("kernels/gram.rs", text);
@@ -550,7 +550,8 @@ fn checker_reports_inline_paths_groups_and_reexports() {
     let files = [
         (
             "lib.rs".to_string(),
-            "pub mod solvers;\npub use solvers::svm::{FittedLinearSvm, LinearSvm};\n".to_string(),
+            "pub mod solvers;\npub use solvers::linear_svm::{FittedLinearSvm, LinearSvm};\n"
+                .to_string(),
         ),
         (
             "kernels/gram.rs".to_string(),
@@ -614,7 +615,7 @@ fn checker_skips_comments_and_strings_and_allows_lower_layers() {
                 const S: &str = \"crate::io\";\nconst R: &str = r#\"crate::io \"x\"\"#;\n\
                 const C: char = '\"';\nfn f<'a>(x: &'a str) -> &'a str { x }\n\
                 use crate::{float::Float, data::rows::Rows, kernels::gram::Gram};\nuse crate::solvers::params;\n";
-    assert_eq!(one("solvers/kernel.rs", text), Vec::<String>::new());
+    assert_eq!(one("solvers/kernel_solver.rs", text), Vec::<String>::new());
     assert_eq!(
         one("io/codec.rs", "use crate::{solvers, maps, data};\n"),
         Vec::<String>::new()

@@ -8,16 +8,16 @@ use pyo3::types::PyDict;
 
 use pegasos_core::kernels::function::{Kernel, KernelRows};
 use pegasos_core::monitor::Monitor;
-use pegasos_core::solvers::kernel::KernelState;
 use pegasos_core::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
     KernelModel, KernelSettings,
 };
 use pegasos_core::solvers::kernel_regression::fit_kernel_regression as core_fit_regression;
+use pegasos_core::solvers::kernel_solver::KernelState;
 use pegasos_core::solvers::one_vs_one::{fit_kernel_one_vs_one, OneVsOneFit};
 
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
-use pegasos_core::solvers::kernel::{KernelFitOutput, Strategy};
+use pegasos_core::solvers::kernel_solver::{KernelFitOutput, Strategy};
 use pegasos_core::{Float, Labels, Rows, ValidParams};
 
 use crate::arrays::{slice, Matrix};

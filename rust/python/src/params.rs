@@ -19,7 +19,7 @@ use pegasos_core::kernels::function::Kernel;
 use pegasos_core::maps::additive::AdditiveKernel;
 use pegasos_core::maps::fourier::FourierForm;
 use pegasos_core::maps::nystroem::Landmarks;
-use pegasos_core::solvers::kernel::Strategy;
+use pegasos_core::solvers::kernel_solver::Strategy;
 use pegasos_core::solvers::loss::LossFunction;
 use pegasos_core::{Averaging, BinaryTask, Intercept, Labels, Params, Sampling, ValidParams};
 

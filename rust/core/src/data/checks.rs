@@ -2,15 +2,15 @@
 //!
 //! A fit at 10^7 rows takes the same number of Pegasos steps as one at 10^5, so
 //! the one pass that validates the input is what grows with `m`. Each check scans
-//! the input in blocks of [`BLOCK`] values with a branch-free test per block (bit
+//! the input in blocks of `BLOCK` values with a branch-free test per block (bit
 //! tests and a running maximum, which the compiler vectorises, in an AVX2 build
 //! when the CPU has it), and only a block that fails is scanned again to find the
 //! first offending position for the error message. A block fails exactly when one
 //! of its values fails the element-wise test, so the result is the element-wise
 //! scan's.
 
-use crate::dispatch::{with_avx2, Job};
 use crate::float::{Float, Index};
+use crate::simd::{with_avx2, Job};
 
 /// Values tested per block before the result is looked at.
 const BLOCK: usize = 8192;

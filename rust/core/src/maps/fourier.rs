@@ -32,13 +32,13 @@
 use crate::monitor::Monitor;
 
 use crate::data::rows::Rows;
-use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::maps::panel_product::{sparse_product, SparseBlock, TiledPanel};
 use crate::math;
 use crate::parallel::{row_blocks_with, ROW_BLOCK};
 use crate::rng::Rng;
+use crate::simd::{with_avx2, Job};
 
 /// How the frequencies become features (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

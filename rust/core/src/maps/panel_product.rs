@@ -21,7 +21,7 @@
 //! stored order for the sparse product), written with separate multiplies and adds
 //! (never fused): vector width changes which outputs are computed together, not
 //! their value, so the result is bit-identical on every CPU. On x86-64 the same code
-//! is also compiled for AVX2 and chosen at run time ([`crate::dispatch`]). Measured on one core here (AMD
+//! is also compiled for AVX2 and chosen at run time ([`crate::simd`]). Measured on one core here (AMD
 //! EPYC, 64 rows x 2048 outputs): the triangular product 8.9 G multiply-adds per
 //! second in `f64`, the sparse product 4.7 G (on 20 % dense rows of 784 features).
 
@@ -30,10 +30,10 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 
 use crate::data::rows::Rows;
-use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::parallel::ROW_BLOCK;
+use crate::simd::{with_avx2, Job};
 
 /// Rows per register tile.
 const MR: usize = 4;

@@ -69,10 +69,10 @@
 use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
-use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
+use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::{
     check_drawn, check_every_row, for_each_batch, plan_averaged, AveragedState, FitOutput,
     LinearState, BLOCK_EXAMPLES, RESCALE_BELOW,
@@ -488,7 +488,7 @@ struct ScoreJob<'a> {
 
 impl Job for ScoreJob<'_> {
     #[inline(always)]
-    #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `dispatch`)
+    #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `simd`)
     fn run(self) {
         let k = self.acc.len();
         for (e, (&j, &x)) in self.cols.iter().zip(self.vals).enumerate() {

@@ -499,7 +499,7 @@ fn losses_with_a_slope_everywhere_are_refused_with_a_pointer() {
 #[test]
 fn auto_pilots_from_t0_with_a_squared_loss() {
     // auto_switches_to_margins_when_they_pay_off_the_same_way_everywhere's case
-    // (kernel_tests.rs) with the squared hinge: the run starts at t0, and the pilot
+    // (kernel_solver_tests.rs) with the squared hinge: the run starts at t0, and the pilot
     // counts its steps from there.
     let (n, d, passes) = (1000, 4, 8);
     let (x, codes) = classification(n, d, 9);

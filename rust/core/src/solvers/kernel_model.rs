@@ -16,7 +16,7 @@ use crate::kernels::cache::SharedColumns;
 use crate::kernels::function::{KernelRows, Targets};
 use crate::kernels::gram::Gram;
 use crate::parallel::{for_each_problem, row_blocks};
-use crate::solvers::kernel::{
+use crate::solvers::kernel_solver::{
     check_kernel_params, fit_kernel_binary_shared, BinaryKernelModel, KernelFitOutput,
     KernelProblem, KernelSolver, KernelState, Strategy,
 };

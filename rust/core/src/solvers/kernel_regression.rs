@@ -1,6 +1,6 @@
 //! Kernel Pegasos on real targets: support vector regression with the
 //! epsilon-insensitive loss (LIBSVM's epsilon-SVR, `svm-train -s 3`) or its square,
-//! through the kernel solver's one step loop ([`crate::solvers::kernel`]).
+//! through the kernel solver's one step loop ([`crate::solvers::kernel_solver`]).
 //!
 //! The objective is `lambda/2 ||w||^2 + 1/m sum_i c_i max(0, |f(x_i) - y_i| - eps)`
 //! with `f(x) = <w, phi(x)> + b`: LIBSVM's `1/2 ||w||^2 + C sum_i (xi_i + xi_i^*)`
@@ -17,17 +17,17 @@ use crate::float::Float;
 use crate::kernels::cache::SharedColumns;
 use crate::kernels::gram::Gram;
 use crate::monitor::Monitor;
-use crate::solvers::kernel::{
+use crate::solvers::kernel_model::{merge_models, KernelModel, KernelSettings};
+use crate::solvers::kernel_solver::{
     fit_kernel_binary_shared, KernelFitOutput, KernelProblem, KernelState,
 };
-use crate::solvers::kernel_model::{merge_models, KernelModel, KernelSettings};
 use crate::solvers::params::ValidParams;
 
 /// Fit a kernel regression of `targets` (one per row of `gram`, finite) with
 /// example weights `sample_weight` (1 without), continuing `state` (fresh:
 /// [`KernelState::new`] with stream 0 of the seed), as `settings` say; kernel
 /// values are stored as `S`. `params.loss` must be a regression loss the kernel
-/// solver takes (see [`crate::solvers::kernel::check_kernel_params`]). Returns the
+/// solver takes (see [`crate::solvers::kernel_solver::check_kernel_params`]). Returns the
 /// model (one row of dual coefficients) and the fit's report.
 pub fn fit_kernel_regression<G: Gram, S: Float>(
     gram: &G,

@@ -12,7 +12,7 @@
 //! - [`ranking`]: learning to rank from preference pairs (`RankSVM`'s objective,
 //!   pairs drawn uniformly within queries, or across the set for AUC);
 //! - [`multiclass`]: one-vs-rest of the linear solver and its batched prediction;
-//! - [`kernel`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
+//! - [`kernel_solver`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_regression`]: kernel Pegasos on real targets (epsilon-SVR);
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
 //!   support vectors;
@@ -26,17 +26,18 @@
 //!   decision values and the probabilities of the classes;
 //! - [`streamed`]: a linear fit whose rows the caller supplies round by round
 //!   (the client side of the Dask exact mode);
-//! - [`svm`]: the Rust-first front of the linear solver (`LinearSvm::params()`, a
+//! - [`linear_svm`]: the Rust-first front of the linear solver (`LinearSvm::params()`, a
 //!   builder, `fit`, and `predict` on the fitted model).
 //!
 //! Builds on the kernel and data layers and the shared ground; the feature maps and
 //! the file formats are not used here.
 
 pub mod crammer_singer;
-pub mod kernel;
 pub mod kernel_model;
 pub mod kernel_regression;
+pub mod kernel_solver;
 pub mod linear;
+pub mod linear_svm;
 pub mod loss;
 pub mod multiclass;
 pub mod one_vs_one;
@@ -49,6 +50,5 @@ pub mod sampler;
 pub mod shared_block;
 pub mod shared_ovr;
 pub mod streamed;
-pub mod svm;
 #[cfg(test)]
 mod test_support;

@@ -36,11 +36,11 @@ use crate::float::Float;
 use crate::kernels::gram::{Gram, SubsetGram};
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
-use crate::solvers::kernel::{
-    check_kernel_params, fit_kernel_binary, KernelFitOutput, KernelState,
-};
 use crate::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, merge_models, KernelModel, KernelSettings,
+};
+use crate::solvers::kernel_solver::{
+    check_kernel_params, fit_kernel_binary, KernelFitOutput, KernelState,
 };
 use crate::solvers::params::{Params, Sampling, ValidParams};
 

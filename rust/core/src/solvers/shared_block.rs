@@ -18,9 +18,9 @@
 
 use crate::data::rows::{Rows, LANES};
 use crate::data::task::BinaryTask;
-use crate::dispatch::{with_avx2, Job};
 use crate::error::{try_filled_vec, Error, Result};
 use crate::prefetch::prefetch;
+use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::{LinearState, StepRule, PREFETCH_AHEAD, RESCALE_BELOW};
 use crate::solvers::loss::Loss;
 
@@ -112,7 +112,7 @@ struct ScoreJob<'a> {
 
 impl Job for ScoreJob<'_> {
     #[inline(always)]
-    #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `dispatch`)
+    #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `simd`)
     fn run(self) {
         let k = self.k;
         for (e, (&j, &x)) in self.cols.iter().zip(self.vals).enumerate() {
@@ -140,7 +140,7 @@ struct SweepJob<'a> {
 
 impl Job for SweepJob<'_> {
     #[inline(always)]
-    #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `dispatch`)
+    #[allow(clippy::inline_always)] // compiled into the AVX2 build (see `simd`)
     fn run(self) {
         let k = self.k;
         for (e, (&j, &x)) in self.cols.iter().zip(self.vals).enumerate() {

@@ -1037,7 +1037,7 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
 }
 
 #[cfg(test)]
-#[path = "kernel_tests.rs"]
+#[path = "kernel_solver_tests.rs"]
 mod tests;
 
 #[cfg(test)]
