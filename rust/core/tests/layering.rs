@@ -503,7 +503,7 @@ fn test_files_and_test_modules_are_checked_too() {
     );
     assert_eq!(
         modules["solvers/kernel_strategy.rs"],
-        ["solvers", "kernel", "strategy"]
+        ["solvers", "kernel_solver", "strategy"]
     );
     assert_eq!(modules["test_support.rs"], ["test_support"]);
     for test_file in [
