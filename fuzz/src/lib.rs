@@ -7,14 +7,14 @@
 //! `rust/core/tests/fuzz_smoke.rs` includes this file and replays the seeds in
 //! `fuzz/seeds/` plus mutations of them (the short run CI does).
 
-use pegasos_core::monitor::Monitor;
+use pegasos_core::Monitor;
 
-use pegasos_core::data::task::BinaryTask;
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::io::svmlight::{
     index_rows, parse, write_line, Leading, ParseOptions, Svmlight, MAX_INDEX,
 };
 use pegasos_core::solvers::params::{Averaging, Intercept, Params, Sampling};
+use pegasos_core::BinaryTask;
 use pegasos_core::{fit_binary, DenseRows, Error, Float, LinearState};
 
 /// The longest message an error may carry (long tokens are cut).

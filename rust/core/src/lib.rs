@@ -15,8 +15,8 @@
 //! imports from a layer above (tests included). `solvers` and `maps` share a level
 //! and do not use each other. `tests/layering.rs` checks this on the sources.
 //!
-//! 1. Shared ground, flat at the root: [`float`] (the sealed element and index types),
-//!    [`error`], [`math`] (portable elementary functions), [`rng`], [`monitor`]
+//! 1. Shared ground, flat at the root: `float` (the sealed element and index types),
+//!    [`error`], `math` (portable elementary functions), [`rng`], `monitor`
 //!    (cancellation and progress), [`parallel`] (thread pools, one task per problem,
 //!    row blocks), [`thresholds`] (when a call is small); and, private, `simd`
 //!    (the AVX2 build of hot loops), `prefetch` (cache hints) and `huge_pages`
@@ -46,13 +46,13 @@
 
 pub mod data;
 pub mod error;
-pub mod float;
+pub(crate) mod float;
 mod huge_pages;
 pub mod io;
 pub mod kernels;
 pub mod maps;
-pub mod math;
-pub mod monitor;
+pub(crate) mod math;
+pub(crate) mod monitor;
 pub mod parallel;
 mod prefetch;
 pub mod rng;

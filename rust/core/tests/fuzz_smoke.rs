@@ -4,16 +4,16 @@
 //! deterministic mutations of each. The long run is in `fuzz/README.md`.
 #![allow(clippy::cast_possible_truncation)]
 
-use pegasos_core::monitor::Monitor;
+use pegasos_core::Monitor;
 use std::path::{Path, PathBuf};
 
 #[allow(dead_code, missing_docs, clippy::pedantic)]
 #[path = "../../../fuzz/src/lib.rs"]
 mod targets;
 
-use pegasos_core::data::task::BinaryTask;
 use pegasos_core::io::codec::encode_states;
 use pegasos_core::solvers::params::{Averaging, Params, Sampling};
+use pegasos_core::BinaryTask;
 use pegasos_core::{fit_binary, DenseRows, LinearState};
 
 /// Mutations of each seed.

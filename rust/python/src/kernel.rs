@@ -7,7 +7,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use pegasos_core::kernels::function::{Kernel, KernelRows};
-use pegasos_core::monitor::Monitor;
 use pegasos_core::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
     KernelModel, KernelSettings,
@@ -15,6 +14,7 @@ use pegasos_core::solvers::kernel_model::{
 use pegasos_core::solvers::kernel_regression::fit_kernel_regression as core_fit_regression;
 use pegasos_core::solvers::kernel_solver::KernelState;
 use pegasos_core::solvers::one_vs_one::{fit_kernel_one_vs_one, OneVsOneFit};
+use pegasos_core::Monitor;
 
 use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
 use pegasos_core::solvers::kernel_solver::{KernelFitOutput, Strategy};

@@ -308,7 +308,7 @@ pub fn decision_function<'py>(
 }
 
 /// The number of examples of each of `n_classes` classes in `codes`, checking each
-/// code in the same pass (`pegasos_core::data::labels::class_counts`): what
+/// code in the same pass (`pegasos_core::class_counts`): what
 /// `class_weight="balanced"` needs of the codes `fit(check_input=False)` takes.
 #[pyfunction]
 #[pyo3(signature = (codes, n_classes))]

@@ -1,19 +1,19 @@
 //! The data layer: what the solvers and maps read, and nothing they compute.
 //!
-//! - [`checks`]: the whole-input checks (finiteness, index range) at memory speed;
+//! - `checks`: the whole-input checks (finiteness, index range) at memory speed;
 //! - [`moments`]: the mean and variance of all the entries of a matrix (the
 //!   variance of `gamma="scale"`), in a fixed order;
-//! - [`rows`]: row access to a matrix, one trait ([`rows::Rows`]) and two borrowed
+//! - `rows`: row access to a matrix, one trait ([`rows::Rows`]) and two borrowed
 //!   views (dense and CSR), validated on construction;
-//! - [`task`]: one binary problem, labels as class codes and per-example weights;
-//! - [`labels`]: the class codes and weights shared by the binary problems of
+//! - `task`: one binary problem, labels as class codes and per-example weights;
+//! - `labels`: the class codes and weights shared by the binary problems of
 //!   one-vs-rest, and the task of each.
 //!
 //! Builds on the shared ground only (`float`, `error`, `prefetch`; `monitor` and
 //! `parallel` for the blocks of [`moments`]).
 
-pub mod checks;
-pub mod labels;
+pub(crate) mod checks;
+pub(crate) mod labels;
 pub mod moments;
-pub mod rows;
-pub mod task;
+pub(crate) mod rows;
+pub(crate) mod task;

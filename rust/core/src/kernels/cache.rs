@@ -141,11 +141,6 @@ impl<S: Copy> KernelCache<S> {
     pub fn stats(&self) -> (u64, u64) {
         (self.hits, self.misses)
     }
-
-    /// Bytes of values held.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
 }
 
 /// A [`KernelCache`] of kernel columns shared by the binary problems of a
@@ -208,7 +203,7 @@ mod tests {
         for k in 0..3 {
             c.put(k, vec![k as f64; 4]);
         }
-        assert_eq!(c.bytes(), 96);
+        assert_eq!(c.bytes, 96);
         // Touch 0 so that 1 is the least recently used.
         let v = c.take(0).unwrap();
         c.put(0, v);
@@ -217,14 +212,14 @@ mod tests {
         for k in [0, 2, 3] {
             assert_eq!(c.take(k).unwrap(), vec![k as f64; 4]);
         }
-        assert_eq!(c.bytes(), 0);
+        assert_eq!(c.bytes, 0);
         // Too large for the budget: not stored.
         c.put(5, vec![0.0; 100]);
         assert!(c.take(5).is_none());
         // Replacing an entry keeps one copy.
         c.put(6, vec![1.0; 2]);
         c.put(6, vec![2.0; 3]);
-        assert_eq!(c.bytes(), 24);
+        assert_eq!(c.bytes, 24);
         assert_eq!(c.take(6).unwrap(), vec![2.0; 3]);
     }
 
@@ -243,7 +238,7 @@ mod tests {
                 assert_eq!(Some(&v), model.get(&k));
                 c.put(k, v);
             }
-            assert!(c.bytes() <= 400);
+            assert!(c.bytes <= 400);
         }
     }
 }

@@ -2,12 +2,12 @@
 //!
 //! - [`function`]: the kernel functions (linear, polynomial, rbf, sigmoid) and their
 //!   evaluation between rows, one query row against many;
-//! - [`cache`]: a least-recently-used cache of kernel rows or columns, bounded in bytes;
+//! - `cache`: a least-recently-used cache of kernel rows or columns, bounded in bytes;
 //! - [`gram`]: the Gram matrix of a training set, from a kernel function on rows or
 //!   precomputed, as the kernel solver and the Nyström map read it.
 //!
 //! Builds on the data layer and the shared ground; knows nothing of solvers or maps.
 
-pub mod cache;
+pub(crate) mod cache;
 pub mod function;
 pub mod gram;

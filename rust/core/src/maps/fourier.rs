@@ -21,13 +21,13 @@
 //! data.
 //!
 //! The draws come from the crate's portable generator: normals by Marsaglia's polar
-//! method with the portable [`crate::math::ln`], so a seed gives the same `W` and
+//! method with the portable `crate::math::ln`, so a seed gives the same `W` and
 //! `b` on every platform. The transform is computed in the output's precision
 //! (`f32` for `f32` input), row blocks in parallel, the block's projections by
 //! `panel_product`'s sparse product (each projection the offset plus the row's
 //! stored entries times `W` in order, so a sparse row costs its non-zeros times `F`
 //! and dense and CSR rows give the same bits), then `cos` and `sin` by
-//! [`crate::math::sin_cos`] (or [`crate::math::cos`]).
+//! `crate::math::sin_cos` (or `crate::math::cos`).
 
 use crate::monitor::Monitor;
 

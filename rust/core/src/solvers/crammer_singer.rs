@@ -59,7 +59,7 @@
 //! The averaged iterate `S / n` is kept lazily as `S = U + beta V` (one `beta`:
 //! `W` has one scale), as in [`crate::solvers::linear`], with the same
 //! [`Averaging`] modes and starts. Passes, `tol`, the objective, verbose lines and
-//! cancellation are [`drive`]'s. The state of a fit ([`CrammerSingerState`]) is
+//! cancellation are `drive`'s. The state of a fit ([`CrammerSingerState`]) is
 //! saved as a list of [`LinearState`]s (see [`CrammerSingerState::to_states`]) so
 //! that the model files and the binding keep one kind of solver state; a fit
 //! continued from it is bit for bit the uninterrupted fit. The steps are

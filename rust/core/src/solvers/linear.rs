@@ -831,7 +831,7 @@ fn make_context<'a, R: Rows>(
 }
 
 /// Plan a fit of `params` on `n_rows` examples continuing `state` (see
-/// [`PassPlan`]): sets the averaging start for this call (see [`Averaging`]; with
+/// `PassPlan`): sets the averaging start for this call (see [`Averaging`]; with
 /// suffix averaging a previous call's average is discarded) and allocates the
 /// average.
 pub fn plan_linear_fit(
@@ -1029,7 +1029,7 @@ pub(crate) fn check_every_row<R: Rows>(
 }
 
 /// Fit one binary problem for up to `params.max_iter` passes, continuing `state`
-/// (the passes, averaging and stopping rule of [`PassPlan`], run by [`drive`]); when `params.tol`
+/// (the passes, averaging and stopping rule of `PassPlan`, run by `drive`); when `params.tol`
 /// is set (or `verbose`), the primal objective of the returned model is evaluated
 /// once per pass. `label` prefixes the verbose lines.
 ///

@@ -3,20 +3,20 @@
 //! - [`params`]: the hyper-parameters, validated once into [`params::ValidParams`];
 //! - [`loss`]: the losses (hinge, logistic, squared hinge, modified Huber and the
 //!   regression losses) behind the one trait the solvers step through;
-//! - [`sampler`]: drawing the examples of each step, shared by both solvers and saved
+//! - `sampler`: drawing the examples of each step, shared by both solvers and saved
 //!   with their state;
-//! - [`passes`]: the pass driver of both solvers (passes, objective, verbose lines,
+//! - `passes`: the pass driver of both solvers (passes, objective, verbose lines,
 //!   cancellation, the stopping rule of `tol`);
 //! - [`linear`]: linear Pegasos (update rule, averaging, objective);
 //! - [`regression`]: linear Pegasos on real targets (the regression losses);
 //! - [`ranking`]: learning to rank from preference pairs (`RankSVM`'s objective,
 //!   pairs drawn uniformly within queries, or across the set for AUC);
-//! - [`multiclass`]: one-vs-rest of the linear solver and its batched prediction;
+//! - `multiclass`: one-vs-rest of the linear solver and its batched prediction;
 //! - [`kernel_solver`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_regression`]: kernel Pegasos on real targets (epsilon-SVR);
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
 //!   support vectors;
-//! - [`shared_ovr`] (with [`shared_block`]): one-vs-rest whose problems all step on
+//! - `shared_ovr` (with `shared_block`): one-vs-rest whose problems all step on
 //!   the same drawn rows, weights stored feature-major;
 //! - [`crammer_singer`]: the Crammer–Singer multiclass SVM (one joint objective
 //!   over all classes), weights stored feature-major;
@@ -39,16 +39,16 @@ pub mod kernel_solver;
 pub mod linear;
 pub mod linear_svm;
 pub mod loss;
-pub mod multiclass;
+pub(crate) mod multiclass;
 pub mod one_vs_one;
 pub mod params;
-pub mod passes;
+pub(crate) mod passes;
 pub mod platt;
 pub mod ranking;
 pub mod regression;
-pub mod sampler;
-pub mod shared_block;
-pub mod shared_ovr;
+pub(crate) mod sampler;
+pub(crate) mod shared_block;
+pub(crate) mod shared_ovr;
 pub mod streamed;
 #[cfg(test)]
 mod test_support;

@@ -43,7 +43,7 @@
 //! Every sum over the examples runs in index order, compensated (Neumaier's variant
 //! of Kahan summation), on the calling thread; the sum over the classes of
 //! [`log_proba`] is a plain one in class order; `exp` and `ln` are the
-//! crate's portable ones ([`crate::math`]); `log(1 + exp(-|z|))` and the sigmoids
+//! crate's portable ones (`crate::math`); `log(1 + exp(-|z|))` and the sigmoids
 //! are written so that they never overflow. Only `+ - * /` are used otherwise,
 //! never contracted into fused multiply-adds, so a fit and the probabilities have
 //! the same bits on every platform.

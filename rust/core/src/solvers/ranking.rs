@@ -42,7 +42,7 @@
 //! uniform. The pair is then oriented so that the more relevant row comes first.
 //! Building the index costs a sort of the rows, `O(m log m)`, and `O(m)` memory;
 //! each draw costs O(1) and two or three numbers from the seeded generator of the
-//! state's [`crate::solvers::sampler::Sampler`], so a continued fit draws what an
+//! state's `crate::solvers::sampler::Sampler`, so a continued fit draws what an
 //! uninterrupted one would.
 
 use crate::data::rows::Rows;

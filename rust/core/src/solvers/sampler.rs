@@ -64,11 +64,6 @@ impl Permutation {
         }
     }
 
-    /// Whether there are no indices.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The index at position `i`.
     #[inline]
     pub fn get(&self, i: usize) -> usize {
