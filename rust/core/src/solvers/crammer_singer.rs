@@ -74,8 +74,8 @@ use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::{
-    check_drawn, check_every_row, for_each_batch, plan_averaged, AveragedState, FitOutput,
-    LinearState, BLOCK_EXAMPLES, RESCALE_BELOW,
+    bias_feature, check_drawn, check_every_row, for_each_batch, plan_averaged, AveragedState,
+    FitOutput, LinearState, BLOCK_EXAMPLES, RESCALE_BELOW,
 };
 use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -408,12 +408,8 @@ pub struct CsRule {
 impl CsRule {
     /// The rule of `params` for examples of mean weight `mean_weight` (`L0`).
     pub fn new(params: &ValidParams, mean_weight: f64) -> Self {
-        let bias_feature = match params.intercept {
-            Intercept::BiasMultiplier(b) => b,
-            _ => 0.0,
-        };
         Self {
-            bias_feature,
+            bias_feature: bias_feature(params.intercept),
             learn_bias: params.intercept == Intercept::Unregularized,
             sq_radius: if params.projection && mean_weight > 0.0 {
                 mean_weight / params.alpha

@@ -324,7 +324,7 @@ impl LinearState {
 }
 
 /// Value `B` of the constant bias feature (0 when that mode is off).
-fn bias_feature(intercept: Intercept) -> f64 {
+pub(crate) fn bias_feature(intercept: Intercept) -> f64 {
     match intercept {
         Intercept::BiasMultiplier(b) => b,
         _ => 0.0,

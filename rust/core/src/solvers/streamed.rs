@@ -31,13 +31,13 @@ use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::crammer_singer::{self, CrammerSingerState, CsRule};
 use crate::solvers::linear::{
-    self, check_loss_fits, current_model, finish_linear_fit, first_step_from_sums,
+    self, bias_feature, check_loss_fits, current_model, finish_linear_fit, first_step_from_sums,
     objective_from_loss, plan_linear_fit, start_at, FirstStepSums, FitOutput, LinearState,
     StepRule,
 };
 use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::multiclass::{initial_states, problem_label};
-use crate::solvers::params::{Intercept, Sampling, ValidParams};
+use crate::solvers::params::{Sampling, ValidParams};
 use crate::solvers::passes::PassPlan;
 use crate::solvers::sampler::{Drawn, KeyDraws};
 
@@ -281,31 +281,18 @@ impl StreamedFit {
     /// `n_features` weights, row-major, and their intercepts), to evaluate the
     /// objective on the data.
     pub fn model(&self) -> Result<(Vec<f64>, Vec<f64>)> {
-        let mut coef = self.coef_buffer()?;
-        let intercepts = match &self.problems {
+        match &self.problems {
             Problems::Separate { states, .. } => {
-                let d = states[0].n_features();
-                states
+                let (mut coef, d) = separate_coef(states)?;
+                let intercepts = states
                     .iter()
                     .zip(coef.chunks_mut(d))
                     .map(|(s, w)| current_model(&self.params, s, w).0)
-                    .collect()
+                    .collect();
+                Ok((coef, intercepts))
             }
-            Problems::Joint { state, .. } => {
-                let mut b = vec![0.0; state.n_classes()];
-                state.write_model(bias_feature(&self.params), &mut coef, &mut b);
-                b
-            }
-        };
-        Ok((coef, intercepts))
-    }
-
-    fn coef_buffer(&self) -> Result<Vec<f64>> {
-        let d = match &self.problems {
-            Problems::Separate { states, .. } => states[0].n_features(),
-            Problems::Joint { state, .. } => state.n_features(),
-        };
-        try_filled_vec(self.n_models() * d, 0.0, "the coefficients")
+            Problems::Joint { state, .. } => joint_model(&self.params, state),
+        }
     }
 
     /// End the pass of the problems that ran it, with their summed weighted losses
@@ -342,13 +329,7 @@ impl StreamedFit {
                 if self.active[0] {
                     let objective = match loss_sums {
                         Some(l) => {
-                            let mut coef = try_filled_vec(
-                                state.n_classes() * state.n_features(),
-                                0.0,
-                                "the coefficients",
-                            )?;
-                            let mut b = vec![0.0; state.n_classes()];
-                            state.write_model(bias_feature(params), &mut coef, &mut b);
+                            let (coef, b) = joint_model(params, state)?;
                             Some(crammer_singer::objective_from_loss(
                                 l[0], m, params, &coef, &b,
                             ))
@@ -366,10 +347,9 @@ impl StreamedFit {
     /// model row, the coefficients ([`StreamedFit::n_models`] x `n_features`,
     /// row-major) and the final states in the in-memory fits' form.
     pub fn finish(&self) -> Result<(Vec<FitOutput>, Vec<f64>, Vec<LinearState>)> {
-        let mut coef = self.coef_buffer()?;
         match &self.problems {
             Problems::Separate { states, plans, .. } => {
-                let d = states[0].n_features();
+                let (mut coef, d) = separate_coef(states)?;
                 let outputs = plans
                     .iter()
                     .zip(states)
@@ -379,8 +359,7 @@ impl StreamedFit {
                 Ok((outputs, coef, states.clone()))
             }
             Problems::Joint { state, plan, .. } => {
-                let mut b = vec![0.0; state.n_classes()];
-                state.write_model(bias_feature(&self.params), &mut coef, &mut b);
+                let (coef, b) = joint_model(&self.params, state)?;
                 let outputs = b
                     .iter()
                     .map(|&intercept| FitOutput {
@@ -422,12 +401,23 @@ fn examples_of<'a>(
     }
 }
 
-/// The value of the bias feature (0 when off).
-fn bias_feature(params: &ValidParams) -> f64 {
-    match params.intercept {
-        Intercept::BiasMultiplier(b) => b,
-        _ => 0.0,
-    }
+/// A zeroed buffer for one weight row per state, and the row length.
+fn separate_coef(states: &[LinearState]) -> Result<(Vec<f64>, usize)> {
+    let d = states[0].n_features();
+    Ok((
+        try_filled_vec(states.len() * d, 0.0, "the coefficients")?,
+        d,
+    ))
+}
+
+/// The model of the joint state (`K x n_features` weights, class-major, and `K`
+/// intercepts).
+fn joint_model(params: &ValidParams, state: &CrammerSingerState) -> Result<(Vec<f64>, Vec<f64>)> {
+    let k = state.n_classes();
+    let mut coef = try_filled_vec(k * state.n_features(), 0.0, "the coefficients")?;
+    let mut b = vec![0.0; k];
+    state.write_model(bias_feature(params.intercept), &mut coef, &mut b);
+    Ok((coef, b))
 }
 
 /// The classes (counts summing to the rows) and loss agree with each other.

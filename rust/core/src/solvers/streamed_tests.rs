@@ -5,7 +5,7 @@ use super::*;
 use crate::data::rows::DenseRows;
 use crate::solvers::crammer_singer::fit_crammer_singer;
 use crate::solvers::multiclass::fit_one_vs_rest;
-use crate::solvers::params::{Averaging, Params};
+use crate::solvers::params::{Averaging, Intercept, Params};
 use crate::test_support::planted_classes;
 
 struct Data {
