@@ -2,16 +2,12 @@
 //! mixing): one local pass of the solver over a partition, from the shared
 //! iterate; the problems of one-vs-rest classification or of a regression.
 
-use std::borrow::Cow;
-
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pegasos_core::parallel::for_each_problem;
-use pegasos_core::solvers::linear::{run_steps_in_part, steps_per_pass};
 use pegasos_core::thresholds::SMALL_VISITS;
-use pegasos_core::{LinearState, Params, Rows, Sampling};
+use pegasos_core::{LocalIterates, LocalPass};
 
 use crate::arrays::{shape2, slice, Matrix, MatrixAndVector};
 use crate::detach::detach_interruptible;
@@ -36,9 +32,6 @@ pub struct Iterates<'py> {
     /// Also return the mean of each local run's iterates.
     average: bool,
 }
-
-/// One problem's iterate: `w` and the unregularised bias.
-type Iterate = (Vec<f64>, f64);
 
 /// What `local_pass` returns: the last iterates `(v, bias)`, and the mean
 /// iterates of the local runs when asked for.
@@ -67,12 +60,6 @@ pub fn local_pass<'py>(
 ) -> PyResult<Passed<'py>> {
     let py = start.v.py();
     let params = params.validate()?;
-    let uniform = Params {
-        sampling: Sampling::Uniform,
-        ..(*params).clone()
-    }
-    .validate()
-    .map_err(crate::error::CoreError)?;
     let labels = labels.examples(&y)?;
     let (k, width) = shape2(&start.v);
     let (v, bias, zero_loss) = (
@@ -88,59 +75,36 @@ pub fn local_pass<'py>(
             labels.n_problems()
         )));
     }
-    let (t, average) = (start.t, start.average);
+    let pass = LocalPass {
+        v,
+        bias,
+        t: start.t,
+        zero_loss,
+        average: start.average,
+    };
     let small = (x.stored_entries() as f64) * (k as f64) < SMALL_VISITS;
-    let states = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
-        let rows = make()?;
-        labels.check(rows.n_rows())?;
-        if width != rows.n_features() + 1 {
-            return Err(pegasos_core::Error::ShapeMismatch(format!(
-                "iterates of {width} entries for {} features (+1)",
-                rows.n_features()
-            )));
-        }
-        let steps = steps_per_pass(rows.n_rows(), params.batch_size);
-        let items: Vec<usize> = (0..k).collect();
-        for_each_problem(items, n_threads, |p, _| {
-            let task = labels.task(p)?;
-            let mut state = LinearState::at_iterate(
-                v[p * width..(p + 1) * width].to_vec(), bias[p], t, seed, p as u64,
-            )?;
-            let one_class = {
-                let (pos, neg) = task.split_by_class();
-                pos.is_empty() || neg.is_empty()
-            };
-            let use_params = if params.sampling == Sampling::Balanced && one_class {
-                Cow::Borrowed(&uniform)
-            } else {
-                Cow::Borrowed(&params)
-            };
-            if average {
-                state.average_from_next_step()?;
-            }
-            if rows.n_rows() > 0 {
-                run_steps_in_part(&rows, &task, &use_params, zero_loss[p], &mut state, steps, cancel)?;
-            }
-            let last = state.iterate();
-            let mean = state.averaged().unwrap_or_else(|| last.clone());
-            Ok((last, mean))
-        })
+    let iterates = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
+        pass.run(&make()?, &labels, &params, seed, n_threads, cancel)
     }))?;
-    hand_over(py, states, k, width, average)
+    hand_over(py, iterates, k, width, start.average)
 }
 
 /// The local runs' last iterates `(v, bias)` and, when `average`, their means, as
-/// Python receives them: `states` holds per problem `((w, b), (mean w, mean b))`.
+/// Python receives them.
 fn hand_over(
     py: Python<'_>,
-    states: Vec<(Iterate, Iterate)>,
+    iterates: Vec<LocalIterates>,
     k: usize,
     width: usize,
     average: bool,
 ) -> PyResult<Passed<'_>> {
     let mut last = (Vec::with_capacity(k * width), Vec::with_capacity(k));
     let mut means = (Vec::with_capacity(k * width), Vec::with_capacity(k));
-    for ((w, b), (mw, mb)) in states {
+    for LocalIterates {
+        last: (w, b),
+        mean: (mw, mb),
+    } in iterates
+    {
         last.0.extend_from_slice(&w);
         last.1.push(b);
         means.0.extend_from_slice(&mw);

@@ -21,7 +21,9 @@ use pegasos_core::maps::fourier::FourierForm;
 use pegasos_core::maps::nystroem::Landmarks;
 use pegasos_core::solvers::kernel_solver::Strategy;
 use pegasos_core::solvers::loss::LossFunction;
-use pegasos_core::{Averaging, BinaryTask, Intercept, Labels, Params, Sampling, ValidParams};
+use pegasos_core::{
+    Averaging, BinaryTask, Examples, Intercept, Labels, Params, Sampling, ValidParams,
+};
 
 use crate::arrays::slice;
 use crate::error::CoreError;
@@ -227,6 +229,16 @@ choice! {
         Intersection = "intersection",
         /// Jensen–Shannon.
         Js = "js",
+    }
+}
+
+impl From<MultiClass> for pegasos_core::MultiClass {
+    fn from(m: MultiClass) -> Self {
+        match m {
+            MultiClass::Ovr => Self::OneVsRest,
+            MultiClass::OvrShared => Self::SharedDraws,
+            MultiClass::CrammerSinger => Self::CrammerSinger,
+        }
     }
 }
 
@@ -516,69 +528,6 @@ pub enum Targets<'py> {
     Codes(PyReadonlyArray1<'py, u32>),
     /// Real targets.
     Values(PyReadonlyArray1<'py, f64>),
-}
-
-/// The examples of a block of rows: the binary problems of one-vs-rest, or the
-/// one problem of a regression.
-#[derive(Clone, Copy, Debug)]
-pub enum Examples<'a> {
-    /// Class codes and weights.
-    Classes(Labels<'a>),
-    /// Real targets and sample weights.
-    Regression(BinaryTask<'a>),
-}
-
-impl Examples<'_> {
-    /// Number of problems: those of one-vs-rest, or 1.
-    pub fn n_problems(&self) -> usize {
-        match self {
-            Self::Classes(labels) => labels.n_problems(),
-            Self::Regression(_) => 1,
-        }
-    }
-
-    /// Number of examples.
-    pub fn n_examples(&self) -> usize {
-        match self {
-            Self::Classes(labels) => labels.codes.len(),
-            Self::Regression(task) => task.len(),
-        }
-    }
-
-    /// [`Examples::check`] without reading each label (rows checked as they are
-    /// read check their labels too): `O(1)`.
-    pub fn check_shapes(&self, n_rows: usize) -> pegasos_core::Result<()> {
-        match self {
-            Self::Classes(labels) => labels.check_shapes(n_rows),
-            Self::Regression(task) if task.len() != n_rows => {
-                Err(pegasos_core::Error::ShapeMismatch(format!(
-                    "X has {n_rows} rows but y has {} targets",
-                    task.len()
-                )))
-            }
-            Self::Regression(_) => Ok(()),
-        }
-    }
-
-    /// Check the examples against `n_rows` rows (classes: as `Labels::check`;
-    /// targets: one per row, finite).
-    pub fn check(&self, n_rows: usize) -> pegasos_core::Result<()> {
-        match self {
-            Self::Classes(labels) => labels.check(n_rows),
-            Self::Regression(task) => {
-                self.check_shapes(n_rows)?;
-                task.check_targets()
-            }
-        }
-    }
-
-    /// Problem `p`.
-    pub fn task(&self, p: usize) -> pegasos_core::Result<BinaryTask<'_>> {
-        match self {
-            Self::Classes(labels) => labels.task(p),
-            Self::Regression(task) => Ok(*task),
-        }
-    }
 }
 
 /// The entries of the parameter dict built by `pegasos_rs.kernel`: the kernel's

@@ -14,25 +14,17 @@ use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pegasos_core::solvers::crammer_singer::{loss_sum_of, weight_sum};
-use pegasos_core::solvers::linear::{
-    first_step_from_sums, first_step_sums as core_first_step_sums, loss_sum, zero_loss_sum,
-    FirstStepSums,
-};
-use pegasos_core::solvers::loss::Loss;
-use pegasos_core::solvers::streamed::{
-    mean_zero_losses as mean_zero_losses_core, ClassSummary, LabelSummary as CoreSummary,
-    StreamedFit, Targets as CoreTargets,
-};
 use pegasos_core::thresholds::SMALL_VISITS;
-use pegasos_core::Rows;
+use pegasos_core::{
+    ClassSummary, FirstStepSums, LabelSummary as CoreSummary, StreamedFit, Targets as CoreTargets,
+};
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
 use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
 use crate::linear::LinearSolverState;
-use crate::params::{Examples, LabelWeights, LossSpec, MultiClass, SolverParams, Targets};
+use crate::params::{LabelWeights, LossSpec, MultiClass, SolverParams, Targets};
 
 /// What the client knows of the training labels without holding them. A
 /// regression has no classes: `n_classes`, `class_weight` and `class_counts` are
@@ -255,11 +247,10 @@ impl StreamedLinearFit {
     }
 }
 
-/// Per problem, `acc[p] + sum_i c_i l(0, y_i)` over these rows in order (see
-/// `pegasos_core::solvers::linear::zero_loss_sum`); `y` holds class codes or a
-/// regression's real targets (checked: finite). With `joint`, the one sum of the
-/// Crammer–Singer problem, `acc[0] + sum_i c_i`
-/// (`pegasos_core::solvers::crammer_singer::weight_sum`).
+/// Per problem, `acc[p] + sum_i c_i l(0, y_i)` over these rows in order
+/// (`StreamedFit::zero_loss_sums`); `y` holds class codes or a regression's real
+/// targets (checked: finite). With `joint`, the one sum of the Crammer–Singer
+/// problem, `acc[0] + sum_i c_i`.
 #[pyfunction]
 #[pyo3(signature = (y, labels, acc, loss=LossSpec::default(), joint=false))]
 pub fn zero_loss_sums(
@@ -271,35 +262,13 @@ pub fn zero_loss_sums(
 ) -> PyResult<Vec<f64>> {
     let loss = loss.loss()?;
     let examples = labels.examples(&y)?;
-    examples.check(examples.n_examples()).map_err(CoreError)?;
-    if joint {
-        let (Examples::Classes(labels), [acc]) = (&examples, acc.as_slice()) else {
-            return Err(PyValueError::new_err(
-                "the Crammer-Singer sum needs class codes and one accumulator",
-            ));
-        };
-        return Ok(vec![weight_sum(labels, *acc).map_err(CoreError)?]);
-    }
-    if acc.len() != examples.n_problems() {
-        return Err(PyValueError::new_err("one accumulator per problem"));
-    }
-    acc.iter()
-        .enumerate()
-        .map(|(p, &a)| {
-            Ok(zero_loss_sum(
-                &examples.task(p).map_err(CoreError)?,
-                &loss,
-                a,
-            ))
-        })
-        .collect()
+    StreamedFit::zero_loss_sums(&examples, &loss, &acc, joint).map_err(|e| CoreError(e).into())
 }
 
 /// Per problem `p`, `acc[p] + sum_i c_i l(<coef[p], x_i> + intercept[p], y_i)`
-/// over the rows of `x` in order (see `pegasos_core::solvers::linear::loss_sum`);
-/// `y` holds class codes or a regression's real targets. With `joint`, the one
-/// Crammer–Singer loss sum of the model `coef` (a row per class), `intercept`
-/// (`pegasos_core::solvers::crammer_singer::loss_sum_of`).
+/// over the rows of `x` in order (`StreamedFit::loss_sums`); `y` holds class codes
+/// or a regression's real targets. With `joint`, the one Crammer–Singer loss sum
+/// of the model `coef` (a row per class), `intercept`.
 #[pyfunction]
 #[pyo3(signature = (x, y, labels, coef, intercept, acc, loss=LossSpec::default(), joint=false))]
 #[allow(clippy::too_many_arguments)]
@@ -317,44 +286,15 @@ pub fn loss_sums<'py>(
     let loss = loss.loss()?;
     let examples = labels.examples(&y)?;
     let (coef, intercept) = (slice(&coef)?, slice(&intercept)?);
-    let k = if joint { 1 } else { examples.n_problems() };
-    if acc.len() != k || (!joint && intercept.len() != k) {
-        return Err(PyValueError::new_err(
-            "one accumulator and one intercept per problem",
-        ));
-    }
     dispatch_rows!(x, make => detach(py, || {
-        let rows = make()?;
-        examples.check(rows.n_rows())?;
-        if joint {
-            let Examples::Classes(labels) = &examples else {
-                return Err(pegasos_core::Error::InvalidInput(
-                    "the Crammer-Singer loss needs class codes".into(),
-                ));
-            };
-            return Ok(vec![loss_sum_of(&rows, labels, coef, intercept, acc[0])?]);
-        }
-        let d = rows.n_features();
-        if coef.len() != k * d {
-            return Err(pegasos_core::Error::ShapeMismatch(format!(
-                "coef has {} values for {k} problems x {d} features",
-                coef.len()
-            )));
-        }
-        (0..k)
-            .map(|p| {
-                let task = examples.task(p)?;
-                let w = &coef[p * d..(p + 1) * d];
-                Ok(loss_sum(&rows, &task, &loss, w, intercept[p], acc[p]))
-            })
-            .collect()
+        StreamedFit::loss_sums(&make()?, &examples, &loss, coef, intercept, &acc, joint)
     }))
 }
 
-/// Per problem, `(total, heaviest)` of `pegasos_core::solvers::linear::
-/// first_step_sums` continued from `acc[p]` over the rows of `x` in order: chained
-/// over the blocks of the training set from `(0.0, 0.0)`, what a fresh fit of a
-/// loss that starts late (`starts_late`) starts from (`StreamedLinearFit`'s
+/// Per problem, `(total, heaviest)` of `StreamedFit::first_step_sums` continued
+/// from `acc[p]` over the rows of `x` in order: chained over the blocks of the
+/// training set from `(0.0, 0.0)`, what a fresh fit of a loss that starts late
+/// (`starts_late`) starts from (`StreamedLinearFit`'s
 /// `labels["first_step_sums"]`, `first_steps`). With `params["check_input"]`
 /// false, `x` is read as the in-memory solver reads unchecked rows.
 #[pyfunction]
@@ -370,38 +310,29 @@ pub fn first_step_sums<'py>(
     let check_input = params.check_input;
     let params = params.validate()?;
     let examples = labels.examples(&y)?;
-    if acc.len() != examples.n_problems() {
-        return Err(PyValueError::new_err("one accumulator per problem"));
-    }
-    dispatch_rows!(x, checked = check_input, make => detach(py, || {
-        let rows = make()?;
-        if rows.is_checked() {
-            examples.check(rows.n_rows())?;
-        } else {
-            examples.check_shapes(rows.n_rows())?;
-        }
-        acc.iter()
-            .enumerate()
-            .map(|(p, &(total, heaviest))| {
-                let task = examples.task(p)?;
-                let s = core_first_step_sums(&rows, &task, &params, FirstStepSums { total, heaviest });
-                Ok((s.total, s.heaviest))
-            })
-            .collect()
-    }))
+    let acc: Vec<FirstStepSums> = acc.into_iter().map(first_sums).collect();
+    let sums = dispatch_rows!(x, checked = check_input, make => detach(py, || {
+        StreamedFit::first_step_sums(&make()?, &examples, &params, &acc)
+    }))?;
+    Ok(sums.into_iter().map(|s| (s.total, s.heaviest)).collect())
+}
+
+/// `(total, heaviest)` as the core's sums.
+fn first_sums((total, heaviest): (f64, f64)) -> FirstStepSums {
+    FirstStepSums { total, heaviest }
 }
 
 /// Whether a fresh run of `loss` starts after step 1 (the squared losses, whose
-/// slope is unbounded: `pegasos_core::solvers::linear::first_step`), so that a fit
-/// from fresh states needs `first_step_sums`.
+/// slope is unbounded: `LossFunction::starts_late`), so that a fit from fresh
+/// states needs `first_step_sums`.
 #[pyfunction]
 pub fn starts_late(loss: LossSpec) -> PyResult<bool> {
-    Ok(loss.loss()?.curvature().is_some())
+    Ok(loss.loss()?.starts_late())
 }
 
 /// Per problem, the step a fresh run of `params` on `n_rows` rows starts at, from
 /// its `first_step_sums` over all of them (1 for a loss that does not start
-/// late): `pegasos_core::solvers::linear::first_step_from_sums`.
+/// late): `StreamedFit::first_steps`.
 #[pyfunction]
 pub fn first_steps(
     params: SolverParams<'_>,
@@ -409,12 +340,8 @@ pub fn first_steps(
     sums: Vec<(f64, f64)>,
 ) -> PyResult<Vec<u64>> {
     let params = params.validate()?;
-    Ok(sums
-        .into_iter()
-        .map(|(total, heaviest)| {
-            first_step_from_sums(&params, FirstStepSums { total, heaviest }, n_rows)
-        })
-        .collect())
+    let sums: Vec<FirstStepSums> = sums.into_iter().map(first_sums).collect();
+    Ok(StreamedFit::first_steps(&params, n_rows, &sums))
 }
 
 /// Per problem, the mean weighted loss at zero `L0 = 1/m sum_i c_i l(0, y_i)`
@@ -429,7 +356,7 @@ pub fn mean_zero_losses(
     n_problems: usize,
     zero_loss_sums: Option<Vec<f64>>,
 ) -> PyResult<Vec<f64>> {
-    mean_zero_losses_core(&loss.loss()?, zero_loss_sums.as_deref(), n_rows, n_problems)
+    StreamedFit::mean_zero_losses(&loss.loss()?, zero_loss_sums.as_deref(), n_rows, n_problems)
         .map_err(|e| CoreError(e).into())
 }
 

@@ -6,6 +6,7 @@
 //! - `rows`: row access to a matrix, one trait ([`rows::Rows`]) and two borrowed
 //!   views (dense and CSR), validated on construction;
 //! - `task`: one binary problem, labels as class codes and per-example weights;
+//! - `examples`: the examples of a set of rows, classes or real targets;
 //! - `labels`: the class codes and weights shared by the binary problems of
 //!   one-vs-rest, and the task of each.
 //!
@@ -13,6 +14,7 @@
 //! `parallel` for the blocks of [`moments`]).
 
 pub(crate) mod checks;
+pub(crate) mod examples;
 pub(crate) mod labels;
 pub mod moments;
 pub(crate) mod rows;

@@ -23,6 +23,7 @@
 
 use std::borrow::Cow;
 
+use crate::data::examples::Examples;
 use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
@@ -72,21 +73,6 @@ pub enum Targets<'a> {
     Codes(&'a [u32]),
     /// A regression's real targets.
     Values(&'a [f64]),
-}
-
-/// The examples of supplied rows, as the solvers read them.
-enum Examples<'a> {
-    Classes(Labels<'a>),
-    Regression(BinaryTask<'a>),
-}
-
-impl Examples<'_> {
-    fn task(&self, p: usize) -> Result<BinaryTask<'_>> {
-        match self {
-            Self::Classes(labels) => labels.task(p),
-            Self::Regression(task) => Ok(*task),
-        }
-    }
 }
 
 /// The solver states, plans and update rules.
@@ -163,6 +149,34 @@ impl StreamedFit {
             n_rows,
             classes,
         })
+    }
+
+    /// Per problem, `L0` from the summed losses at zero of `n_rows` rows (`None`:
+    /// every weight 1, margin losses only: `l(0)`), as the in-memory solver computes
+    /// it.
+    pub fn mean_zero_losses(
+        loss: &LossFunction,
+        sums: Option<&[f64]>,
+        n_rows: usize,
+        n_problems: usize,
+    ) -> Result<Vec<f64>> {
+        let means = match sums {
+            Some(s) => s.iter().map(|s| s / n_rows as f64).collect(),
+            None if loss.is_margin_loss() => vec![loss.value(0.0, 1.0); n_problems],
+            None => {
+                return Err(Error::InvalidInput(format!(
+                    "zero_loss_sums are needed for the regression loss {:?}",
+                    loss.name()
+                )))
+            }
+        };
+        if means.len() != n_problems {
+            return Err(Error::InvalidInput(format!(
+                "{} loss sums for {n_problems} problems",
+                means.len()
+            )));
+        }
+        Ok(means)
     }
 
     /// Number of problems whose examples are drawn separately (1 for the joint
@@ -266,7 +280,7 @@ impl StreamedFit {
                 "the Crammer-Singer fit needs class codes".into(),
             )),
             (Problems::Separate { states, rules, .. }, _) => {
-                check_examples(&examples, rows.n_rows())?;
+                examples.check(rows.n_rows())?;
                 let items: Vec<_> = states.iter_mut().zip(drawn).collect();
                 for_each_problem(items, n_threads, |p, (state, idx)| {
                     let task = examples.task(p)?;
@@ -449,46 +463,6 @@ fn check_summary(
     Ok(())
 }
 
-/// Check supplied class codes or targets against `n_rows` rows.
-fn check_examples(examples: &Examples<'_>, n_rows: usize) -> Result<()> {
-    match examples {
-        Examples::Classes(labels) => labels.check(n_rows),
-        Examples::Regression(task) if task.len() != n_rows => Err(Error::ShapeMismatch(format!(
-            "{n_rows} rows but {} targets",
-            task.len()
-        ))),
-        Examples::Regression(task) => task.check_targets(),
-    }
-}
-
-/// Per problem, `L0` from the summed losses at zero of `n_rows` rows (`None`:
-/// every weight 1, margin losses only: `l(0)`), as the in-memory solver computes
-/// it (`pegasos_core::solvers::linear::mean_zero_loss`).
-pub fn mean_zero_losses(
-    loss: &LossFunction,
-    sums: Option<&[f64]>,
-    n_rows: usize,
-    n_problems: usize,
-) -> Result<Vec<f64>> {
-    let means = match sums {
-        Some(s) => s.iter().map(|s| s / n_rows as f64).collect(),
-        None if loss.is_margin_loss() => vec![loss.value(0.0, 1.0); n_problems],
-        None => {
-            return Err(Error::InvalidInput(format!(
-                "zero_loss_sums are needed for the regression loss {:?}",
-                loss.name()
-            )))
-        }
-    };
-    if means.len() != n_problems {
-        return Err(Error::InvalidInput(format!(
-            "{} loss sums for {n_problems} problems",
-            means.len()
-        )));
-    }
-    Ok(means)
-}
-
 /// Whether the summary may leave out the sums of the losses at zero: every class
 /// weight 1 (the caller knows whether sample weights exist).
 fn check_unit_classes(labels: &LabelSummary) -> Result<()> {
@@ -517,7 +491,7 @@ fn separate_problems(
         _ => 1,
     };
     check_unit_classes(labels)?;
-    let zero = mean_zero_losses(
+    let zero = StreamedFit::mean_zero_losses(
         &params.loss,
         labels.zero_loss_sums.as_deref(),
         n_rows,
