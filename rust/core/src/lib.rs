@@ -62,7 +62,9 @@ pub mod solvers;
 mod test_support;
 pub mod thresholds;
 
+pub use data::examples::Examples;
 pub use data::labels::{class_counts, Labels};
+pub use data::moments::{moments, Moments};
 pub use data::rows::{CsrRows, DenseRows, Rows};
 pub use data::task::BinaryTask;
 pub use error::{Error, Result};
@@ -70,8 +72,22 @@ pub use float::{Float, Index};
 pub use monitor::Monitor;
 pub use rng::Rng;
 pub use solvers::crammer_singer::{fit_crammer_singer, CrammerSingerState};
+pub use solvers::linear::FirstStepSums;
 pub use solvers::linear::{fit_binary, primal_objective, FitOutput, LinearState};
-pub use solvers::linear_svm::{FittedLinearSvm, LinearSvm, LinearSvmParams};
+pub use solvers::linear_params::LinearParams;
+pub use solvers::linear_ranker::{LinearRanker, LinearRankerParams, Ranking};
+pub use solvers::linear_regressor::{
+    FittedLinearModel, LinearRegressor, LinearRegressorParams, Regression,
+};
+pub use solvers::linear_svm::{
+    Classification, FittedLinearSvm, LinearSvm, LinearSvmParams, MultiClass,
+};
+pub use solvers::mixing::{LocalIterates, LocalPass};
 pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
+pub use solvers::platt::{
+    class_probabilities, fit_sigmoid, n_classes as sigmoid_classes, SigmoidFit,
+    MAX_ITER as SIGMOID_MAX_ITER,
+};
 pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
 pub use solvers::shared_ovr::{fit_shared_one_vs_rest, shared_initial_states};
+pub use solvers::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};

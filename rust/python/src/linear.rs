@@ -5,20 +5,17 @@ use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArra
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use pegasos_core::error::try_filled_vec;
 use pegasos_core::io::codec::{decode_states, encode_states};
-use pegasos_core::solvers::ranking::fit_ranking as fit_ranking_core;
-use pegasos_core::solvers::regression::fit_regression;
 use pegasos_core::{
-    class_counts as core_class_counts, decision_function as core_decision, fit_crammer_singer,
-    fit_one_vs_rest, fit_shared_one_vs_rest, initial_states, FitOutput, LinearState, Rows,
+    class_counts as core_class_counts, decision_function as core_decision, FitOutput,
+    FittedLinearModel, LinearRanker, LinearRegressor, LinearState, LinearSvm, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
 use crate::detach::{detach, detach_interruptible};
 use crate::dispatch_rows;
 use crate::error::CoreError;
-use crate::params::{LabelWeights, MultiClass, SolverParams};
+use crate::params::{LabelWeights, SolverParams};
 use pegasos_core::thresholds::{is_small, SMALL_VISITS};
 
 /// The complete solver state of a linear model (one entry per binary problem), kept
@@ -131,10 +128,11 @@ pub fn fit_linear<'py>(
 ) -> PyResult<FitReturn<'py>> {
     let check_input = params.check_input;
     let mode = params.multi_class();
-    let shared = mode == MultiClass::OvrShared;
-    let joint = mode == MultiClass::CrammerSinger;
     let params = params.validate()?;
     let max_iter = params.max_iter;
+    let builder = LinearSvm::with_params(params.into_params())
+        .multi_class(mode.into())
+        .n_threads(n_threads);
     let codes = slice(&codes)?;
     // A copy is trained: the estimator's state changes only when the fit
     // succeeds, so an interrupted or failed call leaves it as it was.
@@ -143,25 +141,12 @@ pub fn fit_linear<'py>(
     // About 10^7 visits of stored entries take a few milliseconds: below, no watcher.
     let visits = x.stored_entries() as f64 * max_iter as f64 * labels.n_problems() as f64;
     let small = visits < SMALL_VISITS;
-    let (outputs, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
-        let rows = make()?;
-        let d = rows.n_features();
-        let n_problems = if joint { labels.n_classes } else { labels.n_problems() };
-        // An empty state is a fresh fit: the shared-draw and joint solvers build their own.
-        if states.is_empty() && !shared && !joint {
-            states = initial_states(n_problems, d, params.seed)?;
-        }
-        let mut coef = try_filled_vec(n_problems.saturating_mul(d), 0.0, "the coefficients")?;
-        let out = if joint {
-            fit_crammer_singer(&rows, &labels, &params, &mut states, &mut coef, cancel)?
-        } else if shared {
-            fit_shared_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?
-        } else {
-            fit_one_vs_rest(&rows, &labels, &params, &mut states, &mut coef, n_threads, cancel)?
-        };
-        Ok((out, coef, d))
+    let model = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
+        builder.fit_from(&make()?, &labels, &mut states, cancel)
     }))?;
     solver.states = states;
+    let d = model.n_features();
+    let (coef, outputs) = model.into_parts();
     fit_return(py, &outputs, coef, d, &solver.states)
 }
 
@@ -187,19 +172,15 @@ pub fn fit_linear_regression<'py>(
         Some(a) => Some(slice(a)?),
         None => None,
     };
-    let mut states = solver.states.clone();
     let visits = x.stored_entries() as f64 * params.max_iter as f64;
     let small = visits < SMALL_VISITS;
-    let (output, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
-        let rows = make()?;
-        let d = rows.n_features();
-        let state = single_state(&mut states, d, params.seed, "a regression")?;
-        let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
-        let out = fit_regression(&rows, targets, sample_weight, &params, state, &mut coef, cancel)?;
-        Ok((out, coef, d))
+    let builder = LinearRegressor::with_params(params.into_params());
+    let mut states = solver.states.clone();
+    let model = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
+        builder.fit_from(&make()?, targets, sample_weight, &mut states, cancel)
     }))?;
     solver.states = states;
-    fit_return(py, &[output], coef, d, &solver.states)
+    one_problem_return(py, model, &solver.states)
 }
 
 /// Train a ranking (`params["loss"]` `"hinge"` or `"log_loss"`, no intercept) of the
@@ -224,39 +205,27 @@ pub fn fit_ranking<'py>(
         Some(a) => Some(slice(a)?),
         None => None,
     };
-    let mut states = solver.states.clone();
     let visits = x.stored_entries() as f64 * params.max_iter as f64 * 2.0;
     let small = visits < SMALL_VISITS;
-    let (output, coef, d) = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
-        let rows = make()?;
-        let d = rows.n_features();
-        let state = single_state(&mut states, d, params.seed, "a ranking")?;
-        let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
-        let out = fit_ranking_core(&rows, y, qid, &params, state, &mut coef, cancel)?;
-        Ok((out, coef, d))
+    let builder = LinearRanker::with_params(params.into_params());
+    let mut states = solver.states.clone();
+    let model = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
+        builder.fit_from(&make()?, y, qid, &mut states, cancel)
     }))?;
     solver.states = states;
-    fit_return(py, &[output], coef, d, &solver.states)
+    one_problem_return(py, model, &solver.states)
 }
 
-/// The one solver state a regression or a ranking (`what`) continues: fresh (stream
-/// 0 of `seed`, `d` features) when `states` is empty.
-fn single_state<'s>(
-    states: &'s mut Vec<LinearState>,
-    d: usize,
-    seed: u64,
-    what: &str,
-) -> pegasos_core::Result<&'s mut LinearState> {
-    if states.is_empty() {
-        *states = initial_states(1, d, seed)?;
-    }
-    let n = states.len();
-    match states.as_mut_slice() {
-        [state] => Ok(state),
-        _ => Err(pegasos_core::Error::InvalidState(format!(
-            "{what} continues one solver state, not {n}"
-        ))),
-    }
+/// The outputs of a one-problem fit (a regression, a ranking) as Python receives
+/// them.
+fn one_problem_return<'py>(
+    py: Python<'py>,
+    model: FittedLinearModel,
+    states: &[LinearState],
+) -> PyResult<FitReturn<'py>> {
+    let d = model.coef().len();
+    let (coef, output) = model.into_parts();
+    fit_return(py, &[output], coef, d, states)
 }
 
 /// The fit's outputs as Python receives them.

@@ -1,13 +1,14 @@
 //! Python entry points of the portable statistics: Platt's sigmoids and the
-//! probabilities of `probability=True` (`pegasos_core::solvers::platt`), and the
-//! variance of `gamma="scale"` (`pegasos_core::data::moments`).
+//! probabilities of `probability=True` (`pegasos_core::fit_sigmoid`), and the
+//! variance of `gamma="scale"` (`pegasos_core::moments`).
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
-use pegasos_core::data::moments::{moments as core_moments, Moments};
-use pegasos_core::error::try_filled_vec;
-use pegasos_core::solvers::platt::{self, SigmoidFit};
+use pegasos_core::{
+    class_probabilities, fit_sigmoid, moments as core_moments, sigmoid_classes, Moments,
+    SigmoidFit, SIGMOID_MAX_ITER,
+};
 use pegasos_core::thresholds::is_small;
 
 use crate::arrays::{shape2, slice, Matrix};
@@ -34,12 +35,12 @@ pub fn platt_fit(
 ) -> PyResult<SigmoidReturn> {
     let (f, pos) = (slice(&decision)?, slice(&positive)?);
     let w = sample_weight.as_ref().map(slice).transpose()?;
-    let max_iter = max_iter.unwrap_or(platt::MAX_ITER);
+    let max_iter = max_iter.unwrap_or(SIGMOID_MAX_ITER);
     // About 30 elementary functions per example over a fit (a few Newton
     // iterations, each a pass for the derivatives and one or two for the objective).
     let small = is_small(f.len().saturating_mul(32));
     let fit: SigmoidFit = detach_interruptible(py, small, |monitor| {
-        platt::fit_sigmoid(f, pos, w, tol, max_iter, monitor)
+        fit_sigmoid(f, pos, w, tol, max_iter, monitor)
     })?;
     Ok((
         fit.a,
@@ -64,16 +65,8 @@ pub fn platt_proba<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let (n, k) = shape2(&decision);
     let (f, a, b) = (slice(&decision)?, slice(&prob_a)?, slice(&prob_b)?);
-    let width = platt::n_classes(k);
-    let out = detach(py, || {
-        let mut out = try_filled_vec(n.saturating_mul(width), 0.0, "the probabilities")?;
-        if log {
-            platt::log_proba(f, a, b, &mut out)?;
-        } else {
-            platt::proba(f, a, b, &mut out)?;
-        }
-        Ok(out)
-    })?;
+    let width = sigmoid_classes(k);
+    let out = detach(py, || class_probabilities(f, n, a, b, log))?;
     PyArray1::from_vec(py, out).reshape([n, width])
 }
 

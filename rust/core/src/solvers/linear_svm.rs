@@ -1,8 +1,8 @@
 //! A Rust-first front of the linear solver: typed parameters with a builder
 //! ([`LinearSvm::params`], as linfa's `ParamGuard`), `fit` on a parameter set and
-//! `decision_function`/`predict` on the fitted model, over the same functions the
-//! Python binding calls ([`fit_one_vs_rest`], [`decision_function`]): no second
-//! solver, the same models bit for bit.
+//! `decision_function`/`predict` on the fitted model. The Python binding trains
+//! through this same builder ([`LinearSvmParams::fit_from`], which continues given
+//! solver states under a [`Monitor`]): no second path, the same models bit for bit.
 //!
 //! # Example
 //! Two classes in the plane, split by the sign of `x0 + x1`:
@@ -35,113 +35,62 @@ use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
-use crate::solvers::linear::FitOutput;
+use crate::solvers::crammer_singer::fit_crammer_singer;
+use crate::solvers::linear::{FitOutput, LinearState};
+use crate::solvers::linear_params::LinearParams;
 use crate::solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
-use crate::solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
+use crate::solvers::params::Params;
+use crate::solvers::shared_ovr::fit_shared_one_vs_rest;
 
-/// A linear SVM trained by Pegasos, one-vs-rest over the classes: start from
-/// [`LinearSvm::params`].
+/// A linear SVM trained by Pegasos, one-vs-rest over the classes (or the
+/// Crammer–Singer joint problem): start from [`LinearSvm::params`].
 #[derive(Clone, Copy, Debug)]
 pub struct LinearSvm;
 
 impl LinearSvm {
-    /// The default parameters ([`Params::default`]) on one thread, to set with the
-    /// builder's methods and then [`LinearSvmParams::fit`].
+    /// The default parameters ([`Params::default`]: the hinge) on one thread,
+    /// one-vs-rest, to set with the builder's methods and then
+    /// [`LinearSvmParams::fit`].
     pub fn params() -> LinearSvmParams {
-        LinearSvmParams {
-            params: Params::default(),
-            n_threads: 1,
-        }
+        Self::with_params(Params::default())
     }
+
+    /// The builder started from `params` (one thread, one-vs-rest).
+    pub fn with_params(params: Params) -> LinearSvmParams {
+        LinearParams::new(params, Classification::default())
+    }
+}
+
+/// How a linear classifier treats more than two classes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MultiClass {
+    /// One-vs-rest, each binary problem drawing its own rows.
+    #[default]
+    OneVsRest,
+    /// One-vs-rest, every binary problem stepping on the same drawn rows (weights
+    /// stored feature-major: faster with many classes).
+    SharedDraws,
+    /// The Crammer–Singer multiclass SVM: one joint objective over all classes
+    /// (the hinge only; one weight row per class, also for two classes).
+    CrammerSinger,
+}
+
+/// A linear classifier's own settings in [`LinearSvmParams`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Classification {
+    multi_class: MultiClass,
 }
 
 /// The parameters of a [`LinearSvm`] fit, set one by one; checked by
 /// [`Params::validate`] when [`fit`](Self::fit) or [`check`](Self::check) runs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LinearSvmParams {
-    params: Params,
-    n_threads: usize,
-}
+pub type LinearSvmParams = LinearParams<Classification>;
 
-/// A setter of the builder for one field of [`Params`].
-macro_rules! setter {
-    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
-        $(#[$doc])*
-        #[must_use]
-        pub fn $name(mut self, value: $ty) -> Self {
-            self.params.$name = value;
-            self
-        }
-    };
-}
-
-impl LinearSvmParams {
-    setter!(
-        /// Regularisation strength, the paper's lambda (> 0).
-        alpha: f64
-    );
-    setter!(
-        /// Examples per step, the paper's k (>= 1).
-        batch_size: usize
-    );
-    setter!(
-        /// Project onto the ball of radius `1/sqrt(alpha)` after each step.
-        projection: bool
-    );
-    setter!(
-        /// How the intercept is learned.
-        intercept: Intercept
-    );
-    setter!(
-        /// Which iterate the fit returns.
-        averaging: Averaging
-    );
-    setter!(
-        /// How the examples of each step are drawn.
-        sampling: Sampling
-    );
-    setter!(
-        /// Number of passes over the data.
-        max_iter: usize
-    );
-    setter!(
-        /// Run exactly this many steps instead of `max_iter` passes.
-        max_steps: Option<u64>
-    );
-    setter!(
-        /// Stop when the objective stops improving by this fraction.
-        tol: Option<f64>
-    );
-    setter!(
-        /// Passes without improvement tolerated before stopping (with `tol`).
-        n_iter_no_change: usize
-    );
-    setter!(
-        /// Seed of the generator; problem `p` uses stream `p`.
-        seed: u64
-    );
-    setter!(
-        /// Print one line per pass to stderr.
-        verbose: bool
-    );
-
-    /// Threads to train and predict on (0 = all cores; the model does not depend
-    /// on it).
+impl LinearParams<Classification> {
+    /// How more than two classes are treated.
     #[must_use]
-    pub fn n_threads(mut self, n_threads: usize) -> Self {
-        self.n_threads = n_threads;
+    pub fn multi_class(mut self, multi_class: MultiClass) -> Self {
+        self.kind.multi_class = multi_class;
         self
-    }
-
-    /// The parameters as set so far.
-    pub fn as_params(&self) -> &Params {
-        &self.params
-    }
-
-    /// The validated parameters, or [`Error::InvalidParameter`] naming the first
-    /// one out of range.
-    pub fn check(&self) -> Result<ValidParams> {
-        self.params.clone().validate()
     }
 
     /// Train on `rows` whose classes are `classes` (codes `0..k`, `k >= 2`, every
@@ -160,27 +109,55 @@ impl LinearSvmParams {
 
     /// Train on `rows` labelled by `labels` (with class and sample weights).
     pub fn fit_labels<R: Rows>(&self, rows: &R, labels: &Labels<'_>) -> Result<FittedLinearSvm> {
-        let params = self.check()?;
         labels.check(rows.n_rows())?;
-        let (k, d) = (labels.n_problems(), rows.n_features());
-        let mut states = initial_states(k, d, params.seed)?;
-        let mut coef = try_filled_vec(k.saturating_mul(d), 0.0, "the coefficients")?;
-        let monitor = Monitor::new();
-        let outputs = fit_one_vs_rest(
-            rows,
-            labels,
-            &params,
-            &mut states,
-            &mut coef,
-            self.n_threads,
-            &monitor,
-        )?;
+        self.fit_from(rows, labels, &mut Vec::new(), &Monitor::new())
+    }
+
+    /// Continue the fit whose solver states are `states` (a fresh fit when empty)
+    /// on `rows` labelled by `labels`, leaving the final states in `states` (after
+    /// an error they may have advanced part way); `monitor` stops the fit
+    /// ([`Error::Interrupted`]) and carries its progress lines. The states are
+    /// one per binary problem, or with [`MultiClass::CrammerSinger`] the joint
+    /// state in [`CrammerSingerState::to_states`](crate::CrammerSingerState::to_states)'
+    /// form; they are what [`crate::io::codec`] encodes. Rows that are not checked
+    /// as a whole are checked as the solver reads them.
+    pub fn fit_from<R: Rows>(
+        &self,
+        rows: &R,
+        labels: &Labels<'_>,
+        states: &mut Vec<LinearState>,
+        monitor: &Monitor,
+    ) -> Result<FittedLinearSvm> {
+        let params = self.check()?;
+        let d = rows.n_features();
+        let mode = self.kind.multi_class;
+        let n_problems = match mode {
+            MultiClass::CrammerSinger => labels.n_classes,
+            _ => labels.n_problems(),
+        };
+        // The shared-draw and joint solvers build their own fresh states.
+        if states.is_empty() && mode == MultiClass::OneVsRest {
+            *states = initial_states(n_problems, d, params.seed)?;
+        }
+        let mut coef = try_filled_vec(n_problems.saturating_mul(d), 0.0, "the coefficients")?;
+        let n_threads = self.n_threads;
+        let outputs = match mode {
+            MultiClass::CrammerSinger => {
+                fit_crammer_singer(rows, labels, &params, states, &mut coef, monitor)?
+            }
+            MultiClass::SharedDraws => fit_shared_one_vs_rest(
+                rows, labels, &params, states, &mut coef, n_threads, monitor,
+            )?,
+            MultiClass::OneVsRest => {
+                fit_one_vs_rest(rows, labels, &params, states, &mut coef, n_threads, monitor)?
+            }
+        };
         Ok(FittedLinearSvm {
             intercept: outputs.iter().map(|o| o.intercept).collect(),
             coef,
             n_features: d,
             outputs,
-            n_threads: self.n_threads,
+            n_threads,
         })
     }
 }
@@ -210,6 +187,17 @@ impl FittedLinearSvm {
     /// What each binary problem's fit reported (passes, objective, convergence).
     pub fn fit_outputs(&self) -> &[FitOutput] {
         &self.outputs
+    }
+
+    /// Number of features the model was trained on.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// The weights (row-major `n_problems x n_features`) and the fit reports,
+    /// without a copy.
+    pub fn into_parts(self) -> (Vec<f64>, Vec<FitOutput>) {
+        (self.coef, self.outputs)
     }
 
     /// Decision values, row-major `n_rows x n_problems`.

@@ -11,6 +11,8 @@
 //! - [`regression`]: linear Pegasos on real targets (the regression losses);
 //! - [`ranking`]: learning to rank from preference pairs (`RankSVM`'s objective,
 //!   pairs drawn uniformly within queries, or across the set for AUC);
+//! - `mixing`: one local pass of parameter mixing over a partition (the workers'
+//!   side of the Dask parallel mode);
 //! - `multiclass`: one-vs-rest of the linear solver and its batched prediction;
 //! - [`kernel_solver`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_regression`]: kernel Pegasos on real targets (epsilon-SVR);
@@ -26,8 +28,9 @@
 //!   decision values and the probabilities of the classes;
 //! - [`streamed`]: a linear fit whose rows the caller supplies round by round
 //!   (the client side of the Dask exact mode);
-//! - [`linear_svm`]: the Rust-first front of the linear solver (`LinearSvm::params()`, a
-//!   builder, `fit`, and `predict` on the fitted model).
+//! - [`linear_svm`], [`linear_regressor`], [`linear_ranker`]: the Rust fronts of the
+//!   linear solvers (`LinearSvm::params()`, a builder over [`linear_params`], `fit`,
+//!   and `predict` on the fitted model); the binding trains through them too.
 //!
 //! Builds on the kernel and data layers and the shared ground; the feature maps and
 //! the file formats are not used here.
@@ -37,8 +40,12 @@ pub mod kernel_model;
 pub mod kernel_regression;
 pub mod kernel_solver;
 pub mod linear;
+pub mod linear_params;
+pub mod linear_ranker;
+pub mod linear_regressor;
 pub mod linear_svm;
 pub mod loss;
+pub(crate) mod mixing;
 pub(crate) mod multiclass;
 pub mod one_vs_one;
 pub mod params;
@@ -50,5 +57,6 @@ pub(crate) mod sampler;
 pub(crate) mod shared_block;
 pub(crate) mod shared_ovr;
 pub mod streamed;
+mod streamed_sums;
 #[cfg(test)]
 mod test_support;

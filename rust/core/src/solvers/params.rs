@@ -112,6 +112,13 @@ impl Default for Params {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidParams(Params);
 
+impl ValidParams {
+    /// The parameters themselves (to start a builder from them, for example).
+    pub fn into_params(self) -> Params {
+        self.0
+    }
+}
+
 impl std::ops::Deref for ValidParams {
     type Target = Params;
     fn deref(&self) -> &Params {

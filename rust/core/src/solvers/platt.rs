@@ -48,7 +48,7 @@
 //! never contracted into fused multiply-adds, so a fit and the probabilities have
 //! the same bits on every platform.
 
-use crate::error::{Error, Result};
+use crate::error::{try_filled_vec, Error, Result};
 use crate::math::{exp, exp_in_place, ln, ln_1p};
 use crate::monitor::Monitor;
 use crate::parallel::check_cancel;
@@ -340,6 +340,36 @@ pub fn fit_sigmoid(
         stop: Stop::MaxIter,
         gradient,
     })
+}
+
+/// The probabilities of the classes (their logarithms when `log`) of `n_rows` rows
+/// from their decision values (`decision`, row-major, one value per problem) and
+/// the problems' sigmoids `a`, `b`: row-major, [`n_classes`] values per row.
+///
+/// # Errors
+/// As [`proba`], and [`Error::ShapeMismatch`] when `decision` does not hold
+/// `n_rows` rows of one value per sigmoid.
+pub fn class_probabilities(
+    decision: &[f64],
+    n_rows: usize,
+    a: &[f64],
+    b: &[f64],
+    log: bool,
+) -> Result<Vec<f64>> {
+    if decision.len() != n_rows.saturating_mul(a.len()) {
+        return Err(Error::ShapeMismatch(format!(
+            "{} decision values for {n_rows} rows of {} problems",
+            decision.len(),
+            a.len()
+        )));
+    }
+    let mut out = try_filled_vec(n_rows.saturating_mul(n_classes(a.len())), 0.0, "the probabilities")?;
+    if log {
+        log_proba(decision, a, b, &mut out)?;
+    } else {
+        proba(decision, a, b, &mut out)?;
+    }
+    Ok(out)
 }
 
 /// The number of classes of `n_problems` binary problems: 2 for one, else one per
