@@ -104,6 +104,23 @@ impl KernelSvm {
 /// A kernel support vector regression trained by kernel Pegasos (LIBSVM's
 /// epsilon-SVR; see [`crate::solvers::kernel_regression`]): start from
 /// [`KernelRegressor::params`] and fit with [`KernelSvmParams::fit_regression`].
+///
+/// ```
+/// use pegasos_core::{DenseRows, Kernel, KernelRegressor};
+///
+/// let x: Vec<f64> = (0..100).map(|i| i as f64 / 50.0 - 1.0).collect();
+/// let y: Vec<f64> = x.iter().map(|v| v * v).collect();
+/// let rows = DenseRows::new(&x, 100, 1)?;
+/// let model = KernelRegressor::params()
+///     .kernel(Kernel::Rbf { gamma: 2.0 })
+///     .alpha(0.01)
+///     .max_iter(30)
+///     .fit_regression(&rows, &y, None)?;
+/// let f = model.predict(&rows, &rows)?;
+/// let worst = f.iter().zip(&y).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+/// assert!(worst < 0.3, "{worst}");
+/// # Ok::<(), pegasos_core::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct KernelRegressor;
 
