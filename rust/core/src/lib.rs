@@ -91,3 +91,14 @@ pub use solvers::platt::{
 pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
 pub use solvers::shared_ovr::{fit_shared_one_vs_rest, shared_initial_states};
 pub use solvers::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};
+
+// Kernel SVM area: the kernel solver's public front (kernel_svm.rs) and the types
+// its builder takes.
+pub use kernels::function::Kernel;
+pub use kernels::gram::PrecomputedGram;
+pub use solvers::kernel_solver::Strategy;
+pub use solvers::kernel_svm::{
+    kernel_decision, pairwise_kernel, Decomposition, FittedKernelRegressor, FittedKernelSvm,
+    KernelRegressor, KernelReport, KernelSvm, KernelSvmParams,
+};
+pub use solvers::loss::LossFunction;

@@ -22,6 +22,9 @@
 //!   the same drawn rows, weights stored feature-major;
 //! - [`crammer_singer`]: the Crammer–Singer multiclass SVM (one joint objective
 //!   over all classes), weights stored feature-major;
+//! - [`kernel_svm`]: the Rust-first front of the kernel solver (`KernelSvm::params()`,
+//!   one-vs-rest or one-vs-one, regression, precomputed kernels, prediction through
+//!   the support vectors);
 //! - [`one_vs_one`]: one-vs-one of the kernel solver, a problem per pair of classes
 //!   on a view of their rows;
 //! - [`platt`]: Platt's sigmoids (`probability=True`): their fit to held-out
@@ -39,6 +42,7 @@ pub mod crammer_singer;
 pub mod kernel_model;
 pub mod kernel_regression;
 pub mod kernel_solver;
+pub mod kernel_svm;
 pub mod linear;
 pub mod linear_params;
 pub mod linear_ranker;
