@@ -13,9 +13,9 @@ use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::io::svmlight::{
     index_rows, parse, write_line, Leading, ParseOptions, Svmlight, MAX_INDEX,
 };
-use pegasos_core::solvers::params::{Averaging, Intercept, Params, Sampling};
-use pegasos_core::BinaryTask;
-use pegasos_core::{fit_binary, DenseRows, Error, Float, LinearState};
+use pegasos_core::{
+    Averaging, DenseRows, Error, Float, Intercept, Labels, LinearState, LinearSvm, Params, Sampling,
+};
 
 /// The longest message an error may carry (long tokens are cut).
 const MAX_MESSAGE: usize = 400;
@@ -228,8 +228,12 @@ fn exercise(state: LinearState, which: u8) {
     let Ok(rows) = DenseRows::new(&x, n, d) else {
         return;
     };
-    let Ok(task) = BinaryTask::new(&codes, 1, None, 1.0, 1.0) else {
-        return;
+    let class_weight = [1.0, 1.0];
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 2,
+        sample_weight: None,
+        class_weight: &class_weight,
     };
     let sampling = match which >> 1 & 3 {
         0 => Sampling::Uniform,
@@ -252,20 +256,9 @@ fn exercise(state: LinearState, which: u8) {
         max_iter: 2,
         ..Params::default()
     };
-    let Ok(params) = params.validate() else {
-        return;
-    };
-    for mut s in [state.clone(), state] {
-        let mut coef = vec![0.0; d];
-        let _ = fit_binary(
-            &rows,
-            &task,
-            &params,
-            &mut s,
-            &mut coef,
-            &Monitor::new(),
-            "",
-        );
+    let builder = LinearSvm::with_params(params);
+    for s in [state.clone(), state] {
+        let _ = builder.fit_from(&rows, &labels, &mut vec![s], &Monitor::new());
     }
 }
 

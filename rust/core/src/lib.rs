@@ -44,7 +44,7 @@
 //! # Ok::<(), pegasos_core::Error>(())
 //! ```
 
-pub mod data;
+pub(crate) mod data;
 pub mod error;
 pub(crate) mod float;
 mod huge_pages;
@@ -57,7 +57,7 @@ pub mod parallel;
 mod prefetch;
 pub mod rng;
 mod simd;
-pub mod solvers;
+pub(crate) mod solvers;
 #[cfg(test)]
 mod test_support;
 pub mod thresholds;
@@ -71,9 +71,7 @@ pub use error::{Error, Result};
 pub use float::{Float, Index};
 pub use monitor::Monitor;
 pub use rng::Rng;
-pub use solvers::crammer_singer::{fit_crammer_singer, CrammerSingerState};
-pub use solvers::linear::FirstStepSums;
-pub use solvers::linear::{fit_binary, primal_objective, FitOutput, LinearState};
+pub use solvers::linear::{FirstStepSums, FitOutput, LinearState};
 pub use solvers::linear_params::LinearParams;
 pub use solvers::linear_ranker::{LinearRanker, LinearRankerParams, Ranking};
 pub use solvers::linear_regressor::{
@@ -83,13 +81,12 @@ pub use solvers::linear_svm::{
     Classification, FittedLinearSvm, LinearSvm, LinearSvmParams, MultiClass,
 };
 pub use solvers::mixing::{LocalIterates, LocalPass};
-pub use solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
+pub use solvers::multiclass::decision_function;
+pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
 pub use solvers::platt::{
     class_probabilities, fit_sigmoid, n_classes as sigmoid_classes, SigmoidFit,
     MAX_ITER as SIGMOID_MAX_ITER,
 };
-pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
-pub use solvers::shared_ovr::{fit_shared_one_vs_rest, shared_initial_states};
 pub use solvers::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};
 
 // Kernel SVM area: the kernel solver's public front (kernel_svm.rs) and the types

@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 
 /// Rows of the output per parallel block (and between two checks of the stop flag).
-pub const ROW_BLOCK: usize = 64;
+pub(crate) const ROW_BLOCK: usize = 64;
 
 /// How many thread counts keep a pool.
 const KEPT_POOLS: usize = 4;
@@ -87,7 +87,7 @@ pub fn thread_pool(n_threads: usize) -> Result<Arc<rayon::ThreadPool>> {
 }
 
 /// [`Error::Interrupted`] once `monitor` is stopped.
-pub fn check_cancel(monitor: &Monitor) -> Result<()> {
+pub(crate) fn check_cancel(monitor: &Monitor) -> Result<()> {
     if monitor.is_stopped() {
         Err(Error::Interrupted)
     } else {
@@ -126,7 +126,7 @@ where
 /// (`width > 0` values per row): in order when `n_threads == 1` or there is only
 /// one block, else in parallel on `n_threads` threads (0 = all cores). Stops with
 /// [`Error::Interrupted`] before the next block once `monitor` is stopped.
-pub fn row_blocks<T, F>(
+pub(crate) fn row_blocks<T, F>(
     out: &mut [T],
     width: usize,
     n_threads: usize,
@@ -142,7 +142,7 @@ where
 
 /// [`row_blocks`] in blocks of `block_rows` rows, for rows so cheap that blocks of
 /// [`ROW_BLOCK`] would cost more to schedule than to compute.
-pub fn row_blocks_of<T, F>(
+pub(crate) fn row_blocks_of<T, F>(
     out: &mut [T],
     width: usize,
     block_rows: usize,
@@ -167,7 +167,7 @@ where
 
 /// [`row_blocks`] with scratch space: `f(scratch, first_row, rows)`, the scratch
 /// made by `init` once per thread (rather than once per block) and reused.
-pub fn row_blocks_with<T, S, I, F>(
+pub(crate) fn row_blocks_with<T, S, I, F>(
     out: &mut [T],
     width: usize,
     n_threads: usize,

@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 mod targets;
 
 use pegasos_core::io::codec::encode_states;
-use pegasos_core::solvers::params::{Averaging, Params, Sampling};
-use pegasos_core::BinaryTask;
-use pegasos_core::{fit_binary, DenseRows, LinearState};
+use pegasos_core::{Averaging, DenseRows, Labels, LinearState, LinearSvm, Params, Sampling};
 
 /// Mutations of each seed.
 const MUTATIONS: usize = 300;
@@ -183,7 +181,13 @@ fn states() -> Vec<LinearState> {
     let x: Vec<f64> = (0..18).map(|k| f64::from(k % 5) - 2.0).collect();
     let codes = [0u32, 1, 0, 1, 1, 0];
     let rows = DenseRows::new(&x, 6, 3).unwrap();
-    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let class_weight = [1.0, 1.0];
+    let labels = Labels {
+        codes: &codes,
+        n_classes: 2,
+        sample_weight: None,
+        class_weight: &class_weight,
+    };
     let mut out = vec![LinearState::new(3, 0, 0).unwrap()];
     for (k, sampling) in [Sampling::Uniform, Sampling::Shuffle, Sampling::Balanced]
         .into_iter()
@@ -198,22 +202,12 @@ fn states() -> Vec<LinearState> {
             },
             max_iter: 1,
             ..Params::default()
-        }
-        .validate()
-        .unwrap();
-        let mut state = LinearState::new(3, 7, k as u64).unwrap();
-        let mut coef = vec![0.0; 3];
-        fit_binary(
-            &rows,
-            &task,
-            &params,
-            &mut state,
-            &mut coef,
-            &Monitor::new(),
-            "",
-        )
-        .unwrap();
-        out.push(state);
+        };
+        let mut states = vec![LinearState::new(3, 7, k as u64).unwrap()];
+        LinearSvm::with_params(params)
+            .fit_from(&rows, &labels, &mut states, &Monitor::new())
+            .unwrap();
+        out.extend(states);
     }
     out
 }

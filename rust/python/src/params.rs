@@ -15,14 +15,12 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyString;
 
-use pegasos_core::kernels::function::Kernel;
 use pegasos_core::maps::additive::AdditiveKernel;
 use pegasos_core::maps::fourier::FourierForm;
 use pegasos_core::maps::nystroem::Landmarks;
-use pegasos_core::solvers::kernel_solver::Strategy;
-use pegasos_core::solvers::loss::LossFunction;
 use pegasos_core::{
-    Averaging, BinaryTask, Examples, Intercept, Labels, Params, Sampling, ValidParams,
+    Averaging, BinaryTask, Examples, Intercept, Kernel, Labels, LossFunction, Params, Sampling,
+    Strategy, ValidParams,
 };
 
 use crate::arrays::slice;
@@ -177,7 +175,7 @@ choice! {
 
 choice! {
     /// The `name` of a loss (scikit-learn's `loss` names, as
-    /// `pegasos_core::solvers::loss::LossFunction::from_name` reads them).
+    /// `pegasos_core::LossFunction::from_name` reads them).
     LossName, "loss" {
         /// Hinge.
         Hinge = "hinge",
@@ -381,7 +379,7 @@ impl<'py> FromPyObject<'_, 'py> for SolverParams<'py> {
 }
 
 /// A loss as Python names it: a dict of `name` (scikit-learn's `loss` names, see
-/// `pegasos_core::solvers::loss::LossFunction::from_name`) and `epsilon` (read by
+/// `pegasos_core::LossFunction::from_name`) and `epsilon` (read by
 /// the losses that have one).
 #[derive(Clone, Debug)]
 pub struct LossSpec {

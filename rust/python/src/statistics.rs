@@ -5,11 +5,11 @@
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
+use pegasos_core::thresholds::is_small;
 use pegasos_core::{
     class_probabilities, fit_sigmoid, moments as core_moments, sigmoid_classes, Moments,
     SigmoidFit, SIGMOID_MAX_ITER,
 };
-use pegasos_core::thresholds::is_small;
 
 use crate::arrays::{shape2, slice, Matrix};
 use crate::detach::{detach, detach_interruptible};

@@ -91,7 +91,7 @@ impl Moments {
         }
     }
 
-    /// The moments of `values`: chunks of [`CHUNK`] combined pairwise.
+    /// The moments of `values`: chunks of `CHUNK` combined pairwise.
     pub fn of_values(values: &[f64]) -> Self {
         let mut acc = Pairwise::default();
         for chunk in values.chunks(CHUNK) {
@@ -289,6 +289,7 @@ pub fn moments<R: Rows>(rows: &R, n_threads: usize, monitor: &Monitor) -> Result
 ///
 /// # Errors
 /// Those of [`moments`] and of [`Moments::variance`] (no entries; values too large).
+#[cfg(test)]
 pub fn variance<R: Rows>(rows: &R, n_threads: usize, monitor: &Monitor) -> Result<f64> {
     moments(rows, n_threads, monitor)?.variance()
 }

@@ -136,11 +136,6 @@ impl<S: Copy> KernelCache<S> {
         self.bytes += size;
         self.push_front(s);
     }
-
-    /// Hits and misses of [`KernelCache::take`] so far.
-    pub fn stats(&self) -> (u64, u64) {
-        (self.hits, self.misses)
-    }
 }
 
 /// A [`KernelCache`] of kernel columns shared by the binary problems of a
@@ -180,11 +175,6 @@ impl<S: Copy> SharedColumns<S> {
     /// Store column `key`.
     pub fn put(&self, key: usize, col: Vec<S>) {
         self.lock().put(key, col);
-    }
-
-    /// Hits and misses of [`SharedColumns::get`] so far.
-    pub fn stats(&self) -> (u64, u64) {
-        self.lock().stats()
     }
 
     /// Whether a column of `n` values fits the budget at all.

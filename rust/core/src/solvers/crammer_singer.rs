@@ -152,12 +152,8 @@ impl CrammerSingerState {
         self.v.len() / self.k.max(1) - 1
     }
 
-    /// Steps taken so far.
-    pub fn steps(&self) -> u64 {
-        self.t
-    }
-
     /// `||W||_F^2` of the last iterate (tracked, not recomputed).
+    #[cfg(test)]
     pub fn sq_norm(&self) -> f64 {
         self.sq_norm
     }
@@ -251,7 +247,7 @@ impl CrammerSingerState {
     }
 
     /// Draw the next `count` examples through `draws`, advancing the generator as
-    /// the in-memory solver does when it draws them (see [`run_drawn`]).
+    /// the in-memory solver does when it draws them (see `run_drawn`).
     pub fn draw(&mut self, draws: &KeyDraws<'_>, count: usize, out: &mut Vec<Drawn>) {
         out.extend((0..count).map(|_| draws.draw(&mut self.sampler)));
     }
@@ -837,6 +833,7 @@ pub fn objective_from_loss(
 
 /// The primal objective of a Crammer–Singer model (see the module doc) on `rows`
 /// and `labels`: `coef` is `K x n_features` (class-major), `intercepts` `K`.
+#[cfg(test)]
 pub fn crammer_singer_objective<R: Rows>(
     rows: &R,
     labels: &Labels<'_>,

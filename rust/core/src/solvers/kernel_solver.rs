@@ -108,9 +108,7 @@ const PENDING_COLUMNS: usize = 64;
 
 #[path = "kernel_strategy.rs"]
 mod strategy;
-pub use strategy::{
-    margins_pay_off, pilot_steps, projected_costs, PilotCounts, Strategy, REFERENCE_CACHE_BYTES,
-};
+pub use strategy::{margins_pay_off, pilot_steps, PilotCounts, Strategy};
 
 /// Settings of the kernel solver besides the shared [`ValidParams`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -306,11 +304,6 @@ impl KernelState {
     /// margin vector, if it did.
     pub fn switched_at(&self) -> Option<u64> {
         self.switched_at
-    }
-
-    /// Number of support vectors.
-    pub fn n_support(&self) -> usize {
-        self.support.len()
     }
 
     /// The model a fit returns: the average of the iterates since averaging began,

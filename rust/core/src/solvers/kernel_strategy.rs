@@ -26,7 +26,7 @@ use crate::thresholds::SMALL_KERNEL_VALUES;
 /// How margins are evaluated (see the kernel module's documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
-    /// Chosen during the fit from its counts (see [`margins_pay_off`]).
+    /// Chosen during the fit from its counts (see `margins_pay_off`).
     Auto,
     /// Margins against the support set, kernel rows cached.
     SupportSet,

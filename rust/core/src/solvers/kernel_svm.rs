@@ -73,7 +73,7 @@ pub enum Decomposition {
     OneVsRest,
     /// A problem per pair of classes `(i, j)`, `i < j`, in scikit-learn `SVC`'s
     /// order, trained on the rows of the two classes only (LIBSVM's scheme; see
-    /// [`crate::solvers::one_vs_one`]).
+    /// `crate::solvers::one_vs_one`).
     OneVsOne,
 }
 
@@ -102,7 +102,7 @@ impl KernelSvm {
 }
 
 /// A kernel support vector regression trained by kernel Pegasos (LIBSVM's
-/// epsilon-SVR; see [`crate::solvers::kernel_regression`]): start from
+/// epsilon-SVR; see `crate::solvers::kernel_regression`): start from
 /// [`KernelRegressor::params`] and fit with [`KernelSvmParams::fit_regression`].
 ///
 /// ```

@@ -244,7 +244,7 @@ impl LinearState {
     }
 
     /// Draw the next `count` examples through `draws`, advancing the generator as
-    /// the in-memory solver does when it draws them (see [`run_drawn`]).
+    /// the in-memory solver does when it draws them (see `run_drawn`).
     pub fn draw(&mut self, draws: &KeyDraws<'_>, count: usize, out: &mut Vec<Drawn>) {
         out.extend((0..count).map(|_| draws.draw(&mut self.sampler)));
     }
@@ -459,7 +459,7 @@ pub fn first_step<R: Rows>(rows: &R, task: &BinaryTask<'_>, params: &ValidParams
     first_step_from_sums(params, sums, rows.n_rows())
 }
 
-/// What [`first_step`] reads of the rows: `total = sum_i c_i (||x_i||^2 + e)` (a
+/// What `first_step` reads of the rows: `total = sum_i c_i (||x_i||^2 + e)` (a
 /// term that is not finite left out: an unchecked row's NaN is refused when the
 /// row is drawn, and must not make the start undefined) and `heaviest = max_i
 /// c_i`. Start from [`FirstStepSums::default`] (zeros).
@@ -604,6 +604,7 @@ pub fn steps_per_pass(n_samples: usize, batch_size: usize) -> u64 {
 /// rows are prefetched a few examples ahead. Checks `monitor` between blocks and
 /// returns [`Error::Interrupted`] when set (the state is then left at a consistent
 /// step boundary).
+#[cfg(test)]
 pub fn run_steps<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,

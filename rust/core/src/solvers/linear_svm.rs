@@ -118,8 +118,8 @@ impl LinearParams<Classification> {
     /// an error they may have advanced part way); `monitor` stops the fit
     /// ([`Error::Interrupted`]) and carries its progress lines. The states are
     /// one per binary problem, or with [`MultiClass::CrammerSinger`] the joint
-    /// state in [`CrammerSingerState::to_states`](crate::CrammerSingerState::to_states)'
-    /// form; they are what [`crate::io::codec`] encodes. Rows that are not checked
+    /// state written as `K + 1` of them (a header, then one per class); they are what
+    /// [`crate::io::codec`] encodes. Rows that are not checked
     /// as a whole are checked as the solver reads them.
     pub fn fit_from<R: Rows>(
         &self,

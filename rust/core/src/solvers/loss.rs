@@ -378,22 +378,23 @@ impl Loss for Huber {
 /// One of the losses above, chosen at run time (the parameter the solvers take).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub enum LossFunction {
-    /// [`Hinge`].
+    /// The hinge `max(0, 1 - y p)` (the paper's SVM; LIBLINEAR `-s 3`).
     #[default]
     Hinge,
-    /// [`LogLoss`].
+    /// The logistic loss `ln(1 + exp(-y p))` (logistic regression).
     LogLoss,
-    /// [`SquaredHinge`].
+    /// The squared hinge `max(0, 1 - y p)^2` (LIBLINEAR `-s 2`).
     SquaredHinge,
-    /// [`ModifiedHuber`].
+    /// scikit-learn's modified Huber: the squared hinge for `y p >= -1`, linear
+    /// below.
     ModifiedHuber,
-    /// [`EpsilonInsensitive`].
+    /// The epsilon-insensitive loss `max(0, |p - y| - epsilon)` (epsilon-SVR).
     EpsilonInsensitive(EpsilonInsensitive),
-    /// [`SquaredEpsilonInsensitive`].
+    /// Its square (LIBLINEAR `-s 11`).
     SquaredEpsilonInsensitive(SquaredEpsilonInsensitive),
-    /// [`SquaredError`].
+    /// The squared error `(p - y)^2 / 2` (least squares).
     SquaredError,
-    /// [`Huber`].
+    /// Huber's loss: squared within `epsilon` of the target, linear beyond.
     Huber(Huber),
 }
 

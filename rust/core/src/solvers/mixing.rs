@@ -167,8 +167,16 @@ mod tests {
         let mut state = LinearState::at_iterate(v.clone(), 0.5, 40, 8, 0).unwrap();
         state.average_from_next_step().unwrap();
         let task = labels.task(0).unwrap();
-        run_steps_in_part(&rows, &task, &params, 1.0, &mut state, n as u64, &Monitor::new())
-            .unwrap();
+        run_steps_in_part(
+            &rows,
+            &task,
+            &params,
+            1.0,
+            &mut state,
+            n as u64,
+            &Monitor::new(),
+        )
+        .unwrap();
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].last, state.iterate());
         assert_eq!(Some(got[0].mean.clone()), state.averaged());

@@ -56,15 +56,15 @@ pub enum Averaging {
 /// Hyper-parameters of a linear Pegasos fit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
-    /// The loss minimised (see [`crate::solvers::loss`]); the hinge by default.
+    /// The loss minimised ([`LossFunction`]); the hinge by default.
     pub loss: LossFunction,
     /// Regularisation strength, the paper's lambda (> 0).
     pub alpha: f64,
     /// Examples per step, the paper's k (>= 1).
     pub batch_size: usize,
     /// Project onto the ball that holds the optimum after each step (radius
-    /// `1/sqrt(alpha)` for the hinge with unit weights; see
-    /// [`crate::solvers::loss`]).
+    /// `sqrt(L0/alpha)`, `L0` the mean weighted loss at zero: `1/sqrt(alpha)` for
+    /// the hinge with unit weights).
     pub projection: bool,
     /// Intercept handling.
     pub intercept: Intercept,

@@ -62,6 +62,7 @@ pub const SIGMA: f64 = 1e-12;
 /// The sufficient-decrease constant of the line search (Armijo's rule).
 pub const ARMIJO: f64 = 1e-4;
 /// The default `tol` of [`fit_sigmoid`].
+#[cfg(test)]
 pub const DEFAULT_TOL: f64 = 1e-10;
 
 /// A fitted sigmoid `P(positive | f) = 1 / (1 + exp(a f + b))` and how its fit
@@ -246,7 +247,7 @@ fn check_fit_input(
 /// Fit Platt's sigmoid `P(positive | f) = 1 / (1 + exp(A f + B))` to the decision
 /// values `decision` of examples whose class `positive` tells, each example's term
 /// multiplied by its weight (`sample_weight`, 1 when `None`); `tol` and `max_iter`
-/// as in the module documentation ([`DEFAULT_TOL`] and [`MAX_ITER`] are the
+/// as in the module documentation (`DEFAULT_TOL` and [`MAX_ITER`] are the
 /// package's). `monitor`'s stop flag is read before each pass over the examples.
 ///
 /// # Errors
@@ -347,7 +348,7 @@ pub fn fit_sigmoid(
 /// the problems' sigmoids `a`, `b`: row-major, [`n_classes`] values per row.
 ///
 /// # Errors
-/// As [`proba`], and [`Error::ShapeMismatch`] when `decision` does not hold
+/// As `proba`, and [`Error::ShapeMismatch`] when `decision` does not hold
 /// `n_rows` rows of one value per sigmoid.
 pub fn class_probabilities(
     decision: &[f64],
@@ -363,7 +364,11 @@ pub fn class_probabilities(
             a.len()
         )));
     }
-    let mut out = try_filled_vec(n_rows.saturating_mul(n_classes(a.len())), 0.0, "the probabilities")?;
+    let mut out = try_filled_vec(
+        n_rows.saturating_mul(n_classes(a.len())),
+        0.0,
+        "the probabilities",
+    )?;
     if log {
         log_proba(decision, a, b, &mut out)?;
     } else {

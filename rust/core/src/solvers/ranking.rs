@@ -111,13 +111,9 @@ impl AliasTable {
         self.prob.len()
     }
 
-    /// Whether the table has no entries.
-    pub fn is_empty(&self) -> bool {
-        self.prob.is_empty()
-    }
-
     /// `n * total * P(i)` for every index `i` (`n` the number of entries): the exact
     /// probabilities of [`AliasTable::draw`] as integers, which equal `n * weight_i`.
+    #[cfg(test)]
     pub fn scaled_probabilities(&self) -> Vec<u128> {
         let n = self.len();
         let mut out = vec![0u128; n];
@@ -248,6 +244,7 @@ impl PairIndex {
     }
 
     /// The alias table over the rows (in sorted position order).
+    #[cfg(test)]
     pub fn alias(&self) -> &AliasTable {
         &self.alias
     }

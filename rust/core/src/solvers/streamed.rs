@@ -47,11 +47,11 @@ use crate::solvers::sampler::{Drawn, KeyDraws};
 pub struct LabelSummary {
     /// The classes of a classification (`None`: a regression).
     pub classes: Option<ClassSummary>,
-    /// Per problem, `sum_i c_i l(0, y_i)` in row order ([`linear::zero_loss_sum`];
-    /// for the Crammer–Singer problem [`crammer_singer::weight_sum`]); `None` when
+    /// Per problem, `sum_i c_i l(0, y_i)` in row order (`linear::zero_loss_sum`;
+    /// for the Crammer–Singer problem `crammer_singer::weight_sum`); `None` when
     /// every weight is 1 and the loss a margin loss.
     pub zero_loss_sums: Option<Vec<f64>>,
-    /// Per problem, [`linear::first_step_sums`] over all rows in order: needed when
+    /// Per problem, `linear::first_step_sums` over all rows in order: needed when
     /// fresh states of a loss that starts late (a squared loss) are to start at the
     /// in-memory solver's first step.
     pub first_step_sums: Option<Vec<FirstStepSums>>,
