@@ -228,13 +228,7 @@ fn exercise(state: LinearState, which: u8) {
     let Ok(rows) = DenseRows::new(&x, n, d) else {
         return;
     };
-    let class_weight = [1.0, 1.0];
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 2,
-        sample_weight: None,
-        class_weight: &class_weight,
-    };
+    let labels = Labels::unweighted(&codes, &[1.0, 1.0]);
     let sampling = match which >> 1 & 3 {
         0 => Sampling::Uniform,
         1 => Sampling::Shuffle,

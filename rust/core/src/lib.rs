@@ -1,39 +1,16 @@
 //! # pegasos-core
 //!
-//! Pure Rust core of pegasos-rs: the Pegasos solver for linear SVMs
+//! Pure Rust core of pegasos-rs: support vector machines trained by Pegasos
 //! (Shalev-Shwartz, Singer, Srebro, Cotter, "Pegasos: Primal Estimated sub-GrAdient
 //! `SOlver` for SVM", Mathematical Programming 127, 2011), generic over the data's
-//! float type ([`Float`]) and over dense or CSR row access ([`Rows`]).
+//! float type ([`Float`]: `f32` or `f64`) and over dense or CSR rows ([`Rows`]).
 //!
-//! The update rule and its O(nnz) implementation are documented in
-//! [`solvers::linear`]; the reproducibility guarantee of the generator in [`rng`].
-//! This crate knows nothing of Python: the binding crate converts arrays and maps
-//! [`Error`] to exceptions.
-//!
-//! # Layers
-//! Each module uses only its own layer and the layers listed before it; nothing
-//! imports from a layer above (tests included). `solvers` and `maps` share a level
-//! and do not use each other. `tests/layering.rs` checks this on the sources.
-//!
-//! 1. Shared ground, flat at the root: `float` (the sealed element and index types),
-//!    [`error`], `math` (portable elementary functions), [`rng`], `monitor`
-//!    (cancellation and progress), [`parallel`] (thread pools, one task per problem,
-//!    row blocks), [`thresholds`] (when a call is small); and, private, `simd`
-//!    (the AVX2 build of hot loops), `prefetch` (cache hints) and `huge_pages`
-//!    (transparent huge pages for large buffers).
-//! 2. [`data`]: row views (dense, CSR), the moments of all entries, a binary task,
-//!    one-vs-rest labels.
-//! 3. [`kernels`]: kernel functions, the kernel row cache, the Gram matrix.
-//! 4. [`solvers`]: hyper-parameters, sampling, linear and kernel Pegasos, one-vs-rest,
-//!    Platt's sigmoids;
-//!    and, beside them, [`maps`]: the explicit feature maps (Fourier, Nyström,
-//!    additive) and their matrix products.
-//! 5. [`io`]: the svmlight text format and the solver-state codec.
-//!
-//! The items most callers need are re-exported here. A Rust program trains and
-//! predicts through [`LinearSvm`] (see [`solvers::linear_svm`] for an example, and
-//! `examples/train_svmlight.rs` for a whole program: an svmlight file read with
-//! [`io::svmlight::parse`], trained and scored):
+//! Step `t` draws `k` examples `A_t`, and with `eta_t = 1/(alpha t)` sets
+//! `w <- (1 - eta_t alpha) w + eta_t/k sum_{i in A_t} c_i (-l'(<w, x_i>, y_i)) x_i`,
+//! then projects `w` onto the ball that holds the optimum. `w` is stored as a
+//! scale times a vector with `||w||^2` tracked, so a step costs the non-zeros of
+//! its examples. The same seed gives the same model on every platform and thread
+//! count ([`rng`]).
 //!
 //! ```
 //! # use pegasos_core::{DenseRows, LinearSvm};
@@ -43,6 +20,47 @@
 //! assert_eq!(model.predict(&rows)?, [1, 0, 1, 0]);
 //! # Ok::<(), pegasos_core::Error>(())
 //! ```
+//!
+//! `examples/train_svmlight.rs` is a whole program: an svmlight file read with
+//! [`io::svmlight::parse`], trained and scored.
+//!
+//! # The API
+//! Every estimator is a builder with typed parameters (`X::params()`, setters,
+//! `fit`), checked into validated parameters before any solver runs, and a fitted
+//! type that predicts. Errors are one enum, [`Error`]; nothing panics on user data.
+//!
+//! | | |
+//! |---|---|
+//! | Data | [`DenseRows`], [`CsrRows`] (borrowed, checked views; [`Rows`]), [`Labels`] (class codes and weights), [`Examples`], [`BinaryTask`], [`moments`] |
+//! | Linear Pegasos | [`LinearSvm`] ([`MultiClass`]: one-vs-rest, shared draws, Crammer–Singer), [`LinearRegressor`], [`LinearRanker`]: builders over [`LinearParams`] ([`Params`], [`LossFunction`], [`Averaging`], [`Intercept`], [`Sampling`]) giving [`FittedLinearSvm`] and [`FittedLinearModel`]; `fit_from` continues saved [`LinearState`]s |
+//! | Kernel Pegasos | [`KernelSvm`], [`KernelRegressor`] ([`Kernel`], [`Strategy`], [`Decomposition`], [`PrecomputedGram`]) giving [`FittedKernelSvm`] and [`FittedKernelRegressor`]; [`pairwise_kernel`], [`kernel_decision`] |
+//! | Feature maps | `MAPS_ROW` |
+//! | Probabilities | Platt's sigmoids: [`fit_sigmoid`], [`class_probabilities`] |
+//! | Rows held elsewhere | [`StreamedFit`] (the client of an exact fit whose rows live on a cluster), [`LocalPass`] (a worker's pass of parameter mixing) |
+//! | Files | [`io::svmlight`] (the text format, with query ids), [`io::codec`] (solver states) |
+//! | Running | [`Monitor`] (stop a fit, read its progress), [`parallel`] (the thread pools fits run on), [`thresholds`] (when a call is small) |
+//!
+//! # Layers (for contributors)
+//! Each module uses only its own layer and the layers listed before it; nothing
+//! imports from a layer above (tests included). `solvers` and `maps` share a level
+//! and do not use each other. `tests/layering.rs` checks this on the sources. The
+//! private modules document their update rules and cite the paper
+//! (`cargo doc --document-private-items`).
+//!
+//! 1. Shared ground, flat at the root: `float` (the sealed element and index types),
+//!    `error`, `math` (portable elementary functions), `rng`, `monitor`
+//!    (cancellation and progress), `parallel` (thread pools, one task per problem,
+//!    row blocks), `thresholds` (when a call is small); `simd` (the AVX2 build of
+//!    hot loops), `prefetch` (cache hints) and `huge_pages` (transparent huge pages
+//!    for large buffers).
+//! 2. `data`: row views (dense, CSR), the moments of all entries, a binary task,
+//!    one-vs-rest labels, the examples of a block.
+//! 3. `kernels`: kernel functions, the kernel row cache, the Gram matrix.
+//! 4. `solvers`: hyper-parameters, losses, sampling, linear and kernel Pegasos,
+//!    one-vs-rest and one-vs-one, Crammer–Singer, regression, ranking, Platt's
+//!    sigmoids, the streamed fit and the builders; and, beside them, `maps`: the
+//!    explicit feature maps (Fourier, Nyström, additive) and their matrix products.
+//! 5. `io`: the svmlight text format and the solver-state codec.
 
 pub(crate) mod data;
 pub mod error;

@@ -181,13 +181,7 @@ fn states() -> Vec<LinearState> {
     let x: Vec<f64> = (0..18).map(|k| f64::from(k % 5) - 2.0).collect();
     let codes = [0u32, 1, 0, 1, 1, 0];
     let rows = DenseRows::new(&x, 6, 3).unwrap();
-    let class_weight = [1.0, 1.0];
-    let labels = Labels {
-        codes: &codes,
-        n_classes: 2,
-        sample_weight: None,
-        class_weight: &class_weight,
-    };
+    let labels = Labels::unweighted(&codes, &[1.0, 1.0]);
     let mut out = vec![LinearState::new(3, 0, 0).unwrap()];
     for (k, sampling) in [Sampling::Uniform, Sampling::Shuffle, Sampling::Balanced]
         .into_iter()

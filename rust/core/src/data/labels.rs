@@ -33,6 +33,25 @@ pub struct Labels<'a> {
     pub class_weight: &'a [f64],
 }
 
+impl<'a> Labels<'a> {
+    /// The labels `codes` with every example and class weighing 1: `ones` holds one
+    /// 1.0 per class (see [`Labels::ones_for`]), and sets the number of classes.
+    pub fn unweighted(codes: &'a [u32], ones: &'a [f64]) -> Self {
+        Self {
+            codes,
+            n_classes: ones.len(),
+            sample_weight: None,
+            class_weight: ones,
+        }
+    }
+
+    /// One class weight of 1.0 for each class of `codes` (codes `0..=max`), for
+    /// [`Labels::unweighted`].
+    pub fn ones_for(codes: &[u32]) -> Vec<f64> {
+        vec![1.0; codes.iter().max().map_or(0, |&c| c as usize + 1)]
+    }
+}
+
 impl Labels<'_> {
     /// Number of binary problems: 1 for two classes, `n_classes` otherwise.
     pub fn n_problems(&self) -> usize {

@@ -56,7 +56,9 @@ use crate::solvers::kernel_regression::fit_kernel_regression;
 use crate::solvers::kernel_solver::{check_kernel_params, KernelFitOutput, KernelState, Strategy};
 use crate::solvers::loss::{EpsilonInsensitive, LossFunction};
 use crate::solvers::one_vs_one::{class_pairs, fit_kernel_one_vs_one, OneVsOneFit};
-use crate::solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
+use crate::solvers::params::{
+    params_setter as setter, Averaging, Intercept, Params, Sampling, ValidParams,
+};
 use crate::thresholds::SMALL_KERNEL_VALUES;
 
 #[path = "kernel_svm_rows.rs"]
@@ -143,18 +145,6 @@ pub struct KernelSvmParams {
     decomposition: Decomposition,
     cache_bytes: usize,
     n_threads: usize,
-}
-
-/// A setter of the builder for one field of [`Params`].
-macro_rules! setter {
-    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
-        $(#[$doc])*
-        #[must_use]
-        pub fn $name(mut self, value: $ty) -> Self {
-            self.params.$name = value;
-            self
-        }
-    };
 }
 
 /// A setter of the builder for one of its own fields.
@@ -281,15 +271,8 @@ impl KernelSvmParams {
     /// Train on `rows` whose classes are `classes` (codes `0..k`, `k >= 2`, every
     /// example weighing 1).
     pub fn fit<R: Rows>(&self, rows: &R, classes: &[u32]) -> Result<FittedKernelSvm> {
-        let n_classes = classes.iter().max().map_or(0, |&c| c as usize + 1);
-        let class_weight = vec![1.0; n_classes];
-        let labels = Labels {
-            codes: classes,
-            n_classes,
-            sample_weight: None,
-            class_weight: &class_weight,
-        };
-        self.fit_labels(rows, &labels)
+        let ones = Labels::ones_for(classes);
+        self.fit_labels(rows, &Labels::unweighted(classes, &ones))
     }
 
     /// Train on `rows` labelled by `labels` (with class and sample weights).

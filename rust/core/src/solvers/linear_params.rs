@@ -7,7 +7,9 @@
 
 use crate::error::Result;
 use crate::solvers::loss::LossFunction;
-use crate::solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
+use crate::solvers::params::{
+    params_setter as setter, Averaging, Intercept, Params, Sampling, ValidParams,
+};
 
 /// The parameters of a linear fit, set one by one; `K` holds the estimator's own
 /// settings (the multiclass scheme of a classifier; nothing for a regressor or a
@@ -17,18 +19,6 @@ pub struct LinearParams<K> {
     pub(crate) params: Params,
     pub(crate) n_threads: usize,
     pub(crate) kind: K,
-}
-
-/// A setter of the builder for one field of [`Params`].
-macro_rules! setter {
-    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
-        $(#[$doc])*
-        #[must_use]
-        pub fn $name(mut self, value: $ty) -> Self {
-            self.params.$name = value;
-            self
-        }
-    };
 }
 
 impl<K> LinearParams<K> {

@@ -19,12 +19,12 @@
 //! ```
 
 use crate::data::rows::Rows;
-use crate::error::{try_filled_vec, Result};
+use crate::error::Result;
 use crate::monitor::Monitor;
 use crate::solvers::linear::LinearState;
 use crate::solvers::linear_params::LinearParams;
-use crate::solvers::linear_regressor::{single_state, FittedLinearModel};
-use crate::solvers::params::{Intercept, Params};
+use crate::solvers::linear_regressor::FittedLinearModel;
+use crate::solvers::params::{Averaging, Intercept, Params};
 use crate::solvers::ranking::fit_ranking;
 
 /// A linear ranking function learned by Pegasos from preference pairs (`RankSVM`'s
@@ -41,10 +41,12 @@ pub type LinearRankerParams = LinearParams<Ranking>;
 
 impl LinearRanker {
     /// The default parameters (the hinge, no intercept: scores are compared only
-    /// within a query) on one thread.
+    /// within a query; suffix averaging, as `PegasosRanker`'s defaults) on one
+    /// thread.
     pub fn params() -> LinearRankerParams {
         Self::with_params(Params {
             intercept: Intercept::None,
+            averaging: Averaging::Suffix,
             ..Params::default()
         })
     }
@@ -78,12 +80,12 @@ impl LinearParams<Ranking> {
         states: &mut Vec<LinearState>,
         monitor: &Monitor,
     ) -> Result<FittedLinearModel> {
-        let params = self.check()?;
-        let d = rows.n_features();
-        let state = single_state(states, d, params.seed, "a ranking")?;
-        let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
-        let output = fit_ranking(rows, y, qid, &params, state, &mut coef, monitor)?;
-        Ok(FittedLinearModel::new(coef, output, self.n_threads))
+        self.fit_one_problem(
+            rows.n_features(),
+            "a ranking",
+            states,
+            |params, state, coef| fit_ranking(rows, y, qid, params, state, coef, monitor),
+        )
     }
 }
 

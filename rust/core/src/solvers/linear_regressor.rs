@@ -17,7 +17,7 @@
 //!     y.push(2.0 * a - b);
 //! }
 //! let rows = DenseRows::new(&x, 100, 2)?;
-//! let model = LinearRegressor::params().alpha(1e-4).max_iter(50).fit(&rows, &y)?;
+//! let model = LinearRegressor::params().alpha(1e-3).max_iter(50).fit(&rows, &y)?;
 //! let error: f64 = model.predict(&rows)?.iter().zip(&y).map(|(p, t)| (p - t).abs()).sum();
 //! assert!(error / 100.0 < 0.15, "mean absolute error {}", error / 100.0);
 //! # Ok::<(), pegasos_core::Error>(())
@@ -30,7 +30,7 @@ use crate::solvers::linear::{FitOutput, LinearState};
 use crate::solvers::linear_params::LinearParams;
 use crate::solvers::loss::{EpsilonInsensitive, LossFunction};
 use crate::solvers::multiclass::{decision_function, initial_states};
-use crate::solvers::params::Params;
+use crate::solvers::params::{Averaging, Params, ValidParams};
 use crate::solvers::regression::fit_regression;
 
 /// Linear regression by Pegasos: start from [`LinearRegressor::params`].
@@ -46,10 +46,11 @@ pub type LinearRegressorParams = LinearParams<Regression>;
 
 impl LinearRegressor {
     /// The default parameters with the epsilon-insensitive loss (`epsilon = 0.1`)
-    /// on one thread.
+    /// and suffix averaging (as `PegasosRegressor`'s defaults) on one thread.
     pub fn params() -> LinearRegressorParams {
         Self::with_params(Params {
             loss: LossFunction::EpsilonInsensitive(EpsilonInsensitive { epsilon: 0.1 }),
+            averaging: Averaging::Suffix,
             ..Params::default()
         })
     }
@@ -60,23 +61,30 @@ impl LinearRegressor {
     }
 }
 
-/// The one solver state a regression or a ranking (`what`) continues: fresh
-/// (stream 0 of `seed`, `d` features) when `states` is empty.
-pub(crate) fn single_state<'s>(
-    states: &'s mut Vec<LinearState>,
-    d: usize,
-    seed: u64,
-    what: &str,
-) -> Result<&'s mut LinearState> {
-    if states.is_empty() {
-        *states = initial_states(1, d, seed)?;
-    }
-    let n = states.len();
-    match states.as_mut_slice() {
-        [state] => Ok(state),
-        _ => Err(Error::InvalidState(format!(
-            "{what} continues one solver state, not {n}"
-        ))),
+impl<K> LinearParams<K> {
+    /// Fit one problem (a regression or a ranking, `what`) of `n_features` weights
+    /// with `solve`, continuing the one state in `states` (fresh, stream 0 of the
+    /// seed, when empty).
+    pub(crate) fn fit_one_problem(
+        &self,
+        n_features: usize,
+        what: &str,
+        states: &mut Vec<LinearState>,
+        solve: impl FnOnce(&ValidParams, &mut LinearState, &mut [f64]) -> Result<FitOutput>,
+    ) -> Result<FittedLinearModel> {
+        let params = self.check()?;
+        if states.is_empty() {
+            *states = initial_states(1, n_features, params.seed)?;
+        }
+        let n = states.len();
+        let [state] = states.as_mut_slice() else {
+            return Err(Error::InvalidState(format!(
+                "{what} continues one solver state, not {n}"
+            )));
+        };
+        let mut coef = try_filled_vec(n_features, 0.0, "the coefficients")?;
+        let output = solve(&params, state, &mut coef)?;
+        Ok(FittedLinearModel::new(coef, output, self.n_threads))
     }
 }
 
@@ -98,20 +106,14 @@ impl LinearParams<Regression> {
         states: &mut Vec<LinearState>,
         monitor: &Monitor,
     ) -> Result<FittedLinearModel> {
-        let params = self.check()?;
-        let d = rows.n_features();
-        let state = single_state(states, d, params.seed, "a regression")?;
-        let mut coef = try_filled_vec(d, 0.0, "the coefficients")?;
-        let output = fit_regression(
-            rows,
-            targets,
-            sample_weight,
-            &params,
-            state,
-            &mut coef,
-            monitor,
-        )?;
-        Ok(FittedLinearModel::new(coef, output, self.n_threads))
+        self.fit_one_problem(
+            rows.n_features(),
+            "a regression",
+            states,
+            |params, state, coef| {
+                fit_regression(rows, targets, sample_weight, params, state, coef, monitor)
+            },
+        )
     }
 }
 
@@ -179,7 +181,6 @@ impl FittedLinearModel {
 mod tests {
     use super::*;
     use crate::data::rows::DenseRows;
-    use crate::solvers::params::Averaging;
 
     /// The builder's model is `fit_regression`'s, bit for bit.
     #[test]

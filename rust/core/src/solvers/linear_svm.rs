@@ -96,15 +96,8 @@ impl LinearParams<Classification> {
     /// Train on `rows` whose classes are `classes` (codes `0..k`, `k >= 2`, every
     /// example weighing 1).
     pub fn fit<R: Rows>(&self, rows: &R, classes: &[u32]) -> Result<FittedLinearSvm> {
-        let n_classes = classes.iter().max().map_or(0, |&c| c as usize + 1);
-        let class_weight = vec![1.0; n_classes];
-        let labels = Labels {
-            codes: classes,
-            n_classes,
-            sample_weight: None,
-            class_weight: &class_weight,
-        };
-        self.fit_labels(rows, &labels)
+        let ones = Labels::ones_for(classes);
+        self.fit_labels(rows, &Labels::unweighted(classes, &ones))
     }
 
     /// Train on `rows` labelled by `labels` (with class and sample weights).

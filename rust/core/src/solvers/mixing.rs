@@ -138,13 +138,7 @@ mod tests {
         let (n, d) = (120, 5);
         let (x, codes) = planted(n, d, 3, |j, v| if j < 2 { v } else { -v }, 0.0);
         let rows = DenseRows::new(&x, n, d).unwrap();
-        let class_weight = [1.0, 1.0];
-        let labels = Labels {
-            codes: &codes,
-            n_classes: 2,
-            sample_weight: None,
-            class_weight: &class_weight,
-        };
+        let labels = Labels::unweighted(&codes, &[1.0, 1.0]);
         let examples = Examples::Classes(labels);
         let params = Params {
             alpha: 1e-2,

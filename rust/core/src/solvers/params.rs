@@ -108,6 +108,20 @@ impl Default for Params {
     }
 }
 
+/// A setter of a builder that keeps its [`Params`] in `self.params`, for one of
+/// their fields (the linear and the kernel builders share these).
+macro_rules! params_setter {
+    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
+        $(#[$doc])*
+        #[must_use]
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.params.$name = value;
+            self
+        }
+    };
+}
+pub(crate) use params_setter;
+
 /// Parameters that passed [`Params::validate`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidParams(Params);
