@@ -86,6 +86,7 @@ fn run(args: &[String]) -> Result<String> {
         })
         .collect();
 
+    // [docs: train]
     let m = codes.len();
     let model = LinearSvm::params()
         .alpha(1.0 / (cost * m as f64))
@@ -100,6 +101,7 @@ fn run(args: &[String]) -> Result<String> {
         .zip(&eval.file.labels)
         .filter(|(&p, &y)| classes[p as usize] == y)
         .count();
+    // [docs: end]
     Ok(format!(
         "{m} training rows, {n_features} features, {} classes; accuracy on {} rows: {:.2} %",
         classes.len(),
