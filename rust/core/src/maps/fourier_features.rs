@@ -1,47 +1,48 @@
-//! A Rust-first front of the random Fourier features ([`crate::maps::fourier`]):
+//! A Rust-first front of the random Fourier features (`maps::fourier`):
 //! typed parameters with a builder ([`FourierFeatures::params`]), `fit` drawing the
 //! random weights for a number of input features, and a fitted map
 //! ([`FittedFourierFeatures`]) that owns (or borrows) its weights and offsets and
-//! transforms rows. It calls the module's functions ([`sample_fourier`],
-//! [`fourier_transform_into`]): the same weights and features bit for bit.
-//!
-//! # Example
-//! ```
-//! use pegasos_core::{DenseRows, FourierFeatures, FourierForm, Monitor};
-//!
-//! let x = [0.0, 1.0, 0.5, 0.5, 1.0, 0.0];
-//! let rows = DenseRows::new(&x, 3, 2)?;
-//! let map = FourierFeatures::params()
-//!     .n_components(400)
-//!     .gamma(0.5)
-//!     .form(FourierForm::SinCos)
-//!     .seed(7)
-//!     .fit(2)?;
-//! assert_eq!((map.n_features(), map.n_frequencies()), (2, 200));
-//! let z = map.transform(&rows, 1, &Monitor::new())?;
-//! // z(x)·z(x) = 1 exactly in the sin/cos form; z(x)·z(y) approximates the rbf kernel.
-//! let dot = |a: usize, b: usize| -> f64 { (0..400).map(|c| z[a * 400 + c] * z[b * 400 + c]).sum() };
-//! assert!((dot(0, 0) - 1.0).abs() < 1e-12);
-//! assert!((dot(0, 2) - (-0.5_f64 * 2.0).exp()).abs() < 0.15);
-//! // In single precision: the same weights, rounded once.
-//! let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-//! let z32 = map.to_precision::<f32>().transform(&DenseRows::new(&x32, 3, 2)?, 1, &Monitor::new())?;
-//! assert_eq!(z32.len(), 3 * 400);
-//! # Ok::<(), pegasos_core::Error>(())
-//! ```
+//! transforms rows. It calls the module's functions (`sample_fourier`,
+//! `fourier_transform_into`): the same weights and features bit for bit.
+//! An example is on [`FourierFeatures`].
 
 use std::borrow::Cow;
 
 use crate::data::rows::Rows;
-use crate::error::{try_filled_vec, Error, Result};
+use crate::error::{Error, Result};
 use crate::float::Float;
 use crate::maps::fourier::{
-    check_gamma, fourier_transform_into, sample_fourier, FourierForm, FourierMap,
+    check_gamma, fourier_transform, fourier_transform_into, sample_fourier, FourierForm, FourierMap,
 };
 use crate::monitor::Monitor;
 
 /// Random Fourier features for the rbf kernel `exp(-gamma ||x - y||²)`: start from
 /// [`FourierFeatures::params`].
+///
+/// # Example
+/// ```
+/// use pegasos_core::{DenseRows, FourierFeatures, FourierForm, Monitor};
+///
+/// let x = [0.0, 1.0, 0.5, 0.5, 1.0, 0.0];
+/// let rows = DenseRows::new(&x, 3, 2)?;
+/// let map = FourierFeatures::params()
+///     .n_components(400)
+///     .gamma(0.5)
+///     .form(FourierForm::SinCos)
+///     .seed(7)
+///     .fit(2)?;
+/// assert_eq!((map.n_features(), map.n_frequencies()), (2, 200));
+/// let z = map.transform(&rows, 1, &Monitor::new())?;
+/// // z(x)·z(x) = 1 exactly in the sin/cos form; z(x)·z(y) approximates the rbf kernel.
+/// let dot = |a: usize, b: usize| -> f64 { (0..400).map(|c| z[a * 400 + c] * z[b * 400 + c]).sum() };
+/// assert!((dot(0, 0) - 1.0).abs() < 1e-12);
+/// assert!((dot(0, 2) - (-0.5_f64 * 2.0).exp()).abs() < 0.15);
+/// // In single precision: the same weights, rounded once.
+/// let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+/// let z32 = map.to_precision::<f32>().transform(&DenseRows::new(&x32, 3, 2)?, 1, &Monitor::new())?;
+/// assert_eq!(z32.len(), 3 * 400);
+/// # Ok::<(), pegasos_core::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct FourierFeatures;
 
@@ -112,7 +113,7 @@ impl FourierFeaturesParams {
     }
 
     /// Draw the map's weights and offsets for rows of `n_features` features (as
-    /// [`sample_fourier`]).
+    /// `sample_fourier`).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for a parameter out of range or no features;
@@ -247,13 +248,7 @@ impl<'a, O: Float> FittedFourierFeatures<'a, O> {
         monitor: &Monitor,
         out: &mut [O],
     ) -> Result<()> {
-        let map = FourierMap {
-            weights: &self.weights,
-            offsets: &self.offsets,
-            n_components: self.n_components,
-            form: self.form,
-        };
-        fourier_transform_into(x, map, n_threads, monitor, out)
+        fourier_transform_into(x, self.as_map(), n_threads, monitor, out)
     }
 
     /// [`transform_into`](Self::transform_into) a new row-major `(n_rows,
@@ -262,13 +257,17 @@ impl<'a, O: Float> FittedFourierFeatures<'a, O> {
     /// # Errors
     /// As [`transform_into`](Self::transform_into); [`Error::OutOfMemory`].
     pub fn transform<R: Rows>(&self, x: &R, n_threads: usize, monitor: &Monitor) -> Result<Vec<O>> {
-        let (n, dc) = (x.n_rows(), self.n_components);
-        let len = n
-            .checked_mul(dc)
-            .ok_or_else(|| Error::OutOfMemory(format!("a {n} x {dc} feature matrix")))?;
-        let mut out = try_filled_vec(len, O::ZERO, "the transformed features")?;
-        self.transform_into(x, n_threads, monitor, &mut out)?;
-        Ok(out)
+        fourier_transform(x, self.as_map(), n_threads, monitor)
+    }
+
+    /// The low-level view of the map.
+    fn as_map(&self) -> FourierMap<'_, O> {
+        FourierMap {
+            weights: &self.weights,
+            offsets: &self.offsets,
+            n_components: self.n_components,
+            form: self.form,
+        }
     }
 }
 
@@ -276,7 +275,6 @@ impl<'a, O: Float> FittedFourierFeatures<'a, O> {
 mod tests {
     use super::*;
     use crate::data::rows::{CsrRows, DenseRows};
-    use crate::maps::fourier::fourier_transform;
 
     #[test]
     fn the_front_gives_the_free_functions_weights_and_features() {

@@ -1,34 +1,12 @@
-//! A Rust-first front of the Nyström map ([`crate::maps::nystroem`]): typed
+//! A Rust-first front of the Nyström map (`maps::nystroem`): typed
 //! parameters with a builder ([`Nystroem::params`]), `fit` on data rows or on a
 //! precomputed Gram matrix (choose the landmarks, compute their kernel matrix,
 //! factor it), and a fitted map ([`FittedNystroem`]) that transforms rows against
 //! the landmark rows, or kernel values against the training rows. It calls the
-//! module's functions ([`select_landmarks`], [`landmark_kernel`],
-//! [`normalization`], [`nystroem_transform_into`]): the same maps and features bit
+//! module's functions (`select_landmarks`, `landmark_kernel`,
+//! `normalization`, `nystroem_transform_into`): the same maps and features bit
 //! for bit.
-//!
-//! # Example
-//! ```
-//! use pegasos_core::{DenseRows, Kernel, Landmarks, Monitor, Nystroem};
-//!
-//! let x: Vec<f64> = (0..40).map(|i| f64::from(i % 7) * 0.3 - f64::from(i % 3)).collect();
-//! let rows = DenseRows::new(&x, 20, 2)?;
-//! let monitor = Monitor::new();
-//! let map = Nystroem::params()
-//!     .kernel(Kernel::Rbf { gamma: 0.5 })
-//!     .n_components(20)
-//!     .landmarks(Landmarks::KMeansPlusPlus)
-//!     .seed(3)
-//!     .fit(&rows, &monitor)?;
-//! assert_eq!(map.landmarks().len(), 20);
-//! // The landmark rows are the fitted map's own: here every row.
-//! let z = map.transform(&rows, &rows, 1, &monitor)?;
-//! // With every row a landmark, z(x)·z(y) is the kernel on the training rows.
-//! let dot: f64 = (0..20).map(|c| z[c] * z[20 + c]).sum();
-//! let dist2 = (x[0] - x[2]).powi(2) + (x[1] - x[3]).powi(2);
-//! assert!((dot - (-0.5 * dist2).exp()).abs() < 1e-6);
-//! # Ok::<(), pegasos_core::Error>(())
-//! ```
+//! An example is on [`Nystroem`].
 
 use std::borrow::Cow;
 
@@ -38,13 +16,36 @@ use crate::float::Float;
 use crate::kernels::function::{Kernel, KernelRows};
 use crate::kernels::gram::{DataGram, Gram, PrecomputedGram};
 use crate::maps::nystroem::{
-    landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform_into,
-    select_landmarks, uniform_landmarks, LandmarkKernel, Landmarks,
+    landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform,
+    nystroem_transform_into, select_landmarks, uniform_landmarks, LandmarkKernel, Landmarks,
 };
 use crate::monitor::Monitor;
 use crate::parallel::thread_pool;
 
 /// The Nyström map of a kernel: start from [`Nystroem::params`].
+///
+/// # Example
+/// ```
+/// use pegasos_core::{DenseRows, Kernel, Landmarks, Monitor, Nystroem};
+///
+/// let x: Vec<f64> = (0..40).map(|i| f64::from(i % 7) * 0.3 - f64::from(i % 3)).collect();
+/// let rows = DenseRows::new(&x, 20, 2)?;
+/// let monitor = Monitor::new();
+/// let map = Nystroem::params()
+///     .kernel(Kernel::Rbf { gamma: 0.5 })
+///     .n_components(20)
+///     .landmarks(Landmarks::KMeansPlusPlus)
+///     .seed(3)
+///     .fit(&rows, &monitor)?;
+/// assert_eq!(map.landmarks().len(), 20);
+/// // The landmark rows are the fitted map's own: here every row.
+/// let z = map.transform(&rows, &rows, 1, &monitor)?;
+/// // With every row a landmark, z(x)·z(y) is the kernel on the training rows.
+/// let dot: f64 = (0..20).map(|c| z[c] * z[20 + c]).sum();
+/// let dist2 = (x[0] - x[2]).powi(2) + (x[1] - x[3]).powi(2);
+/// assert!((dot - (-0.5 * dist2).exp()).abs() < 1e-6);
+/// # Ok::<(), pegasos_core::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Nystroem;
 
@@ -75,7 +76,7 @@ pub struct NystroemParams {
 }
 
 /// The kernel between all the rows, when they are all the landmarks, by the
-/// fastest route ([`landmark_kernel_rows`]).
+/// fastest route (`landmark_kernel_rows`).
 type AllRows<'a> = &'a (dyn Fn() -> Result<Vec<f64>> + Sync);
 
 impl NystroemParams {
@@ -199,7 +200,7 @@ impl NystroemParams {
         })?;
         Ok(FittedNystroem {
             kernel,
-            starts: starts(&norm.columns, m),
+            starts: norm.starts(),
             landmarks,
             normalization: Cow::Owned(norm.columns),
             rank: norm.rank,
@@ -331,6 +332,20 @@ impl<'a, O: Float> FittedNystroem<'a, O> {
         monitor: &Monitor,
         out: &mut [O],
     ) -> Result<()> {
+        let lk = self.landmark_kernel(landmark_rows)?;
+        let kernels = |first: usize, out: &mut [f64]| lk.eval_rows(x, first, out);
+        nystroem_transform_into(
+            out,
+            &self.normalization,
+            &self.starts,
+            kernels,
+            n_threads,
+            monitor,
+        )
+    }
+
+    /// The kernel against `landmark_rows`, which must be the map's `m` landmarks.
+    fn landmark_kernel<'l, L: Rows>(&self, landmark_rows: &'l L) -> Result<LandmarkKernel<'l, L>> {
         let Some(kernel) = self.kernel else {
             return Err(Error::InvalidParameter(
                 "the map was fitted on a precomputed kernel: it transforms kernel values".into(),
@@ -343,16 +358,7 @@ impl<'a, O: Float> FittedNystroem<'a, O> {
                 landmark_rows.n_rows()
             )));
         }
-        let lk = LandmarkKernel::new(kernel, landmark_rows)?;
-        let kernels = |first: usize, out: &mut [f64]| lk.eval_rows(x, first, out);
-        nystroem_transform_into(
-            out,
-            &self.normalization,
-            &self.starts,
-            kernels,
-            n_threads,
-            monitor,
-        )
+        LandmarkKernel::new(kernel, landmark_rows)
     }
 
     /// [`transform_into`](Self::transform_into) a new row-major `(n_rows, m)`
@@ -367,9 +373,10 @@ impl<'a, O: Float> FittedNystroem<'a, O> {
         n_threads: usize,
         monitor: &Monitor,
     ) -> Result<Vec<O>> {
-        let mut out = self.output(x.n_rows())?;
-        self.transform_into(x, landmark_rows, n_threads, monitor, &mut out)?;
-        Ok(out)
+        let lk = self.landmark_kernel(landmark_rows)?;
+        let kernels = |first: usize, out: &mut [f64]| lk.eval_rows(x, first, out);
+        let (columns, starts) = (&self.normalization, &self.starts);
+        nystroem_transform(x.n_rows(), columns, starts, kernels, n_threads, monitor)
     }
 
     /// The features of `n_rows` rows given by their kernel against the `n_train`
