@@ -249,7 +249,7 @@ impl<'a, O: Float> FittedNystroem<'a, O> {
     ) -> Result<Self> {
         let normalization = normalization.into();
         let m = landmarks.len();
-        if normalization.len() != m * m || m == 0 {
+        if m.checked_mul(m) != Some(normalization.len()) || m == 0 {
             return Err(Error::ShapeMismatch(format!(
                 "the normalisation must be {m} x {m} for {m} landmarks"
             )));
