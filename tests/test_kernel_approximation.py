@@ -400,6 +400,19 @@ def test_bad_parameters_and_inputs_raise_clear_errors():
     assert est.n_components_ == 20 and est.transform(X).shape == (20, 20)
 
 
+def test_nystroem_refuses_landmark_indices_out_of_range():
+    # The extension reads the landmarks' indices as row numbers (unsigned, 32 bits):
+    # a negative one (a tampered model) is refused whatever the kernel, also when
+    # the transform reads landmark rows rather than kernel columns.
+    X = _data(30, 3)
+    for kernel, data in [("rbf", X), ("precomputed", rbf_kernel(X))]:
+        est = Nystroem(kernel, n_components=5, random_state=0).fit(data)
+        est.component_indices_ = est.component_indices_.copy()
+        est.component_indices_[0] = -1
+        with pytest.raises(ValueError, match="landmark indices"):
+            est.transform(data)
+
+
 # -------------------------------------------------------------------- pipelines
 
 

@@ -34,7 +34,7 @@
 //! | Data | [`DenseRows`], [`CsrRows`] (borrowed, checked views; [`Rows`]), [`Labels`] (class codes and weights), [`Examples`], [`BinaryTask`], [`moments`] |
 //! | Linear Pegasos | [`LinearSvm`] ([`MultiClass`]: one-vs-rest, shared draws, Crammer–Singer), [`LinearRegressor`], [`LinearRanker`]: builders over [`LinearParams`] ([`Params`], [`LossFunction`], [`Averaging`], [`Intercept`], [`Sampling`]) giving [`FittedLinearSvm`] and [`FittedLinearModel`]; `fit_from` continues saved [`LinearState`]s |
 //! | Kernel Pegasos | [`KernelSvm`], [`KernelRegressor`] ([`Kernel`], [`Strategy`], [`Decomposition`], [`PrecomputedGram`]) giving [`FittedKernelSvm`] and [`FittedKernelRegressor`]; [`pairwise_kernel`], [`kernel_decision`] |
-//! | Feature maps | `MAPS_ROW` |
+//! | Feature maps | [`FourierFeatures`] (random Fourier features of the rbf kernel, [`FourierForm`]), [`Nystroem`] (any [`Kernel`] or a precomputed one, [`Landmarks`]): builders giving [`FittedFourierFeatures`] and [`FittedNystroem`], which transform into a caller's `f32` or `f64` buffer and are rebuilt `from_parts`; [`AdditiveMap`] ([`AdditiveKernel`]: χ², intersection, Jensen–Shannon), which has nothing to fit |
 //! | Probabilities | Platt's sigmoids: [`fit_sigmoid`], [`class_probabilities`] |
 //! | Rows held elsewhere | [`StreamedFit`] (the client of an exact fit whose rows live on a cluster), [`LocalPass`] (a worker's pass of parameter mixing) |
 //! | Files | [`io::svmlight`] (the text format, with query ids), [`io::codec`] (solver states) |
@@ -117,3 +117,12 @@ pub use solvers::kernel_svm::{
     KernelRegressor, KernelReport, KernelSvm, KernelSvmParams,
 };
 pub use solvers::loss::LossFunction;
+
+// Feature maps area: the maps' public fronts (maps/fourier_features.rs,
+// maps/nystroem_features.rs, maps/additive.rs) and the types their builders take
+// (Kernel is the kernel SVM area's, above).
+pub use maps::additive::{AdditiveKernel, AdditiveMap};
+pub use maps::fourier::FourierForm;
+pub use maps::fourier_features::{FittedFourierFeatures, FourierFeatures, FourierFeaturesParams};
+pub use maps::nystroem::Landmarks;
+pub use maps::nystroem_features::{FittedNystroem, Nystroem, NystroemParams};

@@ -1,28 +1,23 @@
 //! Python entry points of the explicit feature maps: random Fourier features,
-//! Nyström and the homogeneous additive kernel maps.
+//! Nyström and the homogeneous additive kernel maps. They convert arrays, release
+//! the GIL and call the core's public fronts (`FourierFeatures`, `Nystroem`,
+//! `AdditiveMap`); the maps' algorithms, and their composition, live there.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pegasos_core::kernels::function::{Kernel, KernelRows};
-use pegasos_core::kernels::gram::{DataGram, Gram, PrecomputedGram};
-use pegasos_core::maps::additive::{AdditiveKernel, AdditiveMap};
-use pegasos_core::maps::fourier::{
-    fourier_transform_into, sample_fourier, FourierForm, FourierMap,
+use pegasos_core::thresholds::is_small;
+use pegasos_core::{
+    AdditiveMap, FittedFourierFeatures, FittedNystroem, Float, FourierFeatures, FourierForm, Index,
+    Landmarks, Monitor, Nystroem, Rows,
 };
-use pegasos_core::maps::nystroem::{
-    landmark_kernel, landmark_kernel_rows, normalization, nystroem_transform_into,
-    select_landmarks, uniform_landmarks, LandmarkKernel, Landmarks,
-};
-use pegasos_core::parallel::thread_pool;
-use pegasos_core::{Float, Rows};
 
 use crate::arrays::{slice, DenseArray, Matrix};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
+use crate::error::CoreError;
 use crate::params::{AdditiveKernelName, FourierFormName, KernelSpec, LandmarkRule};
-use pegasos_core::thresholds::is_small;
 
 /// A row-major `(n, width)` numpy array from a vector of either float type.
 fn to_array<O: Float + numpy::Element>(
@@ -75,11 +70,15 @@ pub fn fourier_sample(
     let form = FourierForm::from(form);
     let nf = form.n_frequencies(n_components);
     let small = is_small(n_features.saturating_mul(nf));
-    let p = detach_interruptible(py, small, |_| {
-        sample_fourier(n_features, n_components, gamma, form, seed)
-    })?;
-    let w = PyArray1::from_vec(py, p.weights).reshape([n_features, nf])?;
-    Ok((w, PyArray1::from_vec(py, p.offsets)))
+    let params = FourierFeatures::params()
+        .n_components(n_components)
+        .gamma(gamma)
+        .form(form)
+        .seed(seed);
+    let map = detach_interruptible(py, small, |_| params.fit(n_features))?;
+    let (weights, offsets) = map.into_parts();
+    let w = PyArray1::from_vec(py, weights).reshape([n_features, nf])?;
+    Ok((w, PyArray1::from_vec(py, offsets)))
 }
 
 /// The `n_components` features of `form` (`sqrt(2/D) cos(XW + b)`, or cos and sin
@@ -116,18 +115,13 @@ fn fourier_dispatch<'py, O: Float + numpy::Element>(
     run: Run,
 ) -> PyResult<Bound<'py, PyAny>> {
     let b: PyReadonlyArray1<'py, O> = offsets.extract()?;
-    let (weights, offsets) = (slice(weights)?, slice(&b)?);
-    let map = FourierMap {
-        weights,
-        offsets,
-        n_components,
-        form,
-    };
+    let map = FittedFourierFeatures::from_parts(slice(weights)?, slice(&b)?, n_components, form)
+        .map_err(CoreError)?;
     let Run { n_threads, small } = run;
     new_array(py, x.n_rows(), n_components, |out| {
         dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
             let rows = make()?;
-            fourier_transform_into(&rows, map, n_threads, monitor, out)
+            map.transform_into(&rows, n_threads, monitor, out)
         }))
     })
 }
@@ -141,33 +135,12 @@ pub fn nystroem_uniform_landmarks(
     m: usize,
     seed: u64,
 ) -> PyResult<Bound<'_, PyArray1<i64>>> {
-    let idx = uniform_landmarks(n, m, seed).map_err(crate::error::CoreError)?;
+    let params = Nystroem::params().n_components(m).seed(seed);
+    let idx = params.uniform_landmarks(n).map_err(CoreError)?;
     Ok(PyArray1::from_vec(
         py,
         idx.into_iter().map(i64::from).collect(),
     ))
-}
-
-/// Landmarks, normalisation and rank of a Nyström map fitted on `x`.
-/// `all_rows` computes the kernel between the landmarks when every row is one.
-fn fit_gram<G: Gram>(
-    gram: &G,
-    m: usize,
-    how: Landmarks,
-    seed: u64,
-    n_threads: usize,
-    monitor: &pegasos_core::Monitor,
-    all_rows: Option<&(dyn Fn() -> pegasos_core::Result<Vec<f64>> + Sync)>,
-) -> pegasos_core::Result<(Vec<u32>, Vec<f64>, usize)> {
-    let landmarks = select_landmarks(gram, m, how, seed, n_threads, monitor)?;
-    thread_pool(n_threads)?.install(|| {
-        let kmm = match all_rows {
-            Some(kmm) if matches!(how, Landmarks::All) => kmm()?,
-            _ => landmark_kernel(gram, &landmarks, monitor)?,
-        };
-        let norm = normalization(&kmm, m, monitor)?;
-        Ok((landmarks, norm.columns, norm.rank))
-    })
 }
 
 /// Fit a Nyström map: `(landmark row indices, normalisation (m, m), rank)`;
@@ -183,64 +156,31 @@ pub fn nystroem_fit<'py>(
     seed: u64,
     n_threads: usize,
 ) -> PyResult<NystroemArrays<'py>> {
-    let how = Landmarks::from(landmarks);
+    let params = Nystroem::params()
+        .n_components(n_components)
+        .landmarks(Landmarks::from(landmarks))
+        .seed(seed)
+        .n_threads(n_threads);
     let small = is_small(x.stored_entries().saturating_mul(n_components));
-    let (idx, columns, rank) = match kernel.kernel()? {
+    let fitted = match kernel.kernel()? {
         None => {
             let (values, rows, cols) = x.precomputed()?;
             detach_interruptible(py, small, |monitor| {
-                let gram = PrecomputedGram::new(values, rows, cols)?;
-                fit_gram(&gram, n_components, how, seed, n_threads, monitor, None)
+                params.fit_precomputed(values, rows, cols, monitor)
             })?
         }
-        Some(kern) => dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
-            let rows = make()?;
-            let gram = DataGram::new(&rows, KernelRows::new(kern, &rows)?);
-            let all_rows = || landmark_kernel_rows(kern, &rows, n_threads, monitor);
-            fit_gram(&gram, n_components, how, seed, n_threads, monitor, Some(&all_rows))
-        }))?,
-    };
-    let m = idx.len();
-    let idx = PyArray1::from_vec(py, idx.into_iter().map(i64::from).collect());
-    let columns = PyArray1::from_vec(py, columns).reshape([m, m])?;
-    Ok((idx, columns, rank))
-}
-
-/// First non-zero output of each landmark's row of the normalisation.
-fn starts<O: Float>(columns: &[O], m: usize) -> Vec<usize> {
-    (0..m)
-        .map(|j| {
-            columns[j * m..(j + 1) * m]
-                .iter()
-                .position(|&v| v != O::ZERO)
-                .unwrap_or(m)
-        })
-        .collect()
-}
-
-/// A fitted Nyström map as the transform reads it: the normalisation `columns`
-/// (`(m, m)`, row `j` landmark `j`'s coefficients), each row's first non-zero
-/// output, and the landmarks' indices among the training rows.
-struct NystroemMap<'a, O> {
-    columns: &'a [O],
-    starts: Vec<usize>,
-    landmarks: &'a [i64],
-}
-
-impl<'a, O: Float> NystroemMap<'a, O> {
-    fn new(columns: &'a [O], landmarks: &'a [i64]) -> PyResult<Self> {
-        let m = landmarks.len();
-        if columns.len() != m * m || m == 0 {
-            return Err(PyValueError::new_err(format!(
-                "the normalisation must be {m} x {m} for {m} landmarks"
-            )));
+        Some(kern) => {
+            let params = params.kernel(kern);
+            dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
+                params.fit(&make()?, monitor)
+            }))?
         }
-        Ok(Self {
-            columns,
-            starts: starts(columns, m),
-            landmarks,
-        })
-    }
+    };
+    let (m, rank) = (fitted.n_components(), fitted.rank());
+    let idx = fitted.landmarks().iter().map(|&i| i64::from(i)).collect();
+    let idx = PyArray1::from_vec(py, idx);
+    let columns = PyArray1::from_vec(py, fitted.into_normalization()).reshape([m, m])?;
+    Ok((idx, columns, rank))
 }
 
 /// How a transform (Fourier or Nyström) runs: threads, and whether the job is too
@@ -270,100 +210,59 @@ pub fn nystroem_features<'py>(
     let lm = slice(&landmarks)?;
     let small = is_small(x.stored_entries().saturating_mul(lm.len().max(1)));
     let run = Run { n_threads, small };
+    let lm = lm
+        .iter()
+        .map(|&j| {
+            u32::try_from(j).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "landmark indices must be between 0 and 2^32 - 1, got {j}"
+                ))
+            })
+        })
+        .collect::<PyResult<Vec<u32>>>()?;
     match columns {
         DenseArray::F64(c) => {
-            let map = NystroemMap::new(slice(&c)?, lm)?;
-            nystroem_dispatch(py, x, components, &map, kern, run)
+            let map = FittedNystroem::from_parts(kern, lm, slice(&c)?).map_err(CoreError)?;
+            nystroem_dispatch(py, x, components, &map, run)
         }
         DenseArray::F32(c) => {
-            let map = NystroemMap::new(slice(&c)?, lm)?;
-            nystroem_dispatch(py, x, components, &map, kern, run)
+            let map = FittedNystroem::from_parts(kern, lm, slice(&c)?).map_err(CoreError)?;
+            nystroem_dispatch(py, x, components, &map, run)
         }
     }
 }
 
-/// The Nyström features of `x` by the kernel `kern` against the landmark rows
-/// `components`, or against a precomputed kernel when `kern` is `None`.
+/// The Nyström features of `x` by the map's kernel against the landmark rows
+/// `components`, or of a precomputed kernel `x` (rows against the training rows)
+/// when the map has no kernel.
 fn nystroem_dispatch<'py, O: Float + numpy::Element>(
     py: Python<'py>,
     x: Matrix<'py>,
     components: Option<Matrix<'py>>,
-    map: &NystroemMap<'_, O>,
-    kern: Option<Kernel>,
+    map: &FittedNystroem<'_, O>,
     run: Run,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let Some(kern) = kern else {
-        return nystroem_precomputed(py, &x, map, run);
-    };
+    let m = map.n_components();
+    let Run { n_threads, small } = run;
+    if map.kernel().is_none() {
+        let (values, n, n_train) = x.precomputed()?;
+        return new_array(py, n, m, |out| {
+            detach_interruptible(py, small, |monitor| {
+                map.transform_precomputed_into(values, n, n_train, n_threads, monitor, out)
+            })
+        });
+    }
     let Some(components) = components else {
         return Err(PyValueError::new_err("the landmark rows are missing"));
     };
-    let m = map.landmarks.len();
-    let Run { n_threads, small } = run;
     new_array(py, x.n_rows(), m, |out| {
         dispatch_rows!(components, make_c => dispatch_rows!(x, make_x => {
             detach_interruptible(py, small, |monitor| {
                 let comp = make_c()?;
                 let rows = make_x()?;
-                if comp.n_rows() != m {
-                    return Err(pegasos_core::Error::ShapeMismatch(format!(
-                        "{} landmark rows for {m} landmarks", comp.n_rows()
-                    )));
-                }
-                let lk = LandmarkKernel::new(kern, &comp)?;
-                let kernels = |first: usize, out: &mut [f64]| lk.eval_rows(&rows, first, out);
-                nystroem_transform_into(out, map.columns, &map.starts, kernels, n_threads, monitor)
+                map.transform_into(&rows, &comp, n_threads, monitor, out)
             })
         }))
-    })
-}
-
-/// The Nyström features of a precomputed kernel `x` (rows against the training
-/// rows), whose landmark columns are `map.landmarks`.
-fn nystroem_precomputed<'py, O: Float + numpy::Element>(
-    py: Python<'py>,
-    x: &Matrix<'py>,
-    map: &NystroemMap<'_, O>,
-    run: Run,
-) -> PyResult<Bound<'py, PyAny>> {
-    let m = map.landmarks.len();
-    let (values, n, n_train) = x.precomputed()?;
-    let cols: Vec<usize> = map
-        .landmarks
-        .iter()
-        .map(|&j| usize::try_from(j).ok().filter(|&j| j < n_train))
-        .collect::<Option<_>>()
-        .ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "the precomputed kernel has {n_train} columns (training rows), fewer \
-                 than the landmarks need"
-            ))
-        })?;
-    if values.iter().any(|v| !v.is_finite()) {
-        return Err(PyValueError::new_err(
-            "the precomputed kernel contains NaN or infinity",
-        ));
-    }
-    new_array(py, n, m, |out| {
-        detach_interruptible(py, run.small, |monitor| {
-            let kernels = |first: usize, out: &mut [f64]| {
-                for (r, row) in out.chunks_mut(m).enumerate() {
-                    let src = &values[(first + r) * n_train..(first + r + 1) * n_train];
-                    for (o, &j) in row.iter_mut().zip(&cols) {
-                        *o = src[j];
-                    }
-                }
-                Ok(())
-            };
-            nystroem_transform_into(
-                out,
-                map.columns,
-                &map.starts,
-                kernels,
-                run.n_threads,
-                monitor,
-            )
-        })
     })
 }
 
@@ -375,12 +274,8 @@ pub fn additive_map_info(
     order: usize,
     period: Option<f64>,
 ) -> PyResult<(f64, f64)> {
-    let k = AdditiveKernel::from(kernel_name);
-    let map = AdditiveMap::new(k, order, period).map_err(crate::error::CoreError)?;
-    Ok((
-        map.step(),
-        period.unwrap_or_else(|| k.default_period(order)),
-    ))
+    let map = AdditiveMap::new(kernel_name.into(), order, period).map_err(CoreError)?;
+    Ok((map.step(), map.period()))
 }
 
 /// Additive kernel map of `x`: a dense array for dense input, `(data, indices,
@@ -395,8 +290,7 @@ pub fn additive_features<'py>(
     period: Option<f64>,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let map =
-        AdditiveMap::new(kernel_name.into(), order, period).map_err(crate::error::CoreError)?;
+    let map = AdditiveMap::new(kernel_name.into(), order, period).map_err(CoreError)?;
     let small = is_small(x.stored_entries().saturating_mul(map.width() * 8));
     let sparse = matches!(x, Matrix::Csr(..));
     let w = map.width();
@@ -459,7 +353,7 @@ where
     R: Rows,
     R::Value: numpy::Element,
     M: Fn() -> pegasos_core::Result<R> + Sync,
-    I: pegasos_core::Index + numpy::Element,
+    I: Index + numpy::Element,
 {
     let total: usize = lengths.iter().sum();
     let mut indptr = Vec::with_capacity(lengths.len() + 1);
@@ -494,7 +388,7 @@ fn same_dtype_dense<R: Rows>(
     map: &AdditiveMap,
     rows: &R,
     n_threads: usize,
-    monitor: &pegasos_core::Monitor,
+    monitor: &Monitor,
 ) -> pegasos_core::Result<Vec<R::Value>> {
     map.transform_dense(rows, n_threads, monitor)
 }

@@ -82,7 +82,9 @@ impl AdditiveKernel {
 /// A homogeneous kernel map of order `n`: `2n + 1` features per input feature.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdditiveMap {
+    kernel: AdditiveKernel,
     order: usize,
+    period: f64,
     step: f64,
     /// `sqrt(L κ(0))`, then `sqrt(2 L κ(jL))` for `j = 1..n`.
     coefs: Vec<f64>,
@@ -114,7 +116,32 @@ impl AdditiveMap {
                 (w * step * kernel.spectrum(j as f64 * step)).sqrt()
             })
             .collect();
-        Ok(Self { order, step, coefs })
+        Ok(Self {
+            kernel,
+            order,
+            period,
+            step,
+            coefs,
+        })
+    }
+
+    /// The kernel the map approximates.
+    #[must_use]
+    pub fn kernel(&self) -> AdditiveKernel {
+        self.kernel
+    }
+
+    /// The order `n`.
+    #[must_use]
+    pub fn order(&self) -> usize {
+        self.order
+    }
+
+    /// The period of the approximation in `ln(y/x)`: the one given, or the
+    /// kernel's [`AdditiveKernel::default_period`] for the order.
+    #[must_use]
+    pub fn period(&self) -> f64 {
+        self.period
     }
 
     /// Output features per input feature, `2n + 1`.
@@ -421,6 +448,15 @@ mod tests {
         let dot: f64 = a.iter().map(|v| v * v).sum();
         assert!((dot - 2.0).abs() < 2.0 * 0.015, "{dot}");
         assert!(AdditiveMap::new(AdditiveKernel::Chi2, 2, Some(0.0)).is_err());
+        let js = AdditiveKernel::JensenShannon;
+        let given = AdditiveMap::new(js, 4, Some(7.5)).unwrap();
+        assert_eq!(
+            (given.kernel(), given.order(), given.period()),
+            (js, 4, 7.5)
+        );
+        let default = AdditiveMap::new(js, 4, None).unwrap();
+        assert_eq!(default.period(), js.default_period(4));
+        assert_eq!(default.step(), std::f64::consts::TAU / js.default_period(4));
         assert!(AdditiveMap::new(AdditiveKernel::Chi2, 5000, None).is_err());
     }
 

@@ -84,6 +84,17 @@ fn normal_pair(rng: &mut Rng) -> (f64, f64) {
     }
 }
 
+/// [`Error::InvalidParameter`] unless `gamma` is finite and positive.
+pub(crate) fn check_gamma(gamma: f64) -> Result<()> {
+    if gamma.is_finite() && gamma > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter(format!(
+            "gamma must be a positive finite number, got {gamma}"
+        )))
+    }
+}
+
 /// Draw `W` (`N(0, 2 gamma)` entries, row by row) then the offsets (uniform on
 /// `[0, 2π)`: all `D` of them for [`FourierForm::Offset`]; for
 /// [`FourierForm::SinCos`] only that of the lone last frequency of an odd `D`, the
@@ -99,11 +110,7 @@ pub fn sample_fourier(
     form: FourierForm,
     seed: u64,
 ) -> Result<FourierParams> {
-    if !(gamma.is_finite() && gamma > 0.0) {
-        return Err(Error::InvalidParameter(format!(
-            "gamma must be a positive finite number, got {gamma}"
-        )));
-    }
+    check_gamma(gamma)?;
     if n_features == 0 || n_components == 0 {
         return Err(Error::InvalidParameter(format!(
             "n_features and n_components must be positive, got {n_features} and {n_components}"

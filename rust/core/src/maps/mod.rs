@@ -6,6 +6,10 @@
 //!   landmarks' kernel values through a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`additive`]: homogeneous kernel maps for additive kernels (chi², intersection,
 //!   Jensen–Shannon);
+//! - the fronts a caller uses, typed parameters with a builder and a fitted map:
+//!   [`fourier_features`] ([`FourierFeatures`](crate::FourierFeatures)),
+//!   [`nystroem_features`] ([`Nystroem`](crate::Nystroem)); the additive map's
+//!   front is [`AdditiveMap`](crate::AdditiveMap) itself (it has nothing to fit);
 //! - `panel_product` (private to this layer): the blocked matrix products the Fourier
 //!   and Nyström maps share.
 //!
@@ -13,5 +17,7 @@
 
 pub mod additive;
 pub mod fourier;
+pub mod fourier_features;
 pub mod nystroem;
+pub mod nystroem_features;
 mod panel_product;
