@@ -10,7 +10,7 @@ backtracking line search of Lin, Lin and Weng (2007), "A note on Platt's
 probabilistic outputs for support vector machines".
 
 The fit and the probabilities are computed by the Rust core
-(``pegasos_core::solvers::platt``: sums in a fixed order, the crate's portable
+(``pegasos_core::fit_sigmoid``: sums in a fixed order, the crate's portable
 ``exp`` and ``log``), so a seed gives the same bits on every platform; this module
 chooses the folds (scikit-learn's ``StratifiedKFold``, whose shuffle is numpy's
 portable MT19937 ``RandomState``) and collects the out-of-fold decision values.

@@ -465,7 +465,7 @@ def _examples(block: Block, classes, class_weight):
 
 def zero_loss_chain(block: Block, classes, class_weight, loss: dict, acc, joint=False):
     """Continue the per-problem sums of weighted losses at zero over this block's
-    rows (``pegasos_core::solvers::linear::zero_loss_sum``: the sums of the weights
+    rows (``pegasos_core::StreamedFit::zero_loss_sums``: the sums of the weights
     for the hinge), which set the projection radius; with ``joint``, the
     Crammer-Singer problem's one sum of weights."""
     y, labels = _examples(block, classes, class_weight)
@@ -474,7 +474,7 @@ def zero_loss_chain(block: Block, classes, class_weight, loss: dict, acc, joint=
 
 def first_step_chain(block: Block, classes, class_weight, dtype, params: dict, acc, cache=None):
     """Continue the per-problem sums a fresh run of a squared loss starts from
-    (``pegasos_core::solvers::linear::first_step_sums``: weighted squared row
+    (``pegasos_core::StreamedFit::first_step_sums``: weighted squared row
     norms, the largest weight) over this block's rows."""
     X = full_matrix(block, cache, dtype)
     y, labels = _examples(block, classes, class_weight)

@@ -50,7 +50,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// A large buffer of zeros comes from the allocator's zeroed pages, touched only
 /// when written: the time to fault them in then falls in the (interruptible)
 /// computation that fills them, not here.
-pub fn try_filled_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>> {
+pub(crate) fn try_filled_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>> {
     let mut probe: Vec<T> = Vec::new();
     probe
         .try_reserve_exact(len)

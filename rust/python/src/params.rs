@@ -15,12 +15,9 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyString;
 
-use pegasos_core::maps::additive::AdditiveKernel;
-use pegasos_core::maps::fourier::FourierForm;
-use pegasos_core::maps::nystroem::Landmarks;
 use pegasos_core::{
-    Averaging, BinaryTask, Examples, Intercept, Kernel, Labels, LossFunction, Params, Sampling,
-    Strategy, ValidParams,
+    AdditiveKernel, Averaging, BinaryTask, Examples, FourierForm, Intercept, Kernel, Labels,
+    Landmarks, LossFunction, Params, Sampling, Strategy, ValidParams,
 };
 
 use crate::arrays::slice;

@@ -5,7 +5,7 @@
 //! states, the pass plans, the constants of the update rule) and nothing of size m:
 //! it draws the examples of the next steps from counts only, Python fetches those
 //! rows, and `run` takes the steps on them, so the model is the in-memory
-//! solver's, bit for bit (`pegasos_core::solvers::streamed`, which holds the
+//! solver's, bit for bit (`pegasos_core::StreamedFit`, which holds the
 //! solver; this module converts arrays). The problems are those of one-vs-rest
 //! classification, the one problem of a regression, or the joint problem of the
 //! Crammer–Singer multiclass SVM.
@@ -88,7 +88,7 @@ impl LabelSummary<'_> {
     }
 }
 
-/// A linear fit whose rows live elsewhere (`pegasos_core::solvers::streamed`).
+/// A linear fit whose rows live elsewhere (`pegasos_core::StreamedFit`).
 #[pyclass(module = "pegasos_rs._core")]
 pub struct StreamedLinearFit {
     fit: StreamedFit,

@@ -215,11 +215,6 @@ impl<'a, R: Rows> KernelRows<'a, R> {
         }
     }
 
-    /// The kernel.
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
     /// Number of other rows.
     pub fn len(&self) -> usize {
         self.other_sq_norm.len()
@@ -282,6 +277,7 @@ impl<'a, R: Rows> KernelRows<'a, R> {
 
     /// `K(x, y_j)` for the query `x` loaded in `q` (the same bits as
     /// [`KernelRows::eval_into`]).
+    #[cfg(test)]
     #[inline]
     pub fn eval(&self, q: &Query, j: usize) -> f64 {
         let mut out = [0.0];
@@ -395,13 +391,6 @@ pub struct InvertedBlock {
     /// (position in the block, value), grouped by column.
     entries: Vec<(u32, f64)>,
     targets: Vec<u32>,
-}
-
-impl InvertedBlock {
-    /// The block's rows, in block order.
-    pub fn targets(&self) -> &[u32] {
-        &self.targets
-    }
 }
 
 impl<R: Rows> KernelRows<'_, R> {
@@ -567,12 +556,15 @@ impl<R: Rows> KernelRows<'_, R> {
     }
 }
 
-/// A [`KernelRows`] with its own [`Query`]: the single-threaded convenience form.
+/// A [`KernelRows`] with its own [`Query`]: the single-threaded convenience form
+/// (the tests' reference kernel values).
+#[cfg(test)]
 pub struct KernelRow<'a, R> {
     rows: KernelRows<'a, R>,
     query: Query,
 }
 
+#[cfg(test)]
 impl<'a, R: Rows> KernelRow<'a, R> {
     /// Prepare to evaluate `kernel` against the rows of `others`.
     pub fn new(kernel: Kernel, others: &'a R) -> Result<Self> {

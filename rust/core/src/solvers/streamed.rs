@@ -105,8 +105,8 @@ pub struct StreamedFit {
 impl StreamedFit {
     /// Start a fit of `n_rows` x `n_features` rows continuing `states` (fresh ones
     /// when empty, starting at the in-memory solver's first step), in the form the
-    /// in-memory fits keep them: one per binary problem, or with `joint`
-    /// [`CrammerSingerState::to_states`]' form. `joint` needs classes and the hinge,
+    /// in-memory fits keep them ([`LinearSvmParams::fit_from`](crate::LinearSvmParams::fit_from)):
+    /// one per binary problem, or with `joint` the Crammer–Singer state's form. `joint` needs classes and the hinge,
     /// and samples uniformly, shuffled or in order.
     ///
     /// Fails with [`Error::InvalidParameter`] for a loss that does not suit the
