@@ -80,16 +80,25 @@ pub(crate) mod solvers;
 mod test_support;
 pub mod thresholds;
 
+// Data: row views, labels, the examples of a block.
 pub use data::examples::Examples;
 pub use data::labels::{class_counts, Labels};
 pub use data::moments::{moments, Moments};
 pub use data::rows::{CsrRows, DenseRows, Rows};
 pub use data::task::BinaryTask;
-pub use error::{Error, Result};
 pub use float::{Float, Index};
+
+// Shared ground.
+pub use error::{Error, Result};
 pub use monitor::Monitor;
 pub use rng::Rng;
-pub use solvers::linear::{FirstStepSums, FitOutput, LinearState};
+
+// Parameters and losses.
+pub use solvers::loss::{EpsilonInsensitive, Huber, LossFunction, SquaredEpsilonInsensitive};
+pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
+
+// Linear Pegasos: the builders, their fitted types and solver states.
+pub use solvers::linear::{FitOutput, LinearState};
 pub use solvers::linear_params::LinearParams;
 pub use solvers::linear_ranker::{LinearRanker, LinearRankerParams, Ranking};
 pub use solvers::linear_regressor::{
@@ -98,17 +107,9 @@ pub use solvers::linear_regressor::{
 pub use solvers::linear_svm::{
     Classification, FittedLinearSvm, LinearSvm, LinearSvmParams, MultiClass,
 };
-pub use solvers::mixing::{LocalIterates, LocalPass};
 pub use solvers::multiclass::decision_function;
-pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
-pub use solvers::platt::{
-    class_probabilities, fit_sigmoid, n_classes as sigmoid_classes, SigmoidFit,
-    MAX_ITER as SIGMOID_MAX_ITER,
-};
-pub use solvers::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};
 
-// Kernel SVM area: the kernel solver's public front (kernel_svm.rs) and the types
-// its builder takes.
+// Kernel Pegasos: the builder, its fitted types and the types it takes.
 pub use kernels::function::Kernel;
 pub use kernels::gram::PrecomputedGram;
 pub use solvers::kernel_solver::Strategy;
@@ -116,13 +117,21 @@ pub use solvers::kernel_svm::{
     kernel_decision, pairwise_kernel, Decomposition, FittedKernelRegressor, FittedKernelSvm,
     KernelRegressor, KernelReport, KernelSvm, KernelSvmParams,
 };
-pub use solvers::loss::LossFunction;
 
-// Feature maps area: the maps' public fronts (maps/fourier_features.rs,
-// maps/nystroem_features.rs, maps/additive.rs) and the types their builders take
-// (Kernel is the kernel SVM area's, above).
+// Explicit feature maps.
 pub use maps::additive::{AdditiveKernel, AdditiveMap};
 pub use maps::fourier::FourierForm;
 pub use maps::fourier_features::{FittedFourierFeatures, FourierFeatures, FourierFeaturesParams};
 pub use maps::nystroem::Landmarks;
 pub use maps::nystroem_features::{FittedNystroem, Nystroem, NystroemParams};
+
+// Platt's sigmoids (probabilities).
+pub use solvers::platt::{
+    class_probabilities, fit_sigmoid, n_classes as sigmoid_classes, SigmoidFit,
+    MAX_ITER as SIGMOID_MAX_ITER,
+};
+
+// Rows held elsewhere: the streamed fit (Dask exact mode) and parameter mixing.
+pub use solvers::linear::FirstStepSums;
+pub use solvers::mixing::{LocalIterates, LocalPass};
+pub use solvers::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};
