@@ -279,3 +279,26 @@ def test_blocks_over_the_memory_budget_spill_to_disk_or_keep_only_the_index(clie
     info = pdask.block_cache_info(client)
     assert all(w["memory_bytes"] <= 5_000 for w in info.values())
     assert 0 < sum(w["blocks"] for w in info.values()) < blocks
+
+
+def test_rows_taken_from_kept_arrays_are_scipys_rows(tmp_path):
+    """The kept arrays, in memory or memory-mapped, give the rows scipy's indexing
+    gives, empty rows and an empty selection included."""
+    from pegasos_rs.dask import _kept
+
+    X = sp.random(300, 50, density=0.05, format="csr", random_state=np.random.RandomState(3))
+    assert (np.diff(X.indptr) == 0).any()
+    for p, a in zip(("data", "indices", "indptr"), (X.data, X.indices, X.indptr), strict=True):
+        _kept.publish(str(tmp_path / f"x.{p}.npy"), a)
+    mapped = [
+        np.load(tmp_path / f"x.{p}.npy", mmap_mode="r") for p in ("data", "indices", "indptr")
+    ]
+    rng = np.random.RandomState(0)
+    for ids in (np.arange(0), np.array([5]), np.unique(rng.randint(0, 300, 120)), np.arange(300)):
+        want = X[ids]
+        for arrays in ((X.data, X.indices, X.indptr), mapped):
+            got = _kept.take_rows(*arrays, ids, 50)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got.indptr, want.indptr)
+            np.testing.assert_array_equal(got.indices, want.indices)
+            assert got.data.tobytes() == want.data.tobytes()
