@@ -446,7 +446,9 @@ def test_parallel_mode_comes_within_one_percent_of_the_in_memory_objective(clien
 def test_parallel_mode_reads_files_once_and_cleans_up(client, tmp_path):
     """On read_svmlight arrays the first round parses each block and keeps it on the
     worker's disk as binary CSR; later rounds map it. The model is that of the same
-    partitions held in memory, and the fit leaves no file behind."""
+    partitions held in memory, and the fit leaves no file behind. (Unchecked: a
+    checked fit's blocks are parsed by the check and kept on the workers for later
+    fits, tests/test_dask_cache.py.)"""
     X, y = make_problem(n_samples=1200, n_features=20, n_classes=3, seed=7)
     path = tmp_path / "train.svm"
     pegasos_rs.dump_svmlight_file(X, y, path)
@@ -463,7 +465,10 @@ def test_parallel_mode_reads_files_once_and_cleans_up(client, tmp_path):
 
     during = []
     from_files = pdask.PegasosClassifier(client=client, mode="parallel", **kw).fit(
-        dX, dy, callback=lambda info: during.append(sum(client.run(parsed_files).values()))
+        dX,
+        dy,
+        check_input=False,
+        callback=lambda info: during.append(sum(client.run(parsed_files).values())),
     )
     assert during[0] == 3 * len(rows)  # data, indices, indptr of every block
     in_memory = pdask.PegasosClassifier(client=client, mode="parallel", **kw)

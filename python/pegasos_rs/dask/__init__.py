@@ -7,7 +7,8 @@
 * :class:`PegasosRegressor`: :class:`pegasos_rs.PegasosRegressor` on dask
   collections of rows and real targets, with the same two modes.
 * :func:`read_svmlight`: svmlight files as dask arrays, split at line boundaries
-  and parsed on the workers.
+  and parsed on the workers; the workers keep the checked, parsed blocks for
+  later fits on the same files (:func:`drop_block_cache`, :func:`block_cache_info`).
 * :class:`RandomFourierFeatures`, :class:`Nystroem`, :class:`AdditiveKernelMap`:
   the explicit feature maps, transforming dask collections block by block.
 
@@ -31,6 +32,7 @@ except ImportError as e:
     ) from e
 
 from pegasos_rs.dask._classifier import PegasosClassifier
+from pegasos_rs.dask._kept import block_cache_info, drop_block_cache
 from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
 from pegasos_rs.dask._regressor import PegasosRegressor
 from pegasos_rs.dask._svmlight import read_svmlight
@@ -41,5 +43,7 @@ __all__ = [
     "PegasosClassifier",
     "PegasosRegressor",
     "RandomFourierFeatures",
+    "block_cache_info",
+    "drop_block_cache",
     "read_svmlight",
 ]

@@ -5,10 +5,11 @@ A partition becomes a *block*: a :class:`MemoryBlock` (the rows computed by the
 user's dask graph, kept in the worker's memory and spilled by dask when memory is
 short) or a :class:`SvmlightBlock` (a byte range of an svmlight file, of which the
 worker keeps only where each example starts and its label; the rows stay in the
-file and are parsed when a step needs them). Both answer the same questions: how
-many rows, which labels, the rows with given local indices, the whole matrix. The
-labels are classes, or a regression's real targets (``classes`` None in the
-functions below).
+file and are parsed when a step needs them, unless the worker keeps the block
+parsed since an earlier check, :mod:`pegasos_rs.dask._kept`). Both answer the
+same questions: how many rows, which labels, the rows with given local indices,
+the whole matrix. The labels are classes, or a regression's real targets
+(``classes`` None in the functions below).
 
 Every function here runs on a worker and returns small results (summaries, the
 sampled rows, partial sums), so the data itself never travels to the client.
@@ -33,6 +34,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from pegasos_rs import _core
 from pegasos_rs._validation import INPUT_CHECKS, as_rust_matrix, buffer
+from pegasos_rs.dask import _kept
 from pegasos_rs.exceptions import DataFormatError
 
 #: How a partition is shaped for the extension: the in-memory estimator's rules
@@ -197,12 +199,23 @@ class SvmlightBlock(Block):
     end: int = 0
     #: Whether ``labels`` are the file's (then each parsed row's label is checked).
     file_labels: bool = True
+    #: The file's version when the block was indexed: the worker may keep the
+    #: parsed block of that version (see :mod:`pegasos_rs.dask._kept`).
+    version: tuple | None = None
 
     def _bounds(self, ids):
         ends = np.append(self.starts[1:], np.uint64(self.end))
         return self.starts[ids].astype(np.int64), ends[ids].astype(np.int64)
 
+    def kept(self):
+        """The parsed arrays this worker keeps of the block's version, or None."""
+        return _kept.arrays(_kept.ident(self.spec, self.n_features), self.version)
+
     def rows(self, ids):
+        kept = self.kept()
+        if kept is not None:
+            return _kept.take_rows(*kept, ids, self.n_features)
+        _kept.count("row_parses")
         lo, hi = self._bounds(ids)
         # One read per run of consecutive examples.
         breaks = np.flatnonzero(lo[1:] != hi[:-1]) + 1
@@ -227,6 +240,10 @@ class SvmlightBlock(Block):
         return X
 
     def matrix(self):
+        kept = self.kept()
+        if kept is not None:
+            return sp.csr_matrix(kept, shape=(kept[2].size - 1, self.n_features), copy=False)
+        _kept.count("block_parses")
         text, start = read_range(self.spec)
         X, _ = parse(text, self.spec, self.n_features, start)
         return X
@@ -270,10 +287,23 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
     """Index a block of an svmlight file: where each example starts and its label.
     With ``check`` the whole block is also parsed, so any malformed value raises
     now. A compressed file is parsed once and kept in memory. ``y``, when given,
-    replaces the file's labels."""
+    replaces the file's labels.
+
+    The worker keeps the index and the parsed block for later fits on the same
+    version of the file, and reuses what it kept (:mod:`pegasos_rs.dask._kept`)."""
+    key, current = _kept.ident(spec, n_features), _kept.version(spec.path)
+    entry = _kept.lookup(key, current, check)
     if spec.compressed:
-        text, start = read_range(spec)
-        X, labels = parse(text, spec, n_features, start)
+        kept = None if entry is None else _kept.arrays(key, current)
+        if entry is not None and kept is not None:
+            X = sp.csr_matrix(kept, shape=(kept[2].size - 1, n_features), copy=False)
+            labels = entry.labels
+        else:
+            _kept.count("block_parses")
+            text, start = read_range(spec)
+            X, labels = parse(text, spec, n_features, start)
+            if _kept.version(spec.path) == current:
+                _kept.keep(key, current, None, labels, 0, True, X)
         labels = labels if y is None else _labels(y, X.shape[0], spec.name)
         return MemoryBlock(
             name=spec.name,
@@ -283,17 +313,27 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
         )
 
     def index(text, base):
+        X = None
         if check:
-            parse(text.tobytes(), spec, n_features, base)
+            _kept.count("block_parses")
+            X, _ = parse(text.tobytes(), spec, n_features, base)
+        _kept.count("indexes")
         try:
             starts, labels = _core.index_svmlight(text, base)
         except DataFormatError as e:
             raise in_file(e, spec, base) from None
         except ValueError as e:
             raise DataFormatError(str(e), spec.name) from None
-        return starts, labels, base + text.size
+        return starts, labels, base + text.size, X
 
-    starts, labels, end = on_range(spec, index)
+    if entry is not None:
+        starts, labels, end = entry.starts, entry.labels, entry.end
+    else:
+        starts, labels, end, X = on_range(spec, index)
+        if _kept.version(spec.path) == current:  # not rewritten while read
+            _kept.keep(key, current, starts, labels, end, check, X)
+        else:
+            current = None
     if y is not None:
         labels = _labels(y, labels.shape[0], spec.name)
     return SvmlightBlock(
@@ -305,6 +345,7 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
         n_features=n_features,
         starts=starts,
         end=end,
+        version=current,
     )
 
 
@@ -503,8 +544,9 @@ def full_matrix(block: Block, cache: str | None, dtype: str):
     use in a fit and written to the worker's local disk as binary CSR
     (``cache`` names the fit); later uses memory-map it instead of parsing the
     text again, so passes over data larger than the workers' memory cost a read,
-    not a parse. :func:`drop_cache` removes the fit's files."""
-    if cache is None or not isinstance(block, SvmlightBlock):
+    not a parse. :func:`drop_cache` removes the fit's files. A block the worker
+    keeps parsed since a check (:mod:`pegasos_rs.dask._kept`) is used as kept."""
+    if cache is None or not isinstance(block, SvmlightBlock) or block.kept() is not None:
         X = block.matrix()
         return X if X.dtype == dtype else X.astype(dtype)
     spec, stat = block.spec, os.stat(block.spec.path)
@@ -519,34 +561,11 @@ def full_matrix(block: Block, cache: str | None, dtype: str):
         os.makedirs(os.path.dirname(base), exist_ok=True)
         # Each file is absent or complete; a task that misses one parses the block.
         for p, a in zip(parts, (X.data, X.indices, X.indptr), strict=True):
-            _publish(f"{base}.{p}.npy", a)
+            _kept.publish(f"{base}.{p}.npy", a)
         return X
     return sp.csr_matrix(
         (data, indices, indptr), shape=(indptr.size - 1, block.n_features), copy=False
     )
-
-
-def _publish(path: str, a: np.ndarray) -> None:
-    """Write ``a`` to the ``.npy`` file ``path`` so that readers find either no file
-    or a complete one, also while other writers write the same file (two tasks of
-    a worker's threads on one block, two processes sharing a folder): each writes a
-    temporary file of its own in the same folder and renames it to ``path``, an
-    atomic replacement of the same contents. The temporary file is removed if
-    writing fails."""
-    import tempfile
-
-    folder, name = os.path.split(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        with open(fd, "wb") as f:
-            np.save(f, a)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def drop_cache(cache: str, dask_worker=None) -> None:

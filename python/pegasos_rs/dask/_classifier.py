@@ -198,7 +198,10 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
             Row blocks aligned with X's (or an in-memory array).
         sample_weight : dask array or array-like of shape (n_samples,), default=None
         check_input : bool, default=True
-            Check every value as the in-memory estimator does before training.
+            Check every value as the in-memory estimator does before training
+            (on arrays of :func:`read_svmlight`, once per version of each file: the
+            workers keep the checked, parsed blocks for later fits, see
+            :func:`drop_block_cache`).
             ``False``: check only the labels of all rows and the rows training reads
             (on arrays of :func:`read_svmlight`, the files' other rows are then not
             parsed at all); a NaN or a malformed line in a row that is read still

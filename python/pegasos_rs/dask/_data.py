@@ -21,7 +21,7 @@ import dask.array as da
 import numpy as np
 import scipy.sparse as sp
 
-from pegasos_rs.dask import _blocks
+from pegasos_rs.dask import _blocks, _kept
 from pegasos_rs.dask._interrupt import CtrlC
 from pegasos_rs.dask._svmlight import svmlight_source
 
@@ -173,16 +173,22 @@ def distribute(
         n_parts = len(specs)
         ys = [None] * n_parts if from_files else _aligned(y, rows, n_parts, "y", client)
         sws = _aligned(sample_weight, rows, n_parts, "sample_weight", client)
-        make = [
-            dask.delayed(_blocks.svmlight_block, pure=False)(
-                s,
-                s.n_features,
-                check,
-                None if ys is None else ys[i],
-                None if sws is None else sws[i],
-            )
-            for i, s in enumerate(specs)
-        ]
+        # A block goes to the worker that keeps it from an earlier fit, if any.
+        holders = _kept.holders(client)
+        make = []
+        for i, s in enumerate(specs):
+            where = holders.get(_kept.ident(s, s.n_features))
+            place = {} if where is None else {"workers": [where], "allow_other_workers": True}
+            with dask.annotate(**place):
+                make.append(
+                    dask.delayed(_blocks.svmlight_block, pure=False)(
+                        s,
+                        s.n_features,
+                        check,
+                        None if ys is None else ys[i],
+                        None if sws is None else sws[i],
+                    )
+                )
     else:
         parts, rows = _x_parts(X, client)
         n_parts = len(parts)

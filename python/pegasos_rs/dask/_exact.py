@@ -162,6 +162,19 @@ def gather(data, futures, blocks):
         ) from e
 
 
+def placements(data, blocks) -> list[dict]:
+    """Where each block's tasks run: on the worker that holds the block (and keeps
+    its parsed rows, :mod:`pegasos_rs.dask._kept`), else anywhere. Without it the
+    scheduler may run a task where its other input is (the previous block's sums,
+    the scattered model) and move the block there, to be parsed again."""
+    holders = data.client.who_has(blocks)
+    where = []
+    for b in blocks:
+        addr = holders.get(b.key) or ()
+        where.append({"workers": [addr[0]], "allow_other_workers": True} if addr else {})
+    return where
+
+
 def chain(data, func, *args, initial=-0.0, problems=None, **kwargs):
     """Run ``func(block, *args, acc, **kwargs)`` over the blocks in row order, each
     task continuing the previous one's per-problem sums (from ``initial``; -0.0,
@@ -169,8 +182,8 @@ def chain(data, func, *args, initial=-0.0, problems=None, **kwargs):
     problem (``problems``, by default ``data.n_problems``)."""
     client = data.client
     acc = [initial] * (data.n_problems if problems is None else problems)
-    for block in data.blocks:
-        acc = client.submit(func, block, *args, acc, pure=False, **kwargs)
+    for block, place in zip(data.blocks, placements(data, data.blocks), strict=True):
+        acc = client.submit(func, block, *args, acc, pure=False, **kwargs, **place)
     return gather(data, [acc], [len(data.blocks) - 1])[0]
 
 

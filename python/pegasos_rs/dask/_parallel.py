@@ -27,7 +27,7 @@ import numpy as np
 
 from pegasos_rs import _core, _progress
 from pegasos_rs.dask import _blocks
-from pegasos_rs.dask._exact import gather, zero_loss_sums
+from pegasos_rs.dask._exact import gather, placements, zero_loss_sums
 
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -74,6 +74,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         t = max(_first_steps(data, params, class_weight)) - 1
     rows = np.diff(data.offsets)
     blocks = [b for b, m in zip(data.blocks, rows, strict=True) if m > 0]
+    where = placements(data, blocks)
     local_steps = np.ceil(rows / k)
     per_round = float((rows * local_steps).sum() / n)
     if params["max_steps"] is None:
@@ -107,8 +108,9 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                 (seed + _GOLDEN * (r * len(data.blocks) + i + 1)) % (1 << 64),
                 cache=data.cache,
                 pure=False,
+                **place,
             )
-            for i, block in enumerate(blocks)
+            for i, (block, place) in enumerate(zip(blocks, where, strict=True))
         ]
         total = _tree_sum(data, parts)
         data.ctrl_c.check()
@@ -194,8 +196,9 @@ def _first_steps(data, params, class_weight) -> list[int]:
             [(0.0, 0.0)] * data.n_problems,
             cache=data.cache,
             pure=False,
+            **place,
         )
-        for b in data.blocks
+        for b, place in zip(data.blocks, placements(data, data.blocks), strict=True)
     ]
     sums = np.asarray(gather(data, parts, list(range(len(parts)))), dtype=np.float64)
     total = [
@@ -223,8 +226,9 @@ def _objective(data, class_weight, params, coef, intercept):
             [-0.0] * problems,
             cache=data.cache,
             pure=False,
+            **place,
         )
-        for b in data.blocks
+        for b, place in zip(data.blocks, placements(data, data.blocks), strict=True)
     ]
     loss = np.sum(gather(data, parts, list(range(len(parts)))), axis=0)
     reg = np.zeros(problems)

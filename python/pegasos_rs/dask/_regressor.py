@@ -167,7 +167,9 @@ class PegasosRegressor(DaskLinearMixin, _regressor.PegasosRegressor):
             Real targets, in row blocks aligned with X's (or an in-memory array).
         sample_weight : dask array or array-like of shape (n_samples,), default=None
         check_input : bool, default=True
-            Check every value as the in-memory estimator does before training.
+            Check every value as the in-memory estimator does before training
+            (on arrays of :func:`read_svmlight`, once per version of each file, as
+            :meth:`pegasos_rs.dask.PegasosClassifier.fit` does).
             ``False``: check only the targets of all rows and the rows training
             reads (but the squared losses' start reads every row).
         callback : callable or None, default=None
