@@ -22,6 +22,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_svmlight.py", "identical arrays checked"),
         ("bench_feature_maps.py", "## 2. Map + PegasosClassifier against exact kernel"),
         ("bench_dask.py", "## Memory and communication of (a)"),
+        ("bench_dask_reuse.py", "(c) / (a) = "),
         ("bench_leak.py", "## RSS curve [MiB] every 10 cycles"),
         ("bench_calls.py", "## per-call times measured"),
         ("bench_cli.py", "## start-up times measured"),
