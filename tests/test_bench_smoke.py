@@ -23,6 +23,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_feature_maps.py", "## 2. Map + PegasosClassifier against exact kernel"),
         ("bench_dask.py", "## Memory and communication of (a)"),
         ("bench_dask_reuse.py", "(c) / (a) = "),
+        ("bench_dask_exact.py", "## (c) Exact mode to A - 0.5 pp"),
         ("bench_leak.py", "## RSS curve [MiB] every 10 cycles"),
         ("bench_calls.py", "## per-call times measured"),
         ("bench_cli.py", "## start-up times measured"),
@@ -35,7 +36,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
     pytest.importorskip("liblinear")
-    if script == "bench_dask.py":
+    if script in ("bench_dask.py", "bench_dask_exact.py"):
         pytest.importorskip("dask_ml")
     if not BENCHES.is_dir():
         pytest.skip("benches/ is not next to the tests")
