@@ -71,8 +71,9 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
     generator, the workers send the drawn rows only, and the client takes the
     steps; a fit reads ``T · batch_size`` rows whatever the number of rows, so
     ``max_steps`` with a fraction of a pass is how it scales (the paper's claim).
-    The client holds the model, O(n_features x classes), and one round of drawn
-    rows (about ``round_bytes``; the next round waits on the workers).
+    The client holds the model, O(n_features x classes), and at most two rounds of
+    drawn rows (about ``round_bytes`` each: the next round's rows travel while the
+    current round's steps run).
     ``sampling="shuffle"`` keeps a permutation of all rows on the client (4 bytes
     per row).
 

@@ -8,11 +8,12 @@ of T steps of k examples reads T·k rows, whatever m is.
 
 Rounds: the draws of a round are grouped by block and each worker, in one task
 for the blocks it holds, returns their distinct rows once (with the position of
-every draw among them); the client runs the round's steps while the workers
-already gather the next round's rows. A
-round is sized to about ``round_bytes`` of rows; the next round's rows wait on
-the workers (a future's result moves only when gathered), so the client holds one
-round of rows plus the model, O(d · classes).
+every draw among them). Moving the rows to the client is what a fit spends most
+on (the steps are cheaper than the transfer), so the next round's rows travel
+while the client runs the current round's steps: a helper thread gathers them
+(``fit.run`` releases the GIL). A round is sized to about ``round_bytes`` of rows,
+so the client holds at most two rounds of rows plus the model, O(d · classes).
+Where each block lives is asked once per fit, not every round.
 
 Sums over the whole training set (the mean weighted loss at zero that sets the
 projection radius, the squared row norms a fresh fit of a squared loss starts
@@ -30,7 +31,7 @@ targets.
 from __future__ import annotations
 
 import time
-from concurrent.futures import CancelledError
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 from itertools import pairwise
 
 import numpy as np
@@ -53,6 +54,9 @@ class _Rounds:
         #: Rounds fetched, and bytes of requests sent and rows received.
         self.rounds = self.sent = self.received = 0
         self.client = data.client
+        #: The worker holding each block, asked once: a round's tasks go there (or
+        #: anywhere, when it has left: dask then recomputes the block elsewhere).
+        self.holders = self.client.who_has(data.blocks)
         self.balanced = balanced
         rows = np.diff(data.offsets)
         k = 0 if data.classes is None else data.classes.size
@@ -98,10 +102,9 @@ class _Rounds:
         # One task per worker, for all the blocks it holds: a round costs two task
         # round trips on two workers, not one per block.
         futures = [self.data.blocks[b] for b in blocks]
-        holders = self.client.who_has(futures)
         groups: dict = {}
         for b, f, lo, hi in zip(blocks, futures, starts, ends, strict=True):
-            where = holders.get(f.key) or (None,)
+            where = self.holders.get(f.key) or (None,)
             groups.setdefault(where[0], []).append((int(b), order[lo:hi]))
         requests = []
         for addr, items in groups.items():
@@ -247,50 +250,54 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     per_round = max(1, int(round_bytes / max(1.0, data.row_bytes) / (k * problems)))
     per_round = min(per_round, max(1, _MAX_ROUND_DRAWS // k))
     report = _Progress(callback)
-    pass_no = 0
-    while True:
-        steps = np.asarray(fit.next_pass(), dtype=np.int64)
-        if not steps.any():
-            break
-        pass_no += 1
-        left = steps.copy()
-        done = 0
-        total = int(steps.max())
+    # One helper thread gathers the next round's rows (see the module doc).
+    with ThreadPoolExecutor(1, thread_name_prefix="pegasos-rs-rows") as fetcher:
+        pass_no = 0
+        while True:
+            steps = np.asarray(fit.next_pass(), dtype=np.int64)
+            if not steps.any():
+                break
+            pass_no += 1
+            left = steps.copy()
+            done = 0
+            total = int(steps.max())
 
-        def next_round(left=left):
-            now = np.minimum(left, per_round)
-            left -= now
-            return rounds.submit(fit.draw([int(s) * k for s in now])), int(now.max())
+            def next_round(left=left):
+                now = np.minimum(left, per_round)
+                left -= now
+                request = rounds.submit(fit.draw([int(s) * k for s in now]))
+                return fetcher.submit(rounds.collect, request), int(now.max())
 
-        pending = next_round()
-        while pending is not None:
-            request, n_steps = pending
-            pending = next_round() if left.any() else None
-            X, y, sw, drawn = rounds.collect(request)
-            fit.run(as_rust_matrix(X), y, sw, drawn)
-            data.ctrl_c.check()
-            done += n_steps
-            report("train", pass_no, done, total, rounds)
-        losses = None
-        if fit.wants_objective:
-            # The model goes to the cluster once, not with every block's task.
-            [model] = data.client.scatter([fit.models()], broadcast=False)
-            losses = chain(
-                data,
-                _blocks.loss_chain,
-                data.classes,
-                class_weight,
-                data.dtype,
-                model,
-                params["loss"],
-                problems=problems,
-                joint=joint,
-            )
-            report("objective", pass_no, total, total, rounds)
-        lines = fit.end_pass(losses)
-        reporter = _progress.current()
-        if reporter is not None and lines:
-            reporter.update(0, 0, None, lines, False)
+            pending = next_round()
+            while pending is not None:
+                fetched, n_steps = pending
+                X, y, sw, drawn = fetched.result()
+                # The next round's rows move while this round's steps run.
+                pending = next_round() if left.any() else None
+                fit.run(as_rust_matrix(X), y, sw, drawn)
+                data.ctrl_c.check()
+                done += n_steps
+                report("train", pass_no, done, total, rounds)
+            losses = None
+            if fit.wants_objective:
+                # The model goes to the cluster once, not with every block's task.
+                [model] = data.client.scatter([fit.models()], broadcast=False)
+                losses = chain(
+                    data,
+                    _blocks.loss_chain,
+                    data.classes,
+                    class_weight,
+                    data.dtype,
+                    model,
+                    params["loss"],
+                    problems=problems,
+                    joint=joint,
+                )
+                report("objective", pass_no, total, total, rounds)
+            lines = fit.end_pass(losses)
+            reporter = _progress.current()
+            if reporter is not None and lines:
+                reporter.update(0, 0, None, lines, False)
     return fit.finish(solver)
 
 
