@@ -78,6 +78,7 @@ def persisted(client, rows: int, blocks: int, d: int):
     """The dask arrays ``X``, ``y`` of ``rows`` rows in ``blocks`` blocks, persisted."""
     import dask
     import dask.array as da
+
     sizes = [rows // blocks + (b < rows % blocks) for b in range(blocks)]
     parts = [dask.delayed(zipf_rows)(b, n, d) for b, n in enumerate(sizes)]
     meta = sp.csr_matrix((0, d))
