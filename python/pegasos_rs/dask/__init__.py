@@ -18,6 +18,9 @@ With no ``client=`` and no current ``distributed.Client``, a call starts a
 dask arrays and :func:`read_svmlight` do not.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 try:
     import dask  # noqa: F401
     import distributed  # noqa: F401
@@ -31,11 +34,16 @@ except ImportError as e:
         'built wheel, python3 -m pip install "dist/pegasos_rs-<version>-<tags>.whl[dask]"'
     ) from e
 
-from pegasos_rs.dask._classifier import PegasosClassifier
-from pegasos_rs.dask._kept import block_cache_info, drop_block_cache
-from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
-from pegasos_rs.dask._regressor import PegasosRegressor
-from pegasos_rs.dask._svmlight import read_svmlight
+# The estimators are imported on first use (as ``pegasos_rs``'s are): a worker
+# process that runs a fit's tasks imports ``pegasos_rs.dask._blocks``, hence this
+# package, and must not pay for the estimators' imports (scikit-learn's estimator
+# machinery, dask.array) before the first fit's first task.
+if TYPE_CHECKING:
+    from pegasos_rs.dask._classifier import PegasosClassifier
+    from pegasos_rs.dask._kept import block_cache_info, drop_block_cache
+    from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
+    from pegasos_rs.dask._regressor import PegasosRegressor
+    from pegasos_rs.dask._svmlight import read_svmlight
 
 __all__ = [
     "AdditiveKernelMap",
@@ -47,3 +55,27 @@ __all__ = [
     "drop_block_cache",
     "read_svmlight",
 ]
+
+_HOME = {
+    "AdditiveKernelMap": "_maps",
+    "Nystroem": "_maps",
+    "PegasosClassifier": "_classifier",
+    "PegasosRegressor": "_regressor",
+    "RandomFourierFeatures": "_maps",
+    "block_cache_info": "_kept",
+    "drop_block_cache": "_kept",
+    "read_svmlight": "_svmlight",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # later lookups find it without calling __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
