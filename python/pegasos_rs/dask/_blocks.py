@@ -25,7 +25,7 @@ import mmap
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -293,6 +293,8 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
     version of the file, and reuses what it kept (:mod:`pegasos_rs.dask._kept`)."""
     key, current = _kept.ident(spec, n_features), _kept.version(spec.path)
     entry = _kept.lookup(key, current, check)
+    #: The version the block's rows are read at (None: the file changed meanwhile).
+    version: tuple | None = current
     if spec.compressed:
         kept = None if entry is None else _kept.arrays(key, current)
         if entry is not None and kept is not None:
@@ -327,13 +329,16 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
         return starts, labels, base + text.size, X
 
     if entry is not None:
-        starts, labels, end = entry.starts, entry.labels, entry.end
+        # An uncompressed file's entry has its row starts (only a compressed one,
+        # handled above, keeps None).
+        starts = cast(np.ndarray, entry.starts)
+        labels, end = entry.labels, entry.end
     else:
         starts, labels, end, X = on_range(spec, index)
         if _kept.version(spec.path) == current:  # not rewritten while read
             _kept.keep(key, current, starts, labels, end, check, X)
         else:
-            current = None
+            version = None
     if y is not None:
         labels = _labels(y, labels.shape[0], spec.name)
     return SvmlightBlock(
@@ -345,7 +350,7 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
         n_features=n_features,
         starts=starts,
         end=end,
-        version=current,
+        version=version,
     )
 
 

@@ -178,7 +178,7 @@ def keep(key: str, current: tuple, starts, labels, end: int, checked: bool, X=No
     if worker is None:
         return
     index_bytes = int(labels.nbytes + (0 if starts is None else starts.nbytes))
-    parts = None if X is None else tuple(_readonly(a) for a in (X.data, X.indices, X.indptr))
+    parts = None if X is None else (_readonly(X.data), _readonly(X.indices), _readonly(X.indptr))
     dropped, spill = [], []
     with _LOCK:
         old = _ENTRIES.pop(key, None)
