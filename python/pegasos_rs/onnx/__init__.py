@@ -10,10 +10,11 @@ ONNX runtime) evaluates without Python or pegasos-rs::
 
 Importing this module registers a converter for every covered class with skl2onnx
 (:func:`register`, idempotent), so ``skl2onnx.to_onnx`` converts pipelines that
-hold them too. A model that cannot be exported is refused by name, with the reason:
-:class:`TypeError` for a class that has no converter, :class:`ValueError` for a
-model whose fitted state or parameters the graph cannot express (an unfitted model,
-a precomputed kernel...).
+hold them too. Without the ``onnx`` extra the module still imports, and
+:func:`to_onnx` raises :class:`ImportError` saying what to install. A model that
+cannot be exported is refused by name, with the reason: :class:`TypeError` for a
+class that has no converter, :class:`ValueError` for a model whose fitted state or
+parameters the graph cannot express (an unfitted model, a precomputed kernel...).
 
 Conventions (those of skl2onnx's own converters, so that users get what they know):
 
@@ -325,4 +326,9 @@ def to_onnx(
     )
 
 
-register()
+try:
+    import skl2onnx  # noqa: F401 (only whether the extra is installed)
+except ImportError:
+    pass  # pegasos_rs.to_onnx stays importable; to_onnx and register() say what to install
+else:
+    register()

@@ -1,0 +1,23 @@
+"""Without the ``onnx`` extra, ``pegasos_rs.to_onnx`` still resolves (it is in
+``__all__``) and calling it says what to install (runs with or without the extra:
+the child process hides skl2onnx)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_to_onnx_without_the_extra_names_it():
+    code = (
+        "import sys; sys.modules['skl2onnx'] = None\n"
+        "import numpy as np, pegasos_rs\n"
+        "from pegasos_rs import PegasosClassifier\n"
+        "model = PegasosClassifier(max_iter=1).fit(np.eye(4), [0, 1, 0, 1])\n"
+        "try:\n"
+        "    pegasos_rs.to_onnx(model)\n"
+        "except ImportError as e:\n"
+        "    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install 'pegasos-rs[onnx]'" in out.stdout
