@@ -21,3 +21,22 @@ def test_to_onnx_without_the_extra_names_it():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install 'pegasos-rs[onnx]'" in out.stdout
+
+
+def test_cli_export_onnx_without_the_extra_is_a_one_line_message(tmp_path):
+    code = (
+        "import sys; sys.modules['skl2onnx'] = None\n"
+        "import numpy as np\n"
+        "from pegasos_rs import PegasosClassifier\n"
+        "from pegasos_rs.cli import main\n"
+        f"path = {str(tmp_path / 'm.model')!r}\n"
+        "PegasosClassifier(max_iter=1).fit(np.eye(4), [0, 1, 0, 1]).save(path)\n"
+        "main(['export', path, path + '.onnx'])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert out.stderr.strip() == (
+        "pegasos-rs export: pegasos_rs.onnx (ONNX export) needs skl2onnx, onnx and "
+        "onnxruntime: pip install 'pegasos-rs[onnx]'"
+    )
+    assert not (tmp_path / "m.model.onnx").exists()
