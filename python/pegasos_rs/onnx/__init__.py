@@ -185,9 +185,13 @@ def register() -> None:
     try:
         from skl2onnx import update_registered_converter
     except ImportError as e:
+        # pegasos-rs is on no package index: ``pip install "pegasos-rs[onnx]"`` would
+        # find nothing (as for the [dask] extra).
         raise ImportError(
-            "pegasos_rs.onnx (ONNX export) needs skl2onnx, onnx and onnxruntime: "
-            "pip install 'pegasos-rs[onnx]'"
+            f"ONNX export needs skl2onnx, onnx and onnxruntime ({e}), which the [onnx] "
+            'extra of pegasos-rs installs: from the clone, python3 -m pip install ".[onnx]"; '
+            "from a built wheel, python3 -m pip install "
+            '"dist/pegasos_rs-<version>-<tags>.whl[onnx]"'
         ) from e
 
     for row in CONVERTERS:
