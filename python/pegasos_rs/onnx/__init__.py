@@ -235,6 +235,29 @@ def check_exportable(model: Any) -> None:
     raise TypeError(f"{cls.__name__} cannot be exported to ONNX: it has no converter")
 
 
+def in_memory(model: Any) -> Any:
+    """``model`` with every ``pegasos_rs.dask`` estimator (steps of a pipeline too)
+    replaced by an instance of the in-memory class it extends, holding the same
+    parameters and fitted attributes (the graph reads only those); other models are
+    returned as they are."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        steps = [(name, in_memory(step)) for name, step in model.steps]
+        if all(new is old for (_, new), (_, old) in zip(steps, model.steps, strict=True)):
+            return model
+        return Pipeline(steps)
+    if not type(model).__module__.startswith("pegasos_rs.dask"):
+        return model
+    for row in CONVERTERS:
+        base = _class(row.module, row.name)
+        if isinstance(model, base):
+            local = base.__new__(base)
+            local.__dict__.update(model.__dict__)
+            return local
+    return model
+
+
 def to_onnx(
     model: Any,
     X: Any = None,
@@ -255,6 +278,8 @@ def to_onnx(
         ``RandomFourierFeatures``, ``Nystroem`` (not ``kernel="precomputed"``),
         ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that
         skl2onnx converts (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``...).
+        The estimators of :mod:`pegasos_rs.dask` are exported as the in-memory
+        models they extend.
     X : array-like or sparse matrix, optional
         Rows like those the graph will read; only their number of columns is used
         (sparse rows are fine: the graph's input is a dense tensor). Without it,
@@ -288,6 +313,7 @@ def to_onnx(
     import numpy as np
 
     register()
+    model = in_memory(model)
     check_exportable(model)
     from skl2onnx import to_onnx as skl_to_onnx
     from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType
