@@ -110,6 +110,14 @@ def test_zipmap_by_default():
     assert isinstance(maps, list) and sorted(maps[0]) == [0, 1, 2]
     proba = model.predict_proba(X[:5])
     assert_values([[m[c] for c in (0, 1, 2)] for m in maps], proba)
+    # float classes that are integers (svmlight files' -1.0 / +1.0): int64 keys
+    X2, y2 = _problem(2, sparse=False)
+    signed = PegasosClassifier(loss="log_loss", random_state=0, max_iter=5)
+    signed.fit(X2, 2.0 * y2 - 1.0)
+    label, maps = run(pegasos_rs.to_onnx(signed, X2[:1]), X2[:5])
+    assert sorted(maps[0]) == [-1, 1]
+    assert_labels(label, signed.predict(X2[:5]).astype(np.int64))
+    assert_values([[m[-1], m[1]] for m in maps], signed.predict_proba(X2[:5]))
 
 
 @pytest.mark.parametrize("probability", [False, True])
