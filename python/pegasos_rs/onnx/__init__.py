@@ -307,8 +307,9 @@ def to_onnx(
         For a class without a converter (e.g. ``PegasosRanker``), or a ``dtype``
         other than float32/float64.
     ValueError
-        For a model that cannot be exported (unfitted; a precomputed or callable
-        kernel...), or an input width that differs from the model's.
+        For a model that cannot be exported (unfitted; a precomputed kernel;
+        ``probability=True`` without fitted sigmoids...), or an input width that
+        differs from the model's.
     """
     import numpy as np
 
