@@ -250,7 +250,7 @@ def in_memory(model: Any) -> Any:
     if not type(model).__module__.startswith("pegasos_rs.dask"):
         return model
     for row in CONVERTERS:
-        base = _class(row.module, row.name)
+        base: Any = _class(row.module, row.name)
         if isinstance(model, base):
             local = base.__new__(base)
             local.__dict__.update(model.__dict__)
