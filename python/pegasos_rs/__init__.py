@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pegasos_rs.linear import PegasosClassifier
     from pegasos_rs.linear_regressor import PegasosRegressor
     from pegasos_rs.model_io import load, save
+    from pegasos_rs.onnx import to_onnx
     from pegasos_rs.pairwise import pairwise_kernels
     from pegasos_rs.ranker import PegasosRanker
     from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
@@ -52,6 +53,7 @@ __all__ = [
     "load_svmlight_files",
     "pairwise_kernels",
     "save",
+    "to_onnx",
     "write_liblinear_model",
 ]
 
@@ -75,6 +77,7 @@ _HOME = {
     "load_svmlight_files": "svmlight",
     "pairwise_kernels": "pairwise",
     "save": "model_io",
+    "to_onnx": "onnx",
     "write_liblinear_model": "liblinear_format",
 }
 

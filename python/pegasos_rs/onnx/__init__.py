@@ -1,0 +1,328 @@
+"""ONNX export of pegasos-rs models (the ``onnx`` extra: skl2onnx, onnx, onnxruntime).
+
+:func:`to_onnx` converts a fitted model, or a scikit-learn pipeline mixing
+pegasos-rs and scikit-learn steps, into an ONNX graph that onnxruntime (or any
+ONNX runtime) evaluates without Python or pegasos-rs::
+
+    onx = pegasos_rs.to_onnx(model, X[:1])
+    session = onnxruntime.InferenceSession(onx.SerializeToString())
+    label, scores = session.run(None, {"X": X.astype(np.float32)})
+
+Importing this module registers a converter for every covered class with skl2onnx
+(:func:`register`, idempotent), so ``skl2onnx.to_onnx`` converts pipelines that
+hold them too. A model that cannot be exported is refused by name, with the reason:
+:class:`TypeError` for a class that has no converter, :class:`ValueError` for a
+model whose fitted state or parameters the graph cannot express (an unfitted model,
+a precomputed kernel...).
+
+Conventions (those of skl2onnx's own converters, so that users get what they know):
+
+* one input ``X``, a ``FloatTensorType([None, n_features])`` (float32 inference;
+  ``DoubleTensorType`` is accepted and computes in float64);
+* classifiers: ``label`` (int64 for integer classes, string for string classes) and
+  ``probabilities``, shape ``(N, n_classes)``: the class probabilities when the model
+  has ``predict_proba``, else its decision scores, as skl2onnx's
+  ``SGDClassifier``: ``[-f, f]`` for two classes (column 1 is ``decision_function``)
+  and the per-class scores for more. The option ``raw_scores=True`` gives the
+  decision scores even when the model has probabilities; ``zipmap`` is skl2onnx's
+  (True by default: a list of dicts; ``False``: a tensor);
+* regressors: ``variable``, shape ``(N, 1)``;
+* transformers: ``variable``, shape ``(N, n_output_features)``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["register", "to_onnx"]
+
+
+#: The options a classifier's converter accepts (as skl2onnx's classifiers).
+CLASSIFIER_OPTIONS: dict[str, list[Any]] = {
+    "zipmap": [True, False, "columns"],
+    "nocl": [False],
+    "output_class_labels": [False],
+    "raw_scores": [True, False],
+}
+
+
+class Converter(NamedTuple):
+    """One row of :data:`CONVERTERS`: the class ``pegasos_rs.<module>.<name>`` is
+    converted by ``pegasos_rs.onnx.<impl>``'s functions ``shape`` (skl2onnx's shape
+    calculator) and ``convert`` (the converter), after ``check`` (raises
+    ``TypeError``/``ValueError`` naming the class and the reason when the model cannot
+    be exported); ``options`` are the converter's skl2onnx options (a classifier's
+    :data:`CLASSIFIER_OPTIONS` also makes skl2onnx's parser add its ``label`` and
+    ``probabilities`` outputs and the ZipMap)."""
+
+    module: str
+    name: str
+    impl: str
+    check: str
+    shape: str
+    convert: str
+    options: dict[str, list[Any]] | None
+
+
+#: Every class with a converter: one row per class. A pegasos-rs estimator missing
+#: here is refused by :func:`to_onnx` (and, inside a pipeline, by the row of
+#: :data:`REFUSED` when it has one).
+CONVERTERS: tuple[Converter, ...] = (
+    Converter(
+        "linear",
+        "PegasosClassifier",
+        "_linear",
+        "check_classifier",
+        "classifier_shape",
+        "convert_classifier",
+        CLASSIFIER_OPTIONS,
+    ),
+    Converter(
+        "linear_regressor",
+        "PegasosRegressor",
+        "_linear",
+        "check_regressor",
+        "regressor_shape",
+        "convert_regressor",
+        None,
+    ),
+    Converter(
+        "kernel_approximation",
+        "RandomFourierFeatures",
+        "_maps",
+        "check_fourier",
+        "map_shape",
+        "convert_fourier",
+        None,
+    ),
+    Converter(
+        "kernel_approximation",
+        "Nystroem",
+        "_maps",
+        "check_nystroem",
+        "map_shape",
+        "convert_nystroem",
+        None,
+    ),
+    Converter(
+        "kernel_approximation",
+        "AdditiveKernelMap",
+        "_maps",
+        "check_additive",
+        "map_shape",
+        "convert_additive",
+        None,
+    ),
+)
+
+#: Public classes without a converter, and why: refused by name, also inside a
+#: pipeline converted by ``skl2onnx.to_onnx``.
+REFUSED: dict[tuple[str, str], str] = {
+    ("ranker", "PegasosRanker"): (
+        "a ranker's scores rank the rows of a query: export its linear scores with "
+        "a PegasosRegressor of the same coef_ and intercept_, or use predict"
+    ),
+    ("kernel", "KernelPegasosClassifier"): "no converter for it in this build",
+    ("kernel_regressor", "KernelPegasosRegressor"): "no converter for it in this build",
+}
+
+_registered = False
+
+
+def _alias(name: str) -> str:
+    return f"PegasosRs{name}"
+
+
+def _class(module: str, name: str) -> type:
+    return getattr(importlib.import_module(f"pegasos_rs.{module}"), name)
+
+
+def _function(impl: str, name: str) -> Callable[..., Any]:
+    return getattr(importlib.import_module(f"pegasos_rs.onnx.{impl}"), name)
+
+
+def _checked_shape(
+    check: Callable[[Any], None], shape: Callable[[Any], None]
+) -> Callable[[Any], None]:
+    """skl2onnx's shape calculator of a row, which first checks the model (skl2onnx
+    calls it before any converter, so that an unfitted or unexportable model inside
+    a pipeline fails with the row's own message)."""
+
+    def calculate(operator: Any) -> None:
+        check(operator.raw_operator)
+        shape(operator)
+
+    return calculate
+
+
+def _refusing(name: str, reason: str) -> tuple[Callable[..., None], Callable[..., None]]:
+    """The shape calculator and converter of a class that is refused."""
+
+    def refuse() -> None:
+        raise TypeError(f"{name} cannot be exported to ONNX: {reason}")
+
+    def shape(operator: Any) -> None:
+        refuse()
+
+    def convert(scope: Any, operator: Any, container: Any) -> None:
+        refuse()
+
+    return shape, convert
+
+
+def register() -> None:
+    """Register the converters of :data:`CONVERTERS` with skl2onnx (and the refusals
+    of :data:`REFUSED`), so that ``skl2onnx.to_onnx`` converts pipelines holding
+    pegasos-rs models. Idempotent; run when :mod:`pegasos_rs.onnx` is imported."""
+    global _registered
+    if _registered:
+        return
+    try:
+        from skl2onnx import update_registered_converter
+    except ImportError as e:
+        raise ImportError(
+            "pegasos_rs.onnx (ONNX export) needs skl2onnx, onnx and onnxruntime: "
+            "pip install 'pegasos-rs[onnx]'"
+        ) from e
+
+    for row in CONVERTERS:
+        update_registered_converter(
+            _class(row.module, row.name),
+            _alias(row.name),
+            _checked_shape(_function(row.impl, row.check), _function(row.impl, row.shape)),
+            _function(row.impl, row.convert),
+            options=row.options,
+        )
+    covered = {(row.module, row.name) for row in CONVERTERS}
+    for (module, name), reason in REFUSED.items():
+        if (module, name) in covered:
+            continue
+        shape, convert = _refusing(name, reason)
+        update_registered_converter(_class(module, name), _alias(name), shape, convert)
+    _registered = True
+
+
+def check_exportable(model: Any) -> None:
+    """Raise ``TypeError``/``ValueError`` naming the class and the reason when
+    ``model`` (or a step of a pipeline) cannot be exported. Steps that are not
+    pegasos-rs models are left to skl2onnx."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(model, Pipeline):
+        for _, step in model.steps:
+            if step is not None and step != "passthrough":
+                check_exportable(step)
+        return
+    cls = type(model)
+    if not cls.__module__.startswith("pegasos_rs."):
+        return
+    for row in CONVERTERS:
+        if cls is _class(row.module, row.name):
+            _function(row.impl, row.check)(model)
+            return
+    for (module, name), reason in REFUSED.items():
+        if cls is _class(module, name):
+            raise TypeError(f"{name} cannot be exported to ONNX: {reason}")
+    raise TypeError(f"{cls.__name__} cannot be exported to ONNX: it has no converter")
+
+
+def to_onnx(
+    model: Any,
+    X: Any = None,
+    *,
+    n_features: int | None = None,
+    dtype: Any = None,
+    options: dict[Any, Any] | None = None,
+    target_opset: int | dict[str, int] | None = None,
+    name: str | None = None,
+) -> Any:
+    """Convert a fitted pegasos-rs model, or a pipeline holding some, to ONNX.
+
+    Parameters
+    ----------
+    model : estimator or :class:`~sklearn.pipeline.Pipeline`
+        Fitted. Covered: ``PegasosClassifier`` (every loss and ``multi_class``,
+        Platt's ``probability=True``), ``PegasosRegressor``,
+        ``RandomFourierFeatures``, ``Nystroem`` (not ``kernel="precomputed"``),
+        ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that
+        skl2onnx converts (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``...).
+    X : array-like or sparse matrix, optional
+        Rows like those the graph will read; only their number of columns is used
+        (sparse rows are fine: the graph's input is a dense tensor). Without it,
+        ``n_features`` or the model's ``n_features_in_``.
+    n_features : int, optional
+        The width of the input, when ``X`` is not given.
+    dtype : numpy dtype, default=float32
+        ``np.float32`` (``FloatTensorType``) or ``np.float64``
+        (``DoubleTensorType``: the graph computes in float64).
+    options : dict, optional
+        skl2onnx's converter options, e.g. ``{id(clf): {"zipmap": False}}`` or
+        ``{PegasosClassifier: {"zipmap": False, "raw_scores": True}}``.
+    target_opset : int or dict, optional
+        skl2onnx's ``target_opset``.
+    name : str, optional
+        The graph's name.
+
+    Returns
+    -------
+    onnx.ModelProto
+
+    Raises
+    ------
+    TypeError
+        For a class without a converter (e.g. ``PegasosRanker``), or a ``dtype``
+        other than float32/float64.
+    ValueError
+        For a model that cannot be exported (unfitted; a precomputed or callable
+        kernel...), or an input width that differs from the model's.
+    """
+    import numpy as np
+
+    register()
+    check_exportable(model)
+    from skl2onnx import to_onnx as skl_to_onnx
+    from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType
+
+    dtype = np.dtype(np.float32 if dtype is None else dtype)
+    if dtype == np.float32:
+        tensor: Any = FloatTensorType
+    elif dtype == np.float64:
+        tensor = DoubleTensorType
+    else:
+        raise TypeError(f"dtype must be float32 or float64, not {dtype}")
+    expected = getattr(model, "n_features_in_", None)
+    if X is not None:
+        shape = getattr(X, "shape", None)
+        if shape is None:
+            shape = np.asarray(X).shape
+        if len(shape) != 2:
+            raise ValueError(f"X must be 2-d rows (n_samples, n_features), not shape {shape}")
+        width = int(shape[1])
+    elif n_features is not None:
+        width = int(n_features)
+    elif expected is not None:
+        width = int(expected)
+    else:
+        raise ValueError(
+            f"the input width of {type(model).__name__} is unknown: pass X (rows like "
+            "those to predict) or n_features"
+        )
+    if expected is not None and width != int(expected):
+        raise ValueError(
+            f"X has {width} features, but {type(model).__name__} is expecting "
+            f"{int(expected)} features as input"
+        )
+    return skl_to_onnx(
+        model,
+        initial_types=[("X", tensor([None, width]))],
+        options=options,
+        target_opset=target_opset,
+        name=name,
+    )
+
+
+register()

@@ -1,0 +1,127 @@
+"""Converters of :class:`~pegasos_rs.PegasosClassifier` and
+:class:`~pegasos_rs.PegasosRegressor`.
+
+The decision values are ``X coef_.T + intercept_`` (MatMul, Add). Labels are the
+index of the largest score, as ``predict`` (never of the largest probability:
+Platt's sigmoids can order the classes differently). Probabilities follow
+``predict_proba`` (``pegasos_rs._base``):
+
+* Platt (``probability=True``), ``z = probA_ f + probB_``: two classes
+  ``[sigmoid(z), sigmoid(-z)]``; more classes ``softmax(log_sigmoid(-z))``, which is
+  each class's sigmoid normalised to sum 1, computed in log space as the Rust core
+  does (sigmoids that all underflow still give their ratios);
+* ``log_loss``: two classes ``sigmoid([-f, f])``; more classes
+  ``softmax(log_sigmoid(f))`` (the one-vs-rest sigmoids normalised);
+* ``modified_huber``: ``(clip(s, -1, 1) + 1) / 2`` of the scores ``s`` (``[-f, f]`` for
+  two classes); more classes normalised by their sum, a row of zeros uniform.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pegasos_rs.onnx._common import (
+    Graph,
+    check_fitted,
+    check_width,
+    classifier_outputs,
+    classifier_shape,
+    label_kind,
+    output_shape,
+    refuse,
+    two_columns,
+)
+
+#: Losses whose models have ``predict_proba`` without Platt's sigmoids.
+_PROBABILISTIC = ("log_loss", "modified_huber")
+
+
+def check_classifier(model: Any) -> None:
+    """Refuse an unfitted classifier, one whose ``probability=True`` has no fitted
+    sigmoids, and classes ONNX labels cannot hold."""
+    check_fitted(model, ["coef_", "intercept_", "classes_"])
+    if model.probability and not (hasattr(model, "probA_") and hasattr(model, "probB_")):
+        refuse(
+            model,
+            "probability=True, but its sigmoids were not fitted (probability was set "
+            "after fit): fit again, or set probability=False to export its scores",
+        )
+    label_kind(model)
+
+
+def _probabilities(g: Graph, model: Any, f: str, scores: str, binary: bool) -> str | None:
+    """The probabilities graph, or None when the model has no ``predict_proba``."""
+    if model.probability:
+        a = np.asarray(model.probA_, dtype=np.float64)
+        b = np.asarray(model.probB_, dtype=np.float64)
+        z = g.add(
+            g.mul(f, g.const(a.reshape(1, -1), "prob_a")), g.const(b.reshape(1, -1), "prob_b")
+        )
+        if binary:
+            return g.op("Sigmoid", [g.concat([z, g.neg(z)], axis=1)])
+        return g.op("Softmax", [g.log_sigmoid(g.neg(z))], axis=1)
+    if model.loss == "log_loss":
+        if binary:
+            return g.op("Sigmoid", [scores])
+        return g.op("Softmax", [g.log_sigmoid(scores)], axis=1)
+    if model.loss == "modified_huber":
+        clipped = g.op("Clip", [scores, g.const(-1.0, "low"), g.const(1.0, "high")])
+        p = g.div(g.add(clipped, g.const(1.0, "one")), g.const(2.0, "two"))
+        if binary:
+            return p
+        total = g.reduce_sum(p, axis=1)
+        zero = g.op("Equal", [total, g.const(0.0, "zero")])
+        k = len(model.classes_)
+        uniform = g.const(np.full((1, k), 1.0 / k), "uniform")
+        return g.op("Where", [zero, uniform, g.div(p, total)])
+    return None
+
+
+def convert_classifier(scope: Any, operator: Any, container: Any) -> None:
+    """skl2onnx converter of :class:`~pegasos_rs.PegasosClassifier`."""
+    model = operator.raw_operator
+    g = Graph(scope, operator, container)
+    check_width(operator, int(model.coef_.shape[1]))
+    raw = container.get_options(model, dict(raw_scores=False))["raw_scores"]
+    coef = np.asarray(model.coef_, dtype=np.float64)
+    intercept = np.asarray(model.intercept_, dtype=np.float64).reshape(1, -1)
+    f = g.affine(g.input, coef.T, intercept)
+    binary = coef.shape[0] == 1
+    scores = two_columns(g, f) if binary else f
+    proba = None if raw else _probabilities(g, model, f, scores, binary)
+    classifier_outputs(
+        g, scores, scores if proba is None else proba, model.classes_, label_kind(model)
+    )
+
+
+def check_regressor(model: Any) -> None:
+    """Refuse an unfitted regressor."""
+    check_fitted(model, ["coef_", "intercept_"])
+
+
+def regressor_shape(operator: Any) -> None:
+    output_shape(operator, 1)
+
+
+def convert_regressor(scope: Any, operator: Any, container: Any) -> None:
+    """skl2onnx converter of :class:`~pegasos_rs.PegasosRegressor`: ``variable`` is
+    ``X coef_ + intercept_``, shape (N, 1)."""
+    model = operator.raw_operator
+    g = Graph(scope, operator, container)
+    coef = np.asarray(model.coef_, dtype=np.float64).reshape(-1, 1)
+    check_width(operator, coef.shape[0])
+    intercept = np.asarray(model.intercept_, dtype=np.float64).reshape(1, 1)
+    out = g.affine(g.input, coef, intercept)
+    g.op("Identity", [out], operator.outputs[0].full_name)
+
+
+__all__ = [
+    "check_classifier",
+    "check_regressor",
+    "classifier_shape",
+    "convert_classifier",
+    "convert_regressor",
+    "regressor_shape",
+]
