@@ -57,7 +57,9 @@ class Converter(NamedTuple):
     ``TypeError``/``ValueError`` naming the class and the reason when the model cannot
     be exported); ``options`` are the converter's skl2onnx options (a classifier's
     :data:`CLASSIFIER_OPTIONS` also makes skl2onnx's parser add its ``label`` and
-    ``probabilities`` outputs and the ZipMap)."""
+    ``probabilities`` outputs and the ZipMap); ``parser``, when given, names the
+    function of ``impl`` that replaces skl2onnx's parser (skl2onnx's signature
+    ``parser(scope, model, inputs, custom_parsers=None)``)."""
 
     module: str
     name: str
@@ -66,6 +68,7 @@ class Converter(NamedTuple):
     shape: str
     convert: str
     options: dict[str, list[Any]] | None
+    parser: str | None = None
 
 
 #: Every class with a converter: one row per class. A pegasos-rs estimator missing
@@ -89,6 +92,25 @@ CONVERTERS: tuple[Converter, ...] = (
         "regressor_shape",
         "convert_regressor",
         None,
+    ),
+    Converter(
+        "kernel",
+        "KernelPegasosClassifier",
+        "_kernel",
+        "check_classifier",
+        "kernel_classifier_shape",
+        "convert_classifier",
+        {**CLASSIFIER_OPTIONS, "svm_ops": [True, False]},
+        "parse_classifier",
+    ),
+    Converter(
+        "kernel_regressor",
+        "KernelPegasosRegressor",
+        "_kernel",
+        "check_regressor",
+        "regressor_shape",
+        "convert_regressor",
+        {"svm_ops": [True, False]},
     ),
     Converter(
         "kernel_approximation",
@@ -126,8 +148,6 @@ REFUSED: dict[tuple[str, str], str] = {
         "a ranker's scores rank the rows of a query: export its linear scores with "
         "a PegasosRegressor of the same coef_ and intercept_, or use predict"
     ),
-    ("kernel", "KernelPegasosClassifier"): "no converter for it in this build",
-    ("kernel_regressor", "KernelPegasosRegressor"): "no converter for it in this build",
 }
 
 _registered = False
@@ -196,6 +216,7 @@ def register() -> None:
             _checked_shape(_function(row.impl, row.check), _function(row.impl, row.shape)),
             _function(row.impl, row.convert),
             options=row.options,
+            parser=None if row.parser is None else _function(row.impl, row.parser),
         )
     covered = {(row.module, row.name) for row in CONVERTERS}
     for (module, name), reason in REFUSED.items():
