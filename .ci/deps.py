@@ -6,9 +6,11 @@ pyproject.toml declares them, for ``pip install -r``.
 
 CI installs the dependencies before the wheel exists (while it builds), then the
 wheel itself with ``--no-deps``. ``--oldest`` pins each library the package uses at
-run time (``ONE_SIDED`` below: the dependencies, the Dask extra's, and the pandas and
-polars inputs the estimators accept) to the lower bound pyproject.toml declares, so
-that CI tests the oldest versions a user may have; the test tools stay unpinned.
+run time (``PINNED`` below: the dependencies, the Dask extra's, the ONNX extra's
+(which the test extra repeats, so that both environments run the export's tests), and
+the pandas and polars inputs the estimators accept) to the lower bound pyproject.toml
+declares, so that CI tests the oldest versions a user may have; the test tools stay
+unpinned.
 """
 
 from __future__ import annotations
@@ -20,7 +22,19 @@ from pathlib import Path
 import tomllib
 
 #: Libraries pinned to their declared minimum by --oldest.
-PINNED = {"numpy", "scipy", "scikit-learn", "tqdm", "dask", "distributed", "pandas", "polars"}
+PINNED = {
+    "numpy",
+    "scipy",
+    "scikit-learn",
+    "tqdm",
+    "dask",
+    "distributed",
+    "pandas",
+    "polars",
+    "skl2onnx",
+    "onnx",
+    "onnxruntime",
+}
 
 _REQ = re.compile(r"^\s*([A-Za-z0-9_.-]+)(\[[^\]]*\])?\s*(.*)$")
 

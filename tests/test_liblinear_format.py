@@ -273,7 +273,7 @@ def test_cli_export_writes_a_file_liblinear_loads(tmp_path, capsys):
         main(["export", "--help"])
     assert e.value.code == 0
     assert "LIBLINEAR's model file" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as e:  # --format is required (only liblinear for now)
+    with pytest.raises(SystemExit) as e:  # --format is required (unless OUT ends in .onnx)
         main(["export", str(saved), str(out)])
     assert e.value.code == 2
     assert "--format" in capsys.readouterr().err

@@ -7,7 +7,8 @@ accuracy and training time side by side and explains them
 ``pegasos-rs predict`` work like LIBLINEAR's programs (see
 :mod:`pegasos_rs.cli_train_predict`). ``pegasos-rs export --format liblinear MODEL
 OUT`` writes a pegasos-rs model file as a LIBLINEAR model file
-(:func:`pegasos_rs.write_liblinear_model`).
+(:func:`pegasos_rs.write_liblinear_model`), ``pegasos-rs export MODEL OUT.onnx`` (or
+``--format onnx``) as an ONNX graph (:func:`pegasos_rs.to_onnx`, the ``onnx`` extra).
 """
 
 from __future__ import annotations
@@ -51,6 +52,20 @@ def demo(args) -> int:
     return run_demo(args)
 
 
+def _write_onnx(model, path: str, *, zipmap: bool) -> None:
+    """Write ``model`` (or a pipeline) as an ONNX graph with the float32 input ``X``
+    to ``path``; ``zipmap=False``: a classifier's probabilities as one tensor."""
+    from pegasos_rs.onnx import to_onnx
+
+    final = model.steps[-1][1] if hasattr(model, "steps") else model
+    options = None
+    if not zipmap and hasattr(final, "classes_"):
+        options = {id(final): {"zipmap": False}}
+    data = to_onnx(model, options=options).SerializeToString()
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 def export(args) -> int:
     """``pegasos-rs export``: read a model file with :func:`pegasos_rs.load` and write
     it in ``args.format``; errors are one-line messages (exit status 1)."""
@@ -59,8 +74,11 @@ def export(args) -> int:
 
     try:
         model = load(args.model_file)
-        write_liblinear_model(model, args.output_file)
-    except (OSError, ValueError, TypeError) as e:
+        if args.format == "onnx":
+            _write_onnx(model, args.output_file, zipmap=not args.no_zipmap)
+        else:
+            write_liblinear_model(model, args.output_file)
+    except (OSError, ValueError, TypeError, ImportError) as e:
         raise SystemExit(f"pegasos-rs export: {e}") from None
     return 0
 
@@ -113,18 +131,38 @@ def main(argv: list[str] | None = None) -> int:
         "predict program (and liblinearutil.load_model) reads and predicts with as "
         "pegasos-rs does; for linear classifiers (every loss, one-vs-rest and "
         "Crammer-Singer) and regressors. Kernel models, rankers, models with "
-        "probability=True and labels that are not integers are refused.",
+        "probability=True and labels that are not integers are refused. "
+        "--format onnx (the default when OUTPUT_FILE ends in .onnx): an ONNX graph "
+        "(pegasos_rs.to_onnx; needs pip install 'pegasos-rs[onnx]') with the float32 "
+        "input X and, for classifiers, the outputs label and probabilities (the "
+        "decision scores for models without predict_proba); linear models, the "
+        "feature maps and pipelines of them with scalers.",
     )
     p_export.add_argument(
         "--format",
-        required=True,
-        choices=["liblinear"],
-        help="the format to write: liblinear (LIBLINEAR's model file)",
+        choices=["liblinear", "onnx"],
+        help="the format to write: liblinear (LIBLINEAR's model file) or onnx (an ONNX "
+        "graph); needed unless OUTPUT_FILE ends in .onnx",
+    )
+    p_export.add_argument(
+        "--no-zipmap",
+        action="store_true",
+        help="onnx: a classifier's probabilities as one float tensor (N, n_classes) "
+        "instead of a list of {class: probability} maps",
     )
     p_export.add_argument("model_file", help="a model file written by pegasos-rs")
     p_export.add_argument("output_file", help="the file to write")
     p_export.set_defaults(func=export)
     args = parser.parse_args(argv)
+    if args.command == "export" and args.format is None:
+        if not args.output_file.lower().endswith(".onnx"):
+            p_export.error(
+                "the following arguments are required: --format (liblinear or onnx; "
+                "onnx is implied when OUTPUT_FILE ends in .onnx)"
+            )
+        args.format = "onnx"
+    if args.command == "export" and args.no_zipmap and args.format != "onnx":
+        p_export.error("--no-zipmap applies to --format onnx only")
     return args.func(args)
 
 

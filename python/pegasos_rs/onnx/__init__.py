@@ -10,10 +10,11 @@ ONNX runtime) evaluates without Python or pegasos-rs::
 
 Importing this module registers a converter for every covered class with skl2onnx
 (:func:`register`, idempotent), so ``skl2onnx.to_onnx`` converts pipelines that
-hold them too. A model that cannot be exported is refused by name, with the reason:
-:class:`TypeError` for a class that has no converter, :class:`ValueError` for a
-model whose fitted state or parameters the graph cannot express (an unfitted model,
-a precomputed kernel...).
+hold them too. Without the ``onnx`` extra the module still imports, and
+:func:`to_onnx` raises :class:`ImportError` saying what to install. A model that
+cannot be exported is refused by name, with the reason: :class:`TypeError` for a
+class that has no converter, :class:`ValueError` for a model whose fitted state or
+parameters the graph cannot express (an unfitted model, a precomputed kernel...).
 
 Conventions (those of skl2onnx's own converters, so that users get what they know):
 
@@ -204,9 +205,13 @@ def register() -> None:
     try:
         from skl2onnx import update_registered_converter
     except ImportError as e:
+        # pegasos-rs is on no package index: ``pip install "pegasos-rs[onnx]"`` would
+        # find nothing (as for the [dask] extra).
         raise ImportError(
-            "pegasos_rs.onnx (ONNX export) needs skl2onnx, onnx and onnxruntime: "
-            "pip install 'pegasos-rs[onnx]'"
+            f"ONNX export needs skl2onnx, onnx and onnxruntime ({e}), which the [onnx] "
+            'extra of pegasos-rs installs: from the clone, python3 -m pip install ".[onnx]"; '
+            "from a built wheel, python3 -m pip install "
+            '"dist/pegasos_rs-<version>-<tags>.whl[onnx]"'
         ) from e
 
     for row in CONVERTERS:
@@ -346,4 +351,9 @@ def to_onnx(
     )
 
 
-register()
+try:
+    import skl2onnx  # noqa: F401 (only whether the extra is installed)
+except ImportError:
+    pass  # pegasos_rs.to_onnx stays importable; to_onnx and register() say what to install
+else:
+    register()

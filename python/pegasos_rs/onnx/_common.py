@@ -165,6 +165,14 @@ class Graph:
             return out
         return self.add(out, self.const(offset, "intercept"))
 
+    def cos(self, a: str) -> str:
+        """``cos(a)``; in a float64 graph ``sin(a + pi/2)``: onnxruntime's CPU
+        kernels of ``Cos`` are float32 only before its releases of mid-2026 (``Sin``
+        has a float64 kernel), and the shift costs float64 rounding only."""
+        if not self.double:
+            return self.op("Cos", [a])
+        return self.op("Sin", [self.add(a, self.const(np.pi / 2, "half_pi"))])
+
     def log_sigmoid(self, z: str) -> str:
         """``log(1 / (1 + exp(-z)))`` without overflow: ``min(z, 0) - log(1 +
         exp(-|z|))``."""

@@ -59,16 +59,16 @@ def convert_fourier(scope: Any, operator: Any, container: Any) -> None:
     n_out = _width(model)
     scale = g.const(math.sqrt(2.0 / n_out), "scale")
     if model._form == "offset":
-        _finish(g, g.mul(g.op("Cos", [g.affine(g.input, W, b)]), scale))
+        _finish(g, g.mul(g.cos(g.affine(g.input, W, b)), scale))
         return
     n_freq = W.shape[1]
     pairs = n_out // 2
     P = g.affine(g.input, W[:, :pairs], b[:, :pairs])
     # [cos, sin] per frequency: stacked on a new last axis, then flattened per row.
-    stacked = g.concat([g.unsqueeze(g.op("Cos", [P]), 2), g.unsqueeze(g.op("Sin", [P]), 2)], axis=2)
+    stacked = g.concat([g.unsqueeze(g.cos(P), 2), g.unsqueeze(g.op("Sin", [P]), 2)], axis=2)
     out = g.reshape(stacked, [0, 2 * pairs])
     if n_out % 2 == 1:
-        last = g.op("Cos", [g.affine(g.input, W[:, n_freq - 1 :], b[:, n_freq - 1 :])])
+        last = g.cos(g.affine(g.input, W[:, n_freq - 1 :], b[:, n_freq - 1 :]))
         out = g.concat([out, last], axis=1)
     _finish(g, g.mul(out, scale))
 
@@ -185,9 +185,7 @@ def convert_additive(scope: Any, operator: Any, container: Any) -> None:
     k = np.arange(1, order + 1, dtype=np.float64) * step
     angles = g.mul(log_x, g.const(k.reshape(1, 1, -1), "frequencies"))  # (N, d, order)
     # cos_k, sin_k interleaved: (N, d, order, 2) flattened to (N, d, 2 order).
-    waves = g.concat(
-        [g.unsqueeze(g.op("Cos", [angles]), 3), g.unsqueeze(g.op("Sin", [angles]), 3)], axis=3
-    )
+    waves = g.concat([g.unsqueeze(g.cos(angles), 3), g.unsqueeze(g.op("Sin", [angles]), 3)], axis=3)
     waves = g.reshape(waves, [0, 0, 2 * order])
     one = g.const(np.ones((1, 1, 1)), "one")
     per_value = g.concat([one_like(g, root, one), waves], axis=2)  # (N, d, 2 order + 1)

@@ -1,0 +1,222 @@
+"""ONNX export of PegasosClassifier and PegasosRegressor, checked against onnxruntime
+(float32 inference: labels on >= 99.9 % of rows, scores within 1e-4 relative)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytest.importorskip("onnx")
+pytest.importorskip("skl2onnx")
+pytest.importorskip("onnxruntime")
+
+import pegasos_rs
+from conftest import make_problem, require_data
+from onnx_checks import (
+    assert_labels,
+    assert_values,
+    check_classifier,
+    run,
+)
+from pegasos_rs import PegasosClassifier, PegasosRanker, PegasosRegressor
+from sklearn.exceptions import NotFittedError
+
+LOSSES = ("hinge", "log_loss", "squared_hinge", "modified_huber")
+REGRESSION_LOSSES = ("epsilon_insensitive", "squared_epsilon_insensitive", "squared_error", "huber")
+NO_ZIPMAP = {"zipmap": False}
+
+
+def _problem(n_classes: int, sparse: bool, seed: int = 0):
+    X, y = make_problem(n_samples=300, n_features=12, n_classes=n_classes, seed=seed)
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+def _models():
+    """Every loss, multiclass mode and probability setting the classifier accepts."""
+    for loss in LOSSES:
+        for multi_class in ("ovr", "ovr_shared", "crammer_singer"):
+            for probability in (False, True):
+                if multi_class == "crammer_singer" and (loss != "hinge" or probability):
+                    continue  # refused by fit itself
+                yield loss, multi_class, probability
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize(("loss", "multi_class", "probability"), list(_models()))
+def test_classifier_matches_onnxruntime(loss, multi_class, probability, n_classes, sparse):
+    X, y = _problem(n_classes, sparse)
+    model = PegasosClassifier(
+        loss=loss, multi_class=multi_class, probability=probability, random_state=0, max_iter=5
+    ).fit(X, y)
+    onx = pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP)
+    check_classifier(model, onx, X)
+    label, second = run(onx, X)
+    assert label.dtype == np.int64 and label.shape == (X.shape[0],)
+    assert second.dtype == np.float32 and second.shape == (X.shape[0], n_classes)
+    if hasattr(model, "predict_proba"):
+        np.testing.assert_allclose(second.sum(axis=1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "modified_huber"])
+def test_raw_scores_option_gives_decision_values(loss):
+    X, y = _problem(3, sparse=False)
+    model = PegasosClassifier(loss=loss, random_state=0, max_iter=5).fit(X, y)
+    onx = pegasos_rs.to_onnx(model, X, options={"zipmap": False, "raw_scores": True})
+    label, scores = run(onx, X)
+    assert_labels(label, model.predict(X))
+    assert_values(scores, model.decision_function(X))
+
+
+def test_binary_scores_are_minus_f_and_f():
+    X, y = _problem(2, sparse=False)
+    model = PegasosClassifier(random_state=0, max_iter=5).fit(X, y)
+    _, scores = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP), X)
+    f = model.decision_function(X)
+    assert_values(scores[:, 1], f)
+    assert_values(scores[:, 0], -f)
+
+
+def test_labels_follow_the_scores_not_the_platt_probabilities():
+    """``predict`` is the largest score; Platt's sigmoids (one per class, fitted on
+    held-out folds) may order classes differently: the graph's label is predict's."""
+    X, y = make_problem(n_samples=400, n_features=10, n_classes=4, noise=2.0, seed=3)
+    model = PegasosClassifier(probability=True, random_state=0, max_iter=3).fit(X, y)
+    label, proba = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP), X)
+    assert np.array_equal(label, model.predict(X))
+    assert_values(proba, model.predict_proba(X))
+
+
+def test_string_and_signed_labels():
+    X, y = _problem(3, sparse=False)
+    names = np.array(["cat", "dog", "émeu"])[y]
+    model = PegasosClassifier(random_state=0, max_iter=5).fit(X, names)
+    label, _ = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP), X)
+    assert label.dtype == object
+    assert_labels(label, model.predict(X))
+    signed = PegasosClassifier(random_state=0, max_iter=5).fit(X[y < 2], 2.0 * y[y < 2] - 1)
+    label, _ = run(pegasos_rs.to_onnx(signed, X, options=NO_ZIPMAP), X)
+    assert set(np.unique(label)) <= {-1, 1}
+    assert_labels(label, signed.predict(X))
+
+
+def test_zipmap_by_default():
+    """skl2onnx's default: probabilities as a list of {class: probability}."""
+    X, y = _problem(3, sparse=False)
+    model = PegasosClassifier(loss="log_loss", random_state=0, max_iter=5).fit(X, y)
+    _, maps = run(pegasos_rs.to_onnx(model, X[:1]), X[:5])
+    assert isinstance(maps, list) and sorted(maps[0]) == [0, 1, 2]
+    proba = model.predict_proba(X[:5])
+    assert_values([[m[c] for c in (0, 1, 2)] for m in maps], proba)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_double_input_computes_in_float64(n_classes):
+    X, y = _problem(n_classes, sparse=False)
+    model = PegasosClassifier(loss="log_loss", probability=True, random_state=0, max_iter=5)
+    model.fit(X, y)
+    onx = pegasos_rs.to_onnx(model, X, dtype=np.float64, options=NO_ZIPMAP)
+    label, proba = run(onx, X, dtype=np.float64)
+    assert proba.dtype == np.float64
+    assert np.array_equal(label, model.predict(X))
+    np.testing.assert_allclose(proba, model.predict_proba(X), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("loss", REGRESSION_LOSSES)
+def test_regressor_matches_onnxruntime(loss, sparse):
+    X, _ = _problem(2, sparse)
+    rng = np.random.RandomState(0)
+    y = np.asarray(X @ rng.randn(X.shape[1])).ravel() + 0.1 * rng.randn(X.shape[0]) + 3.0
+    model = PegasosRegressor(loss=loss, random_state=0, max_iter=5).fit(X, y)
+    (out,) = run(pegasos_rs.to_onnx(model, X[:1]), X)
+    assert out.shape == (X.shape[0], 1) and out.dtype == np.float32
+    assert_values(out.ravel(), model.predict(X))
+    (out64,) = run(pegasos_rs.to_onnx(model, X, dtype=np.float64), X, dtype=np.float64)
+    np.testing.assert_allclose(out64.ravel(), model.predict(X), rtol=1e-12, atol=1e-12)
+
+
+# -- refusals: by name, with the reason ------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [PegasosClassifier, PegasosRegressor])
+def test_unfitted_model_is_refused(cls):
+    with pytest.raises(NotFittedError, match=f"{cls.__name__} cannot be exported.*not fitted"):
+        pegasos_rs.to_onnx(cls(), np.zeros((1, 3)))
+
+
+def test_probability_without_sigmoids_is_refused():
+    X, y = _problem(2, sparse=False)
+    model = PegasosClassifier(random_state=0, max_iter=2).fit(X, y).set_params(probability=True)
+    with pytest.raises(ValueError, match=r"PegasosClassifier cannot be exported.*sigmoids"):
+        pegasos_rs.to_onnx(model, X)
+
+
+def test_non_integer_float_classes_are_refused():
+    X, y = _problem(2, sparse=False)
+    model = PegasosClassifier(random_state=0, max_iter=2).fit(X, y)
+    model.classes_ = np.array([0.5, 1.5])  # scikit-learn's check refuses such labels in fit
+    with pytest.raises(ValueError, match="classes are floats that are not integers"):
+        pegasos_rs.to_onnx(model, X)
+
+
+def test_ranker_is_refused_by_name():
+    X, y = _problem(2, sparse=False)
+    ranker = PegasosRanker(random_state=0, max_iter=2).fit(X, y, qid=np.repeat([0, 1, 2], 100))
+    with pytest.raises(TypeError, match="PegasosRanker cannot be exported to ONNX"):
+        pegasos_rs.to_onnx(ranker, X)
+
+
+def test_inputs_are_checked():
+    X, y = _problem(2, sparse=False)
+    model = PegasosClassifier(random_state=0, max_iter=2).fit(X, y)
+    with pytest.raises(
+        ValueError, match="X has 11 features, but PegasosClassifier is expecting 12"
+    ):
+        pegasos_rs.to_onnx(model, X[:, :-1])
+    with pytest.raises(ValueError, match="X has 13 features"):
+        pegasos_rs.to_onnx(model, n_features=13)
+    with pytest.raises(TypeError, match="dtype must be float32 or float64"):
+        pegasos_rs.to_onnx(model, X, dtype=np.int32)
+    with pytest.raises(ValueError, match="2-d"):
+        pegasos_rs.to_onnx(model, X[0])
+    with pytest.raises(ValueError, match="needs opset 13"):
+        pegasos_rs.to_onnx(model, X, target_opset=12)
+    with pytest.raises(TypeError, match=r"LinearSVC cannot be exported.*no converter"):
+        from sklearn.svm import LinearSVC
+
+        class LinearSVC(LinearSVC):  # a pegasos-rs-looking class skl2onnx does not know
+            __module__ = "pegasos_rs.fake"
+
+        pegasos_rs.to_onnx(LinearSVC().fit(X, y), X)
+
+
+def test_width_comes_from_the_model_without_rows():
+    X, y = _problem(2, sparse=False)
+    model = PegasosClassifier(random_state=0, max_iter=2).fit(X, y)
+    check_classifier(model, pegasos_rs.to_onnx(model, options=NO_ZIPMAP), X)
+
+
+# -- the benchmark sets (PEGASOS_DATA): the issue's acceptance checks ---------------
+
+
+@pytest.mark.parametrize("loss", ["hinge", "log_loss"])
+def test_a9a_test_rows(loss):
+    X, y, Xt, _ = require_data("a9a")
+    model = PegasosClassifier(loss=loss, alpha=1e-4, max_iter=5, random_state=0).fit(X, y)
+    check_classifier(model, pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP), Xt)
+
+
+def test_usps_test_rows():
+    X, y, Xt, _ = require_data("usps")
+    model = PegasosClassifier(alpha=1e-4, max_iter=5, random_state=0).fit(X, y)
+    check_classifier(model, pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP), Xt)
+
+
+@pytest.mark.parametrize("name", ["cpusmall", "abalone"])
+def test_regression_sets_test_rows(name):
+    X, y, Xt, _ = require_data(name)
+    model = PegasosRegressor(alpha=1e-5, max_iter=5, random_state=0).fit(X, y)
+    (out,) = run(pegasos_rs.to_onnx(model, X[:1]), Xt)
+    assert_values(out.ravel(), model.predict(Xt))
