@@ -277,17 +277,30 @@ def test_string_labels_and_ties_at_zero():
         assert set(label) == {binary.classes_[0]} == set(binary.predict(X32))
 
 
-def test_float64_input_computes_in_float64():
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_float64_input_computes_in_float64(kernel):
     X, y, X32 = _problem(4, sparse=True)
     X64 = X32.astype(np.float64)
-    for kernel in ("rbf", "chi2"):
-        model = KernelPegasosClassifier(kernel=kernel, alpha=0.01, multi_class="ovo")
-        model.set_params(decision_function_shape="ovo", random_state=0).fit(X, y)
-        (label, scores), _ = _run(model, X64, dtype=np.float64)
-        assert scores.dtype == np.float64
-        ref = model.decision_function(X64)
-        np.testing.assert_allclose(scores, ref, rtol=1e-9, atol=1e-9 * _scale(model, X64).max())
-        np.testing.assert_array_equal(label, model.predict(X64))
+    model = KernelPegasosClassifier(kernel=kernel, alpha=0.01, multi_class="ovo")
+    model.set_params(decision_function_shape="ovo", random_state=0).fit(X, y)
+    (label, scores), onx = _run(model, X64, dtype=np.float64)
+    assert scores.dtype == np.float64
+    assert all(domain != "ai.onnx.ml" for domain, _ in _node_types(onx))
+    ref = model.decision_function(X64)
+    np.testing.assert_allclose(scores, ref, rtol=1e-9, atol=1e-9 * _scale(model, X64).max())
+    np.testing.assert_array_equal(label, model.predict(X64))
+
+
+@pytest.mark.parametrize("loss", ["hinge", "modified_huber"])
+def test_float64_probabilities(loss):
+    X, y, X32 = _problem(3, sparse=False)
+    X64 = X32.astype(np.float64)
+    model = KernelPegasosClassifier(loss=loss, probability=loss == "hinge", alpha=0.01)
+    model.set_params(multi_class="ovo", random_state=0).fit(X, y)
+    (label, proba), _ = _run(model, X64, dtype=np.float64, options={id(model): {"zipmap": False}})
+    assert proba.dtype == np.float64
+    np.testing.assert_allclose(proba, model.predict_proba(X64), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(label, model.predict(X64))
 
 
 def test_float32_trained_model():
@@ -375,6 +388,48 @@ def test_regressor_float64():
     assert pred.dtype == np.float64
     assert ("ai.onnx.ml", "SVMRegressor") not in _node_types(onx)  # float32 attributes
     np.testing.assert_allclose(pred[:, 0], model.predict(X64), rtol=1e-9, atol=1e-9)
+
+
+# ------------------------------------------------------------ saved model files
+
+
+def test_export_saved_models_from_the_command_line(tmp_path):
+    """``pegasos-rs export MODEL OUT.onnx`` of saved kernel models (a sparse fit read
+    back holds sparse support vectors) predicts as the loaded models."""
+    from pegasos_rs.cli import main
+
+    X, y, X32 = _problem(4, sparse=True)
+    model = KernelPegasosClassifier(
+        kernel="chi2", multi_class="ovo", decision_function_shape="ovo", random_state=0
+    ).fit(X, y)
+    model.save(tmp_path / "c.model")
+    assert main(["export", str(tmp_path / "c.model"), str(tmp_path / "c.onnx")]) == 0
+    loaded = pegasos_rs.load(tmp_path / "c.model")
+    assert sp.issparse(loaded.support_vectors_)
+    session = ort.InferenceSession(str(tmp_path / "c.onnx"), providers=["CPUExecutionProvider"])
+    label, scores = session.run(None, {"X": X32})
+    _assert_labels(label, loaded.predict(X32))
+    _check_scores(loaded, X32, scores)
+
+    reg = KernelPegasosRegressor(kernel="poly", alpha=0.01, random_state=0)
+    reg.fit(X, X.toarray() @ np.arange(X.shape[1]))
+    reg.save(tmp_path / "r.model")
+    assert main(["export", str(tmp_path / "r.model"), str(tmp_path / "r.onnx")]) == 0
+    session = ort.InferenceSession(str(tmp_path / "r.onnx"), providers=["CPUExecutionProvider"])
+    (pred,) = session.run(None, {"X": X32})
+    _assert_within(pred, reg.predict(X32)[:, np.newaxis], _scale(reg, X32), "saved")
+
+
+def test_command_line_refuses_a_saved_precomputed_kernel(tmp_path):
+    from pegasos_rs.cli import main
+
+    X, y, _ = _problem(2, sparse=False)
+    KernelPegasosClassifier(kernel="precomputed").fit(X @ X.T, y).save(tmp_path / "p.model")
+    with pytest.raises(
+        SystemExit, match=r"KernelPegasosClassifier cannot be exported.*precomputed"
+    ):
+        main(["export", str(tmp_path / "p.model"), str(tmp_path / "p.onnx")])
+    assert not (tmp_path / "p.onnx").exists()
 
 
 # ---------------------------------------------------------------------- refusals

@@ -24,9 +24,11 @@ Conventions (those of skl2onnx's own converters, so that users get what they kno
   ``probabilities``, shape ``(N, n_classes)``: the class probabilities when the model
   has ``predict_proba``, else its decision scores, as skl2onnx's
   ``SGDClassifier``: ``[-f, f]`` for two classes (column 1 is ``decision_function``)
-  and the per-class scores for more. The option ``raw_scores=True`` gives the
-  decision scores even when the model has probabilities; ``zipmap`` is skl2onnx's
-  (True by default: a list of dicts; ``False``: a tensor);
+  and the per-class scores for more (a one-vs-one kernel classifier with
+  ``decision_function_shape="ovo"``: its pairs' values, never zipped). The option
+  ``raw_scores=True`` gives the decision scores even when the model has
+  probabilities; ``zipmap`` is skl2onnx's (True by default: a list of dicts;
+  ``False``: a tensor);
 * regressors: ``variable``, shape ``(N, 1)``;
 * transformers: ``variable``, shape ``(N, n_output_features)``.
 """
@@ -273,6 +275,8 @@ def to_onnx(
     model : estimator or :class:`~sklearn.pipeline.Pipeline`
         Fitted. Covered: ``PegasosClassifier`` (every loss and ``multi_class``,
         Platt's ``probability=True``), ``PegasosRegressor``,
+        ``KernelPegasosClassifier`` and ``KernelPegasosRegressor`` (every kernel but
+        ``"precomputed"``; one-vs-one scores as ``decision_function_shape`` says),
         ``RandomFourierFeatures``, ``Nystroem`` (not ``kernel="precomputed"``),
         ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that
         skl2onnx converts (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``...).
@@ -287,7 +291,12 @@ def to_onnx(
         (``DoubleTensorType``: the graph computes in float64).
     options : dict, optional
         skl2onnx's converter options, e.g. ``{id(clf): {"zipmap": False}}`` or
-        ``{PegasosClassifier: {"zipmap": False, "raw_scores": True}}``.
+        ``{PegasosClassifier: {"zipmap": False, "raw_scores": True}}``. The kernel
+        models also take ``svm_ops`` (default True): a single binary problem with a
+        linear, rbf, poly or sigmoid kernel runs as ``ai.onnx.ml``'s
+        ``SVMRegressor`` on float32 input; ``False`` computes it with ``MatMul`` and
+        the kernel's elementwise operators, as every other kernel model (faster for
+        rbf in onnxruntime, whose ``SVMRegressor`` evaluates rbf on one thread).
     target_opset : int or dict, optional
         skl2onnx's ``target_opset``.
     name : str, optional
