@@ -77,6 +77,10 @@ CANNOT_RUN = {
         'python3 -m pip install ".[dask]"                                      # from the clone',
     ): "installs the package with its dask extra into the current environment",
     (
+        "docs/user_guide/onnx.rst",
+        'python3 -m pip install ".[onnx]"   # from the clone (pegasos-rs is on no package index)',
+    ): "installs the package with its onnx extra into the current environment",
+    (
         "docs/user_guide/files_and_cli.rst",
         "pegasos-rs demo     # next to LIBLINEAR on data scikit-learn ships (about 20 s)",
     ): "16-20 s on two cores (both solvers on 200,000 rows, alpha chosen on a validation "
@@ -115,6 +119,7 @@ WRITES = {
         "probs",
     ],
     "docs/user_guide/dask.rst": ["shards.model"],
+    "docs/user_guide/onnx.rst": ["digits.onnx", "digits.model", "digits-cli.onnx"],
 }
 
 #: What each page's Python blocks must print (the output their comments show).
@@ -294,6 +299,8 @@ def test_page_code_runs(page, tmp_path, monkeypatch, capsys):
     code = "\n".join(b.code for b in run)
     if "pegasos_rs.dask" in code or "--dask" in code:
         pytest.importorskip("distributed", reason="the Dask guide needs the dask extra")
+    if "to_onnx" in code:
+        pytest.importorskip("onnxruntime", reason="the ONNX guide needs the onnx extra")
     work = tmp_path / "work"
     work.mkdir()
     _provide_data(_named_data(run), work)

@@ -25,6 +25,8 @@ def test_the_gallery_has_examples():
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_runs(script, tmp_path):
     pytest.importorskip("matplotlib", reason="the examples draw with matplotlib")
+    if "import onnxruntime" in script.read_text():
+        pytest.importorskip("onnxruntime", reason=f"{script.name} needs the onnx extra")
     # The script runs in another directory: it must import the pegasos_rs under test.
     paths = [str(Path(pegasos_rs.__file__).resolve().parent.parent)]
     paths += [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
