@@ -478,6 +478,19 @@ def test_refuses_probability_set_after_fit():
         pegasos_rs.to_onnx(model, X32)
 
 
+def test_refuses_parameters_changed_after_fit():
+    """multi_class or decision_function_shape set after fit would make the graph
+    read the problems in the wrong layout: refused, naming the mismatch."""
+    X, y, X32 = _problem(4, sparse=False)
+    model = KernelPegasosClassifier(random_state=0).fit(X, y)
+    model.set_params(multi_class="ovo")
+    with pytest.raises(ValueError, match=r"4 binary problems.*makes 6"):
+        pegasos_rs.to_onnx(model, X32)
+    model.set_params(multi_class="ovr", decision_function_shape="ovo")
+    with pytest.raises(ValueError, match="no pairs' values"):
+        pegasos_rs.to_onnx(model, X32)
+
+
 def test_float_class_labels_are_int64():
     """Integral float classes (scikit-learn refuses fractional ones in fit) export
     as int64 labels, as skl2onnx does."""
