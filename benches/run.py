@@ -27,6 +27,8 @@ result it measures is implausible):
   every estimator (no leak: within 4 MiB of the level after 100 cycles; about 3 min)
 * ``bench_calls.py``    fixed cost of small calls (10,000 predictions of 10 rows, ...)
 * ``bench_cli.py``      start-up and a9a training time of ``pegasos-rs`` against LIBLINEAR
+* ``bench_onnx.py``     onnxruntime on exported graphs against ``predict``: one row and
+  10,000 rows (needs the ``[onnx]`` extra; about a minute)
 
 Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
 """
@@ -63,6 +65,7 @@ SUITE = {
     "leak": ("bench_leak.py", [], ["--cycles", "300"]),
     "calls": ("bench_calls.py", [], ["--smoke"]),
     "cli": ("bench_cli.py", [], ["--smoke"]),
+    "onnx": ("bench_onnx.py", [], ["--smoke"]),
 }
 
 

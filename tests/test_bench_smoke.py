@@ -32,10 +32,14 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_kernel_regression.py", "## Time to SVR's test MSE + 5 %"),
         ("bench_ranking.py", "## 2. generated imbalanced"),
         ("bench_multiclass.py", "## Time to LIBLINEAR -s 4's test accuracy - 0.3 pp"),
+        ("bench_onnx.py", "## 1 row and 10,000 rows"),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
-    pytest.importorskip("liblinear")
+    if script == "bench_onnx.py":
+        pytest.importorskip("onnxruntime")  # and not LIBLINEAR, which it does not run
+    else:
+        pytest.importorskip("liblinear")
     if script in ("bench_dask.py", "bench_dask_exact.py"):
         pytest.importorskip("dask_ml")
     if not BENCHES.is_dir():

@@ -17,6 +17,7 @@ from onnx_checks import (
     assert_labels,
     assert_values,
     check_classifier,
+    classifier_reference,
     run,
 )
 from pegasos_rs import PegasosClassifier, PegasosRanker, PegasosRegressor
@@ -111,16 +112,18 @@ def test_zipmap_by_default():
     assert_values([[m[c] for c in (0, 1, 2)] for m in maps], proba)
 
 
+@pytest.mark.parametrize("probability", [False, True])
+@pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_double_input_computes_in_float64(n_classes):
+def test_double_input_computes_in_float64(n_classes, loss, probability):
     X, y = _problem(n_classes, sparse=False)
-    model = PegasosClassifier(loss="log_loss", probability=True, random_state=0, max_iter=5)
+    model = PegasosClassifier(loss=loss, probability=probability, random_state=0, max_iter=5)
     model.fit(X, y)
     onx = pegasos_rs.to_onnx(model, X, dtype=np.float64, options=NO_ZIPMAP)
-    label, proba = run(onx, X, dtype=np.float64)
-    assert proba.dtype == np.float64
+    label, second = run(onx, X, dtype=np.float64)
+    assert second.dtype == np.float64
     assert np.array_equal(label, model.predict(X))
-    np.testing.assert_allclose(proba, model.predict_proba(X), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(second, classifier_reference(model, X), rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
