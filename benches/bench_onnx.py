@@ -6,8 +6,9 @@ Python, one thread each.
     python benches/bench_onnx.py --smoke    # generated data, no result files
 
 Models: a linear SVM on a9a, a 10-class logistic regression on usps, a pipeline
-``StandardScaler -> Nystroem(500) -> PegasosClassifier`` on usps and a
-``PegasosRegressor`` on cpusmall (generated data of the same shapes for a set that is
+``StandardScaler -> Nystroem(500) -> PegasosClassifier`` on usps, a
+``KernelPegasosClassifier`` (rbf, one-vs-one) on usps, a ``PegasosRegressor`` and a
+``KernelPegasosRegressor`` (rbf) on cpusmall (generated data of the same shapes for a set that is
 absent, and in the smoke mode). ``predict`` reads float64 rows (what a Python caller
 holds), onnxruntime the float32 rows its graph takes, converted beforehand (what a
 server holds). A single row's time is the mean of ``--calls`` calls after 50 warm-up
@@ -58,7 +59,13 @@ def _data(name: str, n_features: int, n_classes: int | None, smoke: bool):
 
 def _models(smoke: bool):
     """name -> (fitted model, rows, the data's description, is a classifier)."""
-    from pegasos_rs import Nystroem, PegasosClassifier, PegasosRegressor
+    from pegasos_rs import (
+        KernelPegasosClassifier,
+        KernelPegasosRegressor,
+        Nystroem,
+        PegasosClassifier,
+        PegasosRegressor,
+    )
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -90,9 +97,17 @@ def _models(smoke: bool):
         source,
         True,
     )
+    kernel = KernelPegasosClassifier(multi_class="ovo", max_iter=passes, random_state=0)
+    out["KernelPegasosClassifier (rbf, one-vs-one), usps"] = (kernel.fit(X, y), rows, source, True)
     X, y, rows, source = _data("cpusmall", 12, None, smoke)
     out["PegasosRegressor, cpusmall"] = (
         PegasosRegressor(alpha=1e-5, max_iter=passes, random_state=0).fit(X, y),
+        rows,
+        source,
+        False,
+    )
+    out["KernelPegasosRegressor (rbf), cpusmall"] = (
+        KernelPegasosRegressor(max_iter=passes, random_state=0).fit(X, y),
         rows,
         source,
         False,

@@ -24,9 +24,11 @@ Conventions (those of skl2onnx's own converters, so that users get what they kno
   ``probabilities``, shape ``(N, n_classes)``: the class probabilities when the model
   has ``predict_proba``, else its decision scores, as skl2onnx's
   ``SGDClassifier``: ``[-f, f]`` for two classes (column 1 is ``decision_function``)
-  and the per-class scores for more. The option ``raw_scores=True`` gives the
-  decision scores even when the model has probabilities; ``zipmap`` is skl2onnx's
-  (True by default: a list of dicts; ``False``: a tensor);
+  and the per-class scores for more (a one-vs-one kernel classifier with
+  ``decision_function_shape="ovo"``: its pairs' values, never zipped). The option
+  ``raw_scores=True`` gives the decision scores even when the model has
+  probabilities; ``zipmap`` is skl2onnx's (True by default: a list of dicts;
+  ``False``: a tensor);
 * regressors: ``variable``, shape ``(N, 1)``;
 * transformers: ``variable``, shape ``(N, n_output_features)``.
 """
@@ -58,7 +60,9 @@ class Converter(NamedTuple):
     ``TypeError``/``ValueError`` naming the class and the reason when the model cannot
     be exported); ``options`` are the converter's skl2onnx options (a classifier's
     :data:`CLASSIFIER_OPTIONS` also makes skl2onnx's parser add its ``label`` and
-    ``probabilities`` outputs and the ZipMap)."""
+    ``probabilities`` outputs and the ZipMap); ``parser``, when given, names the
+    function of ``impl`` that replaces skl2onnx's parser (skl2onnx's signature
+    ``parser(scope, model, inputs, custom_parsers=None)``)."""
 
     module: str
     name: str
@@ -67,6 +71,7 @@ class Converter(NamedTuple):
     shape: str
     convert: str
     options: dict[str, list[Any]] | None
+    parser: str | None = None
 
 
 #: Every class with a converter: one row per class. A pegasos-rs estimator missing
@@ -90,6 +95,25 @@ CONVERTERS: tuple[Converter, ...] = (
         "regressor_shape",
         "convert_regressor",
         None,
+    ),
+    Converter(
+        "kernel",
+        "KernelPegasosClassifier",
+        "_kernel",
+        "check_classifier",
+        "kernel_classifier_shape",
+        "convert_classifier",
+        {**CLASSIFIER_OPTIONS, "svm_ops": [True, False]},
+        "parse_classifier",
+    ),
+    Converter(
+        "kernel_regressor",
+        "KernelPegasosRegressor",
+        "_kernel",
+        "check_regressor",
+        "regressor_shape",
+        "convert_regressor",
+        {"svm_ops": [True, False]},
     ),
     Converter(
         "kernel_approximation",
@@ -127,8 +151,6 @@ REFUSED: dict[tuple[str, str], str] = {
         "a ranker's scores rank the rows of a query: export its linear scores with "
         "a PegasosRegressor of the same coef_ and intercept_, or use predict"
     ),
-    ("kernel", "KernelPegasosClassifier"): "no converter for it in this build",
-    ("kernel_regressor", "KernelPegasosRegressor"): "no converter for it in this build",
 }
 
 _registered = False
@@ -201,6 +223,7 @@ def register() -> None:
             _checked_shape(_function(row.impl, row.check), _function(row.impl, row.shape)),
             _function(row.impl, row.convert),
             options=row.options,
+            parser=None if row.parser is None else _function(row.impl, row.parser),
         )
     covered = {(row.module, row.name) for row in CONVERTERS}
     for (module, name), reason in REFUSED.items():
@@ -275,6 +298,8 @@ def to_onnx(
     model : estimator or :class:`~sklearn.pipeline.Pipeline`
         Fitted. Covered: ``PegasosClassifier`` (every loss and ``multi_class``,
         Platt's ``probability=True``), ``PegasosRegressor``,
+        ``KernelPegasosClassifier`` and ``KernelPegasosRegressor`` (every kernel but
+        ``"precomputed"``; one-vs-one scores as ``decision_function_shape`` says),
         ``RandomFourierFeatures``, ``Nystroem`` (not ``kernel="precomputed"``),
         ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that
         skl2onnx converts (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``...).
@@ -291,7 +316,12 @@ def to_onnx(
         (``DoubleTensorType``: the graph computes in float64).
     options : dict, optional
         skl2onnx's converter options, e.g. ``{id(clf): {"zipmap": False}}`` or
-        ``{PegasosClassifier: {"zipmap": False, "raw_scores": True}}``.
+        ``{PegasosClassifier: {"zipmap": False, "raw_scores": True}}``. The kernel
+        models also take ``svm_ops`` (default True): a single binary problem with a
+        linear, rbf, poly or sigmoid kernel runs as ``ai.onnx.ml``'s
+        ``SVMRegressor`` on float32 input; ``False`` computes it with ``MatMul`` and
+        the kernel's elementwise operators, as every other kernel model (faster for
+        rbf in onnxruntime, whose ``SVMRegressor`` evaluates rbf on one thread).
     target_opset : int or dict, optional
         skl2onnx's ``target_opset``.
     name : str, optional
