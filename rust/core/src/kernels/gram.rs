@@ -6,6 +6,7 @@
 use crate::data::rows::Rows;
 use crate::error::{Error, Result};
 use crate::kernels::function::{InvertedBlock, KernelRows, Query, Targets};
+use crate::kernels::scratch::with_scratch;
 
 /// The Gram matrix of the training set, read one row at a time.
 pub trait Gram: Sync {
@@ -180,13 +181,13 @@ impl<G: Gram> Gram for SubsetGram<'_, G> {
                 self.whole.eval_into(q, gi, Targets::List(list), out);
             }
             Targets::List(list) => {
-                let mut mapped = [0_u32; MAP_CHUNK];
                 for (o, l) in out.chunks_mut(MAP_CHUNK).zip(list.chunks(MAP_CHUNK)) {
-                    let m = &mut mapped[..o.len()];
-                    for (g, &j) in m.iter_mut().zip(l) {
-                        *g = self.rows[j as usize];
-                    }
-                    self.whole.eval_into(q, gi, Targets::List(m), o);
+                    with_scratch::<u32, MAP_CHUNK, _>(o.len(), |m| {
+                        for (g, &j) in m.iter_mut().zip(l) {
+                            *g = self.rows[j as usize];
+                        }
+                        self.whole.eval_into(q, gi, Targets::List(m), o);
+                    });
                 }
             }
         }

@@ -11,3 +11,4 @@
 pub(crate) mod cache;
 pub mod function;
 pub mod gram;
+pub(crate) mod scratch;

@@ -87,6 +87,7 @@ use crate::float::Float;
 use crate::kernels::cache::{KernelCache, SharedColumns};
 use crate::kernels::function::{Query, Targets};
 use crate::kernels::gram::Gram;
+use crate::kernels::scratch::with_scratch;
 use crate::solvers::linear::{check_loss_fits_task, first_step_of};
 use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
@@ -392,6 +393,10 @@ struct Run<'a, G: Gram, S> {
     pending_coef: Vec<f64>,
     /// Scratch kernel values of one row against the pending examples.
     pending_values: Vec<f64>,
+    /// Scratch kernel values of a flush's fresh columns, kept between flushes so
+    /// that a flush neither allocates nor clears them (every value a flush reads it
+    /// writes first).
+    fresh_values: Vec<S>,
     /// Set when the caller asks the fit to stop (checked between steps and between
     /// the row chunks of a flush).
     monitor: &'a Monitor,
@@ -410,12 +415,12 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         out.resize(start + count, S::from_f64(0.0));
         let (gram, query) = (self.gram, &self.query);
         let fill = |(c, chunk): (usize, &mut [S])| {
-            let mut tmp = [0.0; CHUNK];
-            let tmp = &mut tmp[..chunk.len()];
-            gram.eval_into(query, i, Targets::List(&targets[c * CHUNK..]), tmp);
-            for (o, v) in chunk.iter_mut().zip(tmp.iter()) {
-                *o = S::from_f64(*v);
-            }
+            with_scratch::<f64, CHUNK, _>(chunk.len(), |tmp| {
+                gram.eval_into(query, i, Targets::List(&targets[c * CHUNK..]), tmp);
+                for (o, v) in chunk.iter_mut().zip(tmp.iter()) {
+                    *o = S::from_f64(*v);
+                }
+            });
         };
         if self.solver.parallel && count >= PARALLEL_MIN {
             out[start..]
@@ -512,22 +517,26 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         // Row-major kernel values of the fresh columns, rounded to S; the stride is
         // at least 1 so that the rows can be chunked alongside `g` even when u = 0.
         let stride = u.max(1);
-        let mut block: Vec<S> = Vec::new();
-        block
-            .try_reserve_exact(n * stride)
-            .map_err(|_| Error::OutOfMemory(format!("{u} kernel columns of {n} values")))?;
-        block.resize(n * stride, S::from_f64(0.0));
+        let mut block = std::mem::take(&mut self.fresh_values);
+        if block.len() < n * stride {
+            block
+                .try_reserve_exact(n * stride - block.len())
+                .map_err(|_| Error::OutOfMemory(format!("{u} kernel columns of {n} values")))?;
+            block.resize(n * stride, S::from_f64(0.0));
+        }
         if u > 0 {
             self.gram.set_block(&mut self.block, &fresh);
         }
-        self.add_pending(&mut state.margins, &cached, &mut block, u);
+        let values = &mut block[..n * stride];
+        self.add_pending(&mut state.margins, &cached, values, u);
         drop(cached);
         if self.monitor.is_stopped() {
             return Err(Error::Interrupted);
         }
         if u > 0 && self.columns.can_hold(n) {
-            self.keep_columns(&block, stride, &fresh);
+            self.keep_columns(values, stride, &fresh);
         }
+        self.fresh_values = block;
         self.pending_idx.clear();
         self.pending_coef.clear();
         Ok(())
@@ -945,6 +954,7 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
             pending_idx: Vec::with_capacity(PENDING_COLUMNS),
             pending_coef: Vec::with_capacity(PENDING_COLUMNS),
             pending_values: vec![0.0; PENDING_COLUMNS],
+            fresh_values: Vec::new(),
             block: gram.block(),
             monitor,
         })
