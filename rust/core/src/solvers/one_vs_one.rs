@@ -7,7 +7,11 @@
 //! the rows of class `i` `+1` and those of class `j` `-1`, so that a positive
 //! decision value votes for the first class of the pair, as `SVC`'s
 //! `decision_function_shape="ovo"` values do. A row weighs its sample weight times
-//! its own class's weight (as `SVC`'s `class_weight` scales `C` per class). Pair `p`
+//! its own class's weight (as `SVC`'s `class_weight` scales `C` per class). Every
+//! pair solves `SVC`'s problem with the same `C = 1/(lambda n)` on its `n_pair`
+//! rows: its regularisation is `lambda n / n_pair` (the Pegasos objective averages
+//! the losses over the pair's rows), so small pairs are not regularised `n /
+//! n_pair` times less than the whole problem. Pair `p`
 //! (in the order above) trains on stream `p` of the seed with a state of its own, so
 //! the model does not depend on the number of threads or on the order the pairs run
 //! in. With two classes the one pair is the one problem of one-vs-rest, trained by
@@ -115,7 +119,7 @@ pub fn fit_kernel_one_vs_one<G: Gram, S: Float>(
             monitor,
             &label,
         )?;
-        let mut model = state.model(params.alpha);
+        let mut model = state.model(pair.params.alpha);
         for s in &mut model.support {
             *s = pair.rows[*s] as usize;
         }
@@ -190,7 +194,7 @@ impl<'a> Pair<'a> {
         let sample_weight = labels
             .sample_weight
             .map(|w| rows.iter().map(|&r| w[r as usize]).collect());
-        let params = restrict_order(params, &rows, (i, j))?;
+        let params = pair_params(params, labels.codes.len(), &rows, (i, j))?;
         Ok(Self {
             rows,
             codes,
@@ -212,6 +216,23 @@ impl<'a> Pair<'a> {
             self.class_weight[j as usize],
         )
     }
+}
+
+/// The parameters of the pair `(i, j)` with the training rows `rows` of `n` rows in
+/// all: the pair's own `alpha` (see the module docs) and the visiting order kept to
+/// its rows.
+fn pair_params(
+    params: &ValidParams,
+    n: usize,
+    rows: &[u32],
+    pair: (u32, u32),
+) -> Result<ValidParams> {
+    let restricted = restrict_order(params, rows, pair)?;
+    Params {
+        alpha: params.alpha * n as f64 / rows.len() as f64,
+        ..restricted.into_params()
+    }
+    .validate()
 }
 
 /// `params` with a visiting order kept to the entries among `rows` (increasing),

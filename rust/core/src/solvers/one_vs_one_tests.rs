@@ -148,7 +148,7 @@ fn threads_and_cache_change_nothing_and_the_first_class_is_positive() {
 }
 
 #[test]
-fn a_pair_is_the_binary_fit_on_its_rows_alone() {
+fn a_pair_is_the_binary_fit_on_its_rows_alone_with_the_same_c() {
     let (n, k) = (240, 3);
     let (x, codes) = blobs(n, k as u32, 5);
     let rows = DenseRows::new(&x, n, 2).unwrap();
@@ -181,7 +181,13 @@ fn a_pair_is_the_binary_fit_on_its_rows_alone() {
                 .iter()
                 .filter_map(|r| keep.binary_search(r).ok())
                 .collect();
-            let sub_p = params_with(loss, n, Sampling::Order(sub_order));
+            // SVC's C on every pair: `alpha n / n_pair` for the pair's rows.
+            let sub_p = Params {
+                alpha: p.alpha * n as f64 / keep.len() as f64,
+                ..params_with(loss, n, Sampling::Order(sub_order)).into_params()
+            }
+            .validate()
+            .unwrap();
             let mut state = KernelState::new(keep.len(), 7, q as u64).unwrap();
             let solver = settings(1, 1 << 16).solver(1);
             fit_kernel_binary::<_, f64>(
