@@ -177,3 +177,65 @@ def test_bad_parameters_are_refused(param, value):
     X, y = _blobs(n_classes=3, n=60)
     with pytest.raises(ValueError, match=param):
         _ovo(**{param: value}).fit(X, y)
+
+
+def test_each_pair_is_svcs_problem_with_the_same_c():
+    """SVC trains every pair with the same C; C = 1/(alpha n) for n rows, so a pair of
+    n_pair rows has alpha n / n_pair. Pair (a, b) is the first pair, on stream 0: the
+    binary fit of its rows alone with that alpha (class b positive there, class a in
+    the pair: the same steps with the signs flipped). Before, the pairs kept alpha,
+    a C n / n_pair times SVC's."""
+    X, y = _blobs(n_classes=3, n=150, seed=3)
+    alpha = 1e-2
+    ovo = _ovo(alpha=alpha, gamma=0.5).fit(X, y)
+    keep = np.flatnonzero((y == "a") | (y == "b"))
+    pair_alpha = alpha * y.size / keep.size
+    alone = KernelPegasosClassifier(
+        alpha=pair_alpha, gamma=0.5, max_iter=5, random_state=0, multi_class="ovo"
+    ).fit(X[keep], y[keep])
+    first = ovo.dual_coef_[0]
+    np.testing.assert_array_equal(ovo.support_[first != 0], keep[alone.support_])
+    np.testing.assert_array_equal(first[first != 0], -alone.dual_coef_[0])
+    assert ovo.fit_report_[0]["steps"] == alone.fit_report_[0]["steps"]
+
+
+@pytest.mark.parametrize(
+    ("n_classes", "n", "used"),
+    [(2, 2000, "ovr"), (3, 750, "ovo"), (3, 740, "ovr"), (5, 1250, "ovo"), (5, 1240, "ovr")],
+)
+def test_auto_trains_pairs_when_they_average_500_rows(n_classes, n, used):
+    """multi_class="auto" is "ovo" for more than two classes whose pairs average at
+    least 500 rows (2 n / n_classes), otherwise "ovr": the same model, bit for bit."""
+    X, y = _blobs(n_classes=n_classes, n=n, seed=1)
+    auto = _ovo(multi_class="auto", max_iter=1).fit(X, y)
+    explicit = _ovo(multi_class=used, max_iter=1).fit(X, y)
+    assert auto.multi_class_ == used == explicit.multi_class_
+    np.testing.assert_array_equal(auto.dual_coef_, explicit.dual_coef_)
+    np.testing.assert_array_equal(auto.decision_function(X), explicit.decision_function(X))
+    assert KernelPegasosClassifier().multi_class == "auto"
+
+
+def test_auto_model_file_keeps_its_decomposition(tmp_path):
+    """A model file of multi_class="auto" predicts as the model (the choice is made
+    again from the saved classes and training rows, shape_fit_)."""
+    from pegasos_rs import save
+
+    X, y = _blobs(n_classes=3, n=900, seed=2)
+    model = _ovo(multi_class="auto", max_iter=1, decision_function_shape="ovo").fit(X, y)
+    assert model.multi_class_ == "ovo" and model.shape_fit_ == X.shape
+    save(model, tmp_path / "m.pgs")
+    back = load(tmp_path / "m.pgs")
+    assert back.multi_class_ == "ovo"
+    np.testing.assert_array_equal(back.decision_function(X), model.decision_function(X))
+    del back.shape_fit_
+    save_path = tmp_path / "bad.pgs"
+    save(back, save_path)
+    with pytest.raises(ValueError, match="shape_fit_ must be two counts"):
+        load(save_path)
+
+
+def test_auto_names_its_choice_when_pair_values_are_unavailable():
+    X, y = _blobs(n_classes=3, n=90, seed=8)
+    model = _ovo(multi_class="auto", decision_function_shape="ovo")
+    with pytest.raises(ValueError, match="multi_class='auto' chose one-vs-rest"):
+        model.fit(X, y)

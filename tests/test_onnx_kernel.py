@@ -125,7 +125,7 @@ def _check_scores(model, X32, scores):
     if n_classes == 2:
         _assert_within(scores, np.column_stack([-ref, ref]), np.hstack([scale, scale]), "f")
         return
-    if model.multi_class == "ovr" or model.decision_function_shape == "ovo":
+    if model.multi_class_ == "ovr" or model.decision_function_shape == "ovo":
         _assert_within(scores, ref, scale, "scores")
         return
     # Per-class scores of the pairs: votes (the nearest integer) plus confidences.

@@ -184,9 +184,9 @@ class KernelExpansionMixin:
         indices of the support vectors."""
         support = result["support"]
         self.support_ = support.astype(np.int32)
+        self.shape_fit_ = X.shape
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
-            self.shape_fit_ = X.shape
         else:
             self.support_vectors_ = X[support]
             # The rows the kernel is evaluated against at prediction time.

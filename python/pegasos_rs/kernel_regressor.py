@@ -146,7 +146,8 @@ class KernelPegasosRegressor(
     n_support_ : ndarray of shape (1,)
         Number of support vectors.
     shape_fit_ : tuple of int
-        Shape of the training Gram matrix (precomputed kernel only).
+        Shape of the training data (for a precomputed kernel, its Gram matrix), as
+        :class:`sklearn.svm.SVR`'s.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the columns of a data frame ``X``, when they are all strings.

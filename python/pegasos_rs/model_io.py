@@ -506,6 +506,20 @@ def _set_scalars(est, state: SavedState, scalars: dict, bad) -> None:
         setattr(est, attr, value)
 
 
+def _trained_pairs(est, need) -> bool:
+    """Whether a loaded classifier of more than two classes trained a problem per pair
+    of classes: its ``multi_class``, where a kernel model's ``"auto"`` resolves from
+    the classes and the training rows ``shape_fit_[0]`` (``multi_class_``)."""
+    if getattr(est, "multi_class", "ovr") != "auto":
+        return getattr(est, "multi_class", "ovr") == "ovo"
+    shape = getattr(est, "shape_fit_", None)
+    need(
+        isinstance(shape, tuple) and len(shape) == 2 and all(map(_is_count, shape)),
+        "shape_fit_ must be two counts",
+    )
+    return est.multi_class_ == "ovo"
+
+
 def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -556,7 +570,7 @@ def _check_public(est, name: str, need) -> None:
     need(classes.size >= 2, f"{classes.size} classes (expected at least 2)")
     n_out = 1 if classes.size == 2 else classes.size
     # One-vs-one kernel models: a binary problem per pair of classes.
-    pairs = getattr(est, "multi_class", "ovr") == "ovo" and classes.size > 2
+    pairs = classes.size > 2 and _trained_pairs(est, need)
     n_problems = classes.size * (classes.size - 1) // 2 if pairs else n_out
     need(
         isinstance(intercept, np.ndarray) and intercept.shape == (n_problems,),

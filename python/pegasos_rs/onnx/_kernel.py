@@ -122,18 +122,18 @@ def check_classifier(model: Any) -> None:
         )
     n_classes = len(model.classes_)
     expected = 1 if n_classes == 2 else n_classes
-    if model.multi_class == "ovo" and n_classes > 2:
+    if model.multi_class_ == "ovo":
         expected = n_classes * (n_classes - 1) // 2
     if np.asarray(model.intercept_).size != expected:
         refuse(
             model,
             f"it has {np.asarray(model.intercept_).size} binary problems, but "
-            f"multi_class={model.multi_class!r} with {n_classes} classes makes {expected}",
+            f"multi_class_={model.multi_class_!r} with {n_classes} classes makes {expected}",
         )
-    if model.decision_function_shape == "ovo" and model.multi_class == "ovr" and n_classes > 2:
+    if model.decision_function_shape == "ovo" and model.multi_class_ == "ovr" and n_classes > 2:
         refuse(
             model,
-            "decision_function_shape='ovo' with multi_class='ovr' has no pairs' values "
+            "decision_function_shape='ovo' with a one-vs-rest model has no pairs' values "
             "(decision_function raises ValueError): set decision_function_shape='ovr'",
         )
     label_kind(model)
@@ -291,7 +291,7 @@ def _votes(g: Graph, pair_scores: str, n_classes: int) -> str:
 def _pair_output(model: Any, raw_scores: bool) -> bool:
     """Whether the classifier's second output holds the pairs' values."""
     return (
-        model.multi_class == "ovo"
+        model.multi_class_ == "ovo"
         and model.decision_function_shape == "ovo"
         and len(model.classes_) > 2
         and (raw_scores or not _has_probabilities(model))
@@ -315,7 +315,7 @@ def convert_classifier(scope: Any, operator: Any, container: Any) -> None:
     problems = _expansion(g, model, bool(options["svm_ops"]))
     n_classes = len(model.classes_)
     binary = n_classes == 2
-    f = _votes(g, problems, n_classes) if model.multi_class == "ovo" and not binary else problems
+    f = _votes(g, problems, n_classes) if model.multi_class_ == "ovo" and not binary else problems
     scores = two_columns(g, f) if binary else f
     proba = None if raw else _probabilities(g, model, f, scores, binary)
     if proba is not None:
