@@ -435,9 +435,8 @@ def pegasos(ds: dict, passes: int, strategy: str, args, multi_class: str = "ovr"
     """The Pegasos estimator of the run; ``n_jobs`` overrides ``args.n_jobs``."""
     from pegasos_rs import KernelPegasosClassifier
 
-    extra = {} if multi_class == "ovr" else {"multi_class": multi_class}
     return KernelPegasosClassifier(
-        **extra,
+        multi_class=multi_class,
         alpha=ds["alpha"],
         kernel="rbf",
         gamma=ds["gamma"],

@@ -30,6 +30,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_fit_cost.py", "every time is the median of 1 run"),
         ("bench_losses.py", "## 3. Objective gap after 20 passes"),
         ("bench_kernel_regression.py", "## Time to SVR's test MSE + 5 %"),
+        ("bench_kernel_classes.py", "## Time to SVC's test accuracy - 1 pp"),
         ("bench_ranking.py", "## 2. generated imbalanced"),
         ("bench_multiclass.py", "## Time to LIBLINEAR -s 4's test accuracy - 0.3 pp"),
         ("bench_onnx.py", "## 1 row and 10,000 rows"),
