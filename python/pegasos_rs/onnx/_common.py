@@ -182,6 +182,36 @@ class Graph:
         return self.sub(self.op("Min", [z, zero]), soft)
 
 
+def probabilities(g: Graph, model: Any, f: str, scores: str, binary: bool) -> str | None:
+    """The probabilities graph of a classifier (linear or kernel) from its decision
+    values ``f`` and scores ``scores``, or None when it has no ``predict_proba``:
+    Platt's sigmoids, ``log_loss``'s and ``modified_huber``'s own."""
+    if model.probability:
+        a = np.asarray(model.probA_, dtype=np.float64)
+        b = np.asarray(model.probB_, dtype=np.float64)
+        z = g.add(
+            g.mul(f, g.const(a.reshape(1, -1), "prob_a")), g.const(b.reshape(1, -1), "prob_b")
+        )
+        if binary:
+            return g.op("Sigmoid", [g.concat([z, g.neg(z)], axis=1)])
+        return g.op("Softmax", [g.log_sigmoid(g.neg(z))], axis=1)
+    if model.loss == "log_loss":
+        if binary:
+            return g.op("Sigmoid", [scores])
+        return g.op("Softmax", [g.log_sigmoid(scores)], axis=1)
+    if model.loss == "modified_huber":
+        clipped = g.op("Clip", [scores, g.const(-1.0, "low"), g.const(1.0, "high")])
+        p = g.div(g.add(clipped, g.const(1.0, "one")), g.const(2.0, "two"))
+        if binary:
+            return p
+        total = g.reduce_sum(p, axis=1)
+        zero = g.op("Equal", [total, g.const(0.0, "zero")])
+        k = len(model.classes_)
+        uniform = g.const(np.full((1, k), 1.0 / k), "uniform")
+        return g.op("Where", [zero, uniform, g.div(p, total)])
+    return None
+
+
 def two_columns(g: Graph, f: str) -> str:
     """The two-class scores ``[-f, f]`` (N, 2) of decision values ``f`` (N, 1)."""
     return g.concat([g.neg(f), f], axis=1)

@@ -56,10 +56,10 @@ from pegasos_rs.onnx._common import (
     classifier_shape,
     label_kind,
     output_shape,
+    probabilities,
     refuse,
     two_columns,
 )
-from pegasos_rs.onnx._linear import _probabilities
 
 #: The kernels the graph computes, with the name ``SVMRegressor`` gives those it
 #: knows (``None``: standard operators only).
@@ -317,7 +317,7 @@ def convert_classifier(scope: Any, operator: Any, container: Any) -> None:
     binary = n_classes == 2
     f = _votes(g, problems, n_classes) if model.multi_class_ == "ovo" and not binary else problems
     scores = two_columns(g, f) if binary else f
-    proba = None if raw else _probabilities(g, model, f, scores, binary)
+    proba = None if raw else probabilities(g, model, f, scores, binary)
     if proba is not None:
         second = proba
     elif _pair_output(model, raw):

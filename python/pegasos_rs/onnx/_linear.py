@@ -30,6 +30,7 @@ from pegasos_rs.onnx._common import (
     classifier_shape,
     label_kind,
     output_shape,
+    probabilities,
     refuse,
     two_columns,
 )
@@ -51,34 +52,6 @@ def check_classifier(model: Any) -> None:
     label_kind(model)
 
 
-def _probabilities(g: Graph, model: Any, f: str, scores: str, binary: bool) -> str | None:
-    """The probabilities graph, or None when the model has no ``predict_proba``."""
-    if model.probability:
-        a = np.asarray(model.probA_, dtype=np.float64)
-        b = np.asarray(model.probB_, dtype=np.float64)
-        z = g.add(
-            g.mul(f, g.const(a.reshape(1, -1), "prob_a")), g.const(b.reshape(1, -1), "prob_b")
-        )
-        if binary:
-            return g.op("Sigmoid", [g.concat([z, g.neg(z)], axis=1)])
-        return g.op("Softmax", [g.log_sigmoid(g.neg(z))], axis=1)
-    if model.loss == "log_loss":
-        if binary:
-            return g.op("Sigmoid", [scores])
-        return g.op("Softmax", [g.log_sigmoid(scores)], axis=1)
-    if model.loss == "modified_huber":
-        clipped = g.op("Clip", [scores, g.const(-1.0, "low"), g.const(1.0, "high")])
-        p = g.div(g.add(clipped, g.const(1.0, "one")), g.const(2.0, "two"))
-        if binary:
-            return p
-        total = g.reduce_sum(p, axis=1)
-        zero = g.op("Equal", [total, g.const(0.0, "zero")])
-        k = len(model.classes_)
-        uniform = g.const(np.full((1, k), 1.0 / k), "uniform")
-        return g.op("Where", [zero, uniform, g.div(p, total)])
-    return None
-
-
 def convert_classifier(scope: Any, operator: Any, container: Any) -> None:
     """skl2onnx converter of :class:`~pegasos_rs.PegasosClassifier`."""
     model = operator.raw_operator
@@ -90,7 +63,7 @@ def convert_classifier(scope: Any, operator: Any, container: Any) -> None:
     f = g.affine(g.input, coef.T, intercept)
     binary = coef.shape[0] == 1
     scores = two_columns(g, f) if binary else f
-    proba = None if raw else _probabilities(g, model, f, scores, binary)
+    proba = None if raw else probabilities(g, model, f, scores, binary)
     classifier_outputs(
         g, scores, scores if proba is None else proba, model.classes_, label_kind(model)
     )
