@@ -24,6 +24,7 @@ BENCHES = Path(__file__).resolve().parent.parent / "benches"
         ("bench_dask.py", "## Memory and communication of (a)"),
         ("bench_dask_reuse.py", "(c) / (a) = "),
         ("bench_dask_exact.py", "## (c) Exact mode to A - 0.5 pp"),
+        ("bench_dask_modes.py", "## Fastest fit to each gap"),
         ("bench_leak.py", "## RSS curve [MiB] every 10 cycles"),
         ("bench_calls.py", "## per-call times measured"),
         ("bench_cli.py", "## start-up times measured"),
@@ -41,7 +42,7 @@ def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
         pytest.importorskip("onnxruntime")  # and not LIBLINEAR, which it does not run
     else:
         pytest.importorskip("liblinear")
-    if script in ("bench_dask.py", "bench_dask_exact.py"):
+    if script in ("bench_dask.py", "bench_dask_exact.py", "bench_dask_modes.py"):
         pytest.importorskip("dask_ml")
     if not BENCHES.is_dir():
         pytest.skip("benches/ is not next to the tests")
