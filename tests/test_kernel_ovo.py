@@ -239,3 +239,17 @@ def test_auto_names_its_choice_when_pair_values_are_unavailable():
     model = _ovo(multi_class="auto", decision_function_shape="ovo")
     with pytest.raises(ValueError, match="multi_class='auto' chose one-vs-rest"):
         model.fit(X, y)
+
+
+def test_auto_calibrates_the_decomposition_it_chose():
+    """Platt's folds train on 4/5 of the rows: with multi_class="auto" near the
+    threshold (750 rows of 3 classes: pairs of 500, folds' pairs of 400) they train
+    the pairs the model chose, not one-vs-rest, so the sigmoids are those of
+    multi_class="ovo" (before, the folds resolved "auto" again and fitted them to
+    one-vs-rest scores)."""
+    X, y = _blobs(n_classes=3, n=750, seed=4)
+    auto = _ovo(multi_class="auto", max_iter=1, probability=True).fit(X, y)
+    ovo = _ovo(multi_class="ovo", max_iter=1, probability=True).fit(X, y)
+    assert auto.multi_class_ == "ovo"
+    np.testing.assert_array_equal(auto.probA_, ovo.probA_)
+    np.testing.assert_array_equal(auto.probB_, ovo.probB_)

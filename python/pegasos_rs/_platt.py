@@ -128,12 +128,23 @@ def n_folds_for(counts) -> int:
     return min(N_FOLDS, smallest)
 
 
+def _decided(estimator) -> dict:
+    """The parameters a fold must take from the fitted ``estimator`` rather than
+    decide again from its fewer rows: a kernel model's decomposition
+    (``multi_class="auto"`` resolved as ``multi_class_``), so that the sigmoids are
+    fitted to the scores of the model they calibrate."""
+    if hasattr(type(estimator), "multi_class_"):
+        return {"multi_class": estimator.multi_class_}
+    return {}
+
+
 def fit_calibration(estimator, X, y, sample_weight, classes, n_folds, *, pairwise=False):
     """Platt's sigmoids of ``estimator`` from out-of-fold decision values.
 
-    A clone of ``estimator`` (its ``probability`` set to False, ``verbose`` to 0) is
-    fitted on each training part of a stratified ``n_folds``-fold split of ``(X, y)``,
-    shuffled with the estimator's ``random_state``, with the matching part of
+    A clone of ``estimator`` (its ``probability`` set to False, ``verbose`` to 0, and
+    what the fit decided from all the rows kept: see :func:`_decided`) is fitted on
+    each training part of a stratified ``n_folds``-fold split of ``(X, y)``, shuffled
+    with the estimator's ``random_state``, with the matching part of
     ``sample_weight``; its decision values on the held-out part are collected, and
     one sigmoid is fitted per one-vs-rest problem (one for two classes, positive
     class ``classes[1]``) with the same weights.
@@ -161,7 +172,7 @@ def fit_calibration(estimator, X, y, sample_weight, classes, n_folds, *, pairwis
     decision = np.empty(n if n_problems == 1 else (n, n_problems))
     folds = StratifiedKFold(n_folds, shuffle=True, random_state=estimator.random_state)
     for train, test in folds.split(np.zeros((n, 1)), y):
-        fold = clone(estimator).set_params(probability=False, verbose=0)
+        fold = clone(estimator).set_params(probability=False, verbose=0, **_decided(estimator))
         order = getattr(estimator, "sampling", "uniform")
         if not isinstance(order, str):
             fold.set_params(sampling=_order_within(np.asarray(order), train, n))
