@@ -15,6 +15,8 @@ result it measures is implausible):
 * ``bench_ranking.py``  PegasosRanker against RankSVM on LETOR MQ2008, and AUC on w8a
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
 * ``bench_kernel_regression.py`` KernelPegasosRegressor against SVR (about 2 minutes)
+* ``bench_kernel_classes.py`` one-vs-rest, one-vs-one and ``multi_class="auto"`` against
+  SVC on 3 to 26 classes (about 6 minutes)
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
 * ``bench_scaling.py``  training time against the number of examples m
 * ``bench_fit_cost.py`` the default fit's cost against m at a fixed number of steps
@@ -23,6 +25,12 @@ result it measures is implausible):
 * ``bench_feature_maps.py`` feature maps against scikit-learn's, map + Pegasos against SVC
 * ``bench_dask.py``     pegasos_rs.dask from svmlight shards to a model against dask-ml
   (10^6 to 3·10^7 rows; needs ``dask-ml`` and about 35 GB of disk)
+* ``bench_dask_exact.py`` Dask exact mode against the in-memory fit and Incremental on
+  6·10^6 persisted rows (about 2 minutes)
+* ``bench_dask_reuse.py`` a second checked Dask fit on the same 10 files (about 3 minutes
+  once the shards exist)
+* ``bench_dask_modes.py`` the parallel against the exact mode to the same objective
+  (about 5 minutes)
 * ``bench_leak.py``     RSS over 2,000 cycles of fit, predict, save, load and pickle of
   every estimator (no leak: within 4 MiB of the level after 100 cycles; about 3 min)
 * ``bench_calls.py``    fixed cost of small calls (10,000 predictions of 10 rows, ...)
@@ -51,6 +59,7 @@ SUITE = {
     "multiclass": ("bench_multiclass.py", ["--cap", "200"], ["--smoke"]),
     "ranking": ("bench_ranking.py", [], ["--smoke"]),
     "kernel_regression": ("bench_kernel_regression.py", [], ["--smoke"]),
+    "kernel_classes": ("bench_kernel_classes.py", [], ["--smoke"]),
     "svmlight": ("bench_svmlight.py", [], ["--quick"]),
     "scaling": (
         "bench_scaling.py",
@@ -62,6 +71,9 @@ SUITE = {
     "threads": ("bench_threads.py", [], ["--smoke"]),
     "feature_maps": ("bench_feature_maps.py", [], ["--quick"]),
     "dask": ("bench_dask.py", [], ["--smoke"]),
+    "dask_exact": ("bench_dask_exact.py", [], ["--smoke"]),
+    "dask_reuse": ("bench_dask_reuse.py", [], ["--smoke"]),
+    "dask_modes": ("bench_dask_modes.py", [], ["--smoke"]),
     "leak": ("bench_leak.py", [], ["--cycles", "300"]),
     "calls": ("bench_calls.py", [], ["--smoke"]),
     "cli": ("bench_cli.py", [], ["--smoke"]),
