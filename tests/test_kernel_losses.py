@@ -28,19 +28,98 @@ def _dense_coef(est, m):
     return beta
 
 
-@parametrize_with_checks(
-    [KernelPegasosClassifier(random_state=0, loss="squared_hinge")],
-    expected_failed_checks=lambda est: {
+def _expected_failed_checks(estimator):
+    failed = {
         "check_sample_weight_equivalence_on_dense_data": (
             "a stochastic solver: copies of rows change the draws (see test_kernel_estimator.py)"
         ),
         "check_sample_weight_equivalence_on_sparse_data": (
             "a stochastic solver: copies of rows change the draws"
         ),
-    },
+    }
+    if estimator.loss == "modified_huber" and estimator.multi_class == "ovr":
+        failed["check_class_weight_classifiers"] = (
+            "one-vs-rest with LIBLINEAR's class weights and no intercept by default: the "
+            "objective, not the solver, as for the hinge (test_kernel_estimator.py's "
+            "reason; one-vs-one weighs each class's rows by its own weight and passes)"
+        )
+        failed["check_classifiers_train"] = (
+            "it asserts argmax(predict_proba) == predict; modified_huber's probabilities "
+            "are scikit-learn's SGDClassifier's, (clip(f, -1, 1) + 1) / 2 normalised, "
+            "which tie the classes whose scores exceed 1 (argmax then takes the first); "
+            "test_one_vs_rest_modified_huber_probabilities_follow_the_scores checks the rest"
+        )
+    return failed
+
+
+# Every loss the estimator accepts (log_loss is refused by fit: see below), and
+# modified_huber's probabilities in both decompositions ("auto" picks one-vs-one for
+# the checks' 3-class sets of fewer than 750 rows only when multi_class="ovo").
+@parametrize_with_checks(
+    [
+        KernelPegasosClassifier(random_state=0, loss="squared_hinge"),
+        KernelPegasosClassifier(random_state=0, loss="modified_huber", multi_class="ovr"),
+        KernelPegasosClassifier(random_state=0, loss="modified_huber", multi_class="ovo"),
+    ],
+    expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def _iris():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    return X / X.max(axis=0), y
+
+
+def test_one_vs_one_refuses_the_losss_probabilities():
+    """A one-vs-one model's scores are its pairs' votes: clipping them into the
+    modified Huber probabilities gave every class with a vote p = 1 (iris row 0,
+    setosa: [0.421, 0.421, 0.158]; argmax agreeing with predict on 76 % of rows).
+    They are refused, naming what gives probabilities instead."""
+    X, y = _iris()
+    est = KernelPegasosClassifier(loss="modified_huber", multi_class="ovo", random_state=0)
+    est.fit(X, y)
+    assert est.multi_class_ == "ovo"
+    assert not hasattr(est, "predict_proba")
+    assert not hasattr(est, "predict_log_proba")
+    with pytest.raises(AttributeError, match=r"one-vs-one.*probability=True.*multi_class='ovr'"):
+        est.predict_proba(X)
+    # Platt's probabilities (as SVC's) are there for it.
+    platt = KernelPegasosClassifier(
+        loss="modified_huber", multi_class="ovo", probability=True, random_state=0
+    ).fit(X, y)
+    proba = platt.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert (platt.classes_[proba.argmax(axis=1)] == y).mean() > 0.9
+    # Two classes: one problem, whichever the decomposition; its probabilities stay.
+    binary = KernelPegasosClassifier(loss="modified_huber", multi_class="ovo", random_state=0)
+    binary.fit(X[y < 2], y[y < 2])
+    assert binary.predict_proba(X[y < 2]).shape == (100, 2)
+
+
+def test_one_vs_rest_modified_huber_probabilities_follow_the_scores():
+    """One-vs-rest: SGDClassifier's definition, computed from each class's own
+    decision value (checked here from the values, not from the estimator's code)."""
+    X, y = _iris()
+    est = KernelPegasosClassifier(loss="modified_huber", multi_class="ovr", random_state=0)
+    est.fit(X, y)
+    f = est.decision_function(X)
+    p = (np.clip(f, -1, 1) + 1) / 2
+    total = p.sum(axis=1, keepdims=True)
+    expected = np.full_like(p, 1 / 3)
+    np.divide(p, total, out=expected, where=total > 0)
+    np.testing.assert_allclose(est.predict_proba(X), expected, rtol=1e-12)
+    # Where the clip leaves no tie for the largest score, the largest probability
+    # is predict's class.
+    clipped = np.sort(np.clip(f, -1.0, 1.0), axis=1)
+    untied = clipped[:, -1] > clipped[:, -2]
+    assert untied.mean() > 0.5
+    np.testing.assert_array_equal(
+        est.classes_[est.predict_proba(X[untied]).argmax(axis=1)], est.predict(X[untied])
+    )
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0])

@@ -531,9 +531,11 @@ def test_predict_proba_exists_only_with_probability(kind):
     assert hasattr(unfitted, "predict_proba")
     with pytest.raises(NotFittedError, match="probability=True"):
         unfitted.predict_proba(X)
-    # Switched on after a fit without it: no sigmoids yet.
+    # Switched on after a fit without it: the fitted model still has none (the
+    # parameter takes effect at the next fit).
     est.set_params(probability=True)
-    with pytest.raises(NotFittedError, match="probability=True"):
+    assert not hasattr(est, "predict_log_proba")
+    with pytest.raises(AttributeError, match="fitted with probability=False"):
         est.predict_log_proba(X)
 
 
@@ -543,7 +545,7 @@ def test_a_fit_without_probability_removes_the_sigmoids():
     est.set_params(probability=False).fit(X, y)
     assert not hasattr(est, "probA_") and not hasattr(est, "probB_")
     est.set_params(probability=True)
-    with pytest.raises(NotFittedError):
+    with pytest.raises(AttributeError, match="fitted with probability=False"):
         est.predict_proba(X)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _linear_solver, _platt
+from pegasos_rs import _fitted, _linear_solver, _platt
 from pegasos_rs._typing import F
 from pegasos_rs.model_io import save
 
@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 
 def unchanged_on_error(method: F) -> F:
-    """Decorate a method that fits: when it raises (Ctrl-C and errors of the
+    """Decorate a method that fits: it records the parameters the model is fitted
+    with (:func:`pegasos_rs._fitted.record`: what prediction reads, whatever
+    ``set_params`` does later), and when it raises (Ctrl-C and errors of the
     extension included), the estimator is left exactly as it was before the call:
     parameters, fitted attributes, ``n_features_in_`` and the solver state, which
     the extension changes only when a fit succeeds."""
@@ -33,6 +35,7 @@ def unchanged_on_error(method: F) -> F:
     def wrapper(self, *args, **kwargs):
         saved = dict(self.__dict__)
         try:
+            _fitted.record(self)
             return method(self, *args, **kwargs)
         except BaseException:
             self.__dict__.clear()
@@ -95,17 +98,23 @@ PROBABILISTIC_LOSSES = ("log_loss", "modified_huber")
 
 
 def _has_probability(estimator: Any) -> bool:
-    if getattr(estimator, "loss", "hinge") in PROBABILISTIC_LOSSES:
+    """Whether the fitted model (the parameters of its last fit, not their current
+    values) gives probabilities: Platt's, or its loss's; ``AttributeError`` saying why
+    not otherwise."""
+    if _fitted.fitted_param(estimator, "probability"):
         return True
-    if not estimator.probability:
-        raise AttributeError(
-            "probabilities are fitted only with probability=True (Platt's sigmoids, "
-            "fitted by fit on cross-validation folds), and this estimator has "
-            "probability=False. Set probability=True and fit again, train with "
-            "loss='log_loss' or 'modified_huber' (linear models), or use "
-            "decision_function for scores that rank the classes"
-        )
-    return True
+    if _fitted.fitted_param(estimator, "loss") in PROBABILISTIC_LOSSES:
+        refused = estimator._why_no_loss_probabilities()
+        if refused is not None:
+            raise AttributeError(refused)
+        return True
+    raise AttributeError(
+        "probabilities are fitted only with probability=True (Platt's sigmoids, "
+        "fitted by fit on cross-validation folds), and this estimator was fitted with "
+        "probability=False. Set probability=True and fit again, train with "
+        "loss='log_loss' (linear models) or 'modified_huber', or use "
+        "decision_function for scores that rank the classes"
+    )
 
 
 class CachedParamNames:
@@ -169,6 +178,11 @@ class PegasosModelMixin(CachedParamNames):
         probabilities read: the decision values, unless a class says otherwise."""
         return self.decision_function(X)
 
+    def _why_no_loss_probabilities(self) -> str | None:
+        """Why this fitted model's loss gives no probabilities (``None``: it gives
+        them), for a class whose scores are not each a problem's decision value."""
+        return None
+
     def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Class labels: the sign for two classes, else the largest score."""
         scores = self._class_scores(X)
@@ -221,9 +235,10 @@ class PegasosModelMixin(CachedParamNames):
     def _probabilities(self, X, *, log: bool) -> NDArray[np.float64]:
         """The probabilities of the classes (their logarithms when ``log``): Platt's,
         or the loss's (see :meth:`predict_proba`)."""
-        if not self.probability:
+        if not _fitted.fitted_param(self, "probability"):
             check_is_fitted(self)
-            return loss_probabilities(self._class_scores(X), self.loss, log=log)
+            loss = _fitted.fitted_param(self, "loss")
+            return loss_probabilities(self._class_scores(X), loss, log=log)
         check_is_fitted(
             self,
             ["probA_", "probB_"],

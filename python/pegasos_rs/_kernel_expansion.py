@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _model_file
+from pegasos_rs._fitted import fitted_param
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     KERNELS,
@@ -72,7 +73,7 @@ REPORT_KEYS = (
 def _check_saved_kernel(model: Any, need) -> None:
     """The kernel's cached rows of the support vectors and its resolved gamma of a
     loaded model agree with its (already checked) support vectors."""
-    if model.kernel == "precomputed":
+    if fitted_param(model, "kernel") == "precomputed":
         return
     n_sv, n_features = model.support_.size, model.n_features_in_
     rows = model._sv_kernel_rows
@@ -89,14 +90,23 @@ def _check_saved_kernel(model: Any, need) -> None:
     )
 
 
-def saved_state(arrays: tuple[str, ...], fitted: str) -> _model_file.SavedState:
+def saved_state(
+    arrays: tuple[str, ...], fitted: str, scalars: dict[str, str] | None = None
+) -> _model_file.SavedState:
     """What a model file holds of a kernel model (its class's ``_saved_state``): the
     fitted ``arrays`` in file order (the support vectors, their coefficients, the
-    cached kernel rows ``_sv_kernel_rows``...), the counts, the resolved gamma and
-    the fit report; ``fitted`` exists once fitted."""
+    cached kernel rows ``_sv_kernel_rows``...), the counts, the resolved gamma, the
+    class's own ``scalars`` (name: kind) and the fit report; ``fitted`` exists once
+    fitted."""
     return _model_file.SavedState(
         arrays=arrays,
-        scalars={"n_features_in_": "count", "n_iter_": "count", "t_": "count", "_gamma": "real"},
+        scalars={
+            "n_features_in_": "count",
+            "n_iter_": "count",
+            "t_": "count",
+            "_gamma": "real",
+            **(scalars or {}),
+        },
         report_keys=REPORT_KEYS,
         fitted=fitted,
         optional=("_sv_kernel_rows",),
@@ -153,12 +163,13 @@ class KernelExpansionMixin:
         return X if self.kernel == "precomputed" else kernel_view(X)
 
     def _kernel_spec(self, gamma: float) -> dict:
-        """The kernel as the extension reads it (one named dict)."""
+        """The kernel as the extension reads it (one named dict), with the parameters
+        of the fit (under way, or last)."""
         return {
-            "kernel_name": self.kernel,
+            "kernel_name": fitted_param(self, "kernel"),
             "gamma": float(gamma),
-            "degree": int(self.degree),
-            "coef0": float(self.coef0),
+            "degree": int(fitted_param(self, "degree")),
+            "coef0": float(fitted_param(self, "coef0")),
         }
 
     def _kernel_params(self, gamma: float, loss: str, epsilon: Float = 0.0) -> dict:
@@ -205,7 +216,7 @@ class KernelExpansionMixin:
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_`` for the
         rows of ``X``: one column per problem (1-d for one problem)."""
         check_is_fitted(self)
-        if self.kernel == "precomputed":
+        if fitted_param(self, "kernel") == "precomputed":
             X = validate_input(self, X, reset=False, **PRECOMPUTED_CHECKS)
             if X.shape[1] != self.shape_fit_[0]:
                 raise ValueError(

@@ -133,9 +133,8 @@ def _decided(estimator) -> dict:
     decide again from its fewer rows: a kernel model's decomposition
     (``multi_class="auto"`` resolved as ``multi_class_``), so that the sigmoids are
     fitted to the scores of the model they calibrate."""
-    if hasattr(type(estimator), "multi_class_"):
-        return {"multi_class": estimator.multi_class_}
-    return {}
+    used = getattr(estimator, "multi_class_", None)
+    return {} if used is None else {"multi_class": used}
 
 
 def fit_calibration(estimator, X, y, sample_weight, classes, n_folds, *, pairwise=False):

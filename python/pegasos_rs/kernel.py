@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from pegasos_rs import _core, _kernel_expansion, _platt
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._docs import filled
+from pegasos_rs._fitted import fitted_param
 from pegasos_rs._kernel_expansion import KernelExpansionMixin
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
@@ -254,6 +255,8 @@ class KernelPegasosClassifier(
             "probB_",
         ),
         fitted="classes_",
+        # Files written before it was saved resolve it from multi_class and shape_fit_.
+        scalars={"multi_class_": "str"},
     )
 
     _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
@@ -354,6 +357,7 @@ class KernelPegasosClassifier(
             n_threads(self.n_jobs),
         )
         self.classes_ = classes
+        self.multi_class_ = used
         self._gamma = gamma
         support = self._store_expansion(X, Xk, result)
         self.n_support_ = np.bincount(codes[support], minlength=classes.size).astype(np.int32)
@@ -364,12 +368,6 @@ class KernelPegasosClassifier(
         """The hyper-parameters as the extension reads them (one named dict), with
         the decomposition ``multi_class`` used."""
         return {**self._kernel_params(gamma, self.loss), "multi_class": multi_class}
-
-    @property
-    def multi_class_(self) -> str:
-        """The decomposition the model was trained with (see ``multi_class``)."""
-        check_is_fitted(self)
-        return "ovo" if self._pairs() else "ovr"
 
     @reported("rows")
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
@@ -405,11 +403,12 @@ class KernelPegasosClassifier(
         values to return (with two classes both shapes are the one value, as
         ``SVC``'s)."""
         if self.decision_function_shape == "ovo" and multi_class == "ovr" and n_classes > 2:
+            asked = fitted_param(self, "multi_class")
             how = (
                 "multi_class='auto' chose one-vs-rest (the pairs would average fewer than "
                 f"{AUTO_OVO_ROWS} rows), which"
-                if self.multi_class == "auto"
-                else f"multi_class={self.multi_class!r}"
+                if asked == "auto"
+                else f"multi_class={asked!r}"
             )
             raise ValueError(
                 "decision_function_shape='ovo' returns the decision values of the pairs "
@@ -426,10 +425,22 @@ class KernelPegasosClassifier(
 
     def _pairs(self) -> bool:
         """The fitted model has a binary problem per pair of (more than 2) classes."""
-        if self.multi_class != "auto":  # the rows are needed (and kept) for "auto" only
-            return self.multi_class == "ovo" and self.classes_.size > 2
-        n_rows = self.shape_fit_[0]
-        return multi_class_used(self.multi_class, self.classes_.size, n_rows) == "ovo"
+        return self.multi_class_ == "ovo"
+
+    def _why_no_loss_probabilities(self) -> str | None:
+        """A one-vs-one model's ``modified_huber`` scores are its pairs' values (and
+        the votes they cast), not a value per class: the loss's probabilities
+        ``(clip(f, -1, 1) + 1) / 2`` are defined for one-vs-rest problems only."""
+        if "classes_" not in self.__dict__ or not self._pairs():
+            return None
+        return (
+            f"loss={fitted_param(self, 'loss')!r} gives probabilities from each class's "
+            "own decision value (as SGDClassifier's), but this model was trained "
+            f"one-vs-one (multi_class_='ovo', {self.classes_.size} classes): its values "
+            "belong to pairs of classes, and clipping their votes is no probability. "
+            "Fit with probability=True for Platt's probabilities (as SVC), or with "
+            "multi_class='ovr' for the loss's own"
+        )
 
     def _problem_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """The decision values of the binary problems (1-d for one problem)."""

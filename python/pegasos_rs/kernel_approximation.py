@@ -41,6 +41,7 @@ from sklearn.utils.validation import (
 from pegasos_rs import _core, _model_file
 from pegasos_rs._base import CachedParamNames, unchanged_on_error
 from pegasos_rs._docs import filled
+from pegasos_rs._fitted import fitted_param
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import F, fit_context
@@ -432,11 +433,14 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         return tags
 
     def _kernel_args(self) -> dict:
+        """The kernel as the extension reads it, with the parameters of the fit
+        (under way, or last)."""
+        degree, coef0 = fitted_param(self, "degree"), fitted_param(self, "coef0")
         return {
-            "kernel_name": self.kernel,
+            "kernel_name": fitted_param(self, "kernel"),
             "gamma": float(self.gamma_),
-            "degree": 3 if self.degree is None else int(self.degree),
-            "coef0": 1.0 if self.coef0 is None else float(self.coef0),
+            "degree": 3 if degree is None else int(degree),
+            "coef0": 1.0 if coef0 is None else float(coef0),
         }
 
     @_fit_method
@@ -528,7 +532,8 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         ndarray of shape (n_samples, ``n_components_``)
         """
         check_is_fitted(self)
-        precomputed = self.kernel == "precomputed"
+        kernel = fitted_param(self, "kernel")
+        precomputed = kernel == "precomputed"
         checks = PRECOMPUTED_CHECKS if precomputed else INPUT_CHECKS
         X = validate_input(self, X, reset=False, **checks)
         columns = buffer(self._columns, X.dtype)
@@ -537,7 +542,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
         else:
             view = getattr(self, "_components_view", None)
             components = as_rust_matrix(self.components_ if view is None else view)
-            if self.kernel in ("chi2", "intersection"):
+            if kernel in ("chi2", "intersection"):
                 # The inner-product kernels read dense rows through a matrix product;
                 # the others gather non-zeros, faster from CSR.
                 X = kernel_view(X)
@@ -694,7 +699,7 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
         names = _check_feature_names_in(self, input_features)
         prefix = type(self).__name__.lower()
         suffixes = ["sqrt"]
-        for k in range(1, int(self.order) + 1):
+        for k in range(1, int(fitted_param(self, "order")) + 1):
             suffixes += [f"cos{k}", f"sin{k}"]
         return np.asarray(
             [f"{prefix}_{name}_{suffix}" for name in names for suffix in suffixes],
@@ -729,7 +734,11 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
         if sp.issparse(X):
             X = canonical_csr(X)  # the map is not linear: repeated entries add up first
         out = _core.additive_features(
-            as_rust_matrix(X), self.kernel, int(self.order), self.period_, n_threads(self.n_jobs)
+            as_rust_matrix(X),
+            fitted_param(self, "kernel"),
+            int(fitted_param(self, "order")),
+            self.period_,
+            n_threads(self.n_jobs),
         )
         if not sp.issparse(X):
             return out

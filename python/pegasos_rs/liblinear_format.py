@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pegasos_rs import _registry
+from pegasos_rs._fitted import fitted_param
 from pegasos_rs.exceptions import NotFittedError
 
 if TYPE_CHECKING:
@@ -142,11 +143,11 @@ def _model_text(model: Any) -> str:
     if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
         raise ValueError(f"{where} with non-finite weights (inf or NaN)")
     n_features = int(model.n_features_in_)
-    with_bias = bool(model.fit_intercept) or bool(np.any(intercept))
+    with_bias = bool(fitted_param(model, "fit_intercept")) or bool(np.any(intercept))
     if classifier:
         solver, labels, W, b = _classifier_columns(model, coef, intercept, where)
     else:
-        loss = model.loss
+        loss = fitted_param(model, "loss")
         if loss not in REGRESSOR_SOLVERS:
             raise ValueError(f"{where} with loss={loss!r}: no LIBLINEAR solver is known")
         solver, labels = REGRESSOR_SOLVERS[loss], None
@@ -164,7 +165,7 @@ def _model_text(model: Any) -> str:
 def _classifier_columns(model: Any, coef: np.ndarray, intercept: np.ndarray, where: str):
     """``(solver_type, labels, W, bias_weights)`` of a fitted classifier: ``W`` of
     shape (n_features, nr_w), column ``r`` scoring ``labels[r]``."""
-    if model.probability:
+    if fitted_param(model, "probability"):
         raise ValueError(
             f"{where} with probability=True: its predict_proba uses Platt's sigmoids "
             "(probA_, probB_), which a LIBLINEAR model file cannot hold, and LIBLINEAR's "
@@ -172,13 +173,14 @@ def _classifier_columns(model: Any, coef: np.ndarray, intercept: np.ndarray, whe
             "(loss='log_loss' gives LIBLINEAR's logistic probabilities)"
         )
     labels = _int_labels(model.classes_, where)
-    crammer_singer = model.multi_class == "crammer_singer"
+    crammer_singer = fitted_param(model, "multi_class") == "crammer_singer"
+    loss = fitted_param(model, "loss")
     if crammer_singer:
         solver = "MCSVM_CS"
-    elif model.loss in CLASSIFIER_SOLVERS:
-        solver = CLASSIFIER_SOLVERS[model.loss]
+    elif loss in CLASSIFIER_SOLVERS:
+        solver = CLASSIFIER_SOLVERS[loss]
     else:
-        raise ValueError(f"{where} with loss={model.loss!r}: no LIBLINEAR solver is known")
+        raise ValueError(f"{where} with loss={loss!r}: no LIBLINEAR solver is known")
     if len(labels) == 2:
         # LIBLINEAR scores label[0] positive; our single row scores classes_[1].
         labels = [labels[1], labels[0]]

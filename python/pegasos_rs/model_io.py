@@ -60,6 +60,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _model_file, _registry, _saved_transformers
+from pegasos_rs._fitted import fit_params, record
 from pegasos_rs._model_file import FORMAT_VERSION, MAGIC, SavedState
 from pegasos_rs.exceptions import DataFormatError
 
@@ -125,7 +126,9 @@ def _describe(estimator, add, what: str) -> dict:
     state = _states()[name][1]
     if not _fitted(estimator, state):
         raise ValueError(f"{what} is not fitted yet; call fit first")
-    return _model_file.describe(name, estimator.get_params(deep=False), estimator, add, state)
+    # The parameters the model was fitted with, whatever set_params did since.
+    params = fit_params(estimator)
+    return _model_file.describe(name, params, estimator, add, state)
 
 
 def _pipeline_header(pipeline, add) -> dict:
@@ -452,6 +455,7 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         state.check(est, need)
     n_names = getattr(est, "feature_names_in_", None)
     need(n_names is None or n_names.size == est.n_features_in_, "one feature name per feature")
+    record(est)  # the file's parameters are those of the fit
     return est
 
 
@@ -508,15 +512,23 @@ def _set_scalars(est, state: SavedState, scalars: dict, bad) -> None:
 
 def _trained_pairs(est, need) -> bool:
     """Whether a loaded classifier of more than two classes trained a problem per pair
-    of classes: its ``multi_class``, where a kernel model's ``"auto"`` resolves from
-    the classes and the training rows ``shape_fit_[0]`` (``multi_class_``)."""
-    if getattr(est, "multi_class", "ovr") != "auto":
-        return getattr(est, "multi_class", "ovr") == "ovo"
+    of classes: a kernel model's ``multi_class_`` (files written before it was saved:
+    its ``multi_class``, where ``"auto"`` resolves from the classes and the training
+    rows ``shape_fit_[0]``, as fit resolved it); a linear model's ``multi_class``."""
+    from pegasos_rs.kernel import KernelPegasosClassifier, multi_class_used
+
+    asked = getattr(est, "multi_class", "ovr")
+    if not isinstance(est, KernelPegasosClassifier):
+        return asked == "ovo"
     shape = getattr(est, "shape_fit_", None)
     need(
         isinstance(shape, tuple) and len(shape) == 2 and all(map(_is_count, shape)),
         "shape_fit_ must be two counts",
     )
+    resolved = multi_class_used(asked, est.classes_.size, est.shape_fit_[0])
+    if not hasattr(est, "multi_class_"):
+        est.multi_class_ = resolved
+    need(est.multi_class_ == resolved, f"multi_class_ must be {resolved!r} (multi_class={asked!r})")
     return est.multi_class_ == "ovo"
 
 
@@ -570,7 +582,7 @@ def _check_public(est, name: str, need) -> None:
     need(classes.size >= 2, f"{classes.size} classes (expected at least 2)")
     n_out = 1 if classes.size == 2 else classes.size
     # One-vs-one kernel models: a binary problem per pair of classes.
-    pairs = classes.size > 2 and _trained_pairs(est, need)
+    pairs = _trained_pairs(est, need) and classes.size > 2
     n_problems = classes.size * (classes.size - 1) // 2 if pairs else n_out
     need(
         isinstance(intercept, np.ndarray) and intercept.shape == (n_problems,),
