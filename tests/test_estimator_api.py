@@ -36,18 +36,12 @@ def _expected_failed_checks(estimator):
             "weights act as intended"
         ),
     }
-    if estimator.loss == "squared_hinge":
-        # Its steps start at t0 = 2 max_i c_i ||x_i||^2 / alpha: stable at any weights.
+    if estimator.loss in ("squared_hinge", "modified_huber"):
+        # Their steps start at t0 (from the weighted squared row norms and the largest
+        # weight, see "Losses and problems"): stable at any weights.
         del failed["check_class_weight_classifiers"]
     if estimator.probability:
         failed["check_classifiers_train"] = PROBABILITY_ARGMAX
-    if estimator.loss == "modified_huber":
-        failed["check_classifiers_train"] = (
-            "it asserts argmax(predict_proba) == predict; modified_huber's probabilities "
-            "are scikit-learn's SGDClassifier's, (clip(f, -1, 1) + 1) / 2 normalised, "
-            "which tie the classes whose scores exceed 1 (argmax then takes the first); "
-            "tests/test_losses.py checks they equal SGDClassifier's"
-        )
     return failed
 
 

@@ -254,15 +254,25 @@ def test_bad_losses_and_targets_are_named():
 
 def test_squared_losses_start_where_their_steps_are_stable():
     """A squared loss from t = 1 with a small alpha would overflow (the first steps
-    are 1/alpha times the residual); from t0 it fits."""
+    are 1/alpha times the residual); from t0 it fits. A regression loss starts where
+    the longest row's step is stable, t0 = kappa max_i (||x_i||^2 + 1) / alpha; a
+    margin loss where the average row's is, weighted by the rows' own squared norms,
+    t0 = kappa sum_i s_i^2 / sum_i s_i / alpha (s_i = ||x_i||^2 + 1)."""
     X, y = _diabetes()
+    s = (X * X).sum(axis=1) + 1.0
     y = y * 100.0
     est = PegasosRegressor(loss="squared_error", alpha=1e-6, intercept_scaling=None)
     est.set_params(max_iter=5, random_state=0).fit(X, y)
     assert np.isfinite(est.coef_).all()
     t0 = est.t_ - 5 * X.shape[0] + 1
-    assert abs(t0 - ((X * X).sum(axis=1) + 1.0).mean() / 1e-6) <= 1.0
+    assert abs(t0 - s.max() / 1e-6) <= 1.0
     assert est.score(X, y) > 0.4
+    labels = (y > np.median(y)).astype(int)
+    for loss in ("squared_hinge", "modified_huber"):
+        clf = PegasosClassifier(loss=loss, alpha=1e-3, max_iter=5, intercept_scaling=None)
+        clf.fit(X, labels)
+        t0 = clf.t_ - 5 * X.shape[0] + 1
+        assert abs(t0 - 2.0 * (s * s).sum() / s.sum() / 1e-3) <= 1.0
 
 
 # --------------------------------------------------------------------------------------

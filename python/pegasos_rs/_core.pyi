@@ -159,11 +159,11 @@ def first_step_sums(
     y: _Targets,
     labels: _LabelWeights,
     params: dict[str, Any],
-    acc: list[tuple[float, float]],
-) -> list[tuple[float, float]]: ...
+    acc: list[tuple[float, float, float, float]],
+) -> list[tuple[float, float, float, float]]: ...
 def starts_late(loss: _Loss) -> bool: ...
 def first_steps(
-    params: dict[str, Any], n_rows: int, sums: list[tuple[float, float]]
+    params: dict[str, Any], sums: list[tuple[float, float, float, float]]
 ) -> list[int]: ...
 def mean_zero_losses(
     loss: _Loss, n_rows: int, n_problems: int, zero_loss_sums: list[float] | None

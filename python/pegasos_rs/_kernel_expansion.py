@@ -58,6 +58,22 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "verbose": ["verbose"],
 }
 
+#: ``multi_class="auto"`` trains the pairs of more than two classes when a pair has at
+#: least this many rows on average (``2 n_samples / n_classes``); see ``multi_class``.
+AUTO_OVO_ROWS = 500
+
+
+def multi_class_used(multi_class: str, n_classes: int, n_samples: int) -> str:
+    """The decomposition ``multi_class`` stands for on ``n_samples`` rows of
+    ``n_classes`` classes: ``"ovo"`` (pairs of classes) or ``"ovr"`` (two classes
+    train their one problem, which is both)."""
+    if n_classes <= 2:
+        return "ovr"
+    if multi_class == "auto":
+        return "ovo" if 2 * n_samples >= AUTO_OVO_ROWS * n_classes else "ovr"
+    return multi_class
+
+
 #: The keys of each problem's ``fit_report_`` entry, as the extension returns them.
 REPORT_KEYS = (
     "strategy",

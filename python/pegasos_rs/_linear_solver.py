@@ -31,6 +31,12 @@ if TYPE_CHECKING:
 #: The class name under which linear models are saved and named in messages.
 NAME = "PegasosClassifier"
 
+#: Without ``tol``, a fit of two passes or more warns (``ConvergenceWarning``) when its
+#: last pass still lowered the objective of the model it returns by more than this
+#: fraction of it (measured by the solver on up to ``PROBE_ROWS`` = 4096 of the
+#: training rows: ``pegasos_core::solvers::passes``).
+UNSETTLED = 0.05
+
 #: The fitted counts a linear model's file holds in its header.
 LINEAR_SCALARS = {"n_features_in_": "count", "n_iter_": "count", "t_": "count"}
 
@@ -203,7 +209,9 @@ def store_fit(est, result: dict) -> str | None:
     converged = result["converged"]
     if getattr(est, "multi_class", "ovr") == "crammer_singer":
         converged = converged[:1]  # one joint problem
-    if converged[0] is None or all(converged):
+    if converged[0] is None:
+        return _unsettled(est, result.get("settling") or [])
+    if all(converged):
         return None
     missed = [i for i, c in enumerate(converged) if not c]
     which = (
@@ -217,6 +225,29 @@ def store_fit(est, result: dict) -> str | None:
         f"{_name(est)}: tol={est.tol} was not reached within "
         f"max_iter={est.max_iter} passes{which}; increase max_iter or tol to "
         "improve the fit."
+    )
+
+
+def _unsettled(est, settling: list) -> str | None:
+    """The ``ConvergenceWarning`` text of a fit without ``tol`` whose last pass still
+    lowered the objective by more than :data:`UNSETTLED` of it (``settling``: per
+    problem, the fraction, or None where it was not measured), or None."""
+    moving = [(i, s) for i, s in enumerate(settling) if s is not None and s > UNSETTLED]
+    if not moving:
+        return None
+    worst = max(s for _, s in moving)
+    which = (
+        ""
+        if len(settling) == 1
+        else f" in {len(moving)} of {len(settling)} one-vs-rest problems "
+        f"(classes {', '.join(str(est.classes_[i]) for i, _ in moving[:5])}"
+        f"{', ...' if len(moving) > 5 else ''})"
+    )
+    return (
+        f"{_name(est)}: the last of max_iter={est.max_iter} passes still lowered the "
+        f"training objective by {worst:.1%}{which}, more than {UNSETTLED:.0%}: the model "
+        "is likely far from the optimum. Increase max_iter, or set tol to stop once "
+        "the objective settles."
     )
 
 

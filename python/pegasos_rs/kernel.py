@@ -13,7 +13,7 @@ from pegasos_rs import _core, _kernel_expansion, _platt
 from pegasos_rs._base import PegasosModelMixin, unchanged_on_error
 from pegasos_rs._docs import filled
 from pegasos_rs._fitted import fitted_param
-from pegasos_rs._kernel_expansion import KernelExpansionMixin
+from pegasos_rs._kernel_expansion import AUTO_OVO_ROWS, KernelExpansionMixin, multi_class_used
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
@@ -445,22 +445,6 @@ class KernelPegasosClassifier(
     def _problem_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """The decision values of the binary problems (1-d for one problem)."""
         return self._expansion(X)
-
-
-#: ``multi_class="auto"`` trains the pairs of more than two classes when a pair has at
-#: least this many rows on average (``2 n_samples / n_classes``); see ``multi_class``.
-AUTO_OVO_ROWS = 500
-
-
-def multi_class_used(multi_class: str, n_classes: int, n_samples: int) -> str:
-    """The decomposition ``multi_class`` stands for on ``n_samples`` rows of
-    ``n_classes`` classes: ``"ovo"`` (pairs of classes) or ``"ovr"`` (two classes
-    train their one problem, which is both)."""
-    if n_classes <= 2:
-        return "ovr"
-    if multi_class == "auto":
-        return "ovo" if 2 * n_samples >= AUTO_OVO_ROWS * n_classes else "ovr"
-    return multi_class
 
 
 def _votes(pair_scores: NDArray[np.float64], n_classes: int) -> NDArray[np.float64]:

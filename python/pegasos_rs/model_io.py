@@ -510,15 +510,15 @@ def _set_scalars(est, state: SavedState, scalars: dict, bad) -> None:
         setattr(est, attr, value)
 
 
-def _trained_pairs(est, need) -> bool:
+def _trained_pairs(est, name: str, need) -> bool:
     """Whether a loaded classifier of more than two classes trained a problem per pair
     of classes: a kernel model's ``multi_class_`` (files written before it was saved:
     its ``multi_class``, where ``"auto"`` resolves from the classes and the training
     rows ``shape_fit_[0]``, as fit resolved it); a linear model's ``multi_class``."""
-    from pegasos_rs.kernel import KernelPegasosClassifier, multi_class_used
+    from pegasos_rs._kernel_expansion import multi_class_used
 
     asked = getattr(est, "multi_class", "ovr")
-    if not isinstance(est, KernelPegasosClassifier):
+    if name != "KernelPegasosClassifier":
         return asked == "ovo"
     shape = getattr(est, "shape_fit_", None)
     need(
@@ -582,7 +582,7 @@ def _check_public(est, name: str, need) -> None:
     need(classes.size >= 2, f"{classes.size} classes (expected at least 2)")
     n_out = 1 if classes.size == 2 else classes.size
     # One-vs-one kernel models: a binary problem per pair of classes.
-    pairs = _trained_pairs(est, need) and classes.size > 2
+    pairs = _trained_pairs(est, name, need) and classes.size > 2
     n_problems = classes.size * (classes.size - 1) // 2 if pairs else n_out
     need(
         isinstance(intercept, np.ndarray) and intercept.shape == (n_problems,),

@@ -224,7 +224,7 @@ def first_step_sums(data, params: dict, class_weight, solver):
         class_weight,
         data.dtype,
         params,
-        initial=(0.0, 0.0),
+        initial=(0.0, 0.0, 0.0, 0.0),
     )
 
 

@@ -193,7 +193,7 @@ def _first_steps(data, params, class_weight) -> list[int]:
             class_weight,
             data.dtype,
             checked,
-            [(0.0, 0.0)] * data.n_problems,
+            [(0.0, 0.0, 0.0, 0.0)] * data.n_problems,
             cache=data.cache,
             pure=False,
             **place,
@@ -201,11 +201,13 @@ def _first_steps(data, params, class_weight) -> list[int]:
         for b, place in zip(data.blocks, placements(data, data.blocks), strict=True)
     ]
     sums = np.asarray(gather(data, parts, list(range(len(parts)))), dtype=np.float64)
-    total = [
-        (float(s), float(h))
-        for s, h in zip(sums[:, :, 0].sum(axis=0), sums[:, :, 1].max(axis=0), strict=True)
+    # Per problem: the blocks' sums added, their largest term and weight kept.
+    added, largest = sums[:, :, :2].sum(axis=0), sums[:, :, 2:].max(axis=0)
+    merged = [
+        (float(a[0]), float(a[1]), float(m[0]), float(m[1]))
+        for a, m in zip(added, largest, strict=True)
     ]
-    return _core.first_steps(params, data.n_rows, total)
+    return _core.first_steps(params, merged)
 
 
 def _objective(data, class_weight, params, coef, intercept):

@@ -104,8 +104,9 @@ impl LinearSolverState {
 
 /// What `fit_linear` returns to Python: a dict of `coef` (`n_problems`, `n_features`),
 /// `intercept`, and per problem `n_iter` (passes run), `t` (steps so far),
-/// `objective` (after the last pass, or None) and `converged` (whether `tol`'s rule
-/// was met; None without `tol`).
+/// `objective` (after the last pass, or None), `converged` (whether `tol`'s rule
+/// was met; None without `tol`) and `settling` (without `tol`, how much the last of
+/// two passes or more lowered the objective, relative to it; else None).
 pub(crate) type FitReturn<'py> = Bound<'py, PyDict>;
 
 /// Train one-vs-rest linear Pegasos, continuing `solver` (fresh when it is empty)
@@ -251,6 +252,8 @@ pub(crate) fn fit_return<'py>(
     out.set_item("objective", objective)?;
     let converged: Vec<Option<bool>> = outputs.iter().map(|o| o.converged).collect();
     out.set_item("converged", converged)?;
+    let settling: Vec<Option<f64>> = outputs.iter().map(|o| o.settling).collect();
+    out.set_item("settling", settling)?;
     Ok(out)
 }
 

@@ -43,11 +43,11 @@ pub struct LabelSummary<'py> {
     /// `pegasos_rs._core`); `None` when every weight is 1 and the loss a margin
     /// loss.
     zero_loss_sums: Option<Vec<f64>>,
-    /// Per problem, `(total, heaviest)` of `first_step_sums` over all rows in
-    /// order: needed when fresh states of a loss that starts late (`starts_late`)
+    /// Per problem, `(total, squares, largest, heaviest)` of `first_step_sums` over
+    /// all rows in order: needed when fresh states of a loss that starts late (`starts_late`)
     /// are to start at the in-memory solver's first step.
     #[pyo3(default)]
-    first_step_sums: Option<Vec<(f64, f64)>>,
+    first_step_sums: Option<Vec<Sums>>,
 }
 
 impl LabelSummary<'_> {
@@ -79,11 +79,10 @@ impl LabelSummary<'_> {
         Ok(CoreSummary {
             classes,
             zero_loss_sums: self.zero_loss_sums.clone(),
-            first_step_sums: self.first_step_sums.as_ref().map(|s| {
-                s.iter()
-                    .map(|&(total, heaviest)| FirstStepSums { total, heaviest })
-                    .collect()
-            }),
+            first_step_sums: self
+                .first_step_sums
+                .as_ref()
+                .map(|s| s.iter().copied().map(first_sums).collect()),
         })
     }
 }
@@ -291,9 +290,10 @@ pub fn loss_sums<'py>(
     }))
 }
 
-/// Per problem, `(total, heaviest)` of `StreamedFit::first_step_sums` continued
-/// from `acc[p]` over the rows of `x` in order: chained over the blocks of the
-/// training set from `(0.0, 0.0)`, what a fresh fit of a loss that starts late
+/// Per problem, `(total, squares, largest, heaviest)` of
+/// `StreamedFit::first_step_sums` continued from `acc[p]` over the rows of `x` in
+/// order: chained over the blocks of the training set from zeros (or the blocks'
+/// sums added, their `largest` and `heaviest` maximised), what a fresh fit of a loss that starts late
 /// (`starts_late`) starts from (`StreamedLinearFit`'s
 /// `labels["first_step_sums"]`, `first_steps`). With `params["check_input"]`
 /// false, `x` is read as the in-memory solver reads unchecked rows.
@@ -305,8 +305,8 @@ pub fn first_step_sums<'py>(
     y: Targets<'py>,
     labels: LabelWeights<'py>,
     params: SolverParams<'py>,
-    acc: Vec<(f64, f64)>,
-) -> PyResult<Vec<(f64, f64)>> {
+    acc: Vec<Sums>,
+) -> PyResult<Vec<Sums>> {
     let check_input = params.check_input;
     let params = params.validate()?;
     let examples = labels.examples(&y)?;
@@ -314,12 +314,23 @@ pub fn first_step_sums<'py>(
     let sums = dispatch_rows!(x, checked = check_input, make => detach(py, || {
         StreamedFit::first_step_sums(&make()?, &examples, &params, &acc)
     }))?;
-    Ok(sums.into_iter().map(|s| (s.total, s.heaviest)).collect())
+    Ok(sums
+        .into_iter()
+        .map(|s| (s.total, s.squares, s.largest, s.heaviest))
+        .collect())
 }
 
-/// `(total, heaviest)` as the core's sums.
-fn first_sums((total, heaviest): (f64, f64)) -> FirstStepSums {
-    FirstStepSums { total, heaviest }
+/// `FirstStepSums` as Python passes them: `(total, squares, largest, heaviest)`.
+type Sums = (f64, f64, f64, f64);
+
+/// `(total, squares, largest, heaviest)` as the core's sums.
+fn first_sums((total, squares, largest, heaviest): Sums) -> FirstStepSums {
+    FirstStepSums {
+        total,
+        squares,
+        largest,
+        heaviest,
+    }
 }
 
 /// Whether a fresh run of `loss` starts after step 1 (the squared losses, whose
@@ -330,18 +341,14 @@ pub fn starts_late(loss: LossSpec) -> PyResult<bool> {
     Ok(loss.loss()?.starts_late())
 }
 
-/// Per problem, the step a fresh run of `params` on `n_rows` rows starts at, from
-/// its `first_step_sums` over all of them (1 for a loss that does not start
+/// Per problem, the step a fresh run of `params` starts at, from its
+/// `first_step_sums` over all of its rows (1 for a loss that does not start
 /// late): `StreamedFit::first_steps`.
 #[pyfunction]
-pub fn first_steps(
-    params: SolverParams<'_>,
-    n_rows: usize,
-    sums: Vec<(f64, f64)>,
-) -> PyResult<Vec<u64>> {
+pub fn first_steps(params: SolverParams<'_>, sums: Vec<Sums>) -> PyResult<Vec<u64>> {
     let params = params.validate()?;
     let sums: Vec<FirstStepSums> = sums.into_iter().map(first_sums).collect();
-    Ok(StreamedFit::first_steps(&params, n_rows, &sums))
+    Ok(StreamedFit::first_steps(&params, &sums))
 }
 
 /// Per problem, the mean weighted loss at zero `L0 = 1/m sum_i c_i l(0, y_i)`

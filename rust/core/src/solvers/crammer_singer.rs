@@ -1029,6 +1029,7 @@ pub fn fit_crammer_singer<R: Rows>(
             n_iter: plan.passes(),
             objective: plan.objective(),
             converged: plan.converged(params),
+            settling: None,
         })
         .collect();
     *states = state.to_states();

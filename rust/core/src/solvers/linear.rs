@@ -48,7 +48,7 @@ use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
-use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
+use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
 
 /// The scale `a` of `w = a v` below which `v` is multiplied out.
@@ -98,6 +98,10 @@ pub struct FitOutput {
     /// With `tol`: whether its stopping rule was met (`false`: the fit ran out of
     /// passes first). `None` without `tol`.
     pub converged: Option<bool>,
+    /// Without `tol`, in a fit of two passes or more: how much the last pass lowered
+    /// the returned model's objective, relative to it, on the probe's rows
+    /// ([`PassPlan::settling`]); `None` otherwise.
+    pub settling: Option<f64>,
 }
 
 impl LinearState {
@@ -456,17 +460,23 @@ pub fn first_step<R: Rows>(rows: &R, task: &BinaryTask<'_>, params: &ValidParams
         return 1;
     }
     let sums = first_step_sums(rows, task, params, FirstStepSums::default());
-    first_step_from_sums(params, sums, rows.n_rows())
+    first_step_from_sums(params, sums)
 }
 
-/// What `first_step` reads of the rows: `total = sum_i c_i (||x_i||^2 + e)` (a
-/// term that is not finite left out: an unchecked row's NaN is refused when the
-/// row is drawn, and must not make the start undefined) and `heaviest = max_i
-/// c_i`. Start from [`FirstStepSums::default`] (zeros).
+/// What `first_step` reads of the rows, with `s_i = c_i (||x_i||^2 + e)`:
+/// `total = sum_i s_i`, `squares = sum_i s_i^2`, `largest = max_i s_i` (terms
+/// that are not finite left out: an unchecked row's NaN is refused when the row is
+/// drawn, and must not make the start undefined) and `heaviest = max_i c_i`.
+/// Start from [`FirstStepSums::default`] (zeros); the sums of blocks of rows add
+/// up (their `largest` and `heaviest` are the largest).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FirstStepSums {
     /// `sum_i c_i (||x_i||^2 + e)` over the finite terms, in row order.
     pub total: f64,
+    /// `sum_i (c_i (||x_i||^2 + e))^2` over the finite terms, in row order.
+    pub squares: f64,
+    /// `max_i c_i (||x_i||^2 + e)` over the finite terms.
+    pub largest: f64,
     /// The largest example weight `max_i c_i`.
     pub heaviest: f64,
 }
@@ -493,30 +503,48 @@ pub fn first_step_sums<R: Rows>(
     let extra = intercept_extra(params.intercept);
     let FirstStepSums {
         mut total,
+        mut squares,
+        mut largest,
         mut heaviest,
     } = acc;
     for i in 0..rows.n_rows() {
         let c = task.weight(i);
         let mut sq = extra;
         rows.for_each_entry(i, |_, x| sq += x * x);
-        if (c * sq).is_finite() {
-            total += c * sq;
+        let s = c * sq;
+        if (s * s).is_finite() {
+            total += s;
+            squares += s * s;
+            largest = largest.max(s);
         }
         heaviest = heaviest.max(c);
     }
-    FirstStepSums { total, heaviest }
+    FirstStepSums {
+        total,
+        squares,
+        largest,
+        heaviest,
+    }
 }
 
-/// The first step [`first_step`] gives a fresh run of `params` on `n_rows` rows
-/// whose [`first_step_sums`] are `sums` (1 for a loss of bounded slope): the one
-/// formula of `t0`.
-pub fn first_step_from_sums(params: &ValidParams, sums: FirstStepSums, n_rows: usize) -> u64 {
+/// The first step [`first_step`] gives a fresh run of `params` whose rows'
+/// [`first_step_sums`] are `sums` (1 for a loss of bounded slope): the one formula
+/// of `t0`, `ceil(kappa max(R^2, e max_i c_i) / lambda)`, `R^2` the largest
+/// `s_i` for a regression loss and `sum_i s_i^2 / sum_i s_i` for a margin loss (see
+/// the module documentation of [`crate::solvers::loss`]).
+pub fn first_step_from_sums(params: &ValidParams, sums: FirstStepSums) -> u64 {
     let Some(kappa) = params.loss.curvature() else {
         return 1;
     };
     let extra = intercept_extra(params.intercept);
-    let mean = sums.total / n_rows.max(1) as f64;
-    first_step_of(kappa * mean.max(extra * sums.heaviest) / params.alpha)
+    let r2 = if !params.loss.is_margin_loss() {
+        sums.largest
+    } else if sums.total > 0.0 {
+        sums.squares / sums.total
+    } else {
+        0.0
+    };
+    first_step_of(kappa * r2.max(extra * sums.heaviest) / params.alpha)
 }
 
 /// `ceil(x)` as a step number: at least 1, at most `2^53`.
@@ -567,6 +595,31 @@ pub fn loss_sum<R: Rows>(
     (0..rows.n_rows()).fold(acc, |a, i| {
         a + task.weight(i) * loss.value(rows.dot(i, w) + b, task.y(i))
     })
+}
+
+/// `(sum, count)` of `c_i l(<w, x_i> + b, y_i)` over the probe's rows: every
+/// `stride`-th row, those that fail their check ([`Rows::check_row`] and the
+/// label's, for rows not checked on construction) left out, so that the probe
+/// never refuses a row the steps did not read.
+pub(crate) fn probe_loss_sum<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    loss: &LossFunction,
+    w: &[f64],
+    b: f64,
+    stride: usize,
+) -> (f64, usize) {
+    let checked = rows.is_checked();
+    let mut sum = -0.0;
+    let mut count = 0;
+    for i in (0..rows.n_rows()).step_by(stride) {
+        if !checked && (rows.check_row(i).is_err() || task.check_example(i).is_err()) {
+            continue;
+        }
+        sum += task.weight(i) * loss.value(rows.dot(i, w) + b, task.y(i));
+        count += 1;
+    }
+    (sum, count)
 }
 
 /// The primal objective from the summed weighted loss of `m` examples:
@@ -931,6 +984,7 @@ pub fn finish_linear_fit(
         n_iter: plan.passes(),
         objective: plan.objective(),
         converged: plan.converged(params),
+        settling: plan.settling(),
     }
 }
 
@@ -972,6 +1026,14 @@ impl<R: Rows> PassSubject for LinearRun<'_, '_, R> {
 impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
     fn run_pass(&mut self, steps: u64) -> Result<()> {
         self.ctx.run(self.state, steps, self.monitor)
+    }
+
+    fn probe(&mut self) -> Result<Option<f64>> {
+        let (rows, task) = (self.ctx.rows, self.ctx.task);
+        let (b, reg_sq) = current_model(self.params, self.state, self.coef);
+        let stride = probe_stride(rows.n_rows());
+        let (sum, m) = probe_loss_sum(rows, task, &self.params.loss, self.coef, b, stride);
+        Ok((m > 0).then(|| objective_from_loss(sum, m, self.coef, reg_sq, self.params.alpha)))
     }
 
     fn objective(&mut self) -> Result<Option<f64>> {

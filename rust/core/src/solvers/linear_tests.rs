@@ -4,7 +4,7 @@
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::rng::Rng;
-use crate::solvers::loss::LossFunction;
+use crate::solvers::loss::{LossFunction, SquaredEpsilonInsensitive};
 use crate::solvers::params::{Params, Sampling};
 use crate::solvers::test_support::{dense_problem, fit_linear};
 use crate::test_support::{planted, to_csr};
@@ -513,7 +513,7 @@ fn fit_from_outside(
         let t2 = BinaryTask::new(&codes[half..], 1, sw.map(|w| &w[half..]), 2.0, 0.5).unwrap();
         let sums = first_step_sums(&first, &t1, p, FirstStepSums::default());
         let sums = first_step_sums(&second, &t2, p, sums);
-        start_at(state, first_step_from_sums(p, sums, n));
+        start_at(state, first_step_from_sums(p, sums));
     }
     let mut plan = plan_linear_fit(p, state, n).unwrap();
     let mut drawn = Vec::new();
@@ -657,6 +657,65 @@ fn supplied_draws_are_checked() {
     assert!(KeyDraws::new(Cow::Owned(Sampling::Uniform), 0, 0).is_err());
 }
 
+/// A squared regression loss starts where the longest row's step is stable,
+/// `t0 = kappa max_i s_i / lambda`; a margin loss where the average row's is, each
+/// row weighted by its own `s_i = c_i (||x_i||^2 + e)`: `t0 = kappa sum s_i^2 /
+/// sum s_i / lambda`; the largest weight times `e` bounds both from below.
+#[test]
+fn first_step_is_stable_for_the_longest_row_of_a_regression() {
+    // Three rows of squared norm 1 and one of 100; e = 1 (unregularised bias).
+    let x = [1.0, 1.0, 1.0, 10.0];
+    let rows = DenseRows::new(&x, 4, 1).unwrap();
+    let s = [2.0_f64, 2.0, 2.0, 101.0];
+    let self_weighted = s.iter().map(|v| v * v).sum::<f64>() / s.iter().sum::<f64>();
+    let alpha = 1e-3;
+    let targets = [1.0, -2.0, 0.5, 3.0];
+    let codes = [0_u32, 1, 0, 1];
+    for (loss, kappa, want) in [
+        (LossFunction::SquaredError, 1.0, 101.0),
+        (
+            LossFunction::SquaredEpsilonInsensitive(SquaredEpsilonInsensitive { epsilon: 0.1 }),
+            2.0,
+            101.0,
+        ),
+        (LossFunction::SquaredHinge, 2.0, self_weighted),
+        (LossFunction::ModifiedHuber, 2.0, self_weighted),
+    ] {
+        let p = Params {
+            loss,
+            intercept: Intercept::Unregularized,
+            alpha,
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+        let task = if loss.is_margin_loss() {
+            BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap()
+        } else {
+            BinaryTask::regression(&targets, None).unwrap()
+        };
+        let t0 = first_step(&rows, &task, &p);
+        assert_eq!(t0, (kappa * want / alpha).ceil() as u64, "{}", loss.name());
+    }
+    // A heavy example weight on short rows: the bias's step bounds t0.
+    let weights = [1000.0, 1.0, 1.0, 1.0];
+    let short = [0.0; 4];
+    let rows = DenseRows::new(&short, 4, 1).unwrap();
+    let p = Params {
+        loss: LossFunction::SquaredHinge,
+        intercept: Intercept::Unregularized,
+        alpha,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let task = BinaryTask::new(&codes, 1, Some(&weights), 1.0, 1.0).unwrap();
+    let sums = [1000.0_f64, 1.0, 1.0, 1.0];
+    let mean = sums.iter().map(|v| v * v).sum::<f64>() / sums.iter().sum::<f64>();
+    let want = (2.0 * mean.max(1000.0) / alpha).ceil() as u64;
+    assert_eq!(first_step(&rows, &task, &p), want);
+}
+
 /// The first step's sums continued block after block are those of one pass, and
 /// give `first_step`'s `t0`, for classes and real targets, weighted or not, with
 /// every intercept mode; losses of bounded slope start at 1 whatever the sums.
@@ -702,9 +761,8 @@ fn first_step_sums_chained_over_blocks_give_first_step() {
                     let part = DenseRows::new(&x[w[0] * d..w[1] * d], w[1] - w[0], d).unwrap();
                     acc = first_step_sums(&part, &task(w[0], w[1]), &p, acc);
                 }
-                assert_eq!(acc.total.to_bits(), whole.total.to_bits());
-                assert_eq!(acc.heaviest.to_bits(), whole.heaviest.to_bits());
-                let t0 = first_step_from_sums(&p, acc, n);
+                assert_eq!(acc, whole);
+                let t0 = first_step_from_sums(&p, acc);
                 assert_eq!(t0, first_step(&rows, &task(0, n), &p));
                 assert_eq!(t0 > 1, loss.curvature().is_some(), "{}", loss.name());
             }

@@ -65,30 +65,44 @@
 //! # Where a run starts
 //! The paper's analysis needs the sub-gradients bounded on the ball the iterates
 //! live in. The squared losses' slopes grow with the residual, and with
-//! `eta_t = 1/(lambda t)` the first steps, where `eta_t c_i ||x_i||^2 kappa > 2`,
-//! overshoot by more than they correct: the unregularised bias (never projected)
-//! diverges and the weights bounce on the ball's surface for about
+//! `eta_t = 1/(lambda t)` a step on example `i` where `eta_t c_i kappa
+//! (||x_i||^2 + e) > 2` overshoots by more than it corrects: the prediction on
+//! `x_i` lands further from its target than it started. The weights then bounce on
+//! the ball's surface (or, without projection, grow geometrically) for about
 //! `kappa c ||x||^2 / lambda` steps, far more than a fit takes when `lambda` is
-//! small. For these losses ([`Loss::curvature`] is `Some(kappa)`) a fresh run
-//! starts at step
+//! small, and the averaged model carries those iterates. For these losses
+//! ([`Loss::curvature`] is `Some(kappa)`: the squared hinge, the modified Huber
+//! loss, whose part above `z = -1` is the squared hinge, and the squared regression
+//! losses) a fresh run starts at step
 //!
 //! ```text
-//! t0 = ceil(kappa max(mean_i c_i (||x_i||^2 + e), e max_i c_i) / lambda)
+//! t0 = ceil(kappa max(R^2, e max_i c_i) / lambda),
+//! R^2 = sum_i s_i^2 / sum_i s_i,   s_i = c_i (||x_i||^2 + e)
 //! ```
 //!
 //! instead of 1 (`e` the squared constant feature of the intercept: 1 for the
 //! unregularised bias, `B^2` for a bias multiplier): Pegasos started at `t0` from
-//! `w = 0`. Its first step is the gradient step `1 / (kappa mean_i c_i ||x_i||^2)`
-//! that is stable for the average example, and never one that overshoots the
-//! bias. The step is still `1/(lambda t)`, and the analysis of the paper holds from
-//! `t0` on (its regret sum starts there; the price is an extra `O(t0 / T)` in the
-//! bound). The mean, not the maximum: on standardised data a few long rows would
-//! otherwise make every step small (on breast cancer, the squared hinge's
-//! objective after 20 passes is 11 % above the optimum from the mean, 21 % from the
-//! maximum); the projection keeps the long rows' overshoot bounded. Bottou's SGD and
-//! scikit-learn's `"optimal"` schedule offset `t` for the same reason, from a
-//! guess of the weights' size rather than from the data. The losses of bounded
-//! slope start at `t = 1`, as in the paper.
+//! `w = 0`. Its first step is `1 / (kappa R^2)`. `R^2` is the constant of Bach and
+//! Moulines' condition `E[s x x^T] <= R^2 E[x x^T]` for a stable stochastic gradient
+//! step on a quadratic (Bach, Moulines, "Non-strongly-convex smooth stochastic
+//! approximation with convergence rate O(1/n)", `NeurIPS` 2013), with the equality
+//! of isotropic rows: the mean of `s_i` weighted by `s_i` itself, so the long rows
+//! count as often as they pull. It lies between the mean of `s_i` (the average
+//! row's stable step) and their maximum; a single row far longer than the others
+//! brings it close to that row's. A start stable only for the average row lets the
+//! longest ones blow the iterate up: standardised data with a heavy tail of row
+//! norms (cpusmall: one squared norm over 100 times their mean) ended 20 passes of
+//! `squared_error` far from the optimum, with a negative test R^2. A start from the
+//! maximum is stable too, but on moderate tails every step is then needlessly short
+//! (the benchmarks' "losses" page measures the gaps). `e max_i c_i` keeps the
+//! unregularised bias's first step stable under large example weights. The step is
+//! still `1/(lambda t)`, and the analysis of the paper holds from `t0` on (its regret
+//! sum starts there; the price is an extra `O(t0 / T)` in the bound). The kernel
+//! solver starts from the largest `c_i (K(x_i, x_i) + e)` (with rbf every
+//! `K(x_i, x_i)` is 1; `crate::solvers::kernel_solver`). Bottou's SGD and
+//! scikit-learn's `"optimal"` schedule offset `t` for the same reason, from a guess
+//! of the weights' size rather than from the data. The losses of bounded slope start
+//! at `t = 1`, as in the paper.
 //!
 //! `log_loss` and `squared_error` have a slope everywhere ([`Loss::has_flat_region`]
 //! is false): every example drawn changes `w`, and in the kernel form every example
@@ -110,12 +124,13 @@ pub trait Loss {
     fn radius_factor(&self) -> f64 {
         2.0
     }
-    /// For a loss whose slope grows without bound (the squared losses): the
-    /// largest second derivative `kappa = max d2l/dp2`. A fresh run then takes its
-    /// first step at `t0 = ceil(kappa mean_i c_i (||x_i||^2 + e) / lambda)` (see
-    /// the module documentation and [`crate::solvers::linear::first_step`])
-    /// rather than at 1. `None` for losses of bounded
-    /// slope, whose runs start at `t = 1` as in the paper.
+    /// For a loss with a quadratic part (the squared losses and the modified
+    /// Huber loss): the largest second derivative `kappa = max d2l/dp2`. A fresh
+    /// run then takes its first step at `t0 = ceil(kappa R^2 / lambda)`, `R^2` the
+    /// rows' weighted mean squared norm weighted by itself (see the module
+    /// documentation and
+    /// [`crate::solvers::linear::first_step`]) rather than at 1. `None` for the
+    /// other losses, whose runs start at `t = 1` as in the paper.
     fn curvature(&self) -> Option<f64> {
         None
     }
@@ -225,6 +240,12 @@ impl Loss for SquaredHinge {
 pub struct ModifiedHuber;
 
 impl Loss for ModifiedHuber {
+    /// Its quadratic part (`z >= -1`) is the squared hinge's: curvature 2, and the
+    /// same overshoot from step 1 (its slope is bounded by 4, but `4 / lambda` is
+    /// no bound at all when `lambda` is small).
+    fn curvature(&self) -> Option<f64> {
+        Some(2.0)
+    }
     #[inline]
     fn value(&self, p: f64, y: f64) -> f64 {
         let z = y * p;

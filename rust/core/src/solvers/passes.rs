@@ -9,6 +9,15 @@
 //! (scikit-learn's `SGDClassifier` rule: stop after `n_iter_no_change` passes
 //! without an improvement of the objective by `tol` relative to the best so far)
 //! is applied. What happens within a pass is the solver's: see [`PassRunner`].
+//!
+//! Without `tol` a fit runs all its passes and nothing says whether they were
+//! enough. The driver therefore measures, at the end of the last two passes of a fit
+//! of two passes or more, the primal objective of the model the fit would return
+//! then, on a probe of at most [`PROBE_ROWS`] rows (every `stride`-th row,
+//! [`probe_stride`]; the exact objective when `verbose` computes it anyway), and
+//! reports how much the last pass still lowered it ([`PassPlan::settling`]): the
+//! same rows under two models, so the comparison is paired and the probe's cost is
+//! bounded whatever the number of rows.
 
 use std::time::Instant;
 
@@ -34,6 +43,23 @@ pub trait PassRunner: PassSubject {
     /// The primal objective of the model the fit would return now, when the solver
     /// computes one after this pass (see [`PassPlan::wants_objective`]).
     fn objective(&mut self) -> Result<Option<f64>>;
+
+    /// The primal objective of the model the fit would return now on the probe's
+    /// rows (every [`probe_stride`]-th row; rows that fail their check left out),
+    /// or `None` for a solver that has no probe.
+    fn probe(&mut self) -> Result<Option<f64>> {
+        Ok(None)
+    }
+}
+
+/// The most rows the probe of the last passes reads (see the module
+/// documentation).
+pub const PROBE_ROWS: usize = 4096;
+
+/// The probe reads rows `0, stride, 2 stride, ...` of `n_rows`: at most
+/// [`PROBE_ROWS`] of them.
+pub fn probe_stride(n_rows: usize) -> usize {
+    n_rows.div_ceil(PROBE_ROWS).max(1)
 }
 
 /// The pass structure of one binary fit: how many steps each pass runs, where the
@@ -55,6 +81,8 @@ pub struct PassPlan {
     finishing_average: bool,
     converged: bool,
     objective: Option<f64>,
+    /// The probe's objectives at the end of the last two passes (oldest first).
+    probes: [Option<f64>; 2],
     started: Instant,
 }
 
@@ -71,6 +99,7 @@ impl PassPlan {
             finishing_average: false,
             converged: false,
             objective: None,
+            probes: [None, None],
             started: Instant::now(),
         }
     }
@@ -107,6 +136,30 @@ impl PassPlan {
     /// With `tol`: whether its rule was met (`false`: the passes ran out first).
     pub fn converged(&self, params: &ValidParams) -> Option<bool> {
         params.tol.map(|_| self.converged)
+    }
+
+    /// Whether the pass under way is one of the last two of a fit of two passes or
+    /// more without `tol`, whose objective the probe measures.
+    pub fn probing(&self, params: &ValidParams) -> bool {
+        params.tol.is_none() && self.max_passes >= 2 && self.pass + 1 >= self.max_passes
+    }
+
+    /// Record the probe's objective at the end of the current pass.
+    pub fn record_probe(&mut self, objective: Option<f64>) {
+        self.probes = [self.probes[1], objective];
+    }
+
+    /// How much the last pass lowered the probe's objective, relative to it:
+    /// `(F_before - F_after) / |F_after|` (negative when it rose); `None` unless both
+    /// were measured (`tol` set, a fit of one pass, a solver without a probe).
+    pub fn settling(&self) -> Option<f64> {
+        match self.probes {
+            [Some(before), Some(after)] if after.abs() > 0.0 => {
+                Some((before - after) / after.abs())
+            }
+            [Some(before), Some(after)] => Some(if before > after { f64::INFINITY } else { 0.0 }),
+            _ => None,
+        }
     }
 
     /// End the current pass with the primal objective of the model it returns
@@ -201,7 +254,58 @@ pub fn drive<P: PassRunner>(
     while let Some(steps) = plan.next_pass() {
         runner.run_pass(steps)?;
         let objective = runner.objective()?;
+        if plan.probing(params) {
+            let probe = match objective {
+                Some(exact) => Some(exact),
+                None => runner.probe()?,
+            };
+            plan.record_probe(probe);
+        }
         plan.end_pass(params, runner, objective, monitor, label);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solvers::params::Params;
+
+    /// Without `tol`, the last two passes of a fit of two or more are probed, and
+    /// `settling` is the last pass's relative decrease; with `tol`, or one pass,
+    /// nothing is probed.
+    #[test]
+    fn the_last_two_passes_are_probed_without_tol() {
+        let free = Params::default().validate().unwrap();
+        let mut plan = PassPlan::new(10, 4);
+        let mut probed = Vec::new();
+        while plan.next_pass().is_some() {
+            probed.push(plan.probing(&free));
+            if plan.probing(&free) {
+                plan.record_probe(Some(if plan.passes() == 3 { 10.0 } else { 8.0 }));
+            }
+        }
+        assert_eq!(probed, [false, false, true, true]);
+        assert_eq!(plan.settling(), Some(0.25));
+        let with_tol = Params {
+            tol: Some(1e-3),
+            ..Params::default()
+        }
+        .validate()
+        .unwrap();
+        let mut plan = PassPlan::new(10, 4);
+        while plan.next_pass().is_some() {
+            assert!(!plan.probing(&with_tol));
+        }
+        assert_eq!(plan.settling(), None);
+        let mut one = PassPlan::new(10, 1);
+        assert!(one.next_pass().is_some() && !one.probing(&free));
+        // A rise is a negative settling; an unmeasured pass gives none.
+        let mut plan = PassPlan::new(10, 2);
+        plan.record_probe(Some(1.0));
+        plan.record_probe(Some(2.0));
+        assert_eq!(plan.settling(), Some(-0.5));
+        plan.record_probe(None);
+        assert_eq!(plan.settling(), None);
+    }
 }

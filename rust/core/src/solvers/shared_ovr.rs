@@ -32,12 +32,12 @@ use crate::parallel::for_each_problem;
 use crate::solvers::crammer_singer::CrammerSingerState;
 use crate::solvers::linear::{
     check_drawn, check_every_row, first_step, loss_sum, mean_zero_loss, objective_from_loss,
-    plan_linear_fit, regularised_bias_sq, start_at, FitOutput, LinearState, StepRule,
-    BLOCK_EXAMPLES,
+    plan_linear_fit, probe_loss_sum, regularised_bias_sq, start_at, FitOutput, LinearState,
+    StepRule, BLOCK_EXAMPLES,
 };
 use crate::solvers::multiclass::check_one_vs_rest;
 use crate::solvers::params::{Intercept, Sampling, ValidParams};
-use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
+use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::Draws;
 use crate::solvers::shared_block::{Block, Scratch};
 
@@ -173,6 +173,7 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
             n_iter: plan.passes(),
             objective: run.objectives[c],
             converged: plan.converged(params),
+            settling: plan.settling(),
         })
         .collect())
 }
@@ -313,6 +314,26 @@ impl<R: Rows> PassRunner for SharedRun<'_, '_, R> {
         })?;
         let total = objectives.iter().sum();
         self.objectives = objectives.into_iter().map(Some).collect();
+        Ok(Some(total))
+    }
+
+    /// The sum of the classes' objectives on the probe's rows.
+    fn probe(&mut self) -> Result<Option<f64>> {
+        let rows = self.shared.rows;
+        self.write_models()?;
+        let d = rows.n_features();
+        let (alpha, intercept) = (self.params.alpha, self.params.intercept);
+        let stride = probe_stride(rows.n_rows());
+        let mut total = 0.0;
+        for (c, (w, &b)) in self.coef.chunks(d).zip(&self.intercepts).enumerate() {
+            let reg_sq = regularised_bias_sq(intercept, b);
+            let task = &self.shared.tasks[c];
+            let (sum, m) = probe_loss_sum(rows, task, &self.params.loss, w, b, stride);
+            if m == 0 {
+                return Ok(None);
+            }
+            total += objective_from_loss(sum, m, w, reg_sq, alpha);
+        }
         Ok(Some(total))
     }
 }

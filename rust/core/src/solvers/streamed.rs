@@ -381,6 +381,7 @@ impl StreamedFit {
                         n_iter: plan.passes(),
                         objective: plan.objective(),
                         converged: plan.converged(&self.params),
+                        settling: None,
                     })
                     .collect();
                 Ok((outputs, coef, state.to_states()))
@@ -536,7 +537,7 @@ fn separate_problems(
                         params.loss.name()
                     ))
                 })?;
-            start_at(state, first_step_from_sums(params, *sums, n_rows));
+            start_at(state, first_step_from_sums(params, *sums));
         }
         rules.push(StepRule::new(params, zero[p]));
         plans.push(plan_linear_fit(params, state, n_rows)?);

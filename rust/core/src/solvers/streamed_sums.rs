@@ -129,12 +129,12 @@ impl StreamedFit {
             .collect()
     }
 
-    /// Per problem, the step a fresh run of `params` on `n_rows` rows starts at,
-    /// from its [`StreamedFit::first_step_sums`] over all of them (1 for a loss that
-    /// does not start late).
-    pub fn first_steps(params: &ValidParams, n_rows: usize, sums: &[FirstStepSums]) -> Vec<u64> {
+    /// Per problem, the step a fresh run of `params` starts at, from its
+    /// [`StreamedFit::first_step_sums`] over all of its rows (1 for a loss that does
+    /// not start late).
+    pub fn first_steps(params: &ValidParams, sums: &[FirstStepSums]) -> Vec<u64> {
         sums.iter()
-            .map(|&s| first_step_from_sums(params, s, n_rows))
+            .map(|&s| first_step_from_sums(params, s))
             .collect()
     }
 }
