@@ -8,7 +8,8 @@
   collections of rows and real targets, with the same two modes.
 * :func:`read_svmlight`: svmlight files as dask arrays, split at line boundaries
   and parsed on the workers; the workers keep the checked, parsed blocks for
-  later fits on the same files (:func:`drop_block_cache`, :func:`block_cache_info`).
+  later fits on the same files (:func:`drop_block_cache`, :func:`block_cache_info`,
+  :func:`limit_block_cache`).
 * :class:`RandomFourierFeatures`, :class:`Nystroem`, :class:`AdditiveKernelMap`:
   the explicit feature maps, transforming dask collections block by block.
 
@@ -40,7 +41,7 @@ except ImportError as e:
 # machinery, dask.array) before the first fit's first task.
 if TYPE_CHECKING:
     from pegasos_rs.dask._classifier import PegasosClassifier
-    from pegasos_rs.dask._kept import block_cache_info, drop_block_cache
+    from pegasos_rs.dask._kept import block_cache_info, drop_block_cache, limit_block_cache
     from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
     from pegasos_rs.dask._regressor import PegasosRegressor
     from pegasos_rs.dask._svmlight import read_svmlight
@@ -53,6 +54,7 @@ __all__ = [
     "RandomFourierFeatures",
     "block_cache_info",
     "drop_block_cache",
+    "limit_block_cache",
     "read_svmlight",
 ]
 
@@ -64,6 +66,7 @@ _HOME = {
     "RandomFourierFeatures": "_maps",
     "block_cache_info": "_kept",
     "drop_block_cache": "_kept",
+    "limit_block_cache": "_kept",
     "read_svmlight": "_svmlight",
 }
 

@@ -6,7 +6,7 @@ user's dask graph, kept in the worker's memory and spilled by dask when memory i
 short) or a :class:`SvmlightBlock` (a byte range of an svmlight file, of which the
 worker keeps only where each example starts and its label; the rows stay in the
 file and are parsed when a step needs them, unless the worker keeps the block
-parsed since an earlier check, :mod:`pegasos_rs.dask._kept`). Both answer the
+parsed since an earlier use, :mod:`pegasos_rs.dask._kept`). Both answer the
 same questions: how many rows, which labels, the rows with given local indices,
 the whole matrix. The labels are classes, or a regression's real targets
 (``classes`` None in the functions below).
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import hashlib
 import lzma
 import mmap
 import os
@@ -240,12 +239,17 @@ class SvmlightBlock(Block):
         return X
 
     def matrix(self):
+        """All rows: the parsed arrays this worker keeps, else parsed from the text
+        and kept for the next use (a whole parse is a check)."""
         kept = self.kept()
         if kept is not None:
             return sp.csr_matrix(kept, shape=(kept[2].size - 1, self.n_features), copy=False)
         _kept.count("block_parses")
         text, start = read_range(self.spec)
-        X, _ = parse(text, self.spec, self.n_features, start)
+        X, labels = parse(text, self.spec, self.n_features, start)
+        if self.version is not None and _kept.version(self.spec) == self.version:
+            key = _kept.ident(self.spec, self.n_features)
+            _kept.keep(key, self.version, self.starts, labels, self.end, True, X)
         return X
 
 
@@ -291,7 +295,7 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
 
     The worker keeps the index and the parsed block for later fits on the same
     version of the file, and reuses what it kept (:mod:`pegasos_rs.dask._kept`)."""
-    key, current = _kept.ident(spec, n_features), _kept.version(spec.path)
+    key, current = _kept.ident(spec, n_features), _kept.version(spec)
     entry = _kept.lookup(key, current, check)
     #: The version the block's rows are read at (None: the file changed meanwhile).
     version: tuple | None = current
@@ -304,7 +308,7 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
             _kept.count("block_parses")
             text, start = read_range(spec)
             X, labels = parse(text, spec, n_features, start)
-            if _kept.version(spec.path) == current:
+            if _kept.version(spec) == current:
                 _kept.keep(key, current, None, labels, 0, True, X)
         labels = labels if y is None else _labels(y, X.shape[0], spec.name)
         return MemoryBlock(
@@ -335,7 +339,7 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
         labels, end = entry.labels, entry.end
     else:
         starts, labels, end, X = on_range(spec, index)
-        if _kept.version(spec.path) == current:  # not rewritten while read
+        if _kept.version(spec) == current:  # not rewritten while read
             _kept.keep(key, current, starts, labels, end, check, X)
         else:
             version = None
@@ -518,88 +522,42 @@ def zero_loss_chain(block: Block, classes, class_weight, loss: dict, acc, joint=
     return _core.zero_loss_sums(y, labels, acc, loss, joint)
 
 
-def first_step_chain(block: Block, classes, class_weight, dtype, params: dict, acc, cache=None):
+def first_step_chain(block: Block, classes, class_weight, dtype, params: dict, acc):
     """Continue the per-problem sums a fresh run of a squared loss starts from
-    (``pegasos_core::StreamedFit::first_step_sums``: weighted squared row
-    norms, the largest weight) over this block's rows."""
-    X = full_matrix(block, cache, dtype)
+    (``pegasos_core::StreamedFit::first_step_sums``: the sum, sum of squares and
+    largest of the weighted squared row norms, the largest weight) over this
+    block's rows."""
+    X = full_matrix(block, dtype)
     y, labels = _examples(block, classes, class_weight)
     if params.get("order") is not None:  # arrays from the network may be unaligned
         params = {**params, "order": buffer(params["order"], np.int64)}
     return _core.first_step_sums(as_rust_matrix(X), y, labels, params, acc)
 
 
-def _cache_root(cache: str, worker=None) -> str:
-    """A worker's folder for the parsed blocks of one fit (this task's worker
-    unless given)."""
-    if worker is None:
-        from distributed import get_worker
-
-        try:
-            worker = get_worker()
-        except ValueError:  # not in a task on a worker
-            import tempfile
-
-            return os.path.join(tempfile.gettempdir(), "pegasos-rs-blocks", cache)
-    return os.path.join(worker.local_directory, "pegasos-rs-blocks", cache)
+def full_matrix(block: Block, dtype: str):
+    """All rows of ``block`` in ``dtype``; an svmlight block's from what the worker
+    keeps of it, else parsed and kept for later uses (:mod:`pegasos_rs.dask._kept`),
+    so passes over data larger than the workers' memory cost a read of the spilled
+    blocks, not a parse."""
+    X = block.matrix()
+    return X if X.dtype == dtype else X.astype(dtype)
 
 
-def full_matrix(block: Block, cache: str | None, dtype: str):
-    """All rows of ``block`` in ``dtype``. An svmlight block is parsed on its first
-    use in a fit and written to the worker's local disk as binary CSR
-    (``cache`` names the fit); later uses memory-map it instead of parsing the
-    text again, so passes over data larger than the workers' memory cost a read,
-    not a parse. :func:`drop_cache` removes the fit's files. A block the worker
-    keeps parsed since a check (:mod:`pegasos_rs.dask._kept`) is used as kept."""
-    if cache is None or not isinstance(block, SvmlightBlock) or block.kept() is not None:
-        X = block.matrix()
-        return X if X.dtype == dtype else X.astype(dtype)
-    spec, stat = block.spec, os.stat(block.spec.path)
-    ident = f"{spec}|{block.n_features}|{stat.st_size}|{stat.st_mtime_ns}|{dtype}"
-    base = os.path.join(_cache_root(cache), hashlib.sha1(ident.encode()).hexdigest())
-    parts = ("data", "indices", "indptr")
-    try:
-        data, indices, indptr = (np.load(f"{base}.{p}.npy", mmap_mode="r") for p in parts)
-    except FileNotFoundError:
-        X = block.matrix()
-        X = X if X.dtype == dtype else X.astype(dtype)
-        os.makedirs(os.path.dirname(base), exist_ok=True)
-        # Each file is absent or complete; a task that misses one parses the block.
-        for p, a in zip(parts, (X.data, X.indices, X.indptr), strict=True):
-            _kept.publish(f"{base}.{p}.npy", a)
-        return X
-    return sp.csr_matrix(
-        (data, indices, indptr), shape=(indptr.size - 1, block.n_features), copy=False
-    )
-
-
-def drop_cache(cache: str, dask_worker=None) -> None:
-    """Remove a worker's parsed blocks of the fit ``cache`` (``Client.run`` passes
-    ``dask_worker``)."""
-    import shutil
-
-    shutil.rmtree(_cache_root(cache, dask_worker), ignore_errors=True)
-
-
-def loss_chain(
-    block: Block, classes, class_weight, dtype, model, loss: dict, acc, cache=None, joint=False
-):
+def loss_chain(block: Block, classes, class_weight, dtype, model, loss: dict, acc, joint=False):
     """Continue the per-problem sums of weighted losses of ``model`` over this
     block (the objective's); with ``joint``, the Crammer-Singer loss of the model's
     class rows."""
     coef, intercept = (buffer(a, np.float64) for a in model)
-    X = full_matrix(block, cache, dtype)
+    X = full_matrix(block, dtype)
     y, labels = _examples(block, classes, class_weight)
     return _core.loss_sums(as_rust_matrix(X), y, labels, coef, intercept, acc, loss, joint)
 
 
-def mix_round(
-    block: Block, classes, class_weight, dtype, params: dict, start: dict, seed: int, cache=None
-):
+def mix_round(block: Block, classes, class_weight, dtype, params: dict, start: dict, seed: int):
     """One parameter-mixing round on this block: a local pass of the solver from
     ``start``; returns its last iterates (and, with ``start["average"]``, the mean
     of its iterates) times the block's rows, to be summed."""
-    X = full_matrix(block, cache, dtype)
+    X = full_matrix(block, dtype)
     y, labels = _examples(block, classes, class_weight)
     start = {
         "v": buffer(start["v"], np.float64),

@@ -83,8 +83,9 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
     from the shared iterate, on the worker that holds it, and the client averages
     the results (weighted by rows, summed on the cluster). ``max_iter`` is the
     number of rounds. Blocks read from svmlight files are parsed in the first
-    round and kept on the workers' local disks as binary CSR, memory-mapped by
-    later rounds, removed at the end of the fit. Not the in-memory iterates; its
+    round (unless a worker keeps them already) and kept in the workers' block cache
+    (memory, or local disk as memory-mapped binary CSR; :func:`limit_block_cache`)
+    for later rounds and fits. Not the in-memory iterates; its
     objective is reported against the exact mode's in the Dask benchmark.
 
     It takes every parameter of :class:`pegasos_rs.PegasosClassifier`

@@ -11,7 +11,6 @@ numbers and the futures, never the rows.
 from __future__ import annotations
 
 import sys
-import uuid
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -49,8 +48,8 @@ class TrainingData:
     #: Whether every value was checked before training (``fit``'s ``check_input``).
     checked: bool = True
     ctrl_c: CtrlC = field(default_factory=CtrlC)  #: the fit's Ctrl-C flag
-    #: Name of the fit's folder of parsed blocks on the workers' disks.
-    cache: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: Whether the blocks are svmlight files' (the workers' block cache serves them).
+    files: bool = False
 
     @property
     def n_rows(self) -> int:
@@ -65,11 +64,13 @@ class TrainingData:
         return int(self.classes.size)
 
     def release(self) -> None:
-        """Let the workers drop the blocks and their parsed copies on disk."""
+        """Let the workers drop the blocks (what their block cache keeps stays),
+        and warn of the errors their block cache met, if any."""
         blocks, self.blocks = self.blocks, []
         if blocks:
             self.client.cancel(blocks, force=True)
-            self.client.run(_blocks.drop_cache, self.cache)
+            if self.files:
+                _kept.warn_news(self.client)
 
 
 def _is_dataframe(obj) -> bool:
@@ -174,7 +175,7 @@ def distribute(
         ys = [None] * n_parts if from_files else _aligned(y, rows, n_parts, "y", client)
         sws = _aligned(sample_weight, rows, n_parts, "sample_weight", client)
         # A block goes to the worker that keeps it from an earlier fit, if any.
-        holders = _kept.holders(client)
+        holders = _kept.prepare(client)
         make = []
         for i, s in enumerate(specs):
             where = holders.get(_kept.ident(s, s.n_features))
@@ -223,6 +224,7 @@ def distribute(
     data = _merge(client, blocks, summaries, _feature_names(X), regression)
     data.ctrl_c = ctrl_c
     data.checked = check
+    data.files = source is not None
     return data
 
 

@@ -106,7 +106,6 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                 params,
                 start,
                 (seed + _GOLDEN * (r * len(data.blocks) + i + 1)) % (1 << 64),
-                cache=data.cache,
                 pure=False,
                 **place,
             )
@@ -194,7 +193,6 @@ def _first_steps(data, params, class_weight) -> list[int]:
             data.dtype,
             checked,
             [(0.0, 0.0, 0.0, 0.0)] * data.n_problems,
-            cache=data.cache,
             pure=False,
             **place,
         )
@@ -226,7 +224,6 @@ def _objective(data, class_weight, params, coef, intercept):
             model,
             params["loss"],
             [-0.0] * problems,
-            cache=data.cache,
             pure=False,
             **place,
         )
