@@ -25,6 +25,7 @@ dependencies.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
@@ -45,20 +46,23 @@ class Cell:
     ``table`` (``None``: the page's only table), the one row whose cells in the
     columns ``row`` names hold the given texts, the column ``column`` (its header, a
     unique start of its header, or its index). ``part``, a regular expression with
-    one group, picks the figure out of a cell that holds more than one number."""
+    one group, picks the figure out of a cell that holds more than one number.
+    ``word``: the figure is a word (a verdict, a winner), not a number."""
 
     table: str | None
     row: tuple[tuple[str | int, str], ...]
     column: str | int
     part: str | None = None
+    word: bool = False
 
 
 @dataclass(frozen=True)
 class Line:
     """A figure in the page's text outside tables: the one group of ``pattern``,
-    which must match exactly once."""
+    which must match exactly once (``word``: see :class:`Cell`)."""
 
     pattern: str
+    word: bool = False
 
 
 Quote = Cell | Line
@@ -66,11 +70,13 @@ Quote = Cell | Line
 
 @dataclass
 class Table:
-    """A markdown table of a page: the heading above it, its header, its rows."""
+    """A markdown table of a page: the heading above it, its header, its rows, and
+    where each cell of a row starts in the page's text."""
 
     heading: str
     header: list[str]
     rows: list[list[str]]
+    starts: list[list[int]]
 
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*$")
@@ -84,29 +90,50 @@ _FIGURE = re.compile(
 )
 
 
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in _PIPE.split(line.strip().strip("|"))]
+def _cells(line: str, offset: int) -> tuple[list[str], list[int]]:
+    """The stripped cells of a table line that starts at ``offset`` in its page,
+    and where each starts."""
+    bounds = [m.start() for m in _PIPE.finditer(line)]
+    if not line.rstrip().endswith("|"):
+        bounds.append(len(line))
+    cells, starts = [], []
+    for a, b in itertools.pairwise(bounds):
+        raw = line[a + 1 : b]
+        cells.append(raw.strip())
+        starts.append(offset + a + 1 + len(raw) - len(raw.lstrip()))
+    return cells, starts
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """The lines of ``text`` with the offset each starts at."""
+    offset, found = 0, []
+    for line in text.split("\n"):
+        found.append((offset, line))
+        offset += len(line) + 1
+    return found
 
 
 def tables(text: str) -> list[Table]:
     """The markdown tables of ``text``, each with the heading it stands under."""
     found: list[Table] = []
-    lines = text.splitlines()
+    lines = _lines(text)
     heading = ""
     i = 0
     while i < len(lines):
-        line = lines[i]
+        _, line = lines[i]
         m = _HEADING.match(line)
         if m:
             heading = m.group(1)
-        elif line.startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1]):
-            header = _cells(line)
-            rows = []
+        elif line.startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1][1]):
+            header = _cells(line, 0)[0]
+            rows, starts = [], []
             i += 2
-            while i < len(lines) and lines[i].startswith("|"):
-                rows.append(_cells(lines[i]))
+            while i < len(lines) and lines[i][1].startswith("|"):
+                cells, at = _cells(lines[i][1], lines[i][0])
+                rows.append(cells)
+                starts.append(at)
                 i += 1
-            found.append(Table(heading, header, rows))
+            found.append(Table(heading, header, rows, starts))
             continue
         i += 1
     return found
@@ -160,63 +187,84 @@ def _column(table: Table, column: str | int, name: str) -> int:
     return found[0]
 
 
-def _cell(page: list[Table], quote: Cell, name: str) -> tuple[str, dict]:
+def _cell(page: list[Table], quote: Cell, name: str) -> tuple[int, int, dict]:
     table = _table(page, quote, name)
     keys = [(_column(table, c, name), text) for c, text in quote.row]
-    rows = [r for r in table.rows if all(i < len(r) and r[i] == t for i, t in keys)]
+    rows = [k for k, r in enumerate(table.rows) if all(i < len(r) and r[i] == t for i, t in keys)]
     if len(rows) != 1:
         raise FigureError(
             f"{name}: {len(rows)} rows of table {table.heading!r} have "
             f"{dict(quote.row)} (one expected)"
         )
     column = _column(table, quote.column, name)
-    cell = rows[0][column] if column < len(rows[0]) else ""
+    if column >= len(table.rows[rows[0]]):
+        raise FigureError(f"{name}: the row has no cell in column {column}")
+    cell, start = table.rows[rows[0]][column], table.starts[rows[0]][column]
     where = {
         "table": table.heading,
         "row": {table.header[i]: t for i, t in keys},
         "column": table.header[column],
     }
     if quote.part is None:
-        return cell, where
-    found = re.findall(quote.part, cell)
+        return start, start + len(cell), where
+    found = list(re.finditer(quote.part, cell))
     if len(found) != 1:
         raise FigureError(
             f"{name}: {quote.part!r} matches {len(found)} times in the cell {cell!r} "
             "(once expected)"
         )
     where["part"] = quote.part
-    return found[0], where
+    return start + found[0].start(1), start + found[0].end(1), where
 
 
-def _line(text: str, quote: Line, name: str) -> tuple[str, dict]:
-    prose = [line for line in text.splitlines() if not line.startswith("|")]
-    found = [(i, m) for i, line in enumerate(prose) for m in re.finditer(quote.pattern, line)]
+def _line(text: str, quote: Line, name: str) -> tuple[int, int, dict]:
+    found = [
+        (offset, m)
+        for offset, line in _lines(text)
+        if not line.startswith("|")
+        for m in re.finditer(quote.pattern, line)
+    ]
     if len(found) != 1:
         raise FigureError(
             f"{name}: {quote.pattern!r} matches {len(found)} times in the page's text "
             "(once expected)"
         )
-    _, m = found[0]
-    return m.group(1), {"pattern": quote.pattern}
+    offset, m = found[0]
+    return offset + m.start(1), offset + m.end(1), {"pattern": quote.pattern}
+
+
+def locate(text: str, quotes: dict[str, Quote]) -> dict[str, tuple[int, int, dict]]:
+    """Where each figure ``quotes`` names stands in the page ``text``: its first and
+    last offsets (a slice of ``text``) and its place in the page's words (table
+    heading, row, column and part; or the pattern of its line). Raises
+    :class:`FigureError` naming the figure when one is missing or ambiguous."""
+    page = tables(text)
+    return {
+        name: _cell(page, quote, name) if isinstance(quote, Cell) else _line(text, quote, name)
+        for name, quote in quotes.items()
+    }
 
 
 def extract(text: str, quotes: dict[str, Quote]) -> dict[str, dict]:
-    """The figures ``quotes`` names, read from the page ``text``: for each name, its
-    ``value`` and ``unit``, its ``text`` as the page shows it, and ``where`` it stands
-    (table heading, row, column and part; or the pattern of its line). Raises
+    """The figures ``quotes`` names, read from the page ``text`` (see :func:`locate`):
+    for each name, its ``value`` (a number, or the word of a ``word`` figure) and
+    ``unit``, its ``text`` as the page shows it, and ``where`` it stands. Raises
     :class:`FigureError` naming the figure when one is missing, ambiguous or not a
     number."""
-    page = tables(text)
     figures = {}
-    for name, quote in quotes.items():
-        shown, where = (
-            _cell(page, quote, name) if isinstance(quote, Cell) else _line(text, quote, name)
-        )
-        try:
-            value, unit = parse(shown)
-        except FigureError as e:
-            raise FigureError(f"{name}: {e}") from None
-        figures[name] = {"value": value, "unit": unit, "text": shown.strip(), "where": where}
+    for name, (start, end, where) in locate(text, quotes).items():
+        shown = text[start:end].strip()
+        if quotes[name].word:
+            if not re.fullmatch(r"[A-Za-z][\w -]*", shown):
+                raise FigureError(f"{name}: {shown!r} is not a word")
+            value: int | float | str = shown
+            unit = ""
+        else:
+            try:
+                value, unit = parse(shown)
+            except FigureError as e:
+                raise FigureError(f"{name}: {e}") from None
+        figures[name] = {"value": value, "unit": unit, "text": shown, "where": where}
     return figures
 
 
@@ -238,12 +286,13 @@ def dumps(data: dict) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def figures_path(page: str, results: Path = RESULTS_DIR) -> Path:
-    """The figures file of the results page ``page`` (its name without ``.md``)."""
-    return results / f"{page}{SUFFIX}"
+def figures_path(page: str, results: Path | None = None) -> Path:
+    """The figures file of the results page ``page`` (its name without ``.md``) in
+    ``results`` (default: :data:`RESULTS_DIR`)."""
+    return (RESULTS_DIR if results is None else results) / f"{page}{SUFFIX}"
 
 
-def write(page: str, text: str, results: Path = RESULTS_DIR) -> Path | None:
+def write(page: str, text: str, results: Path | None = None) -> Path | None:
     """Write the figures of the results page ``page`` (whose text is ``text``) that
     README and the documentation quote; ``None`` when they quote none of it."""
     from quoted_figures import QUOTED

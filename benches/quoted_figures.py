@@ -18,9 +18,11 @@ from figures import Cell, Line, Quote
 NUMBER = r"(-?[\d,]*\d(?:\.\d+)?)"
 
 
-def cell(table: str | None, row: dict, column: str | int, part: str | None = None) -> Cell:
+def cell(
+    table: str | None, row: dict, column: str | int, part: str | None = None, word: bool = False
+) -> Cell:
     """A table cell's figure (``row``: column → the text of its cell in that row)."""
-    return Cell(table, tuple(row.items()), column, part)
+    return Cell(table, tuple(row.items()), column, part, word)
 
 
 def labelled(label: str) -> str:
@@ -97,6 +99,7 @@ def quoted_fit_cost() -> dict[str, Quote]:
     for m, key in (("100,000", "1e5"), ("10,000,000", "1e7")):
         row = {"m": m}
         q[f"{key}.m"] = cell(None, row, "m")
+        q[f"{key}.values"] = cell(None, row, "stored values")
         q[f"{key}.fit"] = cell(None, row, "default fit")
         q[f"{key}.numpy_pass"] = cell(None, row, "one numpy pass")
         q[f"{key}.unchecked_fit"] = cell(None, row, "check_input=False")
@@ -367,6 +370,7 @@ def quoted_dask_modes() -> dict[str, Quote]:
     }
     for gap, key in (("5 %", "gap5"), ("1 %", "gap1"), ("0.5 %", "gap0.5")):
         row = {"gap at most": gap}
+        q[f"{key}.faster"] = cell("Fastest fit", row, "faster", r"^\*\*(\w+)\*\*$", word=True)
         for mode in ("exact", "parallel"):
             column = f"{mode} mode"
             unit = "passes" if mode == "exact" else "rounds"
@@ -411,6 +415,23 @@ def quoted_onnx() -> dict[str, Quote]:
     return q
 
 
+def quoted_calls() -> dict[str, Quote]:
+    """bench_calls.py: the fixed cost of small calls, before and after issue 14."""
+    q: dict[str, Quote] = {}
+    for call, key in (
+        ("linear fit, 3 classes x 30 rows", "fit"),
+        ("linear decision_function, 10 dense rows", "predict"),
+    ):
+        for jobs in (1, 2):
+            row = {"call": f"{call}, n_jobs={jobs}"}
+            for column, label in (
+                ("before (a pool per call)", "before"),
+                ("after (pools", "after"),
+            ):
+                q[f"{key}.n_jobs{jobs}.{label}"] = cell(None, row, column)
+    return q
+
+
 #: page (results/<page>.md) → figure name → where the figure stands in the page.
 QUOTED: dict[str, dict[str, Quote]] = {
     "linear_headline": quoted_linear_headline(),
@@ -431,4 +452,5 @@ QUOTED: dict[str, dict[str, Quote]] = {
     "dask_reuse": quoted_dask_reuse(),
     "dask_modes": quoted_dask_modes(),
     "onnx": quoted_onnx(),
+    "calls": quoted_calls(),
 }
