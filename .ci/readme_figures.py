@@ -14,12 +14,14 @@ A template names each figure as ``{page:name}``: the figure ``name`` of the resu
 page ``benches/results/<page>.md``, read from ``<page>.figures.json`` (which
 ``benches/figures.py`` writes from the page's tables, see ``benches/quoted_figures.py``)
 and shown as the page shows it. ``{page:name:SPEC}`` shows its value formatted with
-the Python format ``SPEC`` (``.1f``, ``,``) and the page's unit, ``k`` in thousands
+the Python format ``SPEC`` (``.1f``, rounding the page's digits half up; ``,``) and
+the page's unit, ``k`` in thousands
 (``128k``), ``sci`` as a power of ten (``10⁷``, ``6·10⁶``); ``number`` shows the
 number without its unit (``17.8`` of ``17.8x``), ``@noun`` the figure and the noun,
 plural unless the figure is 1 (``{...passes:@pass}``: ``1 pass``, ``3 passes``); a
 name with ``*`` and alternatives separated by ``|`` under the format ``range`` shows
-the smallest and the largest of the figures it matches, joined by an en dash.
+the smallest and the largest of the figures it matches (all of one unit), joined by
+an en dash.
 
     python3 .ci/readme_figures.py            # check; exit status 1 with the problems
     python3 .ci/readme_figures.py --write    # regenerate every region from its template
@@ -51,9 +53,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benches"))
-
-sys.path.insert(0, str(ROOT / ".ci"))
+sys.path[:0] = [str(ROOT / "benches"), str(ROOT / ".ci")]
 
 import figures  # noqa: E402  (benches/figures.py: the pages' figures)
 from figure_settings import SETTINGS  # noqa: E402  (numbers that are not measured)
@@ -190,6 +190,8 @@ def render(template: str, data: dict[str, dict[str, dict]], origin: str = "templ
             chosen = sorted(_matching(data[page], names), key=lambda f: f["value"])
             if len(chosen) < 2:
                 raise TemplateError(f"{origin}: {m.group(0)} matches fewer than two figures")
+            if len({f["unit"] for f in chosen}) > 1:
+                raise TemplateError(f"{origin}: {m.group(0)} matches figures of other units")
             return f"{chosen[0]['text']}{DASH}{chosen[-1]['text']}"
         if names not in data[page]:
             raise TemplateError(f"{origin}: {m.group(0)}: {page} has no figure {names!r}")

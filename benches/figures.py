@@ -268,7 +268,9 @@ def extract(text: str, quotes: dict[str, Quote]) -> dict[str, dict]:
     return figures
 
 
-_RUN = re.compile(r"^Run: `([^`]*)`", re.MULTILINE)
+# The command that wrote the page: its run header (report.run_header), or the first
+# line of an older page that names it.
+_RUN = re.compile(r"^(?:Run: )?`(python benches/[^`]*)`", re.MULTILINE)
 
 
 def payload(page: str, text: str, quotes: dict[str, Quote]) -> dict:
@@ -282,7 +284,7 @@ def payload(page: str, text: str, quotes: dict[str, Quote]) -> dict:
 
 
 def dumps(data: dict) -> str:
-    """The figures file's text (stable: one diff line a changed figure)."""
+    """The figures file's text (stable: a changed figure changes its own lines)."""
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 

@@ -214,6 +214,7 @@ def test_a_figure_is_shown_as_the_template_asks(rf, figure, spec, shown):
 def test_templates_name_figures_and_ranges(rf):
     data = {"p": {"a.x": _figure("1.79", 1.79), "b.x": _figure("1.16", 1.16)}}
     data["p"]["c.y"] = _figure("3.4", 3.4)
+    data["p"]["d.s"] = {"text": "2.1 s", "value": 2.1, "unit": "s"}
     shown = rf.render(f"{{p:a.x}}{TIMES} and {{p:*.x:range}}{TIMES}", data)
     assert shown == f"1.79{TIMES} and 1.16{DASH}1.79{TIMES}"
     assert rf.render("{p:a.x|c.y:range}", data) == f"1.79{DASH}3.4"
@@ -223,6 +224,7 @@ def test_templates_name_figures_and_ranges(rf):
         ("{p:a.z}", "no figure"),
         ("{p:c.*:range}", "fewer than two"),
         ("{p:c.y:sci}", "power of ten"),
+        ("{p:*.x|d.s:range}", "other units"),
     ]:
         with pytest.raises(rf.TemplateError, match=message):
             rf.render(bad, data)
