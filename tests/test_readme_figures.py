@@ -419,8 +419,8 @@ def _with_line(src, rel: str, after: str, line: str):
         ("docs/user_guide/kernel.rst", "Input\n-----\n", "one-vs-one takes 0.29.\n"),
         ("docs/user_guide/linear.rst", "Data frames\n-----------\n", "5.6 times faster.\n"),
         ("README.md", "## Documentation\n", "It is 0.95 of its time.\n"),
-        ("benches/README.md", "## `bench_calls.py`", "It took 87.12 % of it."),
-        ("benches/quoted/readme_benchmarks.md", "Targets still missed", " (2.9x)"),
+        ("benches/README.md", "## `bench_calls.py`: the fixed cost of a small call\n", "87.12 %\n"),
+        ("benches/quoted/readme_benchmarks.md", "`benches/results/`:\n", "- exact: 2.9x\n"),
     ],
 )
 def test_a_measured_figure_outside_the_generated_text_fails(rf, repo, rel, after, line):
