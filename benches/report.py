@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import common  # the one-thread environment before numpy is imported
+import figures
 import numpy as np
 
 
@@ -157,7 +158,12 @@ def publish(
     :func:`run_header`: command, date, duration, the machine's load), print it and
     what was written (``also``: another file written, named in that line) since
     ``started`` (a ``time.perf_counter`` value). ``write=False`` (smoke modes) only
-    prints."""
+    prints.
+
+    When README or the documentation quote figures of the page, they are read from
+    the page just written and stored beside it as ``results/<prefix>.figures.json``
+    (:func:`figures.write`); a quoted figure the page no longer has raises
+    ``figures.FigureError`` naming it, after the page is written."""
     text = with_header(text, run_header())
     out = common.RESULTS_DIR / f"{prefix}.md"
     print()
@@ -165,7 +171,8 @@ def publish(
     if not write:
         return out
     out.write_text(text)
-    written = f"{out}" + ("" if also is None else f" and {also}")
+    quoted = figures.write(prefix, text, common.RESULTS_DIR)
+    written = ", ".join(str(p) for p in (out, also, quoted and quoted.name) if p is not None)
     print(f"wrote {written} in {time.perf_counter() - started:.0f} s")
     return out
 

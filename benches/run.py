@@ -38,7 +38,10 @@ result it measures is implausible):
 * ``bench_onnx.py``     onnxruntime on exported graphs against ``predict``: one row and
   10,000 rows (needs the ``[onnx]`` extra; about a minute)
 
-Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``).
+Results are written under ``benches/results/`` (``*_quick*`` files with ``--quick``),
+each page with the figures README and the docs quote from it (``<page>.figures.json``,
+see ``benches/figures.py``); ``python .ci/readme_figures.py --write`` then regenerates
+README's and the docs' figures.
 """
 
 from __future__ import annotations

@@ -121,8 +121,8 @@ class CachedParamNames:
     """Keep the parameter names of an estimator class once read.
 
     scikit-learn reads them from ``__init__``'s signature with :mod:`inspect` on
-    every ``get_params`` (and so on every parameter validation), about 30 µs: a
-    noticeable part of a small fit. Put it left of ``BaseEstimator``.
+    every ``get_params`` (and so on every parameter validation): a noticeable part
+    of a small fit. Put it left of ``BaseEstimator``.
     """
 
     @classmethod

@@ -112,8 +112,7 @@ class KernelPegasosClassifier(
         Return the average of the iterates of the last half of the steps (suffix
         averaging) instead of the last iterate (the paper's choice, ``False``). It
         costs O(1) per violation, keeps the same support vectors, and is much less
-        noisy: on Adult (a9a) one pass gives 15.0 % test error averaged and 16.3 %
-        without.
+        noisy.
     sampling : {"uniform", "shuffle", "balanced"} or array-like of int, default="uniform"
         As for :class:`PegasosClassifier`.
     class_weight : dict, "balanced" or None, default=None
@@ -160,11 +159,12 @@ class KernelPegasosClassifier(
         model, bit for bit. ``"auto"``: ``"ovo"`` when there are more than two
         classes and a pair has at least 500 rows on average
         (``2 n_samples / n_classes``), otherwise ``"ovr"``. Measured against
-        ``SVC`` (the benchmarks' "many classes" page), one-vs-one reached ``SVC``'s
-        accuracy - 1 pp in 0.08 to 0.25 of its time on 3 to 26 classes: as fast as
-        one-vs-rest on 3 classes (dna), 3.8 and 5.6 times faster on 26 classes and
-        usps; on pairs of tiny classes (scikit-learn's digits, 260 rows a pair)
-        fixed costs dominate and one-vs-rest needs fewer passes.
+        ``SVC`` (the benchmarks' "many classes" page, ``kernel_classes.md``, has the
+        figures), one-vs-one reached ``SVC``'s accuracy - 1 pp in a fraction of its
+        time on 3 to 26 classes: as fast as one-vs-rest on 3 classes (dna), several
+        times faster on 26 classes and usps; on pairs of tiny classes
+        (scikit-learn's digits, 260 rows a pair) fixed costs dominate and
+        one-vs-rest needs fewer passes.
         ``multi_class_`` says which one a fitted model used.
     decision_function_shape : {"ovr", "ovo"}, default="ovr"
         The shape of :meth:`decision_function` with ``multi_class="ovo"`` and more

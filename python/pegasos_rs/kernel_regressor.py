@@ -122,8 +122,8 @@ class KernelPegasosRegressor(
         small fits (``n_samples**2 * max_iter`` below 10**6, for the objective in
         ``fit_report_``) and the support set otherwise: unlike a classifier's
         margin violations, most examples stay outside the tube, and a kernel
-        column per violation costs more than a row against the support set
-        (1.1 to 1.4 times slower on cpusmall and abalone).
+        column per violation costs more than a row against the support set (it
+        was slower on cpusmall and abalone).
     {random_state}
     n_jobs : int or None, default=None
         Threads for the kernel columns and for prediction (-1: all cores).

@@ -1,0 +1,456 @@
+"""Which figures of which results page README and the documentation quote, and
+where each stands in its page (see :mod:`figures`, which reads them).
+
+``QUOTED[page][name]`` locates the figure ``page:name`` of ``results/<page>.md``: a
+table cell (:class:`figures.Cell`), the part of a cell a pattern picks, or a number
+in the page's text (:class:`figures.Line`). Rows are chosen by what their cells say
+(a data set, a solver), never by position, and no figure is written here: a changed
+page changes the figures, and a page that lost a quoted figure fails to extract.
+The templates under ``benches/quoted/`` name these figures as ``{page:name}``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from figures import Cell, Line, Quote
+
+NUMBER = r"(-?[\d,]*\d(?:\.\d+)?)"
+
+
+def cell(
+    table: str | None, row: dict, column: str | int, part: str | None = None, word: bool = False
+) -> Cell:
+    """A table cell's figure (``row``: column → the text of its cell in that row)."""
+    return Cell(table, tuple(row.items()), column, part, word)
+
+
+def labelled(label: str) -> str:
+    """The start of the entry ``label: ...`` of a cell listing several, separated
+    by "; " (``last: 0.59 (20 p, 37.1 ms); avg: ...``)."""
+    return rf"(?:^|; ){re.escape(label)}: "
+
+
+def quoted_linear_headline() -> dict[str, Quote]:
+    """bench_linear.py's five data sets README quotes."""
+    q: dict[str, Quote] = {}
+    multiclass = ("20news", "sector")
+    for d in ("a9a", "reuters-lasvm", "imdb", *multiclass):
+        rows = {"dataset": d}
+        for column, name in (("m", "m"), ("d", "d"), ("classes", "classes")):
+            q[f"{d}.{name}"] = cell("Datasets", rows, column)
+        optimum = {**rows, "solver": "LIBLINEAR -e 1e-4"}
+        q[f"{d}.liblinear_optimum_accuracy"] = cell("Solvers", optimum, "test acc")
+        default = {**rows, "solver": "LIBLINEAR -e 0.1"}
+        q[f"{d}.liblinear_time"] = cell("Solvers", default, "time")
+        q[f"{d}.sgd_over_pegasos"] = cell("Throughput", rows, "SGD / Pegasos")
+        q[f"{d}.marginal_over_stream"] = cell("Throughput", rows, "Pegasos marginal / stream bound")
+        curves = ["last", "avg"]
+        if d in multiclass:
+            curves += ["shared last", "shared avg", "shuffled last", "shared shuffled last"]
+        for curve in curves:
+            key = f"{d}.to_accuracy.{curve.replace(' ', '_')}"
+            start = labelled(curve) + r"[\d.]+ \("
+            q[f"{key}.ratio"] = cell("Targets", rows, "(2)", labelled(curve) + NUMBER + r" \(")
+            q[f"{key}.passes"] = cell("Targets", rows, "(2)", start + r"(\d+) p,")
+            q[f"{key}.time"] = cell("Targets", rows, "(2)", start + r"\d+ p, ([^)]+)\)")
+        q[f"{d}.to_objective.avg.passes"] = cell("Targets", rows, "(3)", r"\((\d+) p,")
+        for curve in ("Pegasos (last iterate)", "Pegasos (averaged)"):
+            short = "last" if "last" in curve else "avg"
+            for passes in (1, 2, 3):
+                q[f"{d}.curve.{short}.{passes}_passes.accuracy"] = cell(
+                    "Curves",
+                    {**rows, "solver": curve},
+                    "passes: time / test acc / obj gap",
+                    rf"(?:^| ){passes}:[^/]+/([\d.]+%)/",
+                )
+        q[f"{d}.liblinear_conversion"] = Line(
+            rf"^- {re.escape(d)}: LIBLINEAR times exclude the conversion to its format "
+            r"\(([^)]+)\)"
+        )
+    return q
+
+
+def quoted_scaling() -> dict[str, Quote]:
+    """bench_scaling.py at 10⁷ rows, and the steps Pegasos needs from 10⁵ rows on."""
+    q: dict[str, Quote] = {"target": Line(r"target test accuracy ([\d.]+ %)")}
+    for m, key in (("100,000", "1e5"), ("1,000,000", "1e6"), ("10,000,000", "1e7")):
+        row = {"m (training rows)": m}
+        q[f"{key}.m"] = cell(None, row, 0)
+        q[f"{key}.liblinear_default_time"] = cell(
+            None, row, "LIBLINEAR -s 3, default -e 0.1", r"^([\d.]+ s)"
+        )
+        q[f"{key}.liblinear_time"] = cell(None, row, "LIBLINEAR -s 3 to target", r"^([\d.]+ s)")
+        q[f"{key}.liblinear_tolerance"] = cell(
+            None, row, "LIBLINEAR -s 3 to target", r"\(-e ([\d.]+),"
+        )
+        q[f"{key}.sgd_time"] = cell(None, row, "SGDClassifier to target", r"^([\d.]+ s)")
+        pegasos = "Pegasos (averaged) to target"
+        q[f"{key}.pegasos_time"] = cell(None, row, pegasos, r"^([\d.]+ s)")
+        q[f"{key}.pegasos_steps"] = cell(None, row, pegasos, r"T = ([\d,]+) =")
+        q[f"{key}.over_liblinear"] = cell(None, row, "Pegasos / LIBLINEAR to target")
+        q[f"{key}.over_sgd"] = cell(None, row, "Pegasos / SGDClassifier")
+    return q
+
+
+def quoted_fit_cost() -> dict[str, Quote]:
+    """bench_fit_cost.py at 10⁵ and 10⁷ rows."""
+    q: dict[str, Quote] = {}
+    for m, key in (("100,000", "1e5"), ("10,000,000", "1e7")):
+        row = {"m": m}
+        q[f"{key}.m"] = cell(None, row, "m")
+        q[f"{key}.values"] = cell(None, row, "stored values")
+        q[f"{key}.fit"] = cell(None, row, "default fit")
+        q[f"{key}.numpy_pass"] = cell(None, row, "one numpy pass")
+        q[f"{key}.unchecked_fit"] = cell(None, row, "check_input=False")
+        q[f"{key}.unchecked_over_smallest"] = cell(
+            None, row, "its fit / its fit at", r"^([\d.]+) \("
+        )
+    q["steps"] = Line(r"T = ([\d,]+) steps")
+    return q
+
+
+# (data set, loss, LIBLINEAR's solver) of the rows of losses.md README quotes.
+_CLASSIFICATION = [
+    ("a9a", "log_loss", "-s 0 (-e 0.01)"),
+    ("a9a", "squared_hinge", "-s 2 (-e 0.01)"),
+    ("imdb", "log_loss", "-s 0 (-e 0.01)"),
+    ("imdb", "squared_hinge", "-s 2 (-e 0.01)"),
+    ("rcv1-like", "log_loss", "-s 0 (-e 0.01)"),
+    ("rcv1-like", "squared_hinge", "-s 2 (-e 0.01)"),
+]
+_REGRESSION = [
+    ("20news-quoted", "squared_epsilon_insensitive", "-s 11 (-e 0.0001)"),
+    ("20news-quoted", "epsilon_insensitive", "-s 13 (-e 0.1)"),
+]
+
+
+def _budget(key: str, table: str, row: dict, column: str) -> dict[str, Quote]:
+    """The ratio, budget and time of a losses.md cell ``0.111 (2 p, 39.2 ms, ...)``."""
+    return {
+        f"{key}.ratio": cell(table, row, column, r"^([\d.]+) \("),
+        f"{key}.passes": cell(table, row, column, r"^[\d.]+ \((\d+) p,"),
+        f"{key}.steps": cell(table, row, column, r"^[\d.]+ \(([\d,]+) steps,"),
+        f"{key}.time": cell(table, row, column, r"^[\d.]+ \([\d,]+ (?:p|steps), ([^,]+),"),
+    }
+
+
+def quoted_losses() -> dict[str, Quote]:
+    """bench_losses.py: each loss against LIBLINEAR's solver of its objective."""
+    q: dict[str, Quote] = {}
+    for table, liblinear, rows in (
+        ("1. Classification", "LIBLINEAR (-B 1)", _CLASSIFICATION),
+        ("2. Regression", "LIBLINEAR (-B 1 -p 0.1)", _REGRESSION),
+    ):
+        for dataset, loss, solver in rows:
+            row = {"dataset": dataset, "loss": f"`{loss}`", liblinear: solver}
+            key = f"{dataset}.{loss}.{solver.split(' (')[0].lstrip('-').replace(' ', '')}"
+            q[f"{key}.liblinear_time"] = cell(table, row, "LIBLINEAR time")
+            averaged = "Pegasos averaged"
+            budget = _budget(f"{key}.avg", table, row, averaged)
+            if dataset == "rcv1-like":
+                del budget[f"{key}.avg.passes"]
+            else:
+                del budget[f"{key}.avg.steps"]
+            q.update(budget)
+    q["imdb.log_loss.probability_ratio"] = cell(
+        "1b. Probabilities", {"dataset": "imdb"}, "default fit", r"\(([\d.]+) x;"
+    )
+    for dataset in ("cpusmall", "rcv1-like"):
+        q[f"{dataset}.rows"] = cell(
+            "Datasets", {"dataset": dataset}, "m train / test", r"^([\d,]+) /"
+        )
+    return q
+
+
+def quoted_multiclass() -> dict[str, Quote]:
+    """bench_multiclass.py: Crammer-Singer against LIBLINEAR -s 4."""
+    q: dict[str, Quote] = {}
+    table = "Time to LIBLINEAR -s 4"
+    for d in ("dna", "usps", "sector", "20news"):
+        for curve, short in (
+            ("Crammer-Singer (averaged)", "avg"),
+            ("Crammer-Singer shuffled (last iterate)", "shuffled"),
+        ):
+            row = {"dataset": d, "curve": curve}
+            q[f"{d}.{short}.ratio"] = cell(table, row, "ratio")
+            q[f"{d}.{short}.passes"] = cell(table, row, "passes")
+            q[f"{d}.{short}.time"] = cell(table, row, "s")
+        q[f"{d}.liblinear_time"] = cell(
+            table, {"dataset": d, "curve": "Crammer-Singer (averaged)"}, "LIBLINEAR s"
+        )
+    return q
+
+
+def quoted_ranking() -> dict[str, Quote]:
+    """bench_ranking.py on MQ2008 Fold 1."""
+    svm = {"model": "RankSVM (LinearSVC on pairs, incl. expansion)"}
+    pegasos = {"model": "PegasosRanker (20 passes)"}
+    table = "1. MQ2008"
+    return {
+        "ranksvm.c": cell(table, svm, "setting", r"^C = ([\d.]+)$"),
+        "ranksvm.time": cell(table, svm, "time (median)"),
+        "ranksvm.ndcg": cell(table, svm, "test NDCG@10"),
+        "pegasos.time": cell(table, pegasos, "time (median)"),
+        "pegasos.ndcg": cell(table, pegasos, "test NDCG@10"),
+        "ndcg_difference": cell("Targets", {"target": "NDCG@10 >= RankSVM's - 0.005"}, "measured"),
+        "time_ratio": cell("Targets", {"target": "time <= 1/3 of RankSVM's"}, "measured"),
+        "pairs": Line(r"training rows, (\d+) preference pairs"),
+    }
+
+
+def quoted_kernel_regression() -> dict[str, Quote]:
+    """bench_kernel_regression.py: time to SVR's test MSE + 5 %."""
+    q: dict[str, Quote] = {}
+    table = "Time to SVR's test MSE"
+    for d in ("cpusmall", "abalone"):
+        for cache, key in (("200 (default)", "default"), ("500", "cache500")):
+            row = {"dataset": d, "cache [MB]": cache}
+            q[f"{d}.{key}.svr_time"] = cell(table, row, "SVR fit")
+            q[f"{d}.{key}.passes"] = cell(table, row, "Pegasos to MSE", r"^(\d+) passes,")
+            q[f"{d}.{key}.time"] = cell(table, row, "Pegasos to MSE", r"passes, (.+)$")
+            q[f"{d}.{key}.ratio"] = cell(table, row, "time / SVR")
+            q[f"{d}.{key}.support_vectors"] = cell(
+                table, row, "Pegasos MSE, SVs", r"x\), ([\d,]+) SVs$"
+            )
+        q[f"{d}.rows"] = cell(
+            table, {"dataset": d, "cache [MB]": "200 (default)"}, "m / test / d", r"^([\d,]+) /"
+        )
+    return q
+
+
+def quoted_kernel_headline() -> dict[str, Quote]:
+    """bench_kernel.py on a9a and usps, 3 repeats."""
+    q: dict[str, Quote] = {}
+    table = "Time to SVC's accuracy"
+    one_thread = "the same fit with one thread"
+    for d in ("a9a", "usps"):
+        row = {"dataset": d}
+        q[f"{d}.svc_time"] = cell(table, row, "SVC time")
+        q[f"{d}.time"] = cell(table, row, "Pegasos time to SVC acc", r"^(.+) \(\d+ p\)$")
+        q[f"{d}.passes"] = cell(table, row, "Pegasos time to SVC acc", r"\((\d+) p\)$")
+        q[f"{d}.ratio"] = cell(table, row, "ratio")
+        q[f"{d}.one_thread.time"] = cell(table, row, one_thread, r"^([^,]+),")
+        q[f"{d}.one_thread.ratio"] = cell(table, row, one_thread, r", ([\d.]+) \(")
+    return q
+
+
+def quoted_kernel_classes() -> dict[str, Quote]:
+    """bench_kernel_classes.py: one-vs-rest, one-vs-one and auto against SVC."""
+    q: dict[str, Quote] = {}
+    table = "Time to SVC's test accuracy"
+    for d in ("usps", "dna", "letter-like", "digits", "mnist-10-20k"):
+        row = {"dataset": d}
+        q[f"{d}.rows"] = cell(table, row, "n train")
+        q[f"{d}.classes"] = cell(table, row, "classes")
+        q[f"{d}.svc_time"] = cell(table, row, "SVC fit")
+        for column, key in (("ovr", "ovr"), ("ovo", "ovo"), ("auto (its choice)", "auto")):
+            start = r"^(?:\w+: )?"
+            q[f"{d}.{key}.passes"] = cell(table, row, column, start + r"(\d+) p,")
+            q[f"{d}.{key}.time"] = cell(table, row, column, start + r"\d+ p, ([^:]+):")
+            q[f"{d}.{key}.ratio"] = cell(table, row, column, r"\*\*([\d.]+)\*\*")
+    return q
+
+
+def quoted_kernel_multiclass() -> dict[str, Quote]:
+    """bench_kernel.py --multi-class on usps: one-vs-rest against one-vs-one."""
+    q: dict[str, Quote] = {
+        "rows": Line(r"^## usps: ([\d,]+) training rows"),
+        "svc_time": cell("usps", {"model": "SVC"}, "fit"),
+    }
+    for model in ("ovr@2", "ovo@2", "ovr@4", "ovo@4"):
+        for threads in ("", ", 1 thread"):
+            key = model.replace("@", "_") + ("_one_thread" if threads else "")
+            q[f"{key}.ratio"] = cell("usps", {"model": model + threads}, "fit / SVC fit")
+    return q
+
+
+def quoted_kernel() -> dict[str, Quote]:
+    """bench_kernel.py's earlier run of six sets: the paper's Table 2 on MNIST 8."""
+    table = "The paper's Table 2"
+    row = {"dataset": "mnist-8"}
+    return {
+        "mnist-8.paper_pegasos_error": cell(table, row, "paper Pegasos"),
+        "mnist-8.best_error": cell(table, row, "Pegasos best (here)"),
+        "mnist-8.best_passes": cell("Time to SVC's accuracy", row, "passes (best)", r"^(\d+) \("),
+        "mnist-8.svc_time": cell("Time to SVC's accuracy", row, "SVC time", r"^([\d.]+ s)"),
+    }
+
+
+def quoted_feature_maps() -> dict[str, Quote]:
+    """bench_feature_maps.py part 2 on MNIST: kernel Pegasos and Nyström + Pegasos."""
+    q: dict[str, Quote] = {}
+    table = "2. Map + PegasosClassifier"
+    one_thread = "total time with one thread"
+    for method, key in (
+        ("SVC (libsvm, 1 thread)", "svc"),
+        ("KernelPegasosClassifier (1 pass)", "kernel"),
+        ("Nystroem(2000, uniform) + averaged Pegasos", "nystroem"),
+    ):
+        row = {"dataset": "mnist", "method": method}
+        q[f"mnist.{key}.time"] = cell(table, row, "total time")
+        q[f"mnist.{key}.accuracy"] = cell(table, row, "test acc")
+        if key != "svc":
+            q[f"mnist.{key}.ratio"] = cell(table, row, "time / SVC")
+            q[f"mnist.{key}.one_thread.time"] = cell(table, row, one_thread, r"^(.+) \(")
+            q[f"mnist.{key}.one_thread.ratio"] = cell(table, row, one_thread, r"\(([\d.]+)\)$")
+    return q
+
+
+def quoted_dask_headline() -> dict[str, Quote]:
+    """bench_dask.py at 10⁷ rows, 3 repeats."""
+    row = {"m": "10,000,000"}
+    ratio = r"= \*\*([\d.]+x)\*\*"
+    return {
+        "target": Line(r"Target test accuracy ([\d.]+ %)"),
+        "m": cell("From files to a model", row, "m"),
+        "exact_time": cell("From files to a model", row, "(a) exact, T", r"^([\d.]+ s) \("),
+        "checked_time": cell("From files to a model", row, "(a) check_input=True"),
+        "incremental_time": cell(
+            "From files to a model", row, "(c) Incremental(SGD)", r"^([\d.]+ s) \("
+        ),
+        "warm_ratio": cell("(c) / (a)", row, "warm (c) / (a)", ratio),
+        "cold.incremental_time": cell("(c) / (a)", row, "cold (c) / (a)", r"^([\d.]+ s) /"),
+        "cold.exact_time": cell("(c) / (a)", row, "cold (c) / (a)", r"/ ([\d.]+ s) ="),
+        "cold_ratio": cell("(c) / (a)", row, "cold (c) / (a)", ratio),
+    }
+
+
+def quoted_dask() -> dict[str, Quote]:
+    """bench_dask.py's earlier run over 10⁶ to 3·10⁷ rows."""
+    table = "From files to a model"
+    q: dict[str, Quote] = {}
+    for m, key in (("1,000,000", "1e6"), ("10,000,000", "1e7"), ("30,000,000", "3e7")):
+        row = {"m": m}
+        q[f"{key}.m"] = cell(table, row, "m")
+        q[f"{key}.exact_time"] = cell(table, row, "(a) exact, T", r"^([\d.]+ s) \(")
+        q[f"{key}.parallel_time"] = cell(table, row, "(b) parallel", r"^([\d.]+ s) \(")
+    q["3e7.files"] = cell(
+        "Memory and communication", {"m": "30,000,000"}, "files / parsed CSR", r"^([\d.]+ GB) /"
+    )
+    return q
+
+
+def quoted_dask_exact() -> dict[str, Quote]:
+    """bench_dask_exact.py: exact mode against in memory and Incremental."""
+    table = "(a) The same"
+    return {
+        "rows": Line(r"^([\d,]+) Zipf rows"),
+        "blocks": Line(r"in (\d+) persisted blocks"),
+        "steps": Line(r"^## \(a\) The same (\d+) steps"),
+        "exact_time": cell(table, {"fit": "(a) exact mode"}, "median"),
+        "memory_time": cell(table, {"fit": "(a) in memory on the client"}, "median"),
+        "aimed_at": Line(r"\+ 0\.5 = ([\d.]+ s): "),
+        "exact_over_memory": Line(r"\(([\d.]+x) the in-memory fit\)"),
+        "over_incremental": Line(r"s: ([\d.]+) of Incremental's time"),
+    }
+
+
+def quoted_dask_reuse() -> dict[str, Quote]:
+    """bench_dask_reuse.py: a second checked fit on the same files."""
+    return {
+        "files": Line(r"^(\d+) svmlight files of"),
+        "rows": Line(r"svmlight files of ([\d,]+) rows"),
+        "unchecked_time": cell(None, {"fit": "(a) check_input=False"}, "median"),
+        "first_checked_time": cell(
+            None, {"fit": "(b) first checked fit (cache dropped)"}, "median"
+        ),
+        "later_checked_time": cell(None, {"fit": "(c) later checked fits"}, "median"),
+        "later_blocks_parsed": cell(None, {"fit": "(c) later checked fits"}, "blocks parsed"),
+        "ratio": Line(r"^\(c\) / \(a\) = ([\d.]+):"),
+        "memory_limit": Line(r"memory limit (\d+ ?GiB) each"),
+    }
+
+
+def quoted_dask_modes() -> dict[str, Quote]:
+    """bench_dask_modes.py: the parallel against the exact mode."""
+    q: dict[str, Quote] = {
+        "rows": Line(r"^([\d,]+) RCV1-shaped rows"),
+        "blocks": Line(r"features\) in (\d+) blocks"),
+    }
+    for gap, key in (("5 %", "gap5"), ("1 %", "gap1"), ("0.5 %", "gap0.5")):
+        row = {"gap at most": gap}
+        q[f"{key}.faster"] = cell("Fastest fit", row, "faster", r"^\*\*(\w+)\*\*$", word=True)
+        for mode in ("exact", "parallel"):
+            column = f"{mode} mode"
+            unit = "passes" if mode == "exact" else "rounds"
+            q[f"{key}.{mode}.time"] = cell("Fastest fit", row, column, r"^(.+) \(")
+            q[f"{key}.{mode}.{unit}"] = cell("Fastest fit", row, column, rf"\(([\d.]+) {unit}\)")
+    for mode, budget, key in (
+        ("exact", "4", "exact.4_passes"),
+        ("parallel", "40", "parallel.40_rounds"),
+    ):
+        row = {"mode": mode, "passes / rounds": budget}
+        q[f"{key}.time"] = cell("Every fit", row, "fit")
+        q[f"{key}.gap"] = cell("Every fit", row, "gap")
+    for mode, budget, key in (
+        ("exact", "1", "exact.1_pass"),
+        ("parallel", "10", "parallel.10_rounds"),
+    ):
+        q[f"{key}.gap"] = cell("Every fit", {"mode": mode, "passes / rounds": budget}, "gap")
+    q["parallel.10_rounds.time"] = cell(
+        "Every fit", {"mode": "parallel", "passes / rounds": "10"}, "fit"
+    )
+    return q
+
+
+def quoted_onnx() -> dict[str, Quote]:
+    """bench_onnx.py: onnxruntime against predict, one thread."""
+    q: dict[str, Quote] = {}
+    for model, key in (
+        ("KernelPegasosClassifier (rbf, one-vs-one), usps", "kernel_usps"),
+        ("PegasosClassifier (hinge), a9a", "linear_a9a"),
+    ):
+        row = {"model": model}
+        # Columns by index: both speed-up columns have the same header.
+        for index, name in (
+            (2, "row.predict"),
+            (3, "row.onnxruntime"),
+            (4, "row.speedup"),
+            (5, "rows.predict"),
+            (6, "rows.onnxruntime"),
+            (7, "rows.speedup"),
+        ):
+            q[f"{key}.{name}"] = cell("1 row and", row, index)
+    return q
+
+
+def quoted_calls() -> dict[str, Quote]:
+    """bench_calls.py: the fixed cost of small calls, before and after issue 14."""
+    q: dict[str, Quote] = {}
+    for call, key in (
+        ("linear fit, 3 classes x 30 rows", "fit"),
+        ("linear decision_function, 10 dense rows", "predict"),
+    ):
+        for jobs in (1, 2):
+            row = {"call": f"{call}, n_jobs={jobs}"}
+            for column, label in (
+                ("before (a pool per call)", "before"),
+                ("after (pools", "after"),
+            ):
+                q[f"{key}.n_jobs{jobs}.{label}"] = cell(None, row, column)
+    return q
+
+
+#: page (results/<page>.md) → figure name → where the figure stands in the page.
+QUOTED: dict[str, dict[str, Quote]] = {
+    "linear_headline": quoted_linear_headline(),
+    "scaling": quoted_scaling(),
+    "fit_cost": quoted_fit_cost(),
+    "losses": quoted_losses(),
+    "multiclass": quoted_multiclass(),
+    "ranking": quoted_ranking(),
+    "kernel_regression": quoted_kernel_regression(),
+    "kernel_headline": quoted_kernel_headline(),
+    "kernel_classes": quoted_kernel_classes(),
+    "kernel_multiclass": quoted_kernel_multiclass(),
+    "kernel": quoted_kernel(),
+    "feature_maps": quoted_feature_maps(),
+    "dask_headline": quoted_dask_headline(),
+    "dask": quoted_dask(),
+    "dask_exact": quoted_dask_exact(),
+    "dask_reuse": quoted_dask_reuse(),
+    "dask_modes": quoted_dask_modes(),
+    "onnx": quoted_onnx(),
+    "calls": quoted_calls(),
+}
