@@ -43,6 +43,18 @@ def check_fitted(model: Any, attributes: list[str]) -> None:
         )
 
 
+def check_sigmoids(model: Any) -> None:
+    """Refuse a classifier with ``probability=True`` whose Platt sigmoids were not
+    fitted (``probability`` set after ``fit``): the graph would have no
+    probabilities to compute."""
+    if model.probability and not (hasattr(model, "probA_") and hasattr(model, "probB_")):
+        refuse(
+            model,
+            "probability=True, but its sigmoids were not fitted (probability was set "
+            "after fit): fit again, or set probability=False to export its scores",
+        )
+
+
 def label_kind(model: Any) -> str:
     """``"int64"`` or ``"string"``: the tensor type of a classifier's ``label``
     output, from its ``classes_`` (integers, booleans and integral floats give int64,

@@ -51,6 +51,7 @@ import scipy.sparse as sp
 from pegasos_rs.onnx._common import (
     Graph,
     check_fitted,
+    check_sigmoids,
     check_width,
     classifier_outputs,
     classifier_shape,
@@ -114,12 +115,7 @@ def check_classifier(model: Any) -> None:
     labels cannot hold."""
     check_fitted(model, [*_FITTED, "classes_"])
     _check_expansion(model)
-    if model.probability and not (hasattr(model, "probA_") and hasattr(model, "probB_")):
-        refuse(
-            model,
-            "probability=True, but its sigmoids were not fitted (probability was set "
-            "after fit): fit again, or set probability=False to export its scores",
-        )
+    check_sigmoids(model)
     n_classes = len(model.classes_)
     expected = 1 if n_classes == 2 else n_classes
     if model.multi_class_ == "ovo":
