@@ -326,10 +326,11 @@ def convert_classifier(scope: Any, operator: Any, container: Any) -> None:
 def kernel_classifier_shape(operator: Any) -> None:
     """``label`` ``(N,)`` and ``probabilities`` ``(N, n_classes)``, or ``(N, n_pairs)``
     for one-vs-one pairs' values."""
-    classifier_shape(operator)
     model = operator.raw_operator
     options = operator.scope_inst.get_options(model, dict(raw_scores=False), fail=False) or {}
-    if _pair_output(model, bool(options.get("raw_scores", False))):
+    pairs = _pair_output(model, bool(options.get("raw_scores", False)))
+    classifier_shape(operator, zipped=False if pairs else None)  # pairs are not zipped
+    if pairs:
         n_classes = len(model.classes_)
         n = operator.inputs[0].get_first_dimension()
         operator.outputs[1].type = type(operator.outputs[1].type)(
