@@ -561,3 +561,18 @@ def test_train_rank_errors_are_messages(ranking_files, files):
     ]:
         with pytest.raises(SystemExit, match=message):
             main(argv)
+
+
+def test_counts_of_one_are_singular(files, tmp_path, capsys):
+    """A one-pass fit says "1 pass", not "1 passes" (every count the command line,
+    the progress reports and the demo print goes through ``counted``)."""
+    from pegasos_rs._counts import counted
+
+    _, train, _, _ = files
+    assert main(["train", "--passes", "1", str(train), str(tmp_path / "m")]) == 0
+    err = capsys.readouterr().err
+    assert "300 examples x 10 features, 3 classes, 1 pass in" in err, err
+    assert [counted(n, "pass") for n in (0, 1, 2)] == ["0 passes", "1 pass", "2 passes"]
+    assert counted(1, "class") == "1 class" and counted(2, "query") == "2 queries"
+    assert counted(2, "training row") == "2 training rows" and counted(3, "day") == "3 days"
+    assert counted(12345, "step", thousands=True) == "12,345 steps"

@@ -17,6 +17,7 @@ import numpy as np
 
 from pegasos_rs import _core, _model_file
 from pegasos_rs._arrays import n_threads
+from pegasos_rs._counts import plural
 from pegasos_rs._fit_inputs import (
     check_targets,
     class_weight_vector,
@@ -215,7 +216,8 @@ def store_fit(est, result: dict) -> str | None:
     )
     return (
         f"{_name(est)}: tol={est.tol} was not reached within "
-        f"max_iter={est.max_iter} passes{which}; increase max_iter or tol to "
+        f"max_iter={est.max_iter} {plural(est.max_iter, 'pass')}{which}; increase max_iter "
+        "or tol to "
         "improve the fit."
     )
 

@@ -80,6 +80,7 @@ from typing import Literal
 
 # Nothing here imports numpy, scipy or scikit-learn when the module is imported:
 # --help must answer at once, and the linear path never needs the last two.
+from pegasos_rs._counts import counted
 from pegasos_rs._progress import ProgressBar, reporting
 
 TRAIN_USAGE = "pegasos-rs train [options] data_file [model_file]"
@@ -720,8 +721,8 @@ def _train_ranker(args, class_weight, on_dask: bool) -> int:
     _save(est.save, model_file)
     if not args.quiet:
         print(
-            f"trained PegasosRanker on {X.shape[0]} examples x {X.shape[1]} features, "
-            f"{len(np.unique(qid))} queries, {est.n_iter_} passes in "
+            f"trained PegasosRanker on {_rows(X.shape[0], X.shape[1])}, "
+            f"{counted(len(np.unique(qid)), 'query')}, {counted(est.n_iter_, 'pass')} in "
             f"{time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
@@ -789,13 +790,25 @@ def _train_estimator(args, data_file: str, model_file: str, class_weight) -> int
     return 0
 
 
+def _rows(n_rows: int, n_features: int) -> str:
+    """``"300 examples x 10 features"``, as the summary lines of ``train`` say it."""
+    return f"{counted(n_rows, 'example')} x {counted(n_features, 'feature')}"
+
+
+def task_of(model) -> str:
+    """What a trained model predicts, as the summary lines say it: ``"3 classes"``, or
+    ``"regression"``."""
+    if hasattr(model, "classes_"):
+        return counted(len(model.classes_), "class")
+    return "regression"
+
+
 def _report(args, name: str, n_rows: int, n_features: int, model, started, model_file) -> None:
     """The line ``train`` ends with on stderr (none with ``-q``)."""
     if not args.quiet:
-        what = f"{len(model.classes_)} classes" if hasattr(model, "classes_") else "regression"
         print(
-            f"trained {name} on {n_rows} examples x {n_features} features, "
-            f"{what}, {model.n_iter_} passes in "
+            f"trained {name} on {_rows(n_rows, n_features)}, "
+            f"{task_of(model)}, {counted(model.n_iter_, 'pass')} in "
             f"{time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
@@ -858,7 +871,7 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
         with pdask._cluster.cluster(client) as on:
             if show:
                 print(
-                    f"reading {len(data_files)} file(s) on {on.scheduler.address} ...",
+                    f"reading {counted(len(data_files), 'file')} on {on.scheduler.address} ...",
                     file=sys.stderr,
                 )
             with on.as_current():
@@ -885,10 +898,10 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             client.close()
     _save(est.save, model_file)
     if not args.quiet:
-        what = f"{len(est.classes_)} classes" if hasattr(est, "classes_") else "regression"
         print(
-            f"trained {type(est).__name__} ({args.mode}) on {int(X.shape[0])} examples x "
-            f"{X.shape[1]} features from {len(data_files)} file(s), {what}, {est.t_} steps "
+            f"trained {type(est).__name__} ({args.mode}) on "
+            f"{_rows(int(X.shape[0]), int(X.shape[1]))} from {counted(len(data_files), 'file')}, "
+            f"{task_of(est)}, {counted(est.t_, 'step')} "
             f"in {time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
@@ -1036,7 +1049,7 @@ def _predict_ranking(args, model) -> int:
         raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
     if not args.quiet and qid is not None and len(scores):
         n_queries = len(np.unique(qid))
-        print(f"Mean NDCG@10 = {mean_ndcg(y, scores, qid):g} ({n_queries} queries)")
+        print(f"Mean NDCG@10 = {mean_ndcg(y, scores, qid):g} ({counted(n_queries, 'query')})")
     return 0
 
 
@@ -1135,8 +1148,8 @@ def _linear_width(X, d: int, data_file: str):
     elif X.shape[1] > d:  # features unseen in training have no weight (as LIBLINEAR)
         unseen = X[:, d:].nnz
         print(
-            f"pegasos-rs predict: WARNING: {data_file} has {X.shape[1]} features but "
-            f"the model was trained on {d}: {unseen} values of features {d + 1}.."
+            f"pegasos-rs predict: WARNING: {data_file} has {counted(X.shape[1], 'feature')} "
+            f"but the model was trained on {d}: {counted(unseen, 'value')} of features {d + 1}.."
             f"{X.shape[1]} are ignored (as LIBLINEAR does). Is this the model of this data?",
             file=sys.stderr,
         )
