@@ -35,9 +35,12 @@ The linear solver's usual run (no ``-v``, no ``-b 1``, no ``--dask``) imports no
 scikit-learn and no scipy: it reads the file, trains and writes the model through
 the functions ``PegasosClassifier`` itself uses (:mod:`pegasos_rs._linear_solver`),
 and the model file is byte for byte the one ``PegasosClassifier(...).fit(X,
-y).save(...)`` writes with the same parameters. So ``pegasos-rs train`` starts in a
-fraction of a second, as LIBLINEAR's does, instead of after the seconds scikit-learn
-takes to import.
+y).save(...)`` writes with the same parameters. ``predict`` with a linear
+classifier's file (no ``-b 1``) reads it without them too
+(``pegasos_rs.model_io._load_linear_classifier``) and predicts through the
+functions ``PegasosClassifier.predict`` uses. So ``pegasos-rs train`` and
+``predict`` start in a fraction of a second, as LIBLINEAR's do, instead of after the
+seconds scikit-learn takes to import.
 
 With ``--dask`` the files (globs allowed) are read and trained on by
 ``pegasos_rs.dask`` on the Dask cluster at ``SCHEDULER`` (``tcp://host:8786``), or
@@ -948,6 +951,15 @@ def _predict_parser() -> argparse.ArgumentParser:
 
 
 def predict(argv: list[str]) -> int:
+    from pegasos_rs import model_io
+
+    args = _predict_parser().parse_args(argv)
+    # A linear classifier's file (what train writes) is read and predicted without
+    # importing scikit-learn or scipy, as train trains it: they take most of a second
+    # to import. Other models, and -b 1, go through the estimators.
+    linear = None if args.probability else model_io._load_linear_classifier(args.model_file)
+    if linear is not None:
+        return _predict_linear(args, linear)
     import numpy as np
 
     from pegasos_rs.foreign_models import (
@@ -958,7 +970,6 @@ def predict(argv: list[str]) -> int:
     )
     from pegasos_rs.svmlight import load_svmlight_file
 
-    args = _predict_parser().parse_args(argv)
     try:
         model = read_model(args.model_file)
         if type(model).__name__ == "PegasosRanker":
@@ -998,9 +1009,55 @@ def predict(argv: list[str]) -> int:
                     proba = model.predict_proba(X, n_jobs=args.threads)
     except ValueError as e:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
+    _write_predictions(args, pred, label_format, (order, proba) if args.probability else None)
+    _print_measures(args, pred, y, regression, task)
+    return 0
+
+
+def _predict_linear(args, model) -> int:
+    """``predict`` with a linear classifier read by
+    ``pegasos_rs.model_io._load_linear_classifier``, without scikit-learn or scipy:
+    the rows as ``read_svmlight_arrays`` gives them, the decision values and labels
+    by the functions ``PegasosClassifier.predict`` uses."""
+    import numpy as np
+
+    from pegasos_rs import _linear_solver, svmlight
+    from pegasos_rs._arrays import csr_parts
+
+    try:
+        with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
+            data, indices, indptr, y, n_features = svmlight.read_svmlight_arrays(
+                args.data_file, n_jobs=args.threads
+            )
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"pegasos-rs predict: {e}") from None
+    d = model.n_features_in_
+    data, indices, indptr = _narrowed(data, indices, indptr, n_features, d, args.data_file)
+    n_rows = indptr.shape[0] - 1
+    try:
+        with reporting(_bar(args, "predicting", "rows")):
+            pred = np.zeros(0)
+            if n_rows:
+                matrix = csr_parts(data, indices, indptr, (n_rows, d))
+                scores = _linear_solver.decision_values(model, matrix, args.threads)
+                pred = _linear_solver.labels_of(model.classes_, scores)
+    except ValueError as e:
+        raise SystemExit(f"pegasos-rs predict: {e}") from None
+    _write_predictions(args, pred, "g", None)
+    _print_measures(args, pred, y, False, "")
+    return 0
+
+
+def _write_predictions(args, pred, label_format: str, probabilities) -> None:
+    """Write ``predict``'s output file: a label (or value) per line, each written
+    with ``label_format``; with ``probabilities`` (the classes and the rows'
+    probabilities), LIBLINEAR's layout: a header, then ``label p_1 .. p_K``."""
+    import numpy as np
+
     try:
         with open(args.output_file, "w") as f:
-            if args.probability:  # LIBLINEAR's layout: a header, then label p_1 .. p_K
+            if probabilities is not None:
+                order, proba = probabilities
                 labels = " ".join(f"{c:{label_format}}" for c in np.asarray(order, dtype=float))
                 f.write(f"labels {labels}\n")
                 f.writelines(
@@ -1011,15 +1068,23 @@ def predict(argv: list[str]) -> int:
                 f.writelines(f"{v:{label_format}}\n" for v in np.asarray(pred, dtype=float))
     except OSError as e:
         raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
-    if not args.quiet:
-        if regression:
-            mse, r2 = _regression_measures(np.asarray(pred, dtype=float), y)
-            print(f"Mean squared error = {_c_g(mse)} (regression)")
-            print(f"Squared correlation coefficient = {_c_g(r2)} (regression)")
-        else:
-            correct = int(np.sum(pred == y))
-            print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
-    return 0
+
+
+def _print_measures(args, pred, y, regression: bool, task: str) -> None:
+    """Print the accuracy (``task`` after it), or for a regression the mean squared
+    error and squared correlation, as LIBLINEAR's and LIBSVM's programs do; nothing
+    with ``-q``."""
+    import numpy as np
+
+    if args.quiet:
+        return
+    if regression:
+        mse, r2 = _regression_measures(np.asarray(pred, dtype=float), y)
+        print(f"Mean squared error = {_c_g(mse)} (regression)")
+        print(f"Squared correlation coefficient = {_c_g(r2)} (regression)")
+    else:
+        correct = int(np.sum(pred == y))
+        print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
 
 
 def _predict_ranking(args, model) -> int:
@@ -1140,18 +1205,30 @@ def _check_probabilities(model, model_file: str, regression: bool) -> None:
 
 
 def _linear_width(X, d: int, data_file: str):
-    """``X`` with the ``d`` features of a linear model: absent trailing features are
-    zeros; features the model never saw are dropped with a warning (LIBLINEAR drops
-    them silently)."""
-    if X.shape[1] < d:  # trailing features absent from the test file
-        X.resize((X.shape[0], d))
-    elif X.shape[1] > d:  # features unseen in training have no weight (as LIBLINEAR)
-        unseen = X[:, d:].nnz
-        print(
-            f"pegasos-rs predict: WARNING: {data_file} has {counted(X.shape[1], 'feature')} "
-            f"but the model was trained on {d}: {counted(unseen, 'value')} of features {d + 1}.."
-            f"{X.shape[1]} are ignored (as LIBLINEAR does). Is this the model of this data?",
-            file=sys.stderr,
-        )
-        X = X[:, :d]
-    return X
+    """The CSR matrix ``X`` with the ``d`` features of a linear model (see
+    :func:`_narrowed`)."""
+    import scipy.sparse as sp
+
+    data, indices, indptr = _narrowed(X.data, X.indices, X.indptr, X.shape[1], d, data_file)
+    return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], d))
+
+
+def _narrowed(data, indices, indptr, n_features: int, d: int, data_file: str):
+    """The arrays of a CSR matrix of ``n_features`` columns as those of ``d``
+    columns, the features of a linear model: absent trailing features are zeros;
+    features the model never saw are dropped with a warning (LIBLINEAR drops them
+    silently)."""
+    import numpy as np
+
+    if n_features <= d:
+        return data, indices, indptr
+    keep = indices < d
+    unseen = int(keep.size - np.count_nonzero(keep))
+    print(
+        f"pegasos-rs predict: WARNING: {data_file} has {counted(n_features, 'feature')} "
+        f"but the model was trained on {d}: {counted(unseen, 'value')} of features {d + 1}.."
+        f"{n_features} are ignored (as LIBLINEAR does). Is this the model of this data?",
+        file=sys.stderr,
+    )
+    kept_before = np.concatenate([[0], np.cumsum(keep)])  # entries kept before each one
+    return data[keep], indices[keep], kept_before[indptr].astype(indptr.dtype)
