@@ -1,11 +1,13 @@
-"""Start-up and a9a training time of the ``pegasos-rs`` command, against LIBLINEAR.
+"""Start-up, a9a training and prediction time of the ``pegasos-rs`` command, against
+LIBLINEAR.
 
     python benches/bench_cli.py [--repeats 5]
     python benches/bench_cli.py --smoke     # a generated file, 1 repeat, no result file
 
 Wall time of whole processes, as a user of the command waits for them (issue 24):
-``pegasos-rs --version``, ``--help``, ``train --help`` and ``train`` on a9a with
-default settings, each the median of ``--repeats`` runs (at least 3), next to the
+``pegasos-rs --version``, ``--help``, ``train --help``, ``train`` on a9a with
+default settings and ``predict`` on a9a.t with the model it wrote, each the median
+of ``--repeats`` runs (at least 3), next to the
 costs they are made of (Python's start, importing numpy, importing scikit-learn) and
 to LIBLINEAR. The ``train`` binary of LIBLINEAR is not installed here, only the
 ``liblinear-official`` Python package: its whole-process time (import, its Python
@@ -34,7 +36,13 @@ import report
 import shared_data
 
 #: Targets of issue 24 (whole-process wall time).
-TARGETS = {"--version": 0.3, "--help": 0.3, "train --help": 0.3, "train a9a": 0.6}
+TARGETS = {
+    "--version": 0.3,
+    "--help": 0.3,
+    "train --help": 0.3,
+    "train a9a": 0.6,
+    "predict a9a": 0.5,
+}
 
 
 def pegasos_command() -> list[str]:
@@ -69,27 +77,28 @@ def liblinear_in_process(path: Path, options: str, repeats: int) -> float:
     return statistics.median(times)
 
 
-def data_file(workdir: Path, smoke: bool) -> tuple[Path, str]:
-    """The plain-text training file both programs read (LIBLINEAR's reader takes no
-    compressed files), and its name for the report."""
-    out = workdir / "train.svm"
+def data_files(workdir: Path, smoke: bool) -> tuple[Path, Path, str, str]:
+    """The plain-text training and test files (LIBLINEAR's reader takes no
+    compressed files), and their names for the report."""
+    train, test = workdir / "train.svm", workdir / "test.svm"
     if smoke:
         import numpy as np
         from pegasos_rs import dump_svmlight_file
 
         rng = np.random.RandomState(0)
-        X = (rng.rand(2000, 50) < 0.1) * 1.0
-        dump_svmlight_file(
-            X, np.where(X[:, 0] + rng.rand(2000) > 0.6, 1, -1), out, zero_based=False
-        )
-        return out, "generated 2,000 x 50"
+        X = (rng.rand(3000, 50) < 0.1) * 1.0
+        y = np.where(X[:, 0] + rng.rand(3000) > 0.6, 1, -1)
+        dump_svmlight_file(X[:2000], y[:2000], train, zero_based=False)
+        dump_svmlight_file(X[2000:], y[2000:], test, zero_based=False)
+        return train, test, "generated 2,000 x 50", "generated 1,000 x 50"
     folder = shared_data.data_dir()
-    source = None if folder is None else folder / "a9a.xz"
-    if source is None or not source.exists():
-        raise SystemExit("a9a.xz is absent (set PEGASOS_DATA): nothing measured; try --smoke")
-    with lzma.open(source) as f, open(out, "wb") as g:
-        shutil.copyfileobj(f, g)
-    return out, "a9a (32,561 x 123)"
+    for name, out in (("a9a.xz", train), ("a9a.t.xz", test)):
+        source = None if folder is None else folder / name
+        if source is None or not source.exists():
+            raise SystemExit(f"{name} is absent (set PEGASOS_DATA): nothing measured; try --smoke")
+        with lzma.open(source) as f, open(out, "wb") as g:
+            shutil.copyfileobj(f, g)
+    return train, test, "a9a (32,561 x 123)", "a9a.t (16,281 x 123)"
 
 
 def main() -> int:
@@ -103,12 +112,14 @@ def main() -> int:
     cli = pegasos_command()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        data, data_name = data_file(workdir, args.smoke)
+        data, test, data_name, test_name = data_files(workdir, args.smoke)
         runs = {
             "--version": [*cli, "--version"],
             "--help": [*cli, "--help"],
             "train --help": [*cli, "train", "--help"],
             "train a9a": [*cli, "train", "-q", str(data), "m.model"],
+            # as a user types it (the accuracy printed): the model train wrote above
+            "predict a9a": [*cli, "predict", str(test), "m.model", "out.txt"],
         }
         base = {
             "python -c pass": [py, "-c", "pass"],
@@ -135,6 +146,11 @@ def main() -> int:
             measured[name] = wall(cmd, repeats, workdir)
             print(f"{name:70s} {report.fmt_time(measured[name]['median'])}", flush=True)
         common.check((workdir / "m.model").exists(), "pegasos-rs train wrote no model")
+        predicted = (workdir / "out.txt").read_text().split()
+        common.check(
+            len(predicted) == len(test.read_text().splitlines()),
+            "pegasos-rs predict did not write a label per test row",
+        )
         in_process = {
             opts: liblinear_in_process(data, f"{opts} -q".strip(), repeats) for opts in ("", "-s 3")
         }
@@ -155,23 +171,21 @@ def main() -> int:
     shown = " ".join(cli)
     package = Path(importlib.util.find_spec("pegasos_rs").origin).parent
     lines = [
-        "# pegasos-rs command line: start-up and training time",
+        "# pegasos-rs command line: start-up, training and prediction time",
         "",
-        f"Whole processes, median of {repeats} runs each; data: {data_name}, plain text. "
+        f"Whole processes, median of {repeats} runs each; data: {data_name} and "
+        f"{test_name}, plain text. "
         f"`pegasos-rs` is `{shown}`, running the package in `{package}`. Start-up times "
         "grow with the machine's load (above): read them against the targets only from "
         "a run on a quiet machine.",
     ]
+    labels = {
+        "train a9a": f"`train` {data_name}, default settings",
+        "predict a9a": f"`predict` {test_name} with the model of `train`",
+    }
     lines += report.section(
         "pegasos-rs",
-        report.markdown_table(
-            header,
-            [
-                row(n, TARGETS[n], f"`train` {data_name}, default settings" if "a9a" in n else None)
-                for n in runs
-            ],
-            "lrrrc",
-        ),
+        report.markdown_table(header, [row(n, TARGETS[n], labels.get(n)) for n in runs], "lrrrc"),
     )
     lines += report.section(
         "What a start costs here",
@@ -201,6 +215,10 @@ def main() -> int:
             "20 averaged passes, no bias): it imports neither scikit-learn nor scipy "
             "(tests/test_cli_startup.py checks it), so its time is Python's start, "
             "numpy, the extension, reading the file, training and writing the model.",
+            "`pegasos-rs predict` with that model (a linear classifier's file) imports "
+            "neither either (tests/test_cli_startup.py): Python's start, numpy, the "
+            "extension, reading the model and the test file, predicting, writing the "
+            "labels and printing the accuracy.",
             "LIBLINEAR's default is `-s 1` (squared hinge, dual); `-s 3` is the hinge "
             "loss Pegasos minimises.",
         ]

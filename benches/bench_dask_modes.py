@@ -96,7 +96,7 @@ def main() -> None:
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
     ):
-        client.run(bench_dask._warm_up)
+        client.run(bench_dask.warm_up)
         (path,) = bench_dask.make_shards(client, workdir, 1, rows, d, nnz)
         X, y = pegasos_rs.load_svmlight_file(str(path), n_features=d, zero_based=True)
         Y = np.where(y == np.unique(y)[1], 1.0, -1.0)[None, :]

@@ -94,7 +94,7 @@ def main() -> None:
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
     ):
-        client.run(bench_dask._warm_up)
+        client.run(bench_dask.warm_up)
         shards = bench_dask.make_shards(client, workdir, args.shards, shard_rows, d, nnz)
         files = [str(p) for p in shards]
 

@@ -34,7 +34,11 @@ import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 
 BENCH_DIR = Path(__file__).resolve().parent
-RESULTS_DIR = BENCH_DIR / "results"
+#: Where the scripts write their reports, JSON files and figures: ``benches/results``,
+#: or the folder ``$PEGASOS_BENCH_RESULTS`` names (the test suite's smoke runs write
+#: under a temporary folder so, never into the checkout).
+RESULTS_DIR = Path(os.environ.get("PEGASOS_BENCH_RESULTS") or BENCH_DIR / "results")
+RESULTS_DIR.mkdir(parents=True, exist_ok=True)
 
 
 class BenchmarkError(RuntimeError):

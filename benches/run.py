@@ -34,7 +34,8 @@ result it measures is implausible):
 * ``bench_leak.py``     RSS over 2,000 cycles of fit, predict, save, load and pickle of
   every estimator (no leak: within 4 MiB of the level after 100 cycles; about 3 min)
 * ``bench_calls.py``    fixed cost of small calls (10,000 predictions of 10 rows, ...)
-* ``bench_cli.py``      start-up and a9a training time of ``pegasos-rs`` against LIBLINEAR
+* ``bench_cli.py``      start-up, a9a training and prediction time of ``pegasos-rs``
+  against LIBLINEAR
 * ``bench_onnx.py``     onnxruntime on exported graphs against ``predict``: one row and
   10,000 rows (needs the ``[onnx]`` extra; about a minute)
 

@@ -25,11 +25,13 @@ sys.path.append(str(Path(__file__).resolve().parent.parent / "benches"))
 import shared_data as _datasets
 
 # Tests write only under a temporary directory: datasets parsed during the session
-# are cached there (and in the children the tests start), not in ~/.cache.
-if "PEGASOS_CACHE" not in os.environ:
-    _cache = tempfile.mkdtemp(prefix="pegasos-rs-test-cache-")
-    os.environ["PEGASOS_CACHE"] = _cache
-    atexit.register(shutil.rmtree, _cache, ignore_errors=True)
+# are cached there (and in the children the tests start), not in ~/.cache; and
+# hypothesis keeps its example database there, not in .hypothesis/ of the working
+# directory (its storage directory is read on first use, after this module runs).
+_scratch = tempfile.mkdtemp(prefix="pegasos-rs-tests-")
+atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
+os.environ.setdefault("PEGASOS_CACHE", os.path.join(_scratch, "cache"))
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(_scratch, "hypothesis"))
 
 
 #: Why scikit-learn's check_classifiers_train fails with probability=True (both

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,52 +12,111 @@ import pytest
 BENCHES = Path(__file__).resolve().parent.parent / "benches"
 
 
+#: The optional packages the benchmarks import. Each smoke run is skipped when one
+#: its script needs is missing, and runs with every other one hidden (its import
+#: fails, in the script's child processes and Dask workers too), so that a script
+#: is skipped exactly when it lacks what it really imports.
+OPTIONAL = ("liblinear", "dask_ml", "distributed", "onnxruntime", "skl2onnx")
+
+#: Put first on ``sys.path`` (``PYTHONPATH``) of a smoke run: makes the import of
+#: every package named in ``PEGASOS_TEST_HIDDEN`` fail as the import of an absent one does.
+HIDER = """
+import os, sys
+
+class _Hidden:
+    hidden = set(os.environ.get("PEGASOS_TEST_HIDDEN", "").split())
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in self.hidden:
+            raise ModuleNotFoundError(f"No module named {name!r} (hidden)", name=name)
+        return None
+
+sys.meta_path.insert(0, _Hidden())
+"""
+
+
 @pytest.mark.parametrize(
-    "script, expected",
+    "script, expected, needs",
     [
-        ("bench_scaling.py", "| Pegasos / LIBLINEAR to target |"),
-        ("bench_paper.py", "## 4. Rate: gap to the optimum against T"),
-        ("bench_threads.py", "identical results at both thread counts checked"),
-        ("bench_linear.py", "## Throughput (k = 1, same number of passes)"),
-        ("bench_kernel.py", "## Margin strategies"),
-        ("bench_svmlight.py", "identical arrays checked"),
-        ("bench_feature_maps.py", "## 2. Map + PegasosClassifier against exact kernel"),
-        ("bench_dask.py", "## Memory and communication of (a)"),
-        ("bench_dask_reuse.py", "(c) / (a) = "),
-        ("bench_dask_exact.py", "## (c) Exact mode to A - 0.5 pp"),
-        ("bench_dask_modes.py", "## Fastest fit to each gap"),
-        ("bench_leak.py", "## RSS curve [MiB] every 10 cycles"),
-        ("bench_calls.py", "## per-call times measured"),
-        ("bench_cli.py", "## start-up times measured"),
-        ("bench_fit_cost.py", "every time is the median of 1 run"),
-        ("bench_losses.py", "## 3. Objective gap after 20 passes"),
-        ("bench_kernel_regression.py", "## Time to SVR's test MSE + 5 %"),
-        ("bench_kernel_classes.py", "## Time to SVC's test accuracy - 1 pp"),
-        ("bench_ranking.py", "## 2. generated imbalanced"),
-        ("bench_multiclass.py", "## Time to LIBLINEAR -s 4's test accuracy - 0.3 pp"),
-        ("bench_onnx.py", "## 1 row and 10,000 rows"),
+        ("bench_scaling.py", "| Pegasos / LIBLINEAR to target |", ["liblinear"]),
+        ("bench_paper.py", "## 4. Rate: gap to the optimum against T", ["liblinear"]),
+        ("bench_threads.py", "identical results at both thread counts checked", []),
+        ("bench_linear.py", "## Throughput (k = 1, same number of passes)", ["liblinear"]),
+        ("bench_kernel.py", "## Margin strategies", []),
+        ("bench_svmlight.py", "identical arrays checked", []),
+        ("bench_feature_maps.py", "## 2. Map + PegasosClassifier against exact kernel", []),
+        (
+            "bench_dask.py",
+            "## Memory and communication of (a)",
+            ["distributed", "dask_ml", "liblinear"],
+        ),
+        ("bench_dask_reuse.py", "(c) / (a) = ", ["distributed"]),
+        ("bench_dask_exact.py", "## (c) Exact mode to A - 0.5 pp", ["distributed", "dask_ml"]),
+        ("bench_dask_modes.py", "## Fastest fit to each gap", ["distributed", "liblinear"]),
+        ("bench_leak.py", "## RSS curve [MiB] every 10 cycles", []),
+        ("bench_calls.py", "## per-call times measured", []),
+        ("bench_cli.py", "## start-up times measured", ["liblinear"]),
+        ("bench_fit_cost.py", "every time is the median of 1 run", []),
+        ("bench_losses.py", "## 3. Objective gap after 20 passes", ["liblinear"]),
+        ("bench_kernel_regression.py", "## Time to SVR's test MSE + 5 %", []),
+        ("bench_kernel_classes.py", "## Time to SVC's test accuracy - 1 pp", []),
+        ("bench_ranking.py", "## 2. generated imbalanced", []),
+        (
+            "bench_multiclass.py",
+            "## Time to LIBLINEAR -s 4's test accuracy - 0.3 pp",
+            ["liblinear"],
+        ),
+        ("bench_onnx.py", "## 1 row and 10,000 rows", ["onnxruntime", "skl2onnx"]),
     ],
 )
-def test_benchmark_smoke_modes_run_and_check_their_results(script, expected):
-    if script == "bench_onnx.py":
-        pytest.importorskip("onnxruntime")  # and not LIBLINEAR, which it does not run
-    else:
-        pytest.importorskip("liblinear")
-    if script in ("bench_dask.py", "bench_dask_exact.py", "bench_dask_modes.py"):
-        pytest.importorskip("dask_ml")
+def test_benchmark_smoke_modes_run_and_check_their_results(script, expected, needs, tmp_path):
+    for module in needs:
+        pytest.importorskip(module)
     if not BENCHES.is_dir():
         pytest.skip("benches/ is not next to the tests")
+    hider = tmp_path / "hider"
+    hider.mkdir()
+    (hider / "sitecustomize.py").write_text(HIDER)
+    paths = [str(hider), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in paths if p),
+        "PEGASOS_TEST_HIDDEN": " ".join(m for m in OPTIONAL if m not in needs),
+        "PEGASOS_BENCH_RESULTS": str(tmp_path / "results"),
+    }
+    checkout_results = _files(BENCHES / "results")
     out = subprocess.run(
         [sys.executable, str(BENCHES / script), "--smoke"],
         capture_output=True,
         text=True,
         timeout=300,
+        env=env,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     assert expected in out.stdout
     # Every report is published with the machine's load at the start and end of its
     # run (report.publish), so a figure can be read against the load it ran under.
     assert "CPUs; load average (1 / 5 / 15 min)" in out.stdout
+    # Its files went to the temporary folder, none into the checkout's results.
+    assert _files(BENCHES / "results") == checkout_results
+
+
+def _files(folder: Path) -> dict[str, int]:
+    """The files of ``folder`` with their modification times (ns)."""
+    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} if folder.is_dir() else {}
+
+
+def test_hidden_packages_cannot_be_imported(tmp_path):
+    """The smoke runs' hiding works (else a script that imports a package it does
+    not declare would pass where the package is installed)."""
+    pytest.importorskip("liblinear")
+    (tmp_path / "sitecustomize.py").write_text(HIDER)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "PEGASOS_TEST_HIDDEN": "liblinear"}
+    code = "try:\n    import liblinear.liblinearutil\nexcept ImportError:\n    print('hidden')"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.stdout.strip() == "hidden", out.stderr[-3000:]
 
 
 def test_timeit_runs_every_repeat_however_long_the_runs_take():

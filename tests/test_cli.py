@@ -561,3 +561,67 @@ def test_train_rank_errors_are_messages(ranking_files, files):
     ]:
         with pytest.raises(SystemExit, match=message):
             main(argv)
+
+
+def test_help_names_both_export_formats_and_what_each_writes(capsys):
+    """``pegasos-rs --help`` says export writes LIBLINEAR model files and ONNX graphs;
+    ``export --help`` names the models each format writes, as the code decides:
+    pegasos_rs.onnx's converter table (and its refusals) for ONNX,
+    write_liblinear_model for LIBLINEAR."""
+    from pegasos_rs import _registry, cli
+    from pegasos_rs.exceptions import NotFittedError
+    from pegasos_rs.liblinear_format import write_liblinear_model
+    from pegasos_rs.onnx import CONVERTERS, REFUSED
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    # the export line and its continuation lines (argparse wraps long ones)
+    line = re.search(r"^ +export +\S.*(\n {20,}\S.*)*", capsys.readouterr().out, re.M)
+    assert line and "LIBLINEAR" in line.group() and "ONNX" in line.group()
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert cli.EXPORTED["onnx"] == tuple(row.name for row in CONVERTERS)
+    assert cli.REFUSED_BY_ONNX == tuple(name for _, name in REFUSED)
+    written = set()
+    for name, cls in _registry.classes().items():
+        try:
+            write_liblinear_model(cls(), "unused")  # refused by class before the fit check
+        except NotFittedError:
+            written.add(name)
+        except TypeError:
+            pass
+    assert set(cli.EXPORTED["liblinear"]) == written
+    for names in (*cli.EXPORTED.values(), cli.REFUSED_BY_ONNX):
+        listed = ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
+        assert listed in text, listed
+
+
+def test_export_says_what_it_wrote_unless_quiet(tmp_path, capsys):
+    """``export`` ends with a line on stderr as ``train`` does (none with -q)."""
+    X, y = make_problem(n_samples=60, n_features=5, n_classes=3, seed=1)
+    pegasos_rs.PegasosClassifier(max_iter=1).fit(X, y).save(tmp_path / "m.model")
+    out = tmp_path / "m.liblinear"
+    assert main(["export", "--format", "liblinear", str(tmp_path / "m.model"), str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        f"exported PegasosClassifier (3 classes, 5 features) from {tmp_path / 'm.model'} "
+        f"to {out}: a LIBLINEAR model file\n"
+    )
+    assert main(["export", "-q", "--format", "liblinear", str(tmp_path / "m.model"), str(out)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_counts_of_one_are_singular(files, tmp_path, capsys):
+    """A one-pass fit says "1 pass", not "1 passes" (every count the command line,
+    the progress reports and the demo print goes through ``counted``)."""
+    from pegasos_rs._counts import counted
+
+    _, train, _, _ = files
+    assert main(["train", "--passes", "1", str(train), str(tmp_path / "m")]) == 0
+    err = capsys.readouterr().err
+    assert "300 examples x 10 features, 3 classes, 1 pass in" in err, err
+    assert [counted(n, "pass") for n in (0, 1, 2)] == ["0 passes", "1 pass", "2 passes"]
+    assert counted(1, "class") == "1 class" and counted(2, "query") == "2 queries"
+    assert counted(2, "training row") == "2 training rows" and counted(3, "day") == "3 days"
+    assert counted(12345, "step", thousands=True) == "12,345 steps"

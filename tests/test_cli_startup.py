@@ -1,7 +1,9 @@
-"""The command line's start (issue 24): ``pegasos-rs --version``, ``--help`` and a
-linear ``train`` import no scikit-learn (checked in ``sys.modules`` of a fresh
-process, not by timing), ``import pegasos_rs`` is lazy and keeps its names, and the
-model file ``train`` writes without scikit-learn is byte for byte the estimator's."""
+"""The command line's start (issue 24): ``pegasos-rs --version``, ``--help``, a
+linear ``train`` and ``predict`` with a linear classifier import no scikit-learn
+(checked in ``sys.modules`` of a fresh process, not by timing), ``import
+pegasos_rs`` is lazy and keeps its names, the model file ``train`` writes without
+scikit-learn is byte for byte the estimator's, and ``predict`` without scikit-learn
+writes what the estimator predicts."""
 
 from __future__ import annotations
 
@@ -53,6 +55,14 @@ def data(tmp_path):
     return path
 
 
+@pytest.fixture
+def model(data):
+    """The model ``pegasos-rs train`` writes for ``data``."""
+    path = data.parent / "small.model"
+    assert main(["train", "-q", "--passes", "2", str(data), str(path)]) == 0
+    return path
+
+
 @pytest.mark.parametrize(
     ("args", "allowed"),
     [
@@ -63,10 +73,12 @@ def data(tmp_path):
         (["train", "-q", "DATA"], {"numpy"}),
         (["train", "-q", "-c", "2", "-B", "1", "-e", "0.1", "-w7", "2", "DATA", "m"], {"numpy"}),
         (["train", "-q", "-t", "0", "-g", "0.5", "--sampling", "shuffle", "DATA"], {"numpy"}),
+        (["predict", "DATA", "MODEL", "out"], {"numpy"}),
+        (["predict", "-q", "--threads", "2", "DATA", "MODEL", "out"], {"numpy"}),
     ],
 )
-def test_cli_start_imports_no_scikit_learn(data, args, allowed):
-    args = [str(data) if a == "DATA" else a for a in args]
+def test_cli_start_imports_no_scikit_learn(data, model, args, allowed):
+    args = [{"DATA": str(data), "MODEL": str(model)}.get(a, a) for a in args]
     result = _run_cli(args, data.parent)
     assert result["code"] in (0, None)
     assert set(result["loaded"]) <= allowed, result["loaded"]
@@ -153,8 +165,11 @@ def test_train_writes_the_estimators_model_file_byte_for_byte(data, tmp_path, fl
 def test_cli_limits_are_the_estimators():
     """--passes, --max-steps and --seed are checked by the command line itself (the
     linear path builds no estimator): within the ranges the estimator accepts."""
+    from pegasos_rs import _linear_solver
     from pegasos_rs import cli_train_predict as cli
 
+    # the parameters predict's scikit-learn-free reading accepts in a file
+    assert set(_linear_solver.PARAMETERS) == set(PegasosClassifier().get_params())
     constraints = PegasosClassifier._parameter_constraints
     assert constraints["max_iter"][0].right == cli.MAX_PASSES
     assert constraints["max_steps"][1].right == cli.MAX_STEPS
@@ -220,3 +235,52 @@ def test_class_weight_dicts_weigh_as_scikit_learns_compute_class_weight(class_we
     else:
         got = class_weight_vector(class_weight, present, present, counts)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("width", [10, 7, 14])  # the model's, fewer, more features
+@pytest.mark.parametrize(
+    ("n_classes", "flags"), [(2, []), (3, ["-B", "1"]), (3, ["-s", "4"]), (2, ["-s", "4"])]
+)
+def test_predict_without_scikit_learn_writes_the_estimators_predictions(
+    tmp_path, capsys, n_classes, flags, width
+):
+    """``predict`` with a linear classifier's file, which reads it without
+    scikit-learn, writes and prints what the loaded estimator predicts (a file of
+    fewer features: the rest are zeros; of more: they are dropped with a warning)."""
+    X, y = make_problem(n_samples=150, n_features=10, n_classes=n_classes, seed=n_classes)
+    labels = np.array([-1, 1, 7])[y]
+    train, test, model = tmp_path / "train.svm", tmp_path / "test.svm", tmp_path / "m.model"
+    dump_svmlight_file(X[:100], labels[:100], train, zero_based=False)
+    Xt = np.zeros((50, width))
+    Xt[:, : min(width, 10)] = X[100:, : min(width, 10)]
+    Xt[:, 10:] = 0.5
+    dump_svmlight_file(Xt, labels[100:], test, zero_based=False)
+    assert main(["train", "-q", "--passes", "3", *flags, str(train), str(model)]) == 0
+    assert main(["predict", str(test), str(model), str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr()
+    Xm = np.zeros((50, 10))
+    Xm[:, : min(width, 10)] = Xt[:, : min(width, 10)]
+    expected = pegasos_rs.load(model).predict(Xm)
+    assert (tmp_path / "out").read_text().split() == [f"{v:g}" for v in expected]
+    correct = int(np.sum(expected == labels[100:]))
+    assert printed.out == f"Accuracy = {100 * correct / 50:g}% ({correct}/50)\n"
+    assert ("has 14 features but the model was trained on 10" in printed.err) == (width > 10)
+
+
+def test_predict_reports_a_damaged_linear_model_as_load_does(tmp_path, data, model):
+    """A file ``predict`` would read without scikit-learn that fails a check is
+    refused with the message :func:`pegasos_rs.load` gives."""
+    raw = bytearray(model.read_bytes())
+    start = raw.index(b'"coef_"')
+    raw[start : start + 7] = b'"coef0"'  # the coefficients' array is no longer named
+    import struct
+    import zlib
+
+    raw[-4:] = struct.pack("<I", zlib.crc32(bytes(raw[:-4])))
+    damaged = tmp_path / "damaged.model"
+    damaged.write_bytes(bytes(raw))
+    with pytest.raises(ValueError) as loaded:
+        pegasos_rs.load(damaged)
+    with pytest.raises(SystemExit) as predicted:
+        main(["predict", str(data), str(damaged), str(tmp_path / "out")])
+    assert predicted.value.code == f"pegasos-rs predict: {loaded.value}"

@@ -616,7 +616,7 @@ def test_command_line_trains_on_a_cluster(client, tmp_path, capsys):
     ]
     assert main(args) == 0
     # The summary counts the files read, not the arguments (one glob, two files).
-    assert "400 examples x 6 features from 2 file(s)" in capsys.readouterr().err
+    assert "400 examples x 6 features from 2 files" in capsys.readouterr().err
     est = pegasos_rs.load(model)
     ref = pegasos_rs.PegasosClassifier(alpha=1 / 400, max_steps=3000, random_state=0).fit(X, y)
     assert est.coef_.tobytes() == ref.coef_.tobytes()

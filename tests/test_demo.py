@@ -60,3 +60,17 @@ def test_demo_refuses_settings_that_cannot_train(args, capsys):
         main(["demo", *args])
     assert exit_.value.code == 2
     assert "must be a finite number > 0" in capsys.readouterr().err
+
+
+def test_demo_names_its_passes_flag_and_counts_one_pass():
+    """The explanation names the flag as it is typed (``demo --passes``), and a
+    one-pass run says "1 pass"."""
+    from argparse import Namespace
+
+    from pegasos_rs._demo import _explanation, solver_label
+
+    text = " ".join(_explanation(Namespace(alpha=1e-5, passes=1), 0.0).split())
+    assert "pegasos-rs demo --passes" in text
+    assert "1 pass the error" in text and "1 passes" not in text
+    assert solver_label(1) == "pegasos-rs, 1 averaged pass"
+    assert solver_label(10) == "pegasos-rs, 10 averaged passes"

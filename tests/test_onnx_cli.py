@@ -81,3 +81,23 @@ def test_errors_are_one_line_messages(tmp_path, capsys):
         main(["export", "--format", "liblinear", "--no-zipmap", "a", "b"])
     assert e.value.code == 2
     assert "--no-zipmap applies to --format onnx only" in capsys.readouterr().err
+
+
+def test_dtype_sets_the_graphs_input_type(tmp_path, capsys):
+    """Without sample rows the graph reads float32 (what a server feeds), as
+    ``to_onnx(model)``; ``--dtype float64`` exports a float64 graph."""
+    X, y = make_problem(n_samples=100, n_features=6, seed=4)
+    PegasosClassifier(random_state=0).fit(X, y).save(tmp_path / "m.model")
+    for args, kind in [([], np.float32), (["--dtype", "float32"], np.float32),
+                       (["--dtype", "float64"], np.float64)]:  # fmt: skip
+        out = tmp_path / "m.onnx"
+        assert main(["export", *args, str(tmp_path / "m.model"), str(out)]) == 0
+        session = onnxruntime.InferenceSession(str(out))
+        assert session.get_inputs()[0].type == (
+            "tensor(float)" if kind == np.float32 else "tensor(double)"
+        )
+        session.run(None, {"X": X.astype(kind)})
+    with pytest.raises(SystemExit) as e:
+        main(["export", "--format", "liblinear", "--dtype", "float64", "a", "b"])
+    assert e.value.code == 2
+    assert "--dtype applies to --format onnx only" in capsys.readouterr().err

@@ -26,7 +26,7 @@ def test_dask_classifier_and_maps_in_a_pipeline():
         pdask.Nystroem(n_components=20, random_state=0),
         pdask.PegasosClassifier(loss="log_loss", random_state=0),
     ).fit(X, y)
-    onx = pegasos_rs.to_onnx(pipe, X[:1], options={"zipmap": False})
+    onx = pegasos_rs.to_onnx(pipe, X[:1], options={"zipmap": False}, dtype=np.float32)
     check_classifier(pipe, onx, X)
     assert isinstance(pipe[-1], pdask.PegasosClassifier)  # the pipeline is not changed
 
@@ -35,12 +35,12 @@ def test_dask_classifier_and_maps_in_a_pipeline():
 def test_dask_maps(cls):
     X = np.abs(make_problem(n_samples=100, n_features=6, seed=2)[0])
     model = cls().fit(X)
-    (out,) = run(pegasos_rs.to_onnx(model, X), X)
+    (out,) = run(pegasos_rs.to_onnx(model, X, dtype=np.float32), X)
     assert_values(out, model.transform(X))
 
 
 def test_dask_regressor():
     X, _ = make_problem(n_samples=200, n_features=8, seed=3)
     model = pdask.PegasosRegressor(random_state=0).fit(X, X[:, 0] - X[:, 1])
-    (out,) = run(pegasos_rs.to_onnx(model, X), X)
+    (out,) = run(pegasos_rs.to_onnx(model, X, dtype=np.float32), X)
     assert_values(out.ravel(), model.predict(X))

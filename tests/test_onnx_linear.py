@@ -51,7 +51,7 @@ def test_classifier_matches_onnxruntime(loss, multi_class, probability, n_classe
     model = PegasosClassifier(
         loss=loss, multi_class=multi_class, probability=probability, random_state=0, max_iter=5
     ).fit(X, y)
-    onx = pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP)
+    onx = pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP, dtype=np.float32)
     check_classifier(model, onx, X)
     label, second = run(onx, X)
     assert label.dtype == np.int64 and label.shape == (X.shape[0],)
@@ -64,7 +64,9 @@ def test_classifier_matches_onnxruntime(loss, multi_class, probability, n_classe
 def test_raw_scores_option_gives_decision_values(loss):
     X, y = _problem(3, sparse=False)
     model = PegasosClassifier(loss=loss, random_state=0, max_iter=5).fit(X, y)
-    onx = pegasos_rs.to_onnx(model, X, options={"zipmap": False, "raw_scores": True})
+    onx = pegasos_rs.to_onnx(
+        model, X, options={"zipmap": False, "raw_scores": True}, dtype=np.float32
+    )
     label, scores = run(onx, X)
     assert_labels(label, model.predict(X))
     assert_values(scores, model.decision_function(X))
@@ -73,7 +75,7 @@ def test_raw_scores_option_gives_decision_values(loss):
 def test_binary_scores_are_minus_f_and_f():
     X, y = _problem(2, sparse=False)
     model = PegasosClassifier(random_state=0, max_iter=5).fit(X, y)
-    _, scores = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP), X)
+    _, scores = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP, dtype=np.float32), X)
     f = model.decision_function(X)
     assert_values(scores[:, 1], f)
     assert_values(scores[:, 0], -f)
@@ -84,7 +86,7 @@ def test_labels_follow_the_scores_not_the_platt_probabilities():
     held-out folds) may order classes differently: the graph's label is predict's."""
     X, y = make_problem(n_samples=400, n_features=10, n_classes=4, noise=2.0, seed=3)
     model = PegasosClassifier(probability=True, random_state=0, max_iter=3).fit(X, y)
-    label, proba = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP), X)
+    label, proba = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP, dtype=np.float32), X)
     assert np.array_equal(label, model.predict(X))
     assert_values(proba, model.predict_proba(X))
 
@@ -93,11 +95,11 @@ def test_string_and_signed_labels():
     X, y = _problem(3, sparse=False)
     names = np.array(["cat", "dog", "émeu"])[y]
     model = PegasosClassifier(random_state=0, max_iter=5).fit(X, names)
-    label, _ = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP), X)
+    label, _ = run(pegasos_rs.to_onnx(model, X, options=NO_ZIPMAP, dtype=np.float32), X)
     assert label.dtype == object
     assert_labels(label, model.predict(X))
     signed = PegasosClassifier(random_state=0, max_iter=5).fit(X[y < 2], 2.0 * y[y < 2] - 1)
-    label, _ = run(pegasos_rs.to_onnx(signed, X, options=NO_ZIPMAP), X)
+    label, _ = run(pegasos_rs.to_onnx(signed, X, options=NO_ZIPMAP, dtype=np.float32), X)
     assert set(np.unique(label)) <= {-1, 1}
     assert_labels(label, signed.predict(X))
 
@@ -106,7 +108,7 @@ def test_zipmap_by_default():
     """skl2onnx's default: probabilities as a list of {class: probability}."""
     X, y = _problem(3, sparse=False)
     model = PegasosClassifier(loss="log_loss", random_state=0, max_iter=5).fit(X, y)
-    _, maps = run(pegasos_rs.to_onnx(model, X[:1]), X[:5])
+    _, maps = run(pegasos_rs.to_onnx(model, X[:1], dtype=np.float32), X[:5])
     assert isinstance(maps, list) and sorted(maps[0]) == [0, 1, 2]
     proba = model.predict_proba(X[:5])
     assert_values([[m[c] for c in (0, 1, 2)] for m in maps], proba)
@@ -114,7 +116,7 @@ def test_zipmap_by_default():
     X2, y2 = _problem(2, sparse=False)
     signed = PegasosClassifier(loss="log_loss", random_state=0, max_iter=5)
     signed.fit(X2, 2.0 * y2 - 1.0)
-    label, maps = run(pegasos_rs.to_onnx(signed, X2[:1]), X2[:5])
+    label, maps = run(pegasos_rs.to_onnx(signed, X2[:1], dtype=np.float32), X2[:5])
     assert sorted(maps[0]) == [-1, 1]
     assert_labels(label, signed.predict(X2[:5]).astype(np.int64))
     assert_values([[m[-1], m[1]] for m in maps], signed.predict_proba(X2[:5]))
@@ -141,11 +143,68 @@ def test_regressor_matches_onnxruntime(loss, sparse):
     rng = np.random.RandomState(0)
     y = np.asarray(X @ rng.randn(X.shape[1])).ravel() + 0.1 * rng.randn(X.shape[0]) + 3.0
     model = PegasosRegressor(loss=loss, random_state=0, max_iter=5).fit(X, y)
-    (out,) = run(pegasos_rs.to_onnx(model, X[:1]), X)
+    (out,) = run(pegasos_rs.to_onnx(model, X[:1], dtype=np.float32), X)
     assert out.shape == (X.shape[0], 1) and out.dtype == np.float32
     assert_values(out.ravel(), model.predict(X))
     (out64,) = run(pegasos_rs.to_onnx(model, X, dtype=np.float64), X, dtype=np.float64)
     np.testing.assert_allclose(out64.ravel(), model.predict(X), rtol=1e-12, atol=1e-12)
+
+
+def _input_type(onx) -> int:
+    """The element type of the graph's input ``X`` (onnx.TensorProto's codes)."""
+    return onx.graph.input[0].type.tensor_type.elem_type
+
+
+def test_the_input_type_is_the_samples_as_in_skl2onnx():
+    """``to_onnx(model, X)`` types the graph's input as skl2onnx's ``to_onnx`` does
+    from a numpy sample: float64 rows give a float64 graph, float32 rows a float32
+    one (sparse rows too); ``dtype`` overrides it, and without a float sample the
+    input is float32."""
+    import skl2onnx
+    from onnx import TensorProto
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _problem(2, sparse=False)
+    model = PegasosClassifier(random_state=0, max_iter=2).fit(X, y)
+    scaler = StandardScaler().fit(X)
+    X32 = X.astype(np.float32)
+    for rows in (X[:1], X32[:1]):
+        theirs = _input_type(skl2onnx.to_onnx(scaler, rows))
+        assert _input_type(pegasos_rs.to_onnx(model, rows)) == theirs
+    double, single = TensorProto.DOUBLE, TensorProto.FLOAT
+    for rows, dtype, expected in [
+        (X[:1], None, double),
+        (sp.csr_matrix(X[:1]), None, double),
+        (sp.csr_matrix(X32[:1]), None, single),
+        (X[:1], np.float32, single),
+        (X32[:1], np.float64, double),
+        (None, None, single),
+        (X[:1].astype(np.int64), None, single),
+        (X[:1].tolist(), None, single),
+    ]:
+        assert _input_type(pegasos_rs.to_onnx(model, rows, dtype=dtype)) == expected
+    # A float64 graph reads float64 rows and gives predict's labels.
+    label, _ = run(pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP), X, dtype=np.float64)
+    assert np.array_equal(label, model.predict(X))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("kernel", [False, True], ids=["linear", "kernel"])
+def test_a_float64_graph_zips_its_probabilities_as_float32(kernel, n_classes):
+    """ai.onnx.ml's ZipMap reads float32 only (skl2onnx's own classifiers make an
+    invalid graph of a float64 input with the default ``zipmap=True``): a float64
+    graph computes in float64, its labels are predict's, and its probabilities are
+    rounded to float32 for the maps."""
+    X, y = _problem(n_classes, sparse=False)
+    cls = pegasos_rs.KernelPegasosClassifier if kernel else PegasosClassifier
+    model = cls(loss="modified_huber", random_state=0, max_iter=2).fit(X, y)
+    label, maps = run(pegasos_rs.to_onnx(model, X[:1]), X, dtype=np.float64)
+    assert np.array_equal(label, model.predict(X))
+    proba = [[m[c] for c in range(n_classes)] for m in maps]
+    np.testing.assert_allclose(proba, model.predict_proba(X), rtol=1e-6, atol=1e-7)
+    for zipmap in (False, "columns"):  # no ZipMap: float64 throughout
+        onx = pegasos_rs.to_onnx(model, X[:1], options={"zipmap": zipmap})
+        assert all(o.type.tensor_type.elem_type != 1 for o in onx.graph.output[1:])
 
 
 # -- refusals: by name, with the reason ------------------------------------------
@@ -216,18 +275,22 @@ def test_width_comes_from_the_model_without_rows():
 def test_a9a_test_rows(loss):
     X, y, Xt, _ = require_data("a9a")
     model = PegasosClassifier(loss=loss, alpha=1e-4, max_iter=5, random_state=0).fit(X, y)
-    check_classifier(model, pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP), Xt)
+    check_classifier(
+        model, pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP, dtype=np.float32), Xt
+    )
 
 
 def test_usps_test_rows():
     X, y, Xt, _ = require_data("usps")
     model = PegasosClassifier(alpha=1e-4, max_iter=5, random_state=0).fit(X, y)
-    check_classifier(model, pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP), Xt)
+    check_classifier(
+        model, pegasos_rs.to_onnx(model, X[:1], options=NO_ZIPMAP, dtype=np.float32), Xt
+    )
 
 
 @pytest.mark.parametrize("name", ["cpusmall", "abalone"])
 def test_regression_sets_test_rows(name):
     X, y, Xt, _ = require_data(name)
     model = PegasosRegressor(alpha=1e-5, max_iter=5, random_state=0).fit(X, y)
-    (out,) = run(pegasos_rs.to_onnx(model, X[:1]), Xt)
+    (out,) = run(pegasos_rs.to_onnx(model, X[:1], dtype=np.float32), Xt)
     assert_values(out.ravel(), model.predict(Xt))

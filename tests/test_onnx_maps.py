@@ -32,7 +32,7 @@ def _check(model, X) -> None:
     """The graph's features against ``transform``, in float32 and float64."""
     expected = model.transform(X)
     expected = expected.toarray() if sp.issparse(expected) else expected
-    (out,) = run(pegasos_rs.to_onnx(model, X[:1]), X)
+    (out,) = run(pegasos_rs.to_onnx(model, X[:1], dtype=np.float32), X)
     assert out.dtype == np.float32
     assert_values(out, expected)
     (out64,) = run(pegasos_rs.to_onnx(model, X[:1], dtype=np.float64), X, dtype=np.float64)
@@ -86,7 +86,7 @@ def test_nystroem_beyond_the_kernel_rank():
     expected = model.transform(X)
     (out64,) = run(pegasos_rs.to_onnx(model, X, dtype=np.float64), X, dtype=np.float64)
     np.testing.assert_allclose(out64, expected, rtol=1e-9, atol=1e-9)
-    (out,) = run(pegasos_rs.to_onnx(model, X), X)
+    (out,) = run(pegasos_rs.to_onnx(model, X, dtype=np.float32), X)
     assert np.all(out[:, model.rank_ :] == 0)
     assert_values(out[:, :10], expected[:, :10])
 
@@ -102,7 +102,7 @@ def test_additive_kernel_map(kernel, order, sparse):
 def test_additive_kernel_map_tiny_and_large_values():
     X = np.array([[0.0, 1e-30, 1e-3, 1.0, 1e4], [5.0, 0.0, 0.0, 1e-7, 2.0]])
     model = AdditiveKernelMap(order=2, period=4.0).fit(X)
-    (out,) = run(pegasos_rs.to_onnx(model, X), X)
+    (out,) = run(pegasos_rs.to_onnx(model, X, dtype=np.float32), X)
     expected = model.transform(X)
     assert np.all(out[expected == 0] == 0)
     assert_values(out, expected)

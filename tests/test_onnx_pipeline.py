@@ -48,7 +48,7 @@ def test_scaler_map_classifier(scaler, feature_map, loss):
     X, y = make_problem(n_samples=300, n_features=10, n_classes=3, seed=4)
     steps = [SCALERS[scaler](), _maps()[feature_map], PegasosClassifier(loss=loss, random_state=0)]
     pipe = make_pipeline(*[s for s in steps if s is not None]).fit(X, y)
-    check_classifier(pipe, pegasos_rs.to_onnx(pipe, X[:1], options=NO_ZIPMAP), X)
+    check_classifier(pipe, pegasos_rs.to_onnx(pipe, X[:1], options=NO_ZIPMAP, dtype=np.float32), X)
 
 
 @pytest.mark.parametrize("scaler", list(SCALERS))
@@ -60,7 +60,7 @@ def test_scaler_map_regressor(scaler):
         Nystroem(n_components=30, random_state=0),
         PegasosRegressor(random_state=0),
     ).fit(X, target)
-    (out,) = run(pegasos_rs.to_onnx(pipe, X[:1]), X)
+    (out,) = run(pegasos_rs.to_onnx(pipe, X[:1], dtype=np.float32), X)
     assert_values(out.ravel(), pipe.predict(X))
 
 
@@ -72,7 +72,7 @@ def test_sparse_trained_pipeline_with_additive_map():
         AdditiveKernelMap(order=2),
         PegasosClassifier(probability=True, random_state=0),
     ).fit(X, y)
-    check_classifier(pipe, pegasos_rs.to_onnx(pipe, X[:1], options=NO_ZIPMAP), X)
+    check_classifier(pipe, pegasos_rs.to_onnx(pipe, X[:1], options=NO_ZIPMAP, dtype=np.float32), X)
 
 
 def test_skl2onnx_to_onnx_converts_pipelines_once_registered():
@@ -117,7 +117,9 @@ def test_saved_and_loaded_pipeline_exports(tmp_path):
     ).fit(X, y)
     pegasos_rs.save(pipe, tmp_path / "pipe.pgs")
     loaded = pegasos_rs.load(tmp_path / "pipe.pgs")
-    check_classifier(pipe, pegasos_rs.to_onnx(loaded, X[:1], options=NO_ZIPMAP), X)
+    check_classifier(
+        pipe, pegasos_rs.to_onnx(loaded, X[:1], options=NO_ZIPMAP, dtype=np.float32), X
+    )
 
 
 def test_import_pegasos_rs_does_not_import_onnx():
@@ -137,4 +139,4 @@ def test_usps_standard_scaler_fourier_pipeline():
         RandomFourierFeatures(gamma=0.002, n_components=300, random_state=0),
         PegasosClassifier(alpha=1e-4, max_iter=3, random_state=0),
     ).fit(X, y)
-    check_classifier(pipe, pegasos_rs.to_onnx(pipe, X[:1], options=NO_ZIPMAP), Xt)
+    check_classifier(pipe, pegasos_rs.to_onnx(pipe, X[:1], options=NO_ZIPMAP, dtype=np.float32), Xt)

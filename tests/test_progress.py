@@ -297,3 +297,10 @@ def test_feature_maps_count_rows_and_report_when_verbose(make, monkeypatch, capf
     text, _ = _captured(lambda: est.transform(big))
     assert f"[{type(est).__name__}.transform]" in text and "/60,000 rows" in text
     assert capfd.readouterr().err == ""
+
+
+def test_svmlight_report_counts_one_in_the_singular(tmp_path, capsys):
+    path = tmp_path / "one.svm"
+    path.write_text("1 1:0.5\n")
+    pegasos_rs.load_svmlight_file(path, verbose=1)
+    assert "one.svm: 8 bytes, 1 row, 1 stored value" in capsys.readouterr().err

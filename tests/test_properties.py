@@ -657,3 +657,11 @@ def test_dump_svmlight_file_rejects_malformed_csr_without_heap_corruption():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ValueError malformed CSR matrix" in out.stdout
+
+
+def test_hypothesis_keeps_its_files_out_of_the_checkout():
+    """Hypothesis' example database and caches go under the session's temporary
+    directory (conftest.py), not into .hypothesis/ of the directory pytest runs in."""
+    checkout = pathlib.Path(__file__).resolve().parent.parent
+    where = pathlib.Path(settings.default.database.path).resolve()
+    assert where != checkout and checkout not in where.parents, where

@@ -185,10 +185,8 @@ class PegasosModelMixin(CachedParamNames):
 
     def predict(self, X: MatrixLike) -> NDArray[Any]:
         """Class labels: the sign for two classes, else the largest score."""
-        scores = self._class_scores(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self._class_scores(X)  # first: it checks that the model is fitted
+        return _linear_solver.labels_of(self.classes_, scores)
 
     @available_if(_has_probability)
     def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import textwrap
 import time
 
+from pegasos_rs._counts import counted
+
 #: The regularisation values the demo chooses from, on a validation split.
 ALPHAS = (1e-3, 1e-4, 1e-5, 1e-6)
 
@@ -148,6 +150,11 @@ def choose_alpha(X, y, passes, alphas=ALPHAS):
     return max(sorted(alphas, reverse=True), key=validation_accuracy)
 
 
+def solver_label(passes: int) -> str:
+    """pegasos-rs' line in the table: ``"pegasos-rs, 10 averaged passes"``."""
+    return f"pegasos-rs, {counted(passes, 'averaged pass')}"
+
+
 def demo(args) -> int:
     """Print the comparison table and what it means; ``args`` carries ``alpha``
     (None: chosen on a validation split), ``passes`` and ``quick``."""
@@ -156,7 +163,7 @@ def demo(args) -> int:
     from pegasos_rs import PegasosClassifier
 
     name, liblinear_fit = liblinear()
-    ours = f"pegasos-rs, {args.passes} averaged passes"
+    ours = solver_label(args.passes)
     intro = (
         f"pegasos-rs demo: PegasosClassifier beside {name}. Both minimise alpha/2 "
         "||w||^2 + mean hinge loss (LIBLINEAR's C = 1/(alpha m) for m training rows), "
@@ -181,7 +188,7 @@ def demo(args) -> int:
         predict = liblinear_fit(X, y, 1.0 / (alpha * m))
         t_ll = time.perf_counter() - t0
         acc_ll = float(np.mean(predict(Xt) == yt))
-        print(f"{title}: {m} training rows, {Xt.shape[0]} test rows")
+        print(f"{title}: {counted(m, 'training row')}, {counted(Xt.shape[0], 'test row')}")
         print(f"  {ours:38} {alpha:6.0e} {acc_ours:9.4f} {t_ours:9.3f}")
         print(f"  {name:38} {alpha:6.0e} {acc_ll:9.4f} {t_ll:9.3f}")
         if extra is not None:
@@ -226,12 +233,12 @@ def _explanation(args, selection: float) -> str:
             "converges to the optimum at the best rate (Rakhlin, Shamir, Sridharan 2012).",
         ),
         _paragraph(
-            f"{args.passes} passes",
+            counted(args.passes, "pass"),
             "the error of Pegasos after T steps shrinks about like 1/(alpha T) whatever "
             "the number of rows (Shalev-Shwartz et al. 2011): the passes needed do not "
             "grow with the data, while LIBLINEAR's dual coordinate descent slows down as "
-            "the rows and C grow. More --passes bring pegasos-rs closer to the optimum "
-            "LIBLINEAR finds.",
+            "the rows and C grow. More passes (pegasos-rs demo --passes N) bring "
+            "pegasos-rs closer to the optimum LIBLINEAR finds.",
         ),
     ]
     return "\n".join(lines)

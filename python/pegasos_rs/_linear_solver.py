@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pegasos_rs import _core, _model_file
-from pegasos_rs._arrays import n_threads
+from pegasos_rs._arrays import buffer, n_threads
+from pegasos_rs._counts import plural
 from pegasos_rs._fit_inputs import (
     check_targets,
     class_weight_vector,
@@ -68,6 +69,30 @@ SAVED_STATE = _model_file.SavedState(
     fitted="classes_",
     optional=("objective_",),
     check=_check_classifier_solver,
+)
+
+#: The parameters of a ``PegasosClassifier`` (``get_params()``'s names; a test checks
+#: them): what ``pegasos_rs.model_io._load_linear_classifier`` accepts in a file.
+PARAMETERS = (
+    "alpha",
+    "average",
+    "batch_size",
+    "class_weight",
+    "fit_intercept",
+    "intercept_scaling",
+    "loss",
+    "max_iter",
+    "max_steps",
+    "multi_class",
+    "n_iter_no_change",
+    "n_jobs",
+    "probability",
+    "projection",
+    "random_state",
+    "sampling",
+    "tol",
+    "verbose",
+    "warm_start",
 )
 
 #: The classifier's losses (scikit-learn's ``SGDClassifier`` names).
@@ -223,7 +248,8 @@ def store_fit(est, result: dict) -> str | None:
     )
     return (
         f"{_name(est)}: tol={est.tol} was not reached within "
-        f"max_iter={est.max_iter} passes{which}; increase max_iter or tol to "
+        f"max_iter={est.max_iter} {plural(est.max_iter, 'pass')}{which}; increase max_iter "
+        "or tol to "
         "improve the fit."
     )
 
@@ -267,6 +293,27 @@ def fit(model: LinearModel, matrix, y, n_features: int) -> str | None:
     model.n_features_in_ = n_features
     # As fit: a run of exactly max_steps steps has no stopping rule to miss.
     return unconverged if model.max_steps is None else None
+
+
+def decision_values(model: Any, matrix, n_jobs) -> np.ndarray:
+    """``matrix coef_.T + intercept_`` of a linear model on ``matrix`` (the rows in
+    the layout the extension reads, ``_arrays.as_rust_matrix``): shape (n_rows,) for
+    one binary problem, else (n_rows, n_classes)."""
+    scores = _core.decision_function(
+        matrix,
+        buffer(model.coef_, np.float64),
+        buffer(model.intercept_, np.float64),
+        n_threads(n_jobs),
+    )
+    return scores.ravel() if scores.shape[1] == 1 else scores
+
+
+def labels_of(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """The classes ``predict`` gives for decision values ``scores``: the sign for
+    two classes (one column; 0 is the first class), else the largest score."""
+    if scores.ndim == 1:
+        return classes[(scores > 0).astype(np.intp)]
+    return classes[np.argmax(scores, axis=1)]
 
 
 def save(model: LinearModel, path: PathLike) -> None:

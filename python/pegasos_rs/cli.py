@@ -17,6 +17,31 @@ import argparse
 import math
 import sys
 
+#: The models ``export`` writes in each format, as its help names them. The help is
+#: built without importing the converters (``pegasos_rs.onnx`` imports skl2onnx,
+#: seconds, where ``--help`` must answer at once), so tests check these against the
+#: code: ``pegasos_rs.onnx.CONVERTERS`` and ``REFUSED``, and the classes
+#: ``write_liblinear_model`` accepts.
+EXPORTED = {
+    "liblinear": ("PegasosClassifier", "PegasosRegressor"),
+    "onnx": (
+        "PegasosClassifier",
+        "PegasosRegressor",
+        "KernelPegasosClassifier",
+        "KernelPegasosRegressor",
+        "RandomFourierFeatures",
+        "Nystroem",
+        "AdditiveKernelMap",
+    ),
+}
+#: The classes ``to_onnx`` refuses by name.
+REFUSED_BY_ONNX = ("PegasosRanker",)
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    """``"a, b and c"``."""
+    return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1]
+
 
 def _positive(kind):
     """An argparse type: a finite ``kind`` number greater than zero."""
@@ -52,16 +77,17 @@ def demo(args) -> int:
     return run_demo(args)
 
 
-def _write_onnx(model, path: str, *, zipmap: bool) -> None:
-    """Write ``model`` (or a pipeline) as an ONNX graph with the float32 input ``X``
-    to ``path``; ``zipmap=False``: a classifier's probabilities as one tensor."""
+def _write_onnx(model, path: str, *, zipmap: bool, dtype: str) -> None:
+    """Write ``model`` (or a pipeline) as an ONNX graph with the input ``X`` of
+    ``dtype`` (``"float32"`` or ``"float64"``) to ``path``; ``zipmap=False``: a
+    classifier's probabilities as one tensor."""
     from pegasos_rs.onnx import to_onnx
 
     final = model.steps[-1][1] if hasattr(model, "steps") else model
     options = None
     if not zipmap and hasattr(final, "classes_"):
         options = {id(final): {"zipmap": False}}
-    data = to_onnx(model, options=options).SerializeToString()
+    data = to_onnx(model, dtype=dtype, options=options).SerializeToString()
     with open(path, "wb") as f:
         f.write(data)
 
@@ -75,12 +101,37 @@ def export(args) -> int:
     try:
         model = load(args.model_file)
         if args.format == "onnx":
-            _write_onnx(model, args.output_file, zipmap=not args.no_zipmap)
+            _write_onnx(model, args.output_file, zipmap=not args.no_zipmap, dtype=args.dtype)
+            written = f"an ONNX graph of {args.dtype} input X"
         else:
             write_liblinear_model(model, args.output_file)
+            written = "a LIBLINEAR model file"
     except (OSError, ValueError, TypeError, ImportError) as e:
         raise SystemExit(f"pegasos-rs export: {e}") from None
+    if not args.quiet:  # as train ends, on stderr
+        print(
+            f"exported {_model_summary(model)} from {args.model_file} to "
+            f"{args.output_file}: {written}",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _model_summary(model) -> str:
+    """``"PegasosClassifier (3 classes, 5 features)"``; a pipeline's steps are named."""
+    from pegasos_rs._counts import counted
+    from pegasos_rs.cli_train_predict import task_of
+
+    name = type(model).__name__
+    steps = [type(s).__name__ for _, s in getattr(model, "steps", []) if s != "passthrough"]
+    if steps:
+        name += f" of {_listed(tuple(steps))}"
+    about = []
+    if hasattr(model, "classes_") or hasattr(model, "predict"):
+        about.append(task_of(model))
+    if hasattr(model, "n_features_in_"):
+        about.append(counted(int(model.n_features_in_), "feature"))
+    return f"{name} ({', '.join(about)})" if about else name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,18 +176,21 @@ def main(argv: list[str] | None = None) -> int:
     p_demo.set_defaults(func=demo)
     p_export = sub.add_parser(
         "export",
-        help="write a saved model in another program's format (LIBLINEAR)",
+        help="write a saved model as a LIBLINEAR model file or an ONNX graph "
+        "(pegasos-rs export -h)",
         description="Write a model file pegasos-rs reads (pegasos_rs.load) in another "
         "program's format. --format liblinear: LIBLINEAR's model file, which its "
         "predict program (and liblinearutil.load_model) reads and predicts with as "
-        "pegasos-rs does; for linear classifiers (every loss, one-vs-rest and "
-        "Crammer-Singer) and regressors. Kernel models, rankers, models with "
-        "probability=True and labels that are not integers are refused. "
-        "--format onnx (the default when OUTPUT_FILE ends in .onnx): an ONNX graph "
-        "(pegasos_rs.to_onnx; needs pip install 'pegasos-rs[onnx]') with the float32 "
-        "input X and, for classifiers, the outputs label and probabilities (the "
-        "decision scores for models without predict_proba); linear models, the "
-        "feature maps and pipelines of them with scalers.",
+        f"pegasos-rs does, for {_listed(EXPORTED['liblinear'])} (every loss; "
+        "one-vs-rest and Crammer-Singer); other models, models with probability=True "
+        "and labels that are not integers are refused. --format onnx (the default when "
+        "OUTPUT_FILE ends in .onnx): an ONNX graph (pegasos_rs.to_onnx; needs the "
+        "[onnx] extra) with the input X of --dtype (float32 by default) and, for "
+        "classifiers, the outputs label and probabilities (the decision scores for "
+        f"models without predict_proba), for {_listed(EXPORTED['onnx'])}, and "
+        "pipelines of them with scikit-learn's scalers; "
+        f"{_listed(REFUSED_BY_ONNX)} is refused. A line on stderr says what was "
+        "written (none with -q).",
     )
     p_export.add_argument(
         "--format",
@@ -150,6 +204,15 @@ def main(argv: list[str] | None = None) -> int:
         help="onnx: a classifier's probabilities as one float tensor (N, n_classes) "
         "instead of a list of {class: probability} maps",
     )
+    p_export.add_argument(
+        "--dtype",
+        choices=["float32", "float64"],
+        help="onnx: the type of the input X and of the graph's arithmetic (default "
+        "float32, what servers feed; float64 follows predict to about 1e-12)",
+    )
+    p_export.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing when the file is written"
+    )
     p_export.add_argument("model_file", help="a model file written by pegasos-rs")
     p_export.add_argument("output_file", help="the file to write")
     p_export.set_defaults(func=export)
@@ -161,8 +224,12 @@ def main(argv: list[str] | None = None) -> int:
                 "onnx is implied when OUTPUT_FILE ends in .onnx)"
             )
         args.format = "onnx"
-    if args.command == "export" and args.no_zipmap and args.format != "onnx":
-        p_export.error("--no-zipmap applies to --format onnx only")
+    if args.command == "export" and args.format != "onnx":
+        for flag, given in (("--no-zipmap", args.no_zipmap), ("--dtype", args.dtype)):
+            if given:
+                p_export.error(f"{flag} applies to --format onnx only")
+    if args.command == "export" and args.dtype is None:
+        args.dtype = "float32"
     return args.func(args)
 
 

@@ -35,9 +35,12 @@ The linear solver's usual run (no ``-v``, no ``-b 1``, no ``--dask``) imports no
 scikit-learn and no scipy: it reads the file, trains and writes the model through
 the functions ``PegasosClassifier`` itself uses (:mod:`pegasos_rs._linear_solver`),
 and the model file is byte for byte the one ``PegasosClassifier(...).fit(X,
-y).save(...)`` writes with the same parameters. So ``pegasos-rs train`` starts in a
-fraction of a second, as LIBLINEAR's does, instead of after the seconds scikit-learn
-takes to import.
+y).save(...)`` writes with the same parameters. ``predict`` with a linear
+classifier's file (no ``-b 1``) reads it without them too
+(``pegasos_rs.model_io._load_linear_classifier``) and predicts through the
+functions ``PegasosClassifier.predict`` uses. So ``pegasos-rs train`` and
+``predict`` start in a fraction of a second, as LIBLINEAR's do, instead of after the
+seconds scikit-learn takes to import.
 
 With ``--dask`` the files (globs allowed) are read and trained on by
 ``pegasos_rs.dask`` on the Dask cluster at ``SCHEDULER`` (``tcp://host:8786``), or
@@ -80,6 +83,7 @@ from typing import Literal
 
 # Nothing here imports numpy, scipy or scikit-learn when the module is imported:
 # --help must answer at once, and the linear path never needs the last two.
+from pegasos_rs._counts import counted
 from pegasos_rs._progress import ProgressBar, reporting
 
 TRAIN_USAGE = "pegasos-rs train [options] data_file [model_file]"
@@ -720,8 +724,8 @@ def _train_ranker(args, class_weight, on_dask: bool) -> int:
     _save(est.save, model_file)
     if not args.quiet:
         print(
-            f"trained PegasosRanker on {X.shape[0]} examples x {X.shape[1]} features, "
-            f"{len(np.unique(qid))} queries, {est.n_iter_} passes in "
+            f"trained PegasosRanker on {_rows(X.shape[0], X.shape[1])}, "
+            f"{counted(len(np.unique(qid)), 'query')}, {counted(est.n_iter_, 'pass')} in "
             f"{time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
@@ -789,13 +793,25 @@ def _train_estimator(args, data_file: str, model_file: str, class_weight) -> int
     return 0
 
 
+def _rows(n_rows: int, n_features: int) -> str:
+    """``"300 examples x 10 features"``, as the summary lines of ``train`` say it."""
+    return f"{counted(n_rows, 'example')} x {counted(n_features, 'feature')}"
+
+
+def task_of(model) -> str:
+    """What a trained model predicts, as the summary lines say it: ``"3 classes"``, or
+    ``"regression"``."""
+    if hasattr(model, "classes_"):
+        return counted(len(model.classes_), "class")
+    return "regression"
+
+
 def _report(args, name: str, n_rows: int, n_features: int, model, started, model_file) -> None:
     """The line ``train`` ends with on stderr (none with ``-q``)."""
     if not args.quiet:
-        what = f"{len(model.classes_)} classes" if hasattr(model, "classes_") else "regression"
         print(
-            f"trained {name} on {n_rows} examples x {n_features} features, "
-            f"{what}, {model.n_iter_} passes in "
+            f"trained {name} on {_rows(n_rows, n_features)}, "
+            f"{task_of(model)}, {counted(model.n_iter_, 'pass')} in "
             f"{time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
@@ -858,7 +874,7 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
         with pdask._cluster.cluster(client) as on:
             if show:
                 print(
-                    f"reading {len(data_files)} file(s) on {on.scheduler.address} ...",
+                    f"reading {counted(len(data_files), 'file')} on {on.scheduler.address} ...",
                     file=sys.stderr,
                 )
             with on.as_current():
@@ -885,10 +901,10 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             client.close()
     _save(est.save, model_file)
     if not args.quiet:
-        what = f"{len(est.classes_)} classes" if hasattr(est, "classes_") else "regression"
         print(
-            f"trained {type(est).__name__} ({args.mode}) on {int(X.shape[0])} examples x "
-            f"{X.shape[1]} features from {len(data_files)} file(s), {what}, {est.t_} steps "
+            f"trained {type(est).__name__} ({args.mode}) on "
+            f"{_rows(int(X.shape[0]), int(X.shape[1]))} from {counted(len(data_files), 'file')}, "
+            f"{task_of(est)}, {counted(est.t_, 'step')} "
             f"in {time.perf_counter() - started:.2f}s; model written to {model_file}",
             file=sys.stderr,
         )
@@ -935,6 +951,15 @@ def _predict_parser() -> argparse.ArgumentParser:
 
 
 def predict(argv: list[str]) -> int:
+    from pegasos_rs import model_io
+
+    args = _predict_parser().parse_args(argv)
+    # A linear classifier's file (what train writes) is read and predicted without
+    # importing scikit-learn or scipy, as train trains it: they take most of a second
+    # to import. Other models, and -b 1, go through the estimators.
+    linear = None if args.probability else model_io._load_linear_classifier(args.model_file)
+    if linear is not None:
+        return _predict_linear(args, linear)
     import numpy as np
 
     from pegasos_rs.foreign_models import (
@@ -945,7 +970,6 @@ def predict(argv: list[str]) -> int:
     )
     from pegasos_rs.svmlight import load_svmlight_file
 
-    args = _predict_parser().parse_args(argv)
     try:
         model = read_model(args.model_file)
         if type(model).__name__ == "PegasosRanker":
@@ -985,9 +1009,55 @@ def predict(argv: list[str]) -> int:
                     proba = model.predict_proba(X, n_jobs=args.threads)
     except ValueError as e:
         raise SystemExit(f"pegasos-rs predict: {e}") from None
+    _write_predictions(args, pred, label_format, (order, proba) if args.probability else None)
+    _print_measures(args, pred, y, regression, task)
+    return 0
+
+
+def _predict_linear(args, model) -> int:
+    """``predict`` with a linear classifier read by
+    ``pegasos_rs.model_io._load_linear_classifier``, without scikit-learn or scipy:
+    the rows as ``read_svmlight_arrays`` gives them, the decision values and labels
+    by the functions ``PegasosClassifier.predict`` uses."""
+    import numpy as np
+
+    from pegasos_rs import _linear_solver, svmlight
+    from pegasos_rs._arrays import csr_parts
+
+    try:
+        with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
+            data, indices, indptr, y, n_features = svmlight.read_svmlight_arrays(
+                args.data_file, n_jobs=args.threads
+            )
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"pegasos-rs predict: {e}") from None
+    d = model.n_features_in_
+    data, indices, indptr = _narrowed(data, indices, indptr, n_features, d, args.data_file)
+    n_rows = indptr.shape[0] - 1
+    try:
+        with reporting(_bar(args, "predicting", "rows")):
+            pred = np.zeros(0)
+            if n_rows:
+                matrix = csr_parts(data, indices, indptr, (n_rows, d))
+                scores = _linear_solver.decision_values(model, matrix, args.threads)
+                pred = _linear_solver.labels_of(model.classes_, scores)
+    except ValueError as e:
+        raise SystemExit(f"pegasos-rs predict: {e}") from None
+    _write_predictions(args, pred, "g", None)
+    _print_measures(args, pred, y, False, "")
+    return 0
+
+
+def _write_predictions(args, pred, label_format: str, probabilities) -> None:
+    """Write ``predict``'s output file: a label (or value) per line, each written
+    with ``label_format``; with ``probabilities`` (the classes and the rows'
+    probabilities), LIBLINEAR's layout: a header, then ``label p_1 .. p_K``."""
+    import numpy as np
+
     try:
         with open(args.output_file, "w") as f:
-            if args.probability:  # LIBLINEAR's layout: a header, then label p_1 .. p_K
+            if probabilities is not None:
+                order, proba = probabilities
                 labels = " ".join(f"{c:{label_format}}" for c in np.asarray(order, dtype=float))
                 f.write(f"labels {labels}\n")
                 f.writelines(
@@ -998,15 +1068,23 @@ def predict(argv: list[str]) -> int:
                 f.writelines(f"{v:{label_format}}\n" for v in np.asarray(pred, dtype=float))
     except OSError as e:
         raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
-    if not args.quiet:
-        if regression:
-            mse, r2 = _regression_measures(np.asarray(pred, dtype=float), y)
-            print(f"Mean squared error = {_c_g(mse)} (regression)")
-            print(f"Squared correlation coefficient = {_c_g(r2)} (regression)")
-        else:
-            correct = int(np.sum(pred == y))
-            print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
-    return 0
+
+
+def _print_measures(args, pred, y, regression: bool, task: str) -> None:
+    """Print the accuracy (``task`` after it), or for a regression the mean squared
+    error and squared correlation, as LIBLINEAR's and LIBSVM's programs do; nothing
+    with ``-q``."""
+    import numpy as np
+
+    if args.quiet:
+        return
+    if regression:
+        mse, r2 = _regression_measures(np.asarray(pred, dtype=float), y)
+        print(f"Mean squared error = {_c_g(mse)} (regression)")
+        print(f"Squared correlation coefficient = {_c_g(r2)} (regression)")
+    else:
+        correct = int(np.sum(pred == y))
+        print(f"Accuracy = {100 * correct / max(len(y), 1):g}% ({correct}/{len(y)}){task}")
 
 
 def _predict_ranking(args, model) -> int:
@@ -1036,7 +1114,7 @@ def _predict_ranking(args, model) -> int:
         raise SystemExit(f"pegasos-rs predict: cannot write {args.output_file}: {e}") from None
     if not args.quiet and qid is not None and len(scores):
         n_queries = len(np.unique(qid))
-        print(f"Mean NDCG@10 = {mean_ndcg(y, scores, qid):g} ({n_queries} queries)")
+        print(f"Mean NDCG@10 = {mean_ndcg(y, scores, qid):g} ({counted(n_queries, 'query')})")
     return 0
 
 
@@ -1127,18 +1205,30 @@ def _check_probabilities(model, model_file: str, regression: bool) -> None:
 
 
 def _linear_width(X, d: int, data_file: str):
-    """``X`` with the ``d`` features of a linear model: absent trailing features are
-    zeros; features the model never saw are dropped with a warning (LIBLINEAR drops
-    them silently)."""
-    if X.shape[1] < d:  # trailing features absent from the test file
-        X.resize((X.shape[0], d))
-    elif X.shape[1] > d:  # features unseen in training have no weight (as LIBLINEAR)
-        unseen = X[:, d:].nnz
-        print(
-            f"pegasos-rs predict: WARNING: {data_file} has {X.shape[1]} features but "
-            f"the model was trained on {d}: {unseen} values of features {d + 1}.."
-            f"{X.shape[1]} are ignored (as LIBLINEAR does). Is this the model of this data?",
-            file=sys.stderr,
-        )
-        X = X[:, :d]
-    return X
+    """The CSR matrix ``X`` with the ``d`` features of a linear model (see
+    :func:`_narrowed`)."""
+    import scipy.sparse as sp
+
+    data, indices, indptr = _narrowed(X.data, X.indices, X.indptr, X.shape[1], d, data_file)
+    return sp.csr_matrix((data, indices, indptr), shape=(X.shape[0], d))
+
+
+def _narrowed(data, indices, indptr, n_features: int, d: int, data_file: str):
+    """The arrays of a CSR matrix of ``n_features`` columns as those of ``d``
+    columns, the features of a linear model: absent trailing features are zeros;
+    features the model never saw are dropped with a warning (LIBLINEAR drops them
+    silently)."""
+    import numpy as np
+
+    if n_features <= d:
+        return data, indices, indptr
+    keep = indices < d
+    unseen = int(keep.size - np.count_nonzero(keep))
+    print(
+        f"pegasos-rs predict: WARNING: {data_file} has {counted(n_features, 'feature')} "
+        f"but the model was trained on {d}: {counted(unseen, 'value')} of features {d + 1}.."
+        f"{n_features} are ignored (as LIBLINEAR does). Is this the model of this data?",
+        file=sys.stderr,
+    )
+    kept_before = np.concatenate([[0], np.cumsum(keep)])  # entries kept before each one
+    return data[keep], indices[keep], kept_before[indptr].astype(indptr.dtype)

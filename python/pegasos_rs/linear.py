@@ -26,10 +26,8 @@ from pegasos_rs._unchecked import unchecked_codes, unchecked_counts, unchecked_m
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     as_rust_matrix,
-    buffer,
     check_targets,
     encode_targets,
-    n_threads,
     sample_weight_vector,
     validate_input,
 )
@@ -507,10 +505,4 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         classes, else (n_samples, n_classes)."""
         check_is_fitted(self)
         X = validate_input(self, X, reset=False, **INPUT_CHECKS)
-        scores = _core.decision_function(
-            as_rust_matrix(X),
-            buffer(self.coef_, np.float64),
-            buffer(self.intercept_, np.float64),
-            n_threads(self.n_jobs),
-        )
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return _linear_solver.decision_values(self, as_rust_matrix(X), self.n_jobs)

@@ -55,11 +55,11 @@ import zlib
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.exceptions import NotFittedError
-from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _model_file, _registry, _saved_transformers
+# scipy and scikit-learn are imported where they are needed: ``pegasos-rs predict``
+# reads a linear classifier's file through this module without them
+# (``_load_linear_classifier``).
+from pegasos_rs import _core, _linear_solver, _model_file, _registry
 from pegasos_rs._fitted import fit_params, record
 from pegasos_rs._model_file import FORMAT_VERSION, MAGIC, SavedState
 from pegasos_rs.exceptions import DataFormatError
@@ -77,6 +77,8 @@ def _states() -> dict[str, tuple[type, SavedState]]:
     """The saveable classes by name, each with what a file holds of it: the
     package's classes declare it (``_saved_state``, next to their code),
     scikit-learn's scalers have theirs in :mod:`pegasos_rs._saved_transformers`."""
+    from pegasos_rs import _saved_transformers
+
     found: dict[str, tuple[type, SavedState]] = {}
     for name, cls in _registry.classes().items():
         state = getattr(cls, "_saved_state", None)
@@ -111,6 +113,9 @@ def _spec(estimator, what: str):
 
 
 def _fitted(estimator, state: SavedState) -> bool:
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
     if state.fitted is not None:
         return hasattr(estimator, state.fitted)
     try:
@@ -229,9 +234,7 @@ def load(path: PathLike) -> Any:
         the file is allocated; a file that loads gives a model whose arrays agree with
         each other.
     """
-    with open(path, "rb") as f:
-        raw = f.read()
-    where = os.fspath(path)
+    raw, where = _read(path)
     if not raw.startswith(MAGIC):
         if raw.startswith(b"solver_type"):
             return _load_liblinear(raw.decode("ascii", errors="replace"), where)
@@ -246,6 +249,49 @@ def load(path: PathLike) -> Any:
             "pegasos_rs save or a LIBLINEAR text model)",
             where,
         )
+    header, blob = _parse(raw, where)
+    return _build(header, blob, where)
+
+
+def _load_linear_classifier(path: PathLike) -> Any:
+    """The :class:`PegasosClassifier` a model file holds, read without scikit-learn
+    or scipy as a ``pegasos_rs._linear_solver.LinearModel`` (its parameters and
+    fitted attributes), or ``None`` when the file holds anything else or is not
+    one :func:`load` reads (:func:`load` then reads it, or says why not).
+
+    What ``pegasos-rs predict`` reads the files of ``pegasos-rs train`` with: the
+    same checks of the fitted attributes as :func:`load`, but the parameters, which
+    prediction does not read, are only checked to be the classifier's (not their
+    values: scikit-learn's validation is what importing it would cost).
+    """
+    try:
+        raw, where = _read(path)
+        if not raw.startswith(MAGIC):
+            return None
+        header, blob = _parse(raw, where)
+        if not (isinstance(header, dict) and header.get("estimator") == _linear_solver.NAME):
+            return None
+        params = header.get("params")
+        if not (isinstance(params, dict) and set(params) <= set(_linear_solver.PARAMETERS)):
+            return None
+        model = _linear_solver.LinearModel({k: _from_json(v) for k, v in params.items()})
+        _fill(model, _linear_solver.NAME, _linear_solver.SAVED_STATE, header, blob, where, "")
+    except Exception:  # load reads the file again and says what is wrong
+        return None
+    return model
+
+
+def _read(path: PathLike) -> tuple[bytes, str]:
+    """The bytes of the file at ``path`` and its name for messages."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    return raw, os.fspath(path)
+
+
+def _parse(raw: bytes, where: str) -> tuple[Any, memoryview]:
+    """The parsed header and the arrays' bytes of a pegasos-rs model file's bytes
+    ``raw`` (its magic bytes already checked): the version, the checksum and the
+    header's length and JSON are checked here."""
     if len(raw) < len(MAGIC) + 16:
         raise DataFormatError(f"the file is truncated ({len(raw)} bytes)", where)
     version, hlen = struct.unpack_from("<IQ", raw, len(MAGIC))
@@ -268,8 +314,7 @@ def load(path: PathLike) -> Any:
         header = json.loads(raw[start : start + hlen].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise DataFormatError(f"unreadable header ({e})", where) from None
-    blob = memoryview(raw)[start + hlen : len(raw) - 4]
-    return _build(header, blob, where)
+    return header, memoryview(raw)[start + hlen : len(raw) - 4]
 
 
 def _bad(where: str, reason: str) -> DataFormatError:
@@ -355,9 +400,6 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
     if not isinstance(name, str) or name not in states:
         raise bad(f"unknown estimator {name!r:.80} (expected one of {sorted(states)})")
     params = _field(header, "params", dict, bad)
-    scalars = _field(header, "scalars", dict, bad, {})
-    arrays = _field(header, "arrays", dict, bad, {})
-    sparse = _field(header, "sparse", dict, bad, {})
     cls, state = states[name]
     known = cls().get_params(deep=False)
     unknown = sorted(set(params) - set(known))
@@ -368,6 +410,25 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         est._validate_params()
     except (ValueError, TypeError, RecursionError) as e:
         raise bad(f"invalid parameters for {name}: {e}") from None
+
+    _fill(est, name, state, header, blob, where, prefix)
+    record(est)  # the file's parameters are those of the fit
+    return est
+
+
+def _fill(
+    est: Any, name: str, state: SavedState, header: dict, blob: memoryview, where: str, prefix: str
+) -> None:
+    """Set on ``est`` (an estimator of class ``name``, or the command line's
+    ``LinearModel``) the fitted attributes ``state`` declares, from its header entry
+    and the arrays' bytes, and check that they agree with each other."""
+
+    def bad(reason):
+        return _bad(where, prefix + reason)
+
+    scalars = _field(header, "scalars", dict, bad, {})
+    arrays = _field(header, "arrays", dict, bad, {})
+    sparse = _field(header, "sparse", dict, bad, {})
 
     def array(key):
         meta = arrays.get(key)
@@ -415,6 +476,8 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
             parts = [array(f"{attr}.{p}") for p in ("data", "indices", "indptr")]
             if not all(p.ndim == 1 for p in parts) or parts[1].dtype.kind not in "iu":
                 raise bad(f"sparse {attr}: its arrays must be 1-d, indices integers")
+            import scipy.sparse as sp
+
             try:
                 value = sp.csr_matrix(tuple(parts), shape=tuple(shape))
                 value.check_format(full_check=True)
@@ -455,8 +518,6 @@ def _build_one(header: dict, blob: memoryview, where: str, prefix: str):
         state.check(est, need)
     n_names = getattr(est, "feature_names_in_", None)
     need(n_names is None or n_names.size == est.n_features_in_, "one feature name per feature")
-    record(est)  # the file's parameters are those of the fit
-    return est
 
 
 def _fit_report(state: SavedState, value, bad) -> list[dict]:

@@ -34,6 +34,7 @@ import numpy as np
 
 from pegasos_rs import _core, _progress
 from pegasos_rs._arrays import as_rust_matrix, buffer, canonical_csr, is_sparse, n_threads
+from pegasos_rs._counts import counted
 from pegasos_rs.exceptions import DataFormatError
 
 if TYPE_CHECKING:
@@ -252,7 +253,8 @@ def _parse_files(
             raise ValueError(f"{name}: {e}") from None
         if report is not None:
             rows, nnz = parsed[-1][2].shape[0] - 1, parsed[-1][0].shape[0]
-            report.write(f"{name}: {len(text):,} bytes, {rows:,} rows, {nnz:,} stored values")
+            counts = [(len(text), "byte"), (rows, "row"), (nnz, "stored value")]
+            report.write(f"{name}: " + ", ".join(counted(n, w, thousands=True) for n, w in counts))
     one_based = zero_based is False or (
         zero_based == "auto" and all(p[5] is not None and p[5] > 0 for p in parsed)
     )

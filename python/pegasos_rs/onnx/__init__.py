@@ -4,7 +4,7 @@
 pegasos-rs and scikit-learn steps, into an ONNX graph that onnxruntime (or any
 ONNX runtime) evaluates without Python or pegasos-rs::
 
-    onx = pegasos_rs.to_onnx(model, X[:1])
+    onx = pegasos_rs.to_onnx(model, X[:1], dtype=np.float32)
     session = onnxruntime.InferenceSession(onx.SerializeToString())
     label, scores = session.run(None, {"X": X.astype(np.float32)})
 
@@ -18,8 +18,10 @@ parameters the graph cannot express (an unfitted model, a precomputed kernel...)
 
 Conventions (those of skl2onnx's own converters, so that users get what they know):
 
-* one input ``X``, a ``FloatTensorType([None, n_features])`` (float32 inference;
-  ``DoubleTensorType`` is accepted and computes in float64);
+* one input ``X``, a ``FloatTensorType([None, n_features])`` (float32 inference)
+  or a ``DoubleTensorType`` (float64), the type of the sample rows ``X`` as
+  ``skl2onnx.to_onnx`` guesses it (float64 rows: float64) unless ``dtype`` says
+  otherwise; float32 without a float sample;
 * classifiers: ``label`` (int64 for integer classes, string for string classes) and
   ``probabilities``, shape ``(N, n_classes)``: the class probabilities when the model
   has ``predict_proba``, else its decision scores, as skl2onnx's
@@ -27,8 +29,9 @@ Conventions (those of skl2onnx's own converters, so that users get what they kno
   and the per-class scores for more (a one-vs-one kernel classifier with
   ``decision_function_shape="ovo"``: its pairs' values, never zipped). The option
   ``raw_scores=True`` gives the decision scores even when the model has
-  probabilities; ``zipmap`` is skl2onnx's (True by default: a list of dicts;
-  ``False``: a tensor);
+  probabilities; ``zipmap`` is skl2onnx's (True by default: a list of dicts, of
+  float32 values also in a float64 graph, as ``ai.onnx.ml``'s ``ZipMap`` takes no
+  other type; ``False``: a tensor);
 * regressors: ``variable``, shape ``(N, 1)``;
 * transformers: ``variable``, shape ``(N, n_output_features)``.
 """
@@ -306,14 +309,18 @@ def to_onnx(
         The estimators of :mod:`pegasos_rs.dask` are exported as the in-memory
         models they extend.
     X : array-like or sparse matrix, optional
-        Rows like those the graph will read; only their number of columns is used
-        (sparse rows are fine: the graph's input is a dense tensor). Without it,
-        ``n_features`` or the model's ``n_features_in_``.
+        Rows like those the graph will read: their number of columns is the input's
+        width, and their float type its type, as ``skl2onnx.to_onnx`` guesses it
+        from a numpy sample (float64 rows give a float64 graph, float32 rows a
+        float32 one; sparse rows are fine, the graph's input is a dense tensor).
+        Without it, ``n_features`` or the model's ``n_features_in_`` give the width.
     n_features : int, optional
         The width of the input, when ``X`` is not given.
-    dtype : numpy dtype, default=float32
-        ``np.float32`` (``FloatTensorType``) or ``np.float64``
-        (``DoubleTensorType``: the graph computes in float64).
+    dtype : numpy dtype, optional
+        The input's type, whatever ``X`` holds: ``np.float32`` (``FloatTensorType``)
+        or ``np.float64`` (``DoubleTensorType``: the graph computes in float64).
+        By default the type of ``X`` when it holds float32 or float64 values (a
+        numpy array or sparse matrix), otherwise float32 (no ``X``, integers, lists).
     options : dict, optional
         skl2onnx's converter options, e.g. ``{id(clf): {"zipmap": False}}`` or
         ``{PegasosClassifier: {"zipmap": False, "raw_scores": True}}``. The kernel
@@ -349,7 +356,11 @@ def to_onnx(
     from skl2onnx import to_onnx as skl_to_onnx
     from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType
 
-    dtype = np.dtype(np.float32 if dtype is None else dtype)
+    if dtype is None:
+        # skl2onnx's to_onnx guesses the input type from a numpy sample's dtype.
+        given = getattr(X, "dtype", None)
+        dtype = given if given in (np.float32, np.float64) else np.float32
+    dtype = np.dtype(dtype)
     if dtype == np.float32:
         tensor: Any = FloatTensorType
     elif dtype == np.float64:

@@ -43,6 +43,18 @@ def check_fitted(model: Any, attributes: list[str]) -> None:
         )
 
 
+def check_sigmoids(model: Any) -> None:
+    """Refuse a classifier with ``probability=True`` whose Platt sigmoids were not
+    fitted (``probability`` set after ``fit``): the graph would have no
+    probabilities to compute."""
+    if model.probability and not (hasattr(model, "probA_") and hasattr(model, "probB_")):
+        refuse(
+            model,
+            "probability=True, but its sigmoids were not fitted (probability was set "
+            "after fit): fit again, or set probability=False to export its scores",
+        )
+
+
 def label_kind(model: Any) -> str:
     """``"int64"`` or ``"string"``: the tensor type of a classifier's ``label``
     output, from its ``classes_`` (integers, booleans and integral floats give int64,
@@ -219,7 +231,11 @@ def two_columns(g: Graph, f: str) -> str:
 
 def classifier_outputs(g: Graph, scores: str, second: str, classes: Any, kind: str) -> None:
     """Write a classifier's two outputs: ``label``, ``classes[argmax(scores)]``, and
-    ``second`` (probabilities or scores) as ``probabilities``."""
+    ``second`` (probabilities or scores) as ``probabilities``, rounded to float32
+    when :func:`classifier_shape` declared it so (for a ``ZipMap``)."""
+    from onnx import TensorProto
+    from skl2onnx.common.data_types import DoubleTensorType
+
     outputs = g.operator.outputs
     index = g.op("ArgMax", [scores], axis=1, keepdims=0)
     values = np.asarray(classes)
@@ -228,12 +244,19 @@ def classifier_outputs(g: Graph, scores: str, second: str, classes: Any, kind: s
     else:
         table = g.const(values.astype(np.int64), "classes", np.int64)
     g.op("Gather", [table, index], outputs[0].full_name, axis=0)
-    g.op("Identity", [second], outputs[1].full_name)
+    if g.double and not isinstance(outputs[1].type, DoubleTensorType):
+        g.op("Cast", [second], outputs[1].full_name, to=TensorProto.FLOAT)
+    else:
+        g.op("Identity", [second], outputs[1].full_name)
 
 
-def classifier_shape(operator: Any) -> None:
+def classifier_shape(operator: Any, zipped: bool | None = None) -> None:
     """skl2onnx's shape calculator of a classifier: ``label`` ``(N,)`` (int64 or
-    string), ``probabilities`` ``(N, n_classes)`` in the input's float type."""
+    string), ``probabilities`` ``(N, n_classes)`` in the input's float type, but
+    float32 when ``ai.onnx.ml``'s ``ZipMap`` reads it (option ``zipmap=True``, the
+    default; ``zipped`` says so when given): ZipMap takes float32 only, so a
+    float64 graph's probabilities are rounded for it (skl2onnx's own classifiers
+    make an invalid graph there)."""
     from skl2onnx.common.data_types import (
         DoubleTensorType,
         FloatTensorType,
@@ -245,7 +268,10 @@ def classifier_shape(operator: Any) -> None:
     n = operator.inputs[0].get_first_dimension()
     label = StringTensorType if label_kind(model) == "string" else Int64TensorType
     operator.outputs[0].type = label(shape=[n])
-    double = isinstance(operator.inputs[0].type, DoubleTensorType)
+    if zipped is None:
+        options = operator.scope_inst.get_options(model, dict(zipmap=True), fail=False) or {}
+        zipped = options.get("zipmap", True) is True
+    double = isinstance(operator.inputs[0].type, DoubleTensorType) and not zipped
     scores = DoubleTensorType if double else FloatTensorType
     operator.outputs[1].type = scores(shape=[n, len(model.classes_)])
 

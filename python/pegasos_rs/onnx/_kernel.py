@@ -51,6 +51,7 @@ import scipy.sparse as sp
 from pegasos_rs.onnx._common import (
     Graph,
     check_fitted,
+    check_sigmoids,
     check_width,
     classifier_outputs,
     classifier_shape,
@@ -114,12 +115,7 @@ def check_classifier(model: Any) -> None:
     labels cannot hold."""
     check_fitted(model, [*_FITTED, "classes_"])
     _check_expansion(model)
-    if model.probability and not (hasattr(model, "probA_") and hasattr(model, "probB_")):
-        refuse(
-            model,
-            "probability=True, but its sigmoids were not fitted (probability was set "
-            "after fit): fit again, or set probability=False to export its scores",
-        )
+    check_sigmoids(model)
     n_classes = len(model.classes_)
     expected = 1 if n_classes == 2 else n_classes
     if model.multi_class_ == "ovo":
@@ -330,10 +326,11 @@ def convert_classifier(scope: Any, operator: Any, container: Any) -> None:
 def kernel_classifier_shape(operator: Any) -> None:
     """``label`` ``(N,)`` and ``probabilities`` ``(N, n_classes)``, or ``(N, n_pairs)``
     for one-vs-one pairs' values."""
-    classifier_shape(operator)
     model = operator.raw_operator
     options = operator.scope_inst.get_options(model, dict(raw_scores=False), fail=False) or {}
-    if _pair_output(model, bool(options.get("raw_scores", False))):
+    pairs = _pair_output(model, bool(options.get("raw_scores", False)))
+    classifier_shape(operator, zipped=False if pairs else None)  # pairs are not zipped
+    if pairs:
         n_classes = len(model.classes_)
         n = operator.inputs[0].get_first_dimension()
         operator.outputs[1].type = type(operator.outputs[1].type)(

@@ -25,30 +25,22 @@ import numpy as np
 from pegasos_rs.onnx._common import (
     Graph,
     check_fitted,
+    check_sigmoids,
     check_width,
     classifier_outputs,
     classifier_shape,
     label_kind,
     output_shape,
     probabilities,
-    refuse,
     two_columns,
 )
-
-#: Losses whose models have ``predict_proba`` without Platt's sigmoids.
-_PROBABILISTIC = ("log_loss", "modified_huber")
 
 
 def check_classifier(model: Any) -> None:
     """Refuse an unfitted classifier, one whose ``probability=True`` has no fitted
     sigmoids, and classes ONNX labels cannot hold."""
     check_fitted(model, ["coef_", "intercept_", "classes_"])
-    if model.probability and not (hasattr(model, "probA_") and hasattr(model, "probB_")):
-        refuse(
-            model,
-            "probability=True, but its sigmoids were not fitted (probability was set "
-            "after fit): fit again, or set probability=False to export its scores",
-        )
+    check_sigmoids(model)
     label_kind(model)
 
 
