@@ -226,7 +226,13 @@ def test_classifier_probabilities(multi_class, n_classes, loss, probability):
     ).fit(X, y)
     (label, proba), _ = _run(model, X32, options={id(model): {"zipmap": False}})
     _assert_labels(label, model.predict(X32))
-    _assert_probabilities(proba, model.predict_proba(X32))
+    if hasattr(model, "predict_proba"):
+        _assert_probabilities(proba, model.predict_proba(X32))
+    else:
+        # A one-vs-one modified_huber model of more than two classes has no loss
+        # probabilities (its scores are votes): the graph gives its scores.
+        assert loss == "modified_huber" and multi_class == "ovo" and n_classes > 2
+        _check_scores(model, X32, proba)
     # raw_scores: the decision scores instead, in decision_function's layout.
     (label, scores), _ = _run(
         model, X32, options={id(model): {"zipmap": False, "raw_scores": True}}
@@ -291,12 +297,12 @@ def test_float64_input_computes_in_float64(kernel):
     np.testing.assert_array_equal(label, model.predict(X64))
 
 
-@pytest.mark.parametrize("loss", ["hinge", "modified_huber"])
-def test_float64_probabilities(loss):
+@pytest.mark.parametrize(("loss", "multi_class"), [("hinge", "ovo"), ("modified_huber", "ovr")])
+def test_float64_probabilities(loss, multi_class):
     X, y, X32 = _problem(3, sparse=False)
     X64 = X32.astype(np.float64)
     model = KernelPegasosClassifier(loss=loss, probability=loss == "hinge", alpha=0.01)
-    model.set_params(multi_class="ovo", random_state=0).fit(X, y)
+    model.set_params(multi_class=multi_class, random_state=0).fit(X, y)
     (label, proba), _ = _run(model, X64, dtype=np.float64, options={id(model): {"zipmap": False}})
     assert proba.dtype == np.float64
     np.testing.assert_allclose(proba, model.predict_proba(X64), rtol=1e-9, atol=1e-12)
@@ -451,11 +457,16 @@ def test_refuses_precomputed_kernel(cls):
 
 @pytest.mark.parametrize("cls", [KernelPegasosClassifier, KernelPegasosRegressor])
 def test_refuses_callable_kernel(cls):
-    """The parameter constraints refuse a callable in fit; one set afterwards (or by
-    a subclass) is refused by the export, which cannot compute it."""
+    """The parameter constraints refuse a callable in fit; one set afterwards changes
+    nothing (the graph is the fitted model's); a model fitted with one (a subclass
+    without the constraints) is refused by the export, which cannot compute it."""
     X, y, X32 = _problem(2, sparse=False)
     model = cls(random_state=0).fit(X, y)
     model.kernel = lambda a, b: a @ b.T
+    zipmap = {id(model): {"zipmap": False}} if cls is KernelPegasosClassifier else None
+    (out, *_), _ = _run(model, X32, options=zipmap)
+    assert out.shape[0] == X32.shape[0]
+    model._fit_params["kernel"] = model.kernel  # as fitted by such a subclass
     with pytest.raises(TypeError, match=f"{cls.__name__} cannot be exported.*callable"):
         pegasos_rs.to_onnx(model, X32)
 
@@ -470,25 +481,43 @@ def test_refusals_inside_a_skl2onnx_pipeline():
         skl2onnx.to_onnx(pipe, X32[:1])
 
 
-def test_refuses_probability_set_after_fit():
+def test_refuses_a_probability_model_without_its_sigmoids():
+    """probability=True set after fit changes nothing (the model has no sigmoids, the
+    graph no probabilities); a model fitted with it whose sigmoids are gone (a
+    damaged object) is refused."""
     X, y, X32 = _problem(2, sparse=False)
     model = KernelPegasosClassifier(random_state=0).fit(X, y)
     model.probability = True
+    (_, scores), _ = _run(model, X32, options={id(model): {"zipmap": False}})
+    _check_scores(model, X32, scores)
+    calibrated = KernelPegasosClassifier(probability=True, random_state=0).fit(X, y)
+    del calibrated.probB_
     with pytest.raises(ValueError, match="sigmoids were not fitted"):
-        pegasos_rs.to_onnx(model, X32)
+        pegasos_rs.to_onnx(calibrated, X32)
 
 
-def test_refuses_parameters_changed_after_fit():
-    """multi_class or decision_function_shape set after fit would make the graph
-    read the problems in the wrong layout: refused, naming the mismatch."""
-    X, y, X32 = _problem(4, sparse=False)
-    model = KernelPegasosClassifier(random_state=0).fit(X, y)
-    model.set_params(multi_class="ovo")
-    with pytest.raises(ValueError, match=r"4 binary problems.*makes 6"):
-        pegasos_rs.to_onnx(model, X32)
-    model.set_params(multi_class="ovr", decision_function_shape="ovo")
+def test_the_graph_is_the_fitted_model_whatever_set_params_did_since():
+    """The converter reads the parameters of the fit: multi_class, kernel, degree or
+    loss set after fit change neither predict nor the graph. With 3 classes, 3 pairs
+    look like 3 one-vs-rest problems: a converter reading multi_class exported
+    another model without noticing. The reference is the labels themselves."""
+    X, y, _ = _problem(3, sparse=False)
+    X32 = X.astype(np.float32)
+    model = KernelPegasosClassifier(multi_class="ovo", alpha=0.01, random_state=0)
+    model.fit(X, y)
+    accuracy = (model.predict(X32) == y).mean()
+    assert accuracy > 0.5  # 3 classes
+    model.set_params(multi_class="ovr", kernel="poly", degree=5, loss="squared_hinge")
+    (label, scores), _ = _run(model, X32, options={id(model): {"zipmap": False}})
+    _assert_labels(label, model.predict(X32))
+    assert (label == y).mean() >= accuracy - 0.005
+    _check_scores(model, X32, scores)
+    # decision_function_shape lays out decision_function when called (as SVC's),
+    # and the graph's scores with it: "ovo" of a one-vs-rest model has no pairs.
+    ovr = KernelPegasosClassifier(multi_class="ovr", random_state=0).fit(X, y)
+    ovr.set_params(decision_function_shape="ovo")
     with pytest.raises(ValueError, match="no pairs' values"):
-        pegasos_rs.to_onnx(model, X32)
+        pegasos_rs.to_onnx(ovr, X32)
 
 
 def test_float_class_labels_are_int64():

@@ -217,10 +217,15 @@ def test_unfitted_model_is_refused(cls):
 
 
 def test_probability_without_sigmoids_is_refused():
+    """A model fitted with probability=True whose sigmoids are gone (a damaged
+    object) is refused; probability=True set after a fit without it changes nothing."""
     X, y = _problem(2, sparse=False)
-    model = PegasosClassifier(random_state=0, max_iter=2).fit(X, y).set_params(probability=True)
+    model = PegasosClassifier(random_state=0, max_iter=2, probability=True).fit(X, y)
+    del model.probA_
     with pytest.raises(ValueError, match=r"PegasosClassifier cannot be exported.*sigmoids"):
         pegasos_rs.to_onnx(model, X)
+    plain = PegasosClassifier(random_state=0, max_iter=2).fit(X, y).set_params(probability=True)
+    assert pegasos_rs.to_onnx(plain, X) is not None
 
 
 def test_non_integer_float_classes_are_refused():

@@ -83,8 +83,10 @@ class KernelPegasosClassifier(
         with ``fit_intercept``, else 0; ``K(x, x) = 1`` for rbf): from step 1 its
         first steps overshoot and the coefficients explode. Every step is still
         ``1/(alpha t)``; ``t_`` and the reported steps count from ``t0``.
-        ``"modified_huber"``: the squared hinge down to ``z = -1``, linear below
-        (slope at most 4, runs start at step 1). ``"log_loss"`` is refused: its
+        ``"modified_huber"``: the squared hinge down to ``z = -1``, linear below;
+        its runs start at the squared hinge's ``t0``; ``predict_proba`` as
+        ``SGDClassifier``'s for two classes and one-vs-rest models (a one-vs-one
+        model's scores are votes: use ``probability=True``). ``"log_loss"`` is refused: its
         slope is never zero, so every example drawn would become a support vector;
         map the data explicitly and train the linear solver instead, for example
         ``make_pipeline(Nystroem(), PegasosClassifier(loss="log_loss"))``.

@@ -103,10 +103,11 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         ``max(0, 1 - z)^2``, the L2-loss SVM (LIBLINEAR ``-s 2``, its default);
         ``"modified_huber"``, the squared hinge down to ``z = -1`` and ``-4 z`` below,
         which also gives ``predict_proba``. Each step adds only the examples whose
-        loss has a slope. The squared hinge, whose slope is unbounded, starts its
-        steps at ``t0 = ceil(2 mean_i c_i (||x_i||^2 + 1) / alpha)`` (about; exactly:
-        the user guide's "Losses and problems") rather than 1 so that its first
-        steps are stable.
+        loss has a slope. The squared hinge and the modified Huber loss, whose
+        slopes grow with the violation, start their steps at ``t0 = ceil(2 R^2 /
+        alpha)`` rather than 1 so that their first steps are stable, ``R^2 = sum_i
+        s_i^2 / sum_i s_i`` with ``s_i = c_i (||x_i||^2 + 1)`` (the user guide's
+        "Losses and problems").
     alpha : float, default=1e-4
         Regularisation strength, the paper's lambda. The equivalent ``C`` of
         LIBLINEAR, ``LinearSVC`` and ``SVC`` is ``1 / (alpha * n_samples)``.
@@ -166,7 +167,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     tol : float or None, default=None
         If set, the primal objective is evaluated after every pass and training stops
         once it has not decreased by more than ``tol * objective`` for
-        ``n_iter_no_change`` passes.
+        ``n_iter_no_change`` passes. Without it, a fit of two passes or more
+        measures how much its last pass lowered the objective (on up to 4096
+        rows) and issues a ``ConvergenceWarning`` above 5 % (the user guide's
+        "Whether the passes were enough").
     n_iter_no_change : int, default=5
         Passes without improvement tolerated when ``tol`` is set.
     warm_start : bool, default=False

@@ -87,10 +87,9 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         SVR (LIBLINEAR ``-s 11``); ``"squared_error"`` ``r^2 / 2``, ridge regression;
         ``"huber"`` ``r^2 / 2`` up to ``|r| = epsilon``, linear beyond. The squared
         losses, whose slope is unbounded, start their steps at ``t0 = ceil(kappa
-        mean_i c_i (||x_i||^2 + 1) / alpha)`` (about; ``kappa`` 2, or 1 for
-        ``squared_error``)
-        rather than 1, so that the first steps are stable (see the user guide's
-        "Losses and problems").
+        max_i c_i (||x_i||^2 + 1) / alpha)`` (``kappa`` 2, or 1 for
+        ``squared_error``) rather than 1, so that every step is stable, the longest
+        row's too (see the user guide's "Losses and problems").
     epsilon : float, default=0.1
         Width of the insensitive tube (LIBLINEAR's ``-p``), or where Huber's loss
         turns linear.
@@ -126,7 +125,10 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
     tol : float or None, default=None
         If set, the primal objective is evaluated after every pass and training
         stops once it has not decreased by more than ``tol * objective`` for
-        ``n_iter_no_change`` passes.
+        ``n_iter_no_change`` passes. Without it, a fit of two passes or more
+        measures how much its last pass lowered the objective (on up to 4096
+        rows) and issues a ``ConvergenceWarning`` above 5 % (the user guide's
+        "Whether the passes were enough").
     n_iter_no_change : int, default=5
         Passes without improvement tolerated when ``tol`` is set.
     warm_start : bool, default=False

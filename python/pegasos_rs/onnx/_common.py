@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from pegasos_rs._fitted import fitted_param
+
 #: The lowest opset the converters emit (ReduceSum, Unsqueeze, Squeeze with their
 #: axes as inputs).
 MIN_OPSET = 13
@@ -47,7 +49,9 @@ def check_sigmoids(model: Any) -> None:
     """Refuse a classifier with ``probability=True`` whose Platt sigmoids were not
     fitted (``probability`` set after ``fit``): the graph would have no
     probabilities to compute."""
-    if model.probability and not (hasattr(model, "probA_") and hasattr(model, "probB_")):
+    if fitted_param(model, "probability") and not (
+        hasattr(model, "probA_") and hasattr(model, "probB_")
+    ):
         refuse(
             model,
             "probability=True, but its sigmoids were not fitted (probability was set "
@@ -198,7 +202,7 @@ def probabilities(g: Graph, model: Any, f: str, scores: str, binary: bool) -> st
     """The probabilities graph of a classifier (linear or kernel) from its decision
     values ``f`` and scores ``scores``, or None when it has no ``predict_proba``:
     Platt's sigmoids, ``log_loss``'s and ``modified_huber``'s own."""
-    if model.probability:
+    if fitted_param(model, "probability"):
         a = np.asarray(model.probA_, dtype=np.float64)
         b = np.asarray(model.probB_, dtype=np.float64)
         z = g.add(
@@ -207,11 +211,11 @@ def probabilities(g: Graph, model: Any, f: str, scores: str, binary: bool) -> st
         if binary:
             return g.op("Sigmoid", [g.concat([z, g.neg(z)], axis=1)])
         return g.op("Softmax", [g.log_sigmoid(g.neg(z))], axis=1)
-    if model.loss == "log_loss":
+    if fitted_param(model, "loss") == "log_loss":
         if binary:
             return g.op("Sigmoid", [scores])
         return g.op("Softmax", [g.log_sigmoid(scores)], axis=1)
-    if model.loss == "modified_huber":
+    if fitted_param(model, "loss") == "modified_huber":
         clipped = g.op("Clip", [scores, g.const(-1.0, "low"), g.const(1.0, "high")])
         p = g.div(g.add(clipped, g.const(1.0, "one")), g.const(2.0, "two"))
         if binary:

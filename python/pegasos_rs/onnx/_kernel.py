@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from pegasos_rs._fitted import fitted_param
 from pegasos_rs.onnx._common import (
     Graph,
     check_fitted,
@@ -79,7 +80,7 @@ _FITTED = ["support_", "support_vectors_", "dual_coef_", "intercept_", "_gamma"]
 def _check_expansion(model: Any) -> None:
     """Refuse what no graph computes: a precomputed or callable kernel, fitted
     attributes that do not make an expansion."""
-    kernel = model.kernel
+    kernel = fitted_param(model, "kernel")
     if callable(kernel) or not isinstance(kernel, str):
         refuse(
             model,
@@ -158,7 +159,11 @@ def _svm_regressor(g: Graph, sv: np.ndarray, coef: np.ndarray, b: float, model: 
     keep = coef != 0
     keep[0] |= not keep.any()  # the operator needs one support vector
     out = g.name("svm_scores")
-    params = [float(model._gamma), float(model.coef0), float(model.degree)]
+    params = [
+        float(model._gamma),
+        float(fitted_param(model, "coef0")),
+        float(fitted_param(model, "degree")),
+    ]
     g.container.add_node(
         "SVMRegressor",
         [g.input],
@@ -166,7 +171,7 @@ def _svm_regressor(g: Graph, sv: np.ndarray, coef: np.ndarray, b: float, model: 
         op_domain="ai.onnx.ml",
         op_version=1,
         name=g.scope.get_unique_operator_name("SVMRegressor"),
-        kernel_type=KERNELS[model.kernel],
+        kernel_type=KERNELS[fitted_param(model, "kernel")],
         kernel_params=np.asarray(params, dtype=np.float32),
         support_vectors=sv[keep].astype(np.float32).ravel(),
         n_supports=int(keep.sum()),
@@ -179,8 +184,12 @@ def _svm_regressor(g: Graph, sv: np.ndarray, coef: np.ndarray, b: float, model: 
 
 def _dot_kernel(g: Graph, sv: np.ndarray, model: Any) -> str:
     """``K(x, s)`` of the dot-product kernels through a matrix product: ``(N, n_SV)``."""
-    gamma, coef0, degree = float(model._gamma), float(model.coef0), int(model.degree)
-    if model.kernel == "rbf":
+    gamma, coef0, degree = (
+        float(model._gamma),
+        float(fitted_param(model, "coef0")),
+        int(fitted_param(model, "degree")),
+    )
+    if fitted_param(model, "kernel") == "rbf":
         centre = sv.mean(axis=0)
         svc = sv - centre
         xc = g.sub(g.input, g.const(centre.reshape(1, -1), "sv_centre"))
@@ -197,10 +206,10 @@ def _dot_kernel(g: Graph, sv: np.ndarray, model: Any) -> str:
         )
         return g.op("Exp", [g.op("Min", [exponent, g.const(0.0, "zero")])])
     dots = g.matmul(g.input, g.const(sv.T, "svs"))
-    if model.kernel == "linear":
+    if fitted_param(model, "kernel") == "linear":
         return dots
     inner = g.add(g.mul(dots, g.const(gamma, "gamma")), g.const(coef0, "coef0"))
-    if model.kernel == "sigmoid":
+    if fitted_param(model, "kernel") == "sigmoid":
         return g.op("Tanh", [inner])
     return g.op("Pow", [inner, g.const(degree, "degree", np.int64)])
 
@@ -216,7 +225,7 @@ def _additive_kernel(g: Graph, sv: np.ndarray, model: Any) -> str:
         return numpy_helper.from_array(np.asarray(value, dtype=g.dtype), name)
 
     inits = [tensor("svs", sv), tensor("ones", np.ones(d))]
-    if model.kernel == "intersection":
+    if fitted_param(model, "kernel") == "intersection":
         nodes = [
             helper.make_node("Min", ["row", "svs"], ["minima"]),
             helper.make_node("MatMul", ["minima", "ones"], ["kernel_row"]),
@@ -251,11 +260,17 @@ def _expansion(g: Graph, model: Any, svm_ops: bool) -> str:
     coef = np.asarray(model.dual_coef_, dtype=np.float64)
     intercept = np.asarray(model.intercept_, dtype=np.float64).reshape(1, -1)
     single = intercept.size == 1
-    if svm_ops and single and KERNELS[model.kernel] and not g.double and sv.shape[0]:
+    if (
+        svm_ops
+        and single
+        and KERNELS[fitted_param(model, "kernel")]
+        and not g.double
+        and sv.shape[0]
+    ):
         return _svm_regressor(g, sv, coef[0], float(intercept[0, 0]), model)
     if sv.shape[0] == 0:  # no support vector: the intercepts alone
         return g.affine(g.input, np.zeros((sv.shape[1], intercept.size)), intercept)
-    if model.kernel in ("chi2", "intersection"):
+    if fitted_param(model, "kernel") in ("chi2", "intersection"):
         kernel = _additive_kernel(g, sv, model)
     else:
         kernel = _dot_kernel(g, sv, model)
@@ -295,7 +310,12 @@ def _pair_output(model: Any, raw_scores: bool) -> bool:
 
 
 def _has_probabilities(model: Any) -> bool:
-    return bool(model.probability) or model.loss == "modified_huber"
+    """Whether the model has ``predict_proba`` (Platt's, or modified_huber's, which a
+    one-vs-one model of more than two classes has not: its scores are votes)."""
+    if fitted_param(model, "probability"):
+        return True
+    pairs = model.multi_class_ == "ovo" and len(model.classes_) > 2
+    return fitted_param(model, "loss") == "modified_huber" and not pairs
 
 
 # ------------------------------------------------------------ converters, shapes
@@ -313,7 +333,9 @@ def convert_classifier(scope: Any, operator: Any, container: Any) -> None:
     binary = n_classes == 2
     f = _votes(g, problems, n_classes) if model.multi_class_ == "ovo" and not binary else problems
     scores = two_columns(g, f) if binary else f
-    proba = None if raw else probabilities(g, model, f, scores, binary)
+    proba = (
+        None if raw or not _has_probabilities(model) else probabilities(g, model, f, scores, binary)
+    )
     if proba is not None:
         second = proba
     elif _pair_output(model, raw):

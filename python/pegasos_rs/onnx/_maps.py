@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from pegasos_rs._fitted import fitted_param
 from pegasos_rs.onnx._common import Graph, check_fitted, check_width, output_shape, refuse
 
 
@@ -95,10 +96,10 @@ def _landmarks(model: Any) -> np.ndarray:
 def _kernel(g: Graph, model: Any, C: np.ndarray) -> str:
     """The kernel matrix ``K(X, C)`` (N, n_components)."""
     x = g.input
-    kernel = model.kernel
+    kernel = fitted_param(model, "kernel")
     gamma = float(model.gamma_)
-    degree = 3 if model.degree is None else int(model.degree)
-    coef0 = 1.0 if model.coef0 is None else float(model.coef0)
+    degree = 3 if fitted_param(model, "degree") is None else int(fitted_param(model, "degree"))
+    coef0 = 1.0 if fitted_param(model, "coef0") is None else float(fitted_param(model, "coef0"))
     if kernel in ("linear", "poly", "sigmoid"):
         dots = g.matmul(x, g.const(C.T, "landmarks_t"))
         if kernel == "linear":
@@ -169,10 +170,12 @@ def convert_additive(scope: Any, operator: Any, container: Any) -> None:
     model = operator.raw_operator
     g = Graph(scope, operator, container)
     check_width(operator, int(model.n_features_in_))
-    order = int(model.order)
+    order = int(fitted_param(model, "order"))
     step = float(model.sample_interval_)
     coefs = [
-        math.sqrt((1.0 if j == 0 else 2.0) * step * _spectrum(model.kernel, j * step))
+        math.sqrt(
+            (1.0 if j == 0 else 2.0) * step * _spectrum(fitted_param(model, "kernel"), j * step)
+        )
         for j in range(order + 1)
     ]
     x = g.input
