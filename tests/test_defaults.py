@@ -147,3 +147,8 @@ def test_a_fit_whose_last_pass_still_moves_the_objective_warns():
     ym = np.concatenate([y, np.full(100, 2)])
     with pytest.warns(ConvergenceWarning, match=r"one-vs-rest problems \(classes "):
         PegasosClassifier(alpha=1e-5, max_iter=2, random_state=0).fit(Xm, ym)
+    # Shared draws and Crammer-Singer: one measure for the fit.
+    for multi_class in ("ovr_shared", "crammer_singer"):
+        est = PegasosClassifier(alpha=1e-5, max_iter=2, multi_class=multi_class, random_state=0)
+        with pytest.warns(ConvergenceWarning, match=r"last of max_iter=2 passes still lowered"):
+            est.fit(Xm, ym)

@@ -231,11 +231,11 @@ def store_fit(est, result: dict) -> str | None:
     est.n_iter_ = max(result["n_iter"])
     est.t_ = max(result["t"])
     est.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
-    converged = result["converged"]
+    converged, settling = result["converged"], result.get("settling") or []
     if getattr(est, "multi_class", "ovr") == "crammer_singer":
-        converged = converged[:1]  # one joint problem
+        converged, settling = converged[:1], settling[:1]  # one joint problem
     if converged[0] is None:
-        return _unsettled(est, result.get("settling") or [])
+        return _unsettled(est, settling)
     if all(converged):
         return None
     missed = [i for i, c in enumerate(converged) if not c]

@@ -79,7 +79,7 @@ use crate::solvers::linear::{
 };
 use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept, Sampling, ValidParams};
-use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
+use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
 
 /// The mark of the header state of [`CrammerSingerState::to_states`]: the one
@@ -699,10 +699,22 @@ fn loss_sum<R: Rows>(
     intercepts: &[f64],
     acc: f64,
 ) -> f64 {
+    loss_sum_over(rows, ex, coef, intercepts, acc, 0..rows.n_rows())
+}
+
+/// [`loss_sum`] over the rows `indices` only, in their order.
+fn loss_sum_over<R: Rows>(
+    rows: &R,
+    ex: &Examples<'_>,
+    coef: &[f64],
+    intercepts: &[f64],
+    acc: f64,
+    indices: impl Iterator<Item = usize>,
+) -> f64 {
     let k = intercepts.len();
     let d = rows.n_features();
     let mut scores = vec![0.0; k];
-    (0..rows.n_rows()).fold(acc, |acc, i| {
+    indices.fold(acc, |acc, i| {
         for (r, s) in scores.iter_mut().enumerate() {
             *s = rows.dot(i, &coef[r * d..(r + 1) * d]) + intercepts[r];
         }
@@ -793,6 +805,37 @@ impl<R: Rows> PassRunner for CsRun<'_, '_, R> {
         Ok(Some(objective(
             self.rows,
             &self.ex,
+            self.params,
+            self.coef,
+            &self.intercepts,
+        )))
+    }
+
+    /// The joint objective on the probe's rows (those that fail their check left
+    /// out, for rows not checked on construction).
+    fn probe(&mut self) -> Result<Option<f64>> {
+        let bf = self.rule.bias_feature;
+        self.state.write_model(bf, self.coef, &mut self.intercepts);
+        let (rows, task) = (self.rows, &self.task);
+        let checked = rows.is_checked();
+        let read: Vec<usize> = (0..rows.n_rows())
+            .step_by(probe_stride(rows.n_rows()))
+            .filter(|&i| checked || (rows.check_row(i).is_ok() && task.check_example(i).is_ok()))
+            .collect();
+        if read.is_empty() {
+            return Ok(None);
+        }
+        let loss = loss_sum_over(
+            rows,
+            &self.ex,
+            self.coef,
+            &self.intercepts,
+            -0.0,
+            read.iter().copied(),
+        );
+        Ok(Some(objective_from_loss(
+            loss,
+            read.len(),
             self.params,
             self.coef,
             &self.intercepts,
@@ -1029,7 +1072,7 @@ pub fn fit_crammer_singer<R: Rows>(
             n_iter: plan.passes(),
             objective: plan.objective(),
             converged: plan.converged(params),
-            settling: None,
+            settling: plan.settling(),
         })
         .collect();
     *states = state.to_states();
