@@ -576,11 +576,11 @@ def _trained_pairs(est, name: str, need) -> bool:
     of classes: a kernel model's ``multi_class_`` (files written before it was saved:
     its ``multi_class``, where ``"auto"`` resolves from the classes and the training
     rows ``shape_fit_[0]``, as fit resolved it); a linear model's ``multi_class``."""
-    from pegasos_rs._kernel_expansion import multi_class_used
-
     asked = getattr(est, "multi_class", "ovr")
     if name != "KernelPegasosClassifier":
         return asked == "ovo"
+    from pegasos_rs._kernel_expansion import multi_class_used
+
     shape = getattr(est, "shape_fit_", None)
     need(
         isinstance(shape, tuple) and len(shape) == 2 and all(map(_is_count, shape)),
