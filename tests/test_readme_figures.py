@@ -450,7 +450,8 @@ def test_a_settings_phrase_gone_from_its_file_fails(rf, repo):
     src, _ = repo
     rel = "docs/user_guide/dask.rst"
     text = src.read(rel)
-    problems = rf.prose_problems(src.with_overrides({rel: text.replace("10 % free", "room")}))
+    changed = text.replace("at most 10 GiB per worker", "at most a bound per worker")
+    problems = rf.prose_problems(src.with_overrides({rel: changed}))
     assert problems == [
-        f".ci/figure_settings.py: 'the disk keeps 10 % free' is no longer a line of {rel}"
+        f".ci/figure_settings.py: 'at most 10 GiB per worker' is no longer a line of {rel}"
     ]

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _progress
+from pegasos_rs import _fitted, _progress
 from pegasos_rs._validation import n_threads, seed_from
 from pegasos_rs.dask import _exact, _parallel
 
@@ -81,7 +81,9 @@ class DaskLinearMixin:
         attributes, a copy of the solver state)."""
         check_is_fitted(self)
         cls: Any = self._local_class
-        local = cls(**{k: getattr(self, k) for k in cls._get_param_names()})
+        fitted = _fitted.fit_params(self)  # the model is what its fit made of them
+        local = cls(**{k: fitted[k] for k in cls._get_param_names()})
+        _fitted.record(local)
         for attr in self._fitted_attributes:
             if hasattr(self, attr):
                 setattr(local, attr, copy.deepcopy(getattr(self, attr)))
@@ -97,6 +99,8 @@ class DaskLinearMixin:
     def __getstate__(self):
         state = dict(super().__getstate__())  # a copy: the base may return __dict__
         state["client"] = None  # a connection is not part of a model
+        if _fitted.ATTRIBUTE in state:
+            state[_fitted.ATTRIBUTE] = {**state[_fitted.ATTRIBUTE], "client": None}
         return state
 
     def save(self, path) -> None:
