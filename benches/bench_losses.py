@@ -541,6 +541,16 @@ def _gradient_factor(loss: str, u: np.ndarray, epsilon: float) -> np.ndarray:
 def lbfgs_minimum(loss: str, X, y, alpha: float) -> tuple[float, dict]:
     """scipy's L-BFGS minimum of ``common.loss_objective`` (smooth losses), with its
     own gradient; ``(F*, info)``."""
+    w, b, info = lbfgs_solution(loss, X, y, alpha)
+    return loss_objective(loss, w, b, X, y, alpha, EPSILON), info
+
+
+def lbfgs_solution(
+    loss: str, X, y, alpha: float, regularise_bias: bool = True
+) -> tuple[np.ndarray, float, dict]:
+    """scipy's L-BFGS minimiser ``(w, b, info)`` of ``common.loss_objective`` (smooth
+    losses, ``epsilon`` = :data:`EPSILON`), with its own gradient; with
+    ``regularise_bias=False``, of that objective without ``alpha/2 b^2`` (SGD's)."""
     from scipy.optimize import minimize
 
     margin = loss in common.MARGIN_LOSSES
@@ -553,15 +563,16 @@ def lbfgs_minimum(loss: str, X, y, alpha: float) -> tuple[float, dict]:
         u = y * p if margin else p - y
         g = _gradient_factor(loss, u, EPSILON) / m
         g = y * g if margin else g
-        value = 0.5 * alpha * (w @ w + b * b) + loss_values(loss, u, EPSILON).mean()
-        grad = np.concatenate([np.asarray(XT @ g).ravel() + alpha * w, [g.sum() + alpha * b]])
+        bb = b * b if regularise_bias else 0.0
+        value = 0.5 * alpha * (w @ w + bb) + loss_values(loss, u, EPSILON).mean()
+        db = g.sum() + alpha * b if regularise_bias else g.sum()
+        grad = np.concatenate([np.asarray(XT @ g).ravel() + alpha * w, [db]])
         return value, grad
 
     opt = minimize(f, np.zeros(d + 1), jac=True, method="L-BFGS-B",
                    options={"maxiter": 100_000, "maxfun": 200_000, "ftol": 1e-15,
                             "gtol": 1e-11})  # fmt: skip
-    value = loss_objective(loss, opt.x[:-1], opt.x[-1], X, y, alpha, EPSILON)
-    return value, {"iterations": int(opt.nit), "message": str(opt.message)}
+    return opt.x[:-1], float(opt.x[-1]), {"iterations": int(opt.nit), "message": str(opt.message)}
 
 
 def gap_sets(args) -> dict:

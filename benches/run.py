@@ -11,6 +11,9 @@ result it measures is implausible):
 * ``bench_linear.py``   linear Pegasos against LIBLINEAR, SGDClassifier, LinearSVC
 * ``bench_losses.py``   every loss (logistic, squared hinge, SVR, ...) against LIBLINEAR's
   solver of the same objective (about 30 minutes: 10^7 RCV1-shaped rows)
+* ``bench_defaults.py``  both libraries at their defaults: PegasosRegressor / PegasosClassifier
+  against SGDRegressor / SGDClassifier loss for loss, with the objective's exact optimum
+  (a few minutes)
 * ``bench_multiclass.py`` the Crammer-Singer loss against LIBLINEAR -s 4, with one-vs-rest
 * ``bench_ranking.py``  PegasosRanker against RankSVM on LETOR MQ2008, and AUC on w8a
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
@@ -59,6 +62,7 @@ HERE = Path(__file__).resolve().parent
 SUITE = {
     "linear": ("bench_linear.py", [], ["--quick"]),
     "losses": ("bench_losses.py", [], ["--quick"]),
+    "defaults": ("bench_defaults.py", [], ["--quick"]),
     "kernel": ("bench_kernel.py", ["--threads", "2", "--budget", "300"], ["--quick"]),
     "multiclass": ("bench_multiclass.py", ["--cap", "200"], ["--smoke"]),
     "ranking": ("bench_ranking.py", [], ["--smoke"]),

@@ -108,6 +108,13 @@ def load(name: str, *, test_size: float = 0.3, seed: int = 0):
     if test is not None:
         Xt, yt = _load_svmlight_xz(d / test, nf)
         return X, y, Xt, yt
+    return split(X, y, test_size=test_size, seed=seed)
+
+
+def split(X, y, *, test_size: float = 0.3, seed: int = 0):
+    """``(X_train, y_train, X_test, y_test)``: the rows of a seeded permutation, the
+    first ``round(test_size m)`` of them the test rows (the split of the sets without
+    a test file)."""
     perm = np.random.RandomState(seed).permutation(X.shape[0])
     n_test = round(test_size * X.shape[0])
     te, tr = perm[:n_test], perm[n_test:]

@@ -58,6 +58,7 @@ sys.meta_path.insert(0, _Hidden())
         ("bench_cli.py", "## start-up times measured", ["liblinear"]),
         ("bench_fit_cost.py", "every time is the median of 1 run", []),
         ("bench_losses.py", "## 3. Objective gap after 20 passes", ["liblinear"]),
+        ("bench_defaults.py", "## 1b. Regression: each solver's objective", ["liblinear"]),
         ("bench_kernel_regression.py", "## Time to SVR's test MSE + 5 %", []),
         ("bench_kernel_classes.py", "## Time to SVC's test accuracy - 1 pp", []),
         ("bench_ranking.py", "## 2. generated imbalanced", []),

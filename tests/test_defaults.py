@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import require_data
+from heavy_tailed import heavy_tailed_rows  # benches/, put on sys.path by conftest.py
 from pegasos_rs import PegasosClassifier, PegasosRegressor
 from scipy.optimize import minimize
 from sklearn.datasets import load_breast_cancer, load_diabetes
@@ -25,21 +26,12 @@ from sklearn.preprocessing import StandardScaler
 REGRESSION_LOSSES = ["squared_error", "squared_epsilon_insensitive", "huber", "epsilon_insensitive"]
 
 
-def _heavy_tailed_rows(seed: int = 0, n: int = 3000, d: int = 10):
-    """Rows whose squared norms have a heavy tail once standardised (each row scaled
-    by a log-normal factor: the longest about 125 times the mean, as cpusmall's)."""
-    rng = np.random.RandomState(seed)
-    X = rng.randn(n, d) * np.exp(rng.randn(n, 1))
-    y = 50.0 + 3.0 * X @ rng.randn(d) + 5.0 * rng.randn(n)
-    return X, y
-
-
 @pytest.mark.parametrize("loss", ["squared_error", "squared_epsilon_insensitive"])
 def test_squared_regression_losses_are_stable_on_the_longest_rows(loss):
     """The squared losses' first step is stable for the longest row: from a start
     stable only for the average row (``t0`` from the mean squared norm), the longest
     rows blew the iterate up and 20 averaged passes ended with R^2 about -39."""
-    X, y = _heavy_tailed_rows()
+    X, y = heavy_tailed_rows()
     scaler = StandardScaler().fit(X[:2000])
     Xtr, Xte = scaler.transform(X[:2000]), scaler.transform(X[2000:])
     ytr, yte = y[:2000], y[2000:]
