@@ -34,8 +34,9 @@ print(f"test accuracy of the pipeline: {pipe.score(X_test, y_test):.3f}")
 # Export. ``X_train[:1]`` gives the width and the float type of the input (float32
 # here, as onnxruntime serves most models; a float64 sample gives a float64 graph, as
 # skl2onnx does); ``zipmap=False`` makes the probabilities one float tensor instead
-# of skl2onnx's list of ``{class: p}`` (the default). The graph can be written with ``onx.SerializeToString()`` (the
-# command line: ``pegasos-rs export pipe.model pipe.onnx``).
+# of skl2onnx's list of ``{class: p}`` (the default). The graph can be written with
+# ``onx.SerializeToString()`` (the command line: ``pegasos-rs export pipe.model
+# pipe.onnx``).
 onx = pegasos_rs.to_onnx(pipe, X_train[:1].astype(np.float32), options={"zipmap": False})
 print([(o.name, o.type.tensor_type.elem_type) for o in onx.graph.output])
 

@@ -92,11 +92,13 @@ def _margin_objective(w, X, y, alpha, loss):
     return alpha / 2 * w @ w + value.mean(), alpha * w + Xb.T @ (slope * y) / X.shape[0]
 
 
-@pytest.mark.parametrize("loss", ["modified_huber", "squared_hinge"])
-def test_modified_huber_starts_as_its_curvature_needs(loss):
+@pytest.mark.parametrize(("loss", "bound"), [("modified_huber", 0.2), ("squared_hinge", 0.35)])
+def test_modified_huber_starts_as_its_curvature_needs(loss, bound):
     """modified_huber's part above z = -1 is the squared hinge: it starts late as
-    the squared hinge does. On breast cancer at C = 1, 20 passes ended 280 % above
-    the optimum when it started at step 1 (the squared hinge: 23 %)."""
+    the squared hinge does (from the self-weighted mean of the rows' squared norms,
+    its slope being bounded; the squared hinge from their maximum). On breast cancer
+    at C = 1, 20 passes ended 280 % above the optimum when it started at step 1
+    (measured now: 13 %; the squared hinge 31 %)."""
     X, y = load_breast_cancer(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     ypm = np.where(y == 1, 1.0, -1.0)
@@ -113,7 +115,55 @@ def test_modified_huber_starts_as_its_curvature_needs(loss):
     assert model.t_ > 20 * X.shape[0]  # counted from t0 - 1
     w = np.append(model.coef_.ravel(), model.intercept_[0])
     gap = (_margin_objective(w, X, ypm, alpha, loss)[0] - optimum) / optimum
-    assert gap < 0.2  # measured: 13 %
+    assert gap < bound
+
+
+def _rare_binary_features(seed: int = 0, n: int = 3000, d: int = 60):
+    """Binary features set with probabilities from 1/2 down to 1/500, as one-hot
+    data (a9a, w8a): standardised, a rare feature's rows are long."""
+    rng = np.random.RandomState(seed)
+    X = (rng.rand(n, d) < np.geomspace(0.5, 0.002, d)).astype(float)
+    y = (X @ rng.randn(d) + 0.3 * rng.randn(n) > np.median(X @ rng.randn(d))).astype(int)
+    return StandardScaler().fit_transform(X), y
+
+
+def test_squared_hinge_is_stable_on_standardised_rare_features():
+    """The squared hinge's slope grows without bound: it starts where the longest
+    row's step is stable. From the self-weighted mean of the rows' squared norms
+    (here 155 against a largest of 1055), the long rows' overshoot cascaded through
+    the other rows' margins, and 20 passes ended 3,300 times above the optimum (on
+    standardised a9a: 1,160 times; w8a: 120,000; found by benches/bench_defaults.py)."""
+    X, y = _rare_binary_features()
+    ypm = np.where(y == 1, 1.0, -1.0)
+    alpha = 1e-4
+    optimum = minimize(
+        _margin_objective,
+        np.zeros(X.shape[1] + 1),
+        args=(X, ypm, alpha, "squared_hinge"),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": 100_000, "gtol": 1e-12, "ftol": 1e-16},
+    ).fun
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = PegasosClassifier(loss="squared_hinge", random_state=0).fit(X, y)
+    w = np.append(model.coef_.ravel(), model.intercept_[0])
+    assert _margin_objective(w, X, ypm, alpha, "squared_hinge")[0] < 1.5 * optimum
+
+
+def test_a_fit_that_ends_above_the_zero_model_warns():
+    """However settled its last passes, a fit whose model has a higher training
+    objective than w = 0 diverged: on unscaled breast cancer (features up to the
+    thousands) the hinge's default fit predicts the majority class."""
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.warns(ConvergenceWarning, match=r"higher training objective than w = 0"):
+        PegasosClassifier(random_state=0).fit(X, y)
+    for multi_class in ("ovr_shared", "crammer_singer"):
+        with pytest.warns(ConvergenceWarning, match=r"higher training objective than w = 0"):
+            PegasosClassifier(multi_class=multi_class, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        PegasosClassifier(random_state=0).fit(StandardScaler().fit_transform(X), y)
 
 
 def test_a_fit_whose_last_pass_still_moves_the_objective_warns():
@@ -121,7 +171,7 @@ def test_a_fit_whose_last_pass_still_moves_the_objective_warns():
     lowered the objective, and warns above 5 %."""
     X, y = load_breast_cancer(return_X_y=True)
     X = StandardScaler().fit_transform(X)
-    short = PegasosClassifier(alpha=1e-5, max_iter=2, random_state=0)
+    short = PegasosClassifier(alpha=1e-2, max_iter=2, random_state=0)
     with pytest.warns(ConvergenceWarning, match=r"last of max_iter=2 passes still lowered"):
         short.fit(X, y)
     # Enough passes: silent (measured: 0.7 % in the last of 20 at C = 1).
@@ -134,13 +184,13 @@ def test_a_fit_whose_last_pass_still_moves_the_objective_warns():
     # The regressor, and each class of one-vs-rest named.
     Xr, yr = load_diabetes(return_X_y=True)
     with pytest.warns(ConvergenceWarning, match="PegasosRegressor: the last of"):
-        PegasosRegressor(alpha=1e-6, max_iter=2, random_state=0).fit(Xr * 50, yr)
+        PegasosRegressor(alpha=1e-4, max_iter=2, random_state=0).fit(Xr * 50, yr)
     Xm = np.vstack([X, X[:100] + 3.0])
     ym = np.concatenate([y, np.full(100, 2)])
     with pytest.warns(ConvergenceWarning, match=r"one-vs-rest problems \(classes "):
-        PegasosClassifier(alpha=1e-5, max_iter=2, random_state=0).fit(Xm, ym)
+        PegasosClassifier(alpha=1e-2, max_iter=2, random_state=0).fit(Xm, ym)
     # Shared draws and Crammer-Singer: one measure for the fit.
     for multi_class in ("ovr_shared", "crammer_singer"):
-        est = PegasosClassifier(alpha=1e-5, max_iter=2, multi_class=multi_class, random_state=0)
+        est = PegasosClassifier(alpha=1e-2, max_iter=2, multi_class=multi_class, random_state=0)
         with pytest.warns(ConvergenceWarning, match=r"last of max_iter=2 passes still lowered"):
             est.fit(Xm, ym)

@@ -109,8 +109,11 @@ def test_each_loss_reaches_liblinears_optimum_of_its_objective(loss, regression)
     extra = {"epsilon": eps} if regression else {}
     est = cls(loss=loss, alpha=1.0 / (C * X.shape[0]), max_iter=400, random_state=0, **extra)
     got = _objective(est.fit(X, y), X, y)
-    # Within 1 % of the optimum after 400 passes (the hinge, the slowest, is at 0.7 %).
-    assert want * (1 - 1e-9) <= got <= 1.01 * want, (got, want)
+    # Within 1 % of the optimum after 400 passes (the hinge is at 0.7 %), the squared
+    # hinge within 2 % (1.8 %): its start is stable for the longest row, which on
+    # these standardised rows makes every step short.
+    bound = 1.02 if loss == "squared_hinge" else 1.01
+    assert want * (1 - 1e-9) <= got <= bound * want, (got, want)
 
 
 @pytest.mark.parametrize(
@@ -254,10 +257,11 @@ def test_bad_losses_and_targets_are_named():
 
 def test_squared_losses_start_where_their_steps_are_stable():
     """A squared loss from t = 1 with a small alpha would overflow (the first steps
-    are 1/alpha times the residual); from t0 it fits. A regression loss starts where
-    the longest row's step is stable, t0 = kappa max_i (||x_i||^2 + 1) / alpha; a
-    margin loss where the average row's is, weighted by the rows' own squared norms,
-    t0 = kappa sum_i s_i^2 / sum_i s_i / alpha (s_i = ||x_i||^2 + 1)."""
+    are 1/alpha times the residual); from t0 it fits. A loss whose slope grows
+    without bound starts where the longest row's step is stable, t0 = kappa max_i s_i
+    / alpha (s_i = ||x_i||^2 + 1); the modified Huber loss, whose slope is bounded,
+    where the average row's is, weighted by the rows' own squared norms, t0 = kappa
+    sum_i s_i^2 / sum_i s_i / alpha."""
     X, y = _diabetes()
     s = (X * X).sum(axis=1) + 1.0
     y = y * 100.0
@@ -268,11 +272,11 @@ def test_squared_losses_start_where_their_steps_are_stable():
     assert abs(t0 - s.max() / 1e-6) <= 1.0
     assert est.score(X, y) > 0.4
     labels = (y > np.median(y)).astype(int)
-    for loss in ("squared_hinge", "modified_huber"):
+    for loss, r2 in (("squared_hinge", s.max()), ("modified_huber", (s * s).sum() / s.sum())):
         clf = PegasosClassifier(loss=loss, alpha=1e-3, max_iter=5, intercept_scaling=None)
         clf.fit(X, labels)
         t0 = clf.t_ - 5 * X.shape[0] + 1
-        assert abs(t0 - 2.0 * (s * s).sum() / s.sum() / 1e-3) <= 1.0
+        assert abs(t0 - 2.0 * r2 / 1e-3) <= 1.0
 
 
 # --------------------------------------------------------------------------------------

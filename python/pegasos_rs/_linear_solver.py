@@ -17,7 +17,7 @@ import numpy as np
 
 from pegasos_rs import _core, _model_file
 from pegasos_rs._arrays import buffer, n_threads
-from pegasos_rs._counts import plural
+from pegasos_rs._counts import counted, plural
 from pegasos_rs._fit_inputs import (
     check_targets,
     class_weight_vector,
@@ -234,8 +234,11 @@ def store_fit(est, result: dict) -> str | None:
     converged, settling = result["converged"], result.get("settling") or []
     if getattr(est, "multi_class", "ovr") == "crammer_singer":
         converged, settling = converged[:1], settling[:1]  # one joint problem
+    worse = result.get("worse_than_zero") or []
+    if getattr(est, "multi_class", "ovr") == "crammer_singer":
+        worse = worse[:1]
     if converged[0] is None:
-        return _unsettled(est, settling)
+        return _diverged(est, worse) or _unsettled(est, settling)
     if all(converged):
         return None
     missed = [i for i, c in enumerate(converged) if not c]
@@ -254,6 +257,32 @@ def store_fit(est, result: dict) -> str | None:
     )
 
 
+def _which(est, flagged: list[int], n_problems: int) -> str:
+    """`` in k of n one-vs-rest problems (classes ...)`` for more than one problem."""
+    if n_problems == 1:
+        return ""
+    return (
+        f" in {len(flagged)} of {n_problems} one-vs-rest problems "
+        f"(classes {', '.join(str(est.classes_[i]) for i in flagged[:5])}"
+        f"{', ...' if len(flagged) > 5 else ''})"
+    )
+
+
+def _diverged(est, worse: list) -> str | None:
+    """The ``ConvergenceWarning`` text of a fit without ``tol`` whose returned model
+    has a higher training objective than ``w = 0`` (``worse``: per problem, as the
+    solver's probe found, or None where it was not measured), or None."""
+    flagged = [i for i, w in enumerate(worse) if w]
+    if not flagged:
+        return None
+    return (
+        f"{_name(est)}: the model {counted(est.max_iter, 'pass')} returned has a higher "
+        "training objective than w = 0"
+        f"{_which(est, flagged, len(worse))}: the fit diverged or is far from the "
+        "optimum. Standardise the features, increase max_iter or alpha, or set tol."
+    )
+
+
 def _unsettled(est, settling: list) -> str | None:
     """The ``ConvergenceWarning`` text of a fit without ``tol`` whose last pass still
     lowered the objective by more than :data:`UNSETTLED` of it (``settling``: per
@@ -262,13 +291,7 @@ def _unsettled(est, settling: list) -> str | None:
     if not moving:
         return None
     worst = max(s for _, s in moving)
-    which = (
-        ""
-        if len(settling) == 1
-        else f" in {len(moving)} of {len(settling)} one-vs-rest problems "
-        f"(classes {', '.join(str(est.classes_[i]) for i, _ in moving[:5])}"
-        f"{', ...' if len(moving) > 5 else ''})"
-    )
+    which = _which(est, [i for i, _ in moving], len(settling))
     return (
         f"{_name(est)}: the last of max_iter={est.max_iter} passes still lowered the "
         f"training objective by {worst:.1%}{which}, more than {UNSETTLED:.0%}: the model "

@@ -105,9 +105,10 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         which also gives ``predict_proba``. Each step adds only the examples whose
         loss has a slope. The squared hinge and the modified Huber loss, whose
         slopes grow with the violation, start their steps at ``t0 = ceil(2 R^2 /
-        alpha)`` rather than 1 so that their first steps are stable, ``R^2 = sum_i
-        s_i^2 / sum_i s_i`` with ``s_i = c_i (||x_i||^2 + 1)`` (the user guide's
-        "Losses and problems").
+        alpha)`` rather than 1 so that their first steps are stable: with ``s_i =
+        c_i (||x_i||^2 + 1)``, ``R^2 = max_i s_i`` for the squared hinge (its slope
+        is unbounded) and ``sum_i s_i^2 / sum_i s_i`` for the modified Huber loss
+        (the user guide's "Losses and problems").
     alpha : float, default=1e-4
         Regularisation strength, the paper's lambda. The equivalent ``C`` of
         LIBLINEAR, ``LinearSVC`` and ``SVC`` is ``1 / (alpha * n_samples)``.

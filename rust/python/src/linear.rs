@@ -254,6 +254,8 @@ pub(crate) fn fit_return<'py>(
     out.set_item("converged", converged)?;
     let settling: Vec<Option<f64>> = outputs.iter().map(|o| o.settling).collect();
     out.set_item("settling", settling)?;
+    let worse: Vec<Option<bool>> = outputs.iter().map(|o| o.worse_than_zero).collect();
+    out.set_item("worse_than_zero", worse)?;
     Ok(out)
 }
 

@@ -79,7 +79,7 @@ use crate::solvers::linear::{
 };
 use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept, Sampling, ValidParams};
-use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject};
+use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe};
 use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
 
 /// The mark of the header state of [`CrammerSingerState::to_states`]: the one
@@ -813,7 +813,7 @@ impl<R: Rows> PassRunner for CsRun<'_, '_, R> {
 
     /// The joint objective on the probe's rows (those that fail their check left
     /// out, for rows not checked on construction).
-    fn probe(&mut self) -> Result<Option<f64>> {
+    fn probe(&mut self) -> Result<Option<Probe>> {
         let bf = self.rule.bias_feature;
         self.state.write_model(bf, self.coef, &mut self.intercepts);
         let (rows, task) = (self.rows, &self.task);
@@ -833,13 +833,18 @@ impl<R: Rows> PassRunner for CsRun<'_, '_, R> {
             -0.0,
             read.iter().copied(),
         );
-        Ok(Some(objective_from_loss(
-            loss,
-            read.len(),
-            self.params,
-            self.coef,
-            &self.intercepts,
-        )))
+        // W = 0 scores every class 0: each example's loss is 1, weighted.
+        let at_zero: f64 = read.iter().map(|&i| self.ex.weight(i)).sum::<f64>();
+        Ok(Some(Probe {
+            objective: objective_from_loss(
+                loss,
+                read.len(),
+                self.params,
+                self.coef,
+                &self.intercepts,
+            ),
+            at_zero: at_zero / read.len() as f64,
+        }))
     }
 }
 
@@ -1073,6 +1078,7 @@ pub fn fit_crammer_singer<R: Rows>(
             objective: plan.objective(),
             converged: plan.converged(params),
             settling: plan.settling(),
+            worse_than_zero: plan.worse_than_zero(),
         })
         .collect();
     *states = state.to_states();

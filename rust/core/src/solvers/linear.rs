@@ -48,7 +48,7 @@ use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
-use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject};
+use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe};
 use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
 
 /// The scale `a` of `w = a v` below which `v` is multiplied out.
@@ -102,6 +102,9 @@ pub struct FitOutput {
     /// the returned model's objective, relative to it, on the probe's rows
     /// ([`PassPlan::settling`]); `None` otherwise.
     pub settling: Option<f64>,
+    /// Measured with `settling`: whether the returned model's objective is above
+    /// that of `w = 0` on the probe's rows ([`PassPlan::worse_than_zero`]).
+    pub worse_than_zero: Option<bool>,
 }
 
 impl LinearState {
@@ -529,15 +532,16 @@ pub fn first_step_sums<R: Rows>(
 
 /// The first step [`first_step`] gives a fresh run of `params` whose rows'
 /// [`first_step_sums`] are `sums` (1 for a loss of bounded slope): the one formula
-/// of `t0`, `ceil(kappa max(R^2, e max_i c_i) / lambda)`, `R^2` the largest
-/// `s_i` for a regression loss and `sum_i s_i^2 / sum_i s_i` for a margin loss (see
-/// the module documentation of [`crate::solvers::loss`]).
+/// of `t0`, `ceil(kappa max(R^2, e max_i c_i) / lambda)`, `R^2` the largest `s_i`
+/// for a loss whose slope grows without bound and `sum_i s_i^2 / sum_i s_i` for one
+/// whose slope is bounded (modified Huber; see the module documentation of
+/// [`crate::solvers::loss`]).
 pub fn first_step_from_sums(params: &ValidParams, sums: FirstStepSums) -> u64 {
     let Some(kappa) = params.loss.curvature() else {
         return 1;
     };
     let extra = intercept_extra(params.intercept);
-    let r2 = if !params.loss.is_margin_loss() {
+    let r2 = if !params.loss.slope_is_bounded() {
         sums.largest
     } else if sums.total > 0.0 {
         sums.squares / sums.total
@@ -597,29 +601,33 @@ pub fn loss_sum<R: Rows>(
     })
 }
 
-/// `(sum, count)` of `c_i l(<w, x_i> + b, y_i)` over the probe's rows: every
-/// `stride`-th row, those that fail their check ([`Rows::check_row`] and the
-/// label's, for rows not checked on construction) left out, so that the probe
-/// never refuses a row the steps did not read.
-pub(crate) fn probe_loss_sum<R: Rows>(
+/// The probe of a binary problem's model `w`, `b` ([`Probe`]) from the weighted
+/// losses of every `stride`-th row, those that fail their check
+/// ([`Rows::check_row`] and the label's, for rows not checked on construction)
+/// left out, so that the probe never refuses a row the steps did not read; `None`
+/// when no row is left. `reg_sq` as for [`objective_from_loss`].
+pub(crate) fn probe_binary<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
-    loss: &LossFunction,
-    w: &[f64],
-    b: f64,
+    params: &ValidParams,
+    (w, b, reg_sq): (&[f64], f64, f64),
     stride: usize,
-) -> (f64, usize) {
+) -> Option<Probe> {
     let checked = rows.is_checked();
-    let mut sum = -0.0;
-    let mut count = 0;
+    let (mut sum, mut at_zero, mut count) = (-0.0, -0.0, 0);
     for i in (0..rows.n_rows()).step_by(stride) {
         if !checked && (rows.check_row(i).is_err() || task.check_example(i).is_err()) {
             continue;
         }
-        sum += task.weight(i) * loss.value(rows.dot(i, w) + b, task.y(i));
+        let (c, y) = (task.weight(i), task.y(i));
+        sum += c * params.loss.value(rows.dot(i, w) + b, y);
+        at_zero += c * params.loss.value(0.0, y);
         count += 1;
     }
-    (sum, count)
+    (count > 0).then(|| Probe {
+        objective: objective_from_loss(sum, count, w, reg_sq, params.alpha),
+        at_zero: at_zero / count as f64,
+    })
 }
 
 /// The primal objective from the summed weighted loss of `m` examples:
@@ -985,6 +993,7 @@ pub fn finish_linear_fit(
         objective: plan.objective(),
         converged: plan.converged(params),
         settling: plan.settling(),
+        worse_than_zero: plan.worse_than_zero(),
     }
 }
 
@@ -1028,12 +1037,17 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
         self.ctx.run(self.state, steps, self.monitor)
     }
 
-    fn probe(&mut self) -> Result<Option<f64>> {
+    fn probe(&mut self) -> Result<Option<Probe>> {
         let (rows, task) = (self.ctx.rows, self.ctx.task);
         let (b, reg_sq) = current_model(self.params, self.state, self.coef);
         let stride = probe_stride(rows.n_rows());
-        let (sum, m) = probe_loss_sum(rows, task, &self.params.loss, self.coef, b, stride);
-        Ok((m > 0).then(|| objective_from_loss(sum, m, self.coef, reg_sq, self.params.alpha)))
+        Ok(probe_binary(
+            rows,
+            task,
+            self.params,
+            (self.coef, b, reg_sq),
+            stride,
+        ))
     }
 
     fn objective(&mut self) -> Result<Option<f64>> {

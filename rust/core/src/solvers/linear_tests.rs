@@ -629,7 +629,13 @@ fn examples_supplied_from_outside_give_the_in_memory_model() {
             let fb = fit_from_outside(&data, &task, &p, &mut b, &mut cb);
             assert_eq!(a, b, "{sampling:?} k={batch_size} {}", loss.name());
             assert_eq!(ca, cb);
-            assert_eq!(fa, fb);
+            // The probe of the last passes belongs to the in-memory driver only.
+            let probed = FitOutput {
+                settling: None,
+                worse_than_zero: None,
+                ..fa
+            };
+            assert_eq!(probed, fb);
         }
     }
 }
@@ -657,10 +663,11 @@ fn supplied_draws_are_checked() {
     assert!(KeyDraws::new(Cow::Owned(Sampling::Uniform), 0, 0).is_err());
 }
 
-/// A squared regression loss starts where the longest row's step is stable,
-/// `t0 = kappa max_i s_i / lambda`; a margin loss where the average row's is, each
-/// row weighted by its own `s_i = c_i (||x_i||^2 + e)`: `t0 = kappa sum s_i^2 /
-/// sum s_i / lambda`; the largest weight times `e` bounds both from below.
+/// A loss whose slope grows without bound starts where the longest row's step is
+/// stable, `t0 = kappa max_i s_i / lambda`; the modified Huber loss, whose slope is
+/// bounded, where the average row's is, each row weighted by its own `s_i = c_i
+/// (||x_i||^2 + e)`: `t0 = kappa sum s_i^2 / sum s_i / lambda`; the largest weight
+/// times `e` bounds both from below.
 #[test]
 fn first_step_is_stable_for_the_longest_row_of_a_regression() {
     // Three rows of squared norm 1 and one of 100; e = 1 (unregularised bias).
@@ -678,7 +685,7 @@ fn first_step_is_stable_for_the_longest_row_of_a_regression() {
             2.0,
             101.0,
         ),
-        (LossFunction::SquaredHinge, 2.0, self_weighted),
+        (LossFunction::SquaredHinge, 2.0, 101.0),
         (LossFunction::ModifiedHuber, 2.0, self_weighted),
     ] {
         let p = Params {
@@ -710,10 +717,7 @@ fn first_step_is_stable_for_the_longest_row_of_a_regression() {
     .validate()
     .unwrap();
     let task = BinaryTask::new(&codes, 1, Some(&weights), 1.0, 1.0).unwrap();
-    let sums = [1000.0_f64, 1.0, 1.0, 1.0];
-    let mean = sums.iter().map(|v| v * v).sum::<f64>() / sums.iter().sum::<f64>();
-    let want = (2.0 * mean.max(1000.0) / alpha).ceil() as u64;
-    assert_eq!(first_step(&rows, &task, &p), want);
+    assert_eq!(first_step(&rows, &task, &p), (2.0 * 1000.0 / alpha).ceil() as u64);
 }
 
 /// The first step's sums continued block after block are those of one pass, and

@@ -76,33 +76,42 @@
 //! losses) a fresh run starts at step
 //!
 //! ```text
-//! t0 = ceil(kappa max(R^2, e max_i c_i) / lambda),
-//! R^2 = sum_i s_i^2 / sum_i s_i,   s_i = c_i (||x_i||^2 + e)
+//! t0 = ceil(kappa max(R^2, e max_i c_i) / lambda),   s_i = c_i (||x_i||^2 + e)
 //! ```
 //!
 //! instead of 1 (`e` the squared constant feature of the intercept: 1 for the
 //! unregularised bias, `B^2` for a bias multiplier): Pegasos started at `t0` from
-//! `w = 0`. Its first step is `1 / (kappa R^2)`. `R^2` is the constant of Bach and
-//! Moulines' condition `E[s x x^T] <= R^2 E[x x^T]` for a stable stochastic gradient
-//! step on a quadratic (Bach, Moulines, "Non-strongly-convex smooth stochastic
-//! approximation with convergence rate O(1/n)", `NeurIPS` 2013), with the equality
-//! of isotropic rows: the mean of `s_i` weighted by `s_i` itself, so the long rows
-//! count as often as they pull. It lies between the mean of `s_i` (the average
-//! row's stable step) and their maximum; a single row far longer than the others
-//! brings it close to that row's. A start stable only for the average row lets the
-//! longest ones blow the iterate up: standardised data with a heavy tail of row
-//! norms (cpusmall: one squared norm over 100 times their mean) ended 20 passes of
-//! `squared_error` far from the optimum, with a negative test R^2. A start from the
-//! maximum is stable too, but on moderate tails every step is then needlessly short
-//! (the benchmarks' "losses" page measures the gaps). `e max_i c_i` keeps the
-//! unregularised bias's first step stable under large example weights. The step is
-//! still `1/(lambda t)`, and the analysis of the paper holds from `t0` on (its regret
-//! sum starts there; the price is an extra `O(t0 / T)` in the bound). The kernel
-//! solver starts from the largest `c_i (K(x_i, x_i) + e)` (with rbf every
-//! `K(x_i, x_i)` is 1; `crate::solvers::kernel_solver`). Bottou's SGD and
-//! scikit-learn's `"optimal"` schedule offset `t` for the same reason, from a guess
-//! of the weights' size rather than from the data. The losses of bounded slope start
-//! at `t = 1`, as in the paper.
+//! `w = 0`. Its first step is `1 / (kappa R^2)`, and `R^2` depends on whether the
+//! slope is bounded ([`Loss::slope_is_bounded`]):
+//!
+//! - unbounded (the squared hinge and the squared regression losses): `R^2 = max_i
+//!   s_i`, a step no row overshoots. A step that overshoots a long row moves every
+//!   other row's prediction too (through the bias and the features they share), and
+//!   an unbounded slope turns those errors into larger steps: the error cascades,
+//!   and with `t0` far beyond the steps of a fit the schedule never recovers.
+//!   Standardised data has long rows wherever a rare feature is set (a9a, w8a: the
+//!   longest `s_i` tens of times the weighted mean below) or where the row norms
+//!   have a heavy tail (cpusmall: one squared norm over a hundred times the mean),
+//!   and a start from a mean left the default fits of the squared hinge and of
+//!   `squared_error` there orders of magnitude above the optimum;
+//! - bounded (the modified Huber loss, linear below `z = -1`): `R^2 = sum_i s_i^2 /
+//!   sum_i s_i`, the mean of `s_i` weighted by itself, the constant of Bach and
+//!   Moulines' condition `E[s x x^T] <= R^2 E[x x^T]` for a stable stochastic
+//!   gradient step on a quadratic (Bach, Moulines, "Non-strongly-convex smooth
+//!   stochastic approximation with convergence rate O(1/n)", `NeurIPS` 2013), with
+//!   the equality of isotropic rows. An overshoot costs at most a bounded step, so
+//!   the average row's stability suffices, the long rows counting as often as they
+//!   pull. It lies between the mean of `s_i` and their maximum, close to the
+//!   maximum when one row dominates, and starts earlier on moderate tails.
+//!
+//! `e max_i c_i` keeps the unregularised bias's first step stable under large
+//! example weights. The step is still `1/(lambda t)`, and the analysis of the paper
+//! holds from `t0` on (its regret sum starts there; the price is an extra `O(t0 /
+//! T)` in the bound). The kernel solver starts from the largest `c_i (K(x_i, x_i) +
+//! e)` (with rbf every `K(x_i, x_i)` is 1; `crate::solvers::kernel_solver`).
+//! Bottou's SGD and scikit-learn's `"optimal"` schedule offset `t` for the same
+//! reason, from a guess of the weights' size rather than from the data. The losses
+//! without a curvature start at `t = 1`, as in the paper.
 //!
 //! `log_loss` and `squared_error` have a slope everywhere ([`Loss::has_flat_region`]
 //! is false): every example drawn changes `w`, and in the kernel form every example
@@ -126,9 +135,8 @@ pub trait Loss {
     }
     /// For a loss with a quadratic part (the squared losses and the modified
     /// Huber loss): the largest second derivative `kappa = max d2l/dp2`. A fresh
-    /// run then takes its first step at `t0 = ceil(kappa R^2 / lambda)`, `R^2` the
-    /// rows' weighted mean squared norm weighted by itself (see the module
-    /// documentation and
+    /// run then takes its first step at `t0 = ceil(kappa R^2 / lambda)`, `R^2` from
+    /// the rows' weighted squared norms (see the module documentation and
     /// [`crate::solvers::linear::first_step`]) rather than at 1. `None` for the
     /// other losses, whose runs start at `t = 1` as in the paper.
     fn curvature(&self) -> Option<f64> {
@@ -140,6 +148,13 @@ pub trait Loss {
     /// Whether the targets are the labels `+1`/`-1` (a margin loss) rather than
     /// real values (regression).
     fn is_margin_loss(&self) -> bool;
+    /// Whether `|dl/dp|` is bounded: every loss without a curvature, and the
+    /// modified Huber loss, linear below `z = -1`. A loss with a curvature whose
+    /// slope is bounded starts from the self-weighted mean of the rows' squared
+    /// norms rather than their maximum (module documentation).
+    fn slope_is_bounded(&self) -> bool {
+        self.curvature().is_none()
+    }
 }
 
 /// `max(0, 1 - z)` with `z = y p`: the SVM's loss, the paper's.
@@ -240,6 +255,9 @@ impl Loss for SquaredHinge {
 pub struct ModifiedHuber;
 
 impl Loss for ModifiedHuber {
+    fn slope_is_bounded(&self) -> bool {
+        true
+    }
     /// Its quadratic part (`z >= -1`) is the squared hinge's: curvature 2, and the
     /// same overshoot from step 1 (its slope is bounded by 4, but `4 / lambda` is
     /// no bound at all when `lambda` is small).
@@ -470,6 +488,9 @@ impl Loss for LossFunction {
     }
     fn is_margin_loss(&self) -> bool {
         on_loss!(self, l => l.is_margin_loss())
+    }
+    fn slope_is_bounded(&self) -> bool {
+        on_loss!(self, l => l.slope_is_bounded())
     }
 }
 

@@ -14,10 +14,12 @@
 //! enough. The driver therefore measures, at the end of the last two passes of a fit
 //! of two passes or more, the primal objective of the model the fit would return
 //! then, on a probe of at most [`PROBE_ROWS`] rows (every `stride`-th row,
-//! [`probe_stride`]; the exact objective when `verbose` computes it anyway), and
+//! [`probe_stride`]), and
 //! reports how much the last pass still lowered it ([`PassPlan::settling`]): the
 //! same rows under two models, so the comparison is paired and the probe's cost is
-//! bounded whatever the number of rows.
+//! bounded whatever the number of rows. It also compares the returned model's
+//! objective with that of `w = 0` on the same rows ([`PassPlan::worse_than_zero`]):
+//! a fit that ends above it has diverged, however settled it looks.
 
 use std::time::Instant;
 
@@ -44,22 +46,38 @@ pub trait PassRunner: PassSubject {
     /// computes one after this pass (see [`PassPlan::wants_objective`]).
     fn objective(&mut self) -> Result<Option<f64>>;
 
-    /// The primal objective of the model the fit would return now on the probe's
-    /// rows (every [`probe_stride`]-th row; rows that fail their check left out),
-    /// or `None` for a solver that has no probe.
-    fn probe(&mut self) -> Result<Option<f64>> {
+    /// The primal objective of the model the fit would return now, and of `w = 0`,
+    /// on the probe's rows (every [`probe_stride`]-th row; rows that fail their
+    /// check left out), or `None` for a solver that has no probe.
+    fn probe(&mut self) -> Result<Option<Probe>> {
         Ok(None)
     }
+}
+
+/// What the probe measured at the end of a pass, on the same rows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Probe {
+    /// The primal objective of the model the fit would return.
+    pub objective: f64,
+    /// The primal objective of `w = 0` (no intercept): the loss at zero.
+    pub at_zero: f64,
 }
 
 /// The most rows the probe of the last passes reads (see the module
 /// documentation).
 pub const PROBE_ROWS: usize = 4096;
 
+/// The fewest rows the probe reads of a set that has them, when it reads less than
+/// all ([`probe_stride`]).
+pub const PROBE_MIN_ROWS: usize = 256;
+
 /// The probe reads rows `0, stride, 2 stride, ...` of `n_rows`: at most
-/// [`PROBE_ROWS`] of them.
+/// [`PROBE_ROWS`] of them and at most one in 16, so that two probes cost at most
+/// an eighth of a pass of predictions whatever the rows (a fit of many one-vs-rest
+/// problems probes each), but at least [`PROBE_MIN_ROWS`] of a set that has them.
 pub fn probe_stride(n_rows: usize) -> usize {
-    n_rows.div_ceil(PROBE_ROWS).max(1)
+    let sixteenth = n_rows.div_ceil(PROBE_MIN_ROWS).min(16);
+    n_rows.div_ceil(PROBE_ROWS).max(sixteenth).max(1)
 }
 
 /// The pass structure of one binary fit: how many steps each pass runs, where the
@@ -81,8 +99,8 @@ pub struct PassPlan {
     finishing_average: bool,
     converged: bool,
     objective: Option<f64>,
-    /// The probe's objectives at the end of the last two passes (oldest first).
-    probes: [Option<f64>; 2],
+    /// The probe's measures at the end of the last two passes (oldest first).
+    probes: [Option<Probe>; 2],
     started: Instant,
 }
 
@@ -144,22 +162,32 @@ impl PassPlan {
         params.tol.is_none() && self.max_passes >= 2 && self.pass + 1 >= self.max_passes
     }
 
-    /// Record the probe's objective at the end of the current pass.
-    pub fn record_probe(&mut self, objective: Option<f64>) {
-        self.probes = [self.probes[1], objective];
+    /// Record the probe's measure at the end of the current pass.
+    pub fn record_probe(&mut self, probe: Option<Probe>) {
+        self.probes = [self.probes[1], probe];
+    }
+
+    /// Whether the last probe found the returned model's objective above that of
+    /// `w = 0` (a fit that diverged); `None` when it was not measured.
+    pub fn worse_than_zero(&self) -> Option<bool> {
+        self.probes[1].map(|p| p.objective > p.at_zero)
     }
 
     /// How much the last pass lowered the probe's objective, relative to it:
     /// `(F_before - F_after) / |F_after|` (negative when it rose); `None` unless both
     /// were measured (`tol` set, a fit of one pass, a solver without a probe).
     pub fn settling(&self) -> Option<f64> {
-        match self.probes {
-            [Some(before), Some(after)] if after.abs() > 0.0 => {
-                Some((before - after) / after.abs())
-            }
-            [Some(before), Some(after)] => Some(if before > after { f64::INFINITY } else { 0.0 }),
-            _ => None,
-        }
+        let [Some(before), Some(after)] = self.probes else {
+            return None;
+        };
+        let (before, after) = (before.objective, after.objective);
+        Some(if after.abs() > 0.0 {
+            (before - after) / after.abs()
+        } else if before > after {
+            f64::INFINITY
+        } else {
+            0.0
+        })
     }
 
     /// End the current pass with the primal objective of the model it returns
@@ -255,10 +283,7 @@ pub fn drive<P: PassRunner>(
         runner.run_pass(steps)?;
         let objective = runner.objective()?;
         if plan.probing(params) {
-            let probe = match objective {
-                Some(exact) => Some(exact),
-                None => runner.probe()?,
-            };
+            let probe = runner.probe()?;
             plan.record_probe(probe);
         }
         plan.end_pass(params, runner, objective, monitor, label);
@@ -279,14 +304,21 @@ mod tests {
         let free = Params::default().validate().unwrap();
         let mut plan = PassPlan::new(10, 4);
         let mut probed = Vec::new();
+        let at = |objective| {
+            Some(Probe {
+                objective,
+                at_zero: 9.0,
+            })
+        };
         while plan.next_pass().is_some() {
             probed.push(plan.probing(&free));
             if plan.probing(&free) {
-                plan.record_probe(Some(if plan.passes() == 3 { 10.0 } else { 8.0 }));
+                plan.record_probe(at(if plan.passes() == 3 { 10.0 } else { 8.0 }));
             }
         }
         assert_eq!(probed, [false, false, true, true]);
         assert_eq!(plan.settling(), Some(0.25));
+        assert_eq!(plan.worse_than_zero(), Some(false));
         let with_tol = Params {
             tol: Some(1e-3),
             ..Params::default()
@@ -302,10 +334,24 @@ mod tests {
         assert!(one.next_pass().is_some() && !one.probing(&free));
         // A rise is a negative settling; an unmeasured pass gives none.
         let mut plan = PassPlan::new(10, 2);
-        plan.record_probe(Some(1.0));
-        plan.record_probe(Some(2.0));
-        assert_eq!(plan.settling(), Some(-0.5));
+        plan.record_probe(at(1.0));
+        plan.record_probe(at(12.0));
+        assert_eq!(plan.settling(), Some(-11.0 / 12.0));
+        assert_eq!(plan.worse_than_zero(), Some(true));
         plan.record_probe(None);
-        assert_eq!(plan.settling(), None);
+        assert_eq!((plan.settling(), plan.worse_than_zero()), (None, None));
+    }
+
+    /// The probe reads all of a small set, at least 256 rows of a larger one, at
+    /// most one in 16 and at most 4096.
+    #[test]
+    fn the_probe_reads_few_rows_of_large_sets() {
+        let rows = |n: usize| n.div_ceil(probe_stride(n));
+        assert_eq!(rows(0), 0);
+        assert_eq!(rows(200), 200);
+        assert_eq!(rows(569), 190);
+        assert_eq!(rows(6412), 401);
+        assert_eq!(rows(100_000), 4000);
+        assert!(rows(10_000_000) <= PROBE_ROWS);
     }
 }

@@ -32,12 +32,12 @@ use crate::parallel::for_each_problem;
 use crate::solvers::crammer_singer::CrammerSingerState;
 use crate::solvers::linear::{
     check_drawn, check_every_row, first_step, loss_sum, mean_zero_loss, objective_from_loss,
-    plan_linear_fit, probe_loss_sum, regularised_bias_sq, start_at, FitOutput, LinearState,
-    StepRule, BLOCK_EXAMPLES,
+    plan_linear_fit, probe_binary, regularised_bias_sq, start_at, FitOutput, LinearState, StepRule,
+    BLOCK_EXAMPLES,
 };
 use crate::solvers::multiclass::check_one_vs_rest;
 use crate::solvers::params::{Intercept, Sampling, ValidParams};
-use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject};
+use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe};
 use crate::solvers::sampler::Draws;
 use crate::solvers::shared_block::{Block, Scratch};
 
@@ -167,15 +167,26 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
     for b in &run.blocks {
         b.write_states(&mut states[b.first..b.first + b.k]);
     }
-    Ok((0..p)
+    Ok(outputs(&run, plan, params))
+}
+
+/// What a shared-draw fit reports per class: its intercept and objective, and the
+/// passes, stopping rule and probe of the one plan.
+fn outputs<R: Rows>(
+    run: &SharedRun<'_, '_, R>,
+    plan: &PassPlan,
+    params: &ValidParams,
+) -> Vec<FitOutput> {
+    (0..run.intercepts.len())
         .map(|c| FitOutput {
             intercept: run.intercepts[c],
             n_iter: plan.passes(),
             objective: run.objectives[c],
             converged: plan.converged(params),
             settling: plan.settling(),
+            worse_than_zero: plan.worse_than_zero(),
         })
-        .collect())
+        .collect()
 }
 
 /// Blocks of classes run in parallel: one per thread, at most one per class.
@@ -317,22 +328,25 @@ impl<R: Rows> PassRunner for SharedRun<'_, '_, R> {
         Ok(Some(total))
     }
 
-    /// The sum of the classes' objectives on the probe's rows.
-    fn probe(&mut self) -> Result<Option<f64>> {
+    /// The sums over the classes of their probes.
+    fn probe(&mut self) -> Result<Option<Probe>> {
         let rows = self.shared.rows;
         self.write_models()?;
         let d = rows.n_features();
-        let (alpha, intercept) = (self.params.alpha, self.params.intercept);
+        let intercept = self.params.intercept;
         let stride = probe_stride(rows.n_rows());
-        let mut total = 0.0;
+        let mut total = Probe {
+            objective: 0.0,
+            at_zero: 0.0,
+        };
         for (c, (w, &b)) in self.coef.chunks(d).zip(&self.intercepts).enumerate() {
             let reg_sq = regularised_bias_sq(intercept, b);
             let task = &self.shared.tasks[c];
-            let (sum, m) = probe_loss_sum(rows, task, &self.params.loss, w, b, stride);
-            if m == 0 {
+            let Some(p) = probe_binary(rows, task, self.params, (w, b, reg_sq), stride) else {
                 return Ok(None);
-            }
-            total += objective_from_loss(sum, m, w, reg_sq, alpha);
+            };
+            total.objective += p.objective;
+            total.at_zero += p.at_zero;
         }
         Ok(Some(total))
     }

@@ -382,6 +382,7 @@ impl StreamedFit {
                         objective: plan.objective(),
                         converged: plan.converged(&self.params),
                         settling: None,
+                        worse_than_zero: None,
                     })
                     .collect();
                 Ok((outputs, coef, state.to_states()))
