@@ -41,12 +41,14 @@
 //! a sum over the support vectors (`a_j != 0`) only.
 //!
 //! # Where a run starts
-//! The squared losses ([`Loss::curvature`] `Some(kappa)`) have unbounded slopes:
-//! from `t = 1` the first steps, `eta_t c_i kappa K(x_i, x_i) > 2`, overshoot by more
-//! than they correct, and the coefficients grow geometrically (overflow within a
-//! pass). As the linear solver does ([`crate::solvers::linear::first_step`], where
-//! `||x_i||^2` is this `K(x_i, x_i)`), a fresh run of such a loss starts at
-//! `t0 = ceil(kappa max_i c_i (K(x_i, x_i) + e) / lambda)` (`e` = 1 with the
+//! The losses with a curvature ([`Loss::curvature`] `Some(kappa)`: the squared
+//! losses and the modified Huber loss): from `t = 1` the first steps, `eta_t c_i
+//! kappa K(x_i, x_i) > 2`, overshoot by more than they correct, and the coefficients
+//! grow geometrically (overflow within a pass). A fresh run of such a loss starts at
+//! the largest row's stable step, as the linear solver's losses of unbounded slope
+//! do ([`crate::solvers::linear::first_step`], where `||x_i||^2` is this `K(x_i,
+//! x_i)`; the linear modified Huber loss starts from a mean instead, see
+//! `crate::solvers::loss`), `t0 = ceil(kappa max_i c_i (K(x_i, x_i) + e) / lambda)` (`e` = 1 with the
 //! unregularised bias, 0 without; [`first_step`]): every step is then at most
 //! `1 / (kappa c_i (K(x_i, x_i) + e))`, stable. The schedule stays `1/(lambda t)`;
 //! the state counts steps from `t0 - 1`, so the model's scale `1/(lambda t)` and

@@ -717,7 +717,10 @@ fn first_step_is_stable_for_the_longest_row_of_a_regression() {
     .validate()
     .unwrap();
     let task = BinaryTask::new(&codes, 1, Some(&weights), 1.0, 1.0).unwrap();
-    assert_eq!(first_step(&rows, &task, &p), (2.0 * 1000.0 / alpha).ceil() as u64);
+    assert_eq!(
+        first_step(&rows, &task, &p),
+        (2.0 * 1000.0 / alpha).ceil() as u64
+    );
 }
 
 /// The first step's sums continued block after block are those of one pass, and
