@@ -324,12 +324,13 @@ class Task:
         check(ok, f"{self.name}/{what}: {text} not better than {base}")
 
 
-def pegasos(task: Task, loss: str, budget: int | None, average: bool = True):
+def pegasos(task: Task, loss: str, budget: int | None, average: bool = True, seed: int = SEED):
     """The estimator of ``loss`` at ``budget`` (passes or steps, by the dataset's
-    budget kind; None: the default 20 passes), every other setting its default."""
+    budget kind; None: the default 20 passes), every other setting its default
+    (``seed``: its random_state)."""
     from pegasos_rs import PegasosClassifier, PegasosRegressor
 
-    kw = {"loss": loss, "alpha": task.alpha, "average": average, "random_state": SEED}
+    kw = {"loss": loss, "alpha": task.alpha, "average": average, "random_state": seed}
     if budget is not None:
         kw["max_iter" if task.cfg["budget"] == "passes" else "max_steps"] = budget
     if task.classification:

@@ -108,7 +108,9 @@ def liblinear_accuracy(model, X, y) -> float:
     return float(np.mean(np.asarray(pred) == y))
 
 
-def pegasos(alpha: float, passes: int, multi_class: str, average: bool, sampling: str):
+def pegasos(
+    alpha: float, passes: int, multi_class: str, average: bool, sampling: str, seed: int = SEED
+):
     from pegasos_rs import PegasosClassifier
 
     return PegasosClassifier(
@@ -118,7 +120,7 @@ def pegasos(alpha: float, passes: int, multi_class: str, average: bool, sampling
         average=average,
         sampling=sampling,
         multi_class=multi_class,
-        random_state=SEED,
+        random_state=seed,
         n_jobs=1,
     )
 
