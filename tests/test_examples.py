@@ -5,11 +5,14 @@ Each runs in its own interpreter, in a temporary working directory, with
 matplotlib's non-interactive Agg backend; the scripts check their own claims
 (bit-identical models, the kernel expansion) with asserts.
 
-The documentation build runs the gallery's scripts too (those ``docs/conf.py``'s
-sphinx-gallery ``filename_pattern`` selects), in the checkout's ``examples/``, and
-fails under ``sphinx -W`` when one raises. Where that build runs in the same check
-and the checkout is then checked for new files (``.ci/run``), once is enough:
-``PEGASOS_EXAMPLES_RUN_BY_DOCS=1`` skips those scripts here.
+CI runs every script elsewhere too: the documentation build runs the gallery's
+scripts (those ``docs/conf.py``'s sphinx-gallery ``filename_pattern`` selects) in the
+checkout's ``examples/`` and fails under ``sphinx -W`` when one raises, and
+``.ci/run`` then fails on any new file in the checkout; ``.ci/dask_only`` runs the
+scripts it names. Once is enough: ``PEGASOS_EXAMPLES_RUN_BY=docs`` skips here the
+scripts the documentation build runs, ``PEGASOS_EXAMPLES_RUN_BY=docs,dask_only``
+also those ``.ci/dask_only`` runs (set it only where that script checks that they
+leave their working directory empty).
 """
 
 from __future__ import annotations
@@ -49,12 +52,33 @@ def _run_by_docs(script: Path) -> bool:
     return re.search(_gallery_pattern(), script.as_posix()) is not None
 
 
-def test_the_documentation_build_runs_the_plot_examples():
-    """What PEGASOS_EXAMPLES_RUN_BY_DOCS relies on: the gallery runs the plot_
-    scripts and not the one that needs a Dask cluster."""
-    run = {p.name for p in EXAMPLES if _run_by_docs(p)}
-    assert run == {p.name for p in EXAMPLES if p.name.startswith("plot_")}
-    assert run and "dask_svmlight_files.py" not in run
+def _run_by_dask_only(script: Path) -> bool:
+    """Whether ``.ci/dask_only`` runs ``script``."""
+    ci = ROOT / ".ci" / "dask_only"
+    return ci.is_file() and f'"$root/examples/{script.name}"' in ci.read_text()
+
+
+#: Where else CI runs examples: PEGASOS_EXAMPLES_RUN_BY's names.
+RUN_BY = {"docs": _run_by_docs, "dask_only": _run_by_dask_only}
+
+
+def _run_elsewhere(script: Path) -> list[str]:
+    """The places PEGASOS_EXAMPLES_RUN_BY names that run ``script``."""
+    names = [n for n in os.environ.get("PEGASOS_EXAMPLES_RUN_BY", "").split(",") if n]
+    unknown = set(names) - set(RUN_BY)
+    assert not unknown, f"PEGASOS_EXAMPLES_RUN_BY: unknown {sorted(unknown)}; known {list(RUN_BY)}"
+    return [n for n in names if RUN_BY[n](script)]
+
+
+def test_ci_runs_every_example_elsewhere():
+    """What PEGASOS_EXAMPLES_RUN_BY relies on: the gallery runs the plot_ scripts,
+    .ci/dask_only the one that needs a Dask cluster (the gallery shows it without
+    running it)."""
+    assert {p.name for p in EXAMPLES if _run_by_docs(p)} == {
+        p.name for p in EXAMPLES if p.name.startswith("plot_")
+    }
+    if (ROOT / ".ci").is_dir():
+        assert [p.name for p in EXAMPLES if _run_by_dask_only(p)] == ["dask_svmlight_files.py"]
 
 
 def test_the_gallery_has_examples():
@@ -63,8 +87,9 @@ def test_the_gallery_has_examples():
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_runs(script, tmp_path):
-    if os.environ.get("PEGASOS_EXAMPLES_RUN_BY_DOCS") == "1" and _run_by_docs(script):
-        pytest.skip("the documentation build runs it (PEGASOS_EXAMPLES_RUN_BY_DOCS=1)")
+    elsewhere = _run_elsewhere(script)
+    if elsewhere:
+        pytest.skip(f"CI runs it in {' and '.join(elsewhere)} (PEGASOS_EXAMPLES_RUN_BY)")
     pytest.importorskip("matplotlib", reason="the examples draw with matplotlib")
     if "import onnxruntime" in script.read_text():
         pytest.importorskip("onnxruntime", reason=f"{script.name} needs the onnx extra")
