@@ -98,14 +98,14 @@ def runs_without_the_gil(call, name: str) -> bool:
     """Whether this thread runs Python while ``call()`` runs the extension
     function ``name`` on another thread.
 
-    Once ``name`` is entered, this thread sets an event (Python code: it needs the
-    GIL); a progress reporter active for the call stops
-    it, raising into it, at its first update after the event is set. The extension
-    updates the reporter only while the call runs, from the thread waiting for the
-    work with the GIL released: the call is stopped (True) only if this thread ran
-    Python while it ran. A call that holds the GIL throughout returns normally
-    (False), whatever its length; ``call`` must run until stopped (a fit of many
-    passes, a large input)."""
+    Once ``name`` is entered and another thread computes while this one runs Python
+    (so without the GIL), this thread sets an event; a progress reporter active for
+    the call stops it, raising into it, at its first update after the event is set.
+    The extension updates the reporter only while the call runs, from the thread
+    waiting for the work with the GIL released between updates: the call is stopped
+    (True) only if this thread ran Python while the call ran. A call that holds the
+    GIL throughout returns normally (False), whatever its length; ``call`` must run
+    until stopped (a fit of many passes, a large input)."""
     from pegasos_rs import _progress
 
     entered, ended, ran = threading.Event(), [], threading.Event()
@@ -128,6 +128,9 @@ def runs_without_the_gil(call, name: str) -> bool:
     worker = threading.Thread(target=work)
     worker.start()
     entered.wait()
+    end = time.monotonic() + 10
+    while not busy_threads() and not ended and time.monotonic() < end:
+        time.sleep(0.001)
     ran.set()
     worker.join()
     if isinstance(outcome[0], BaseException):
