@@ -19,6 +19,10 @@ file). ``PEGASOS_DOC_BLOCKS_FULL=1`` runs the pages on the whole files.
 tests (the installed wheel's, in CI) when it is there, else ``python -m pegasos_rs``;
 either way it imports the ``pegasos_rs`` under test (PYTHONPATH).
 
+A page whose code CI runs elsewhere in the same check (the Dask guide's, in
+``.ci/dask_only``) is skipped when ``PEGASOS_RUN_ELSEWHERE`` names that place
+(tests/run_elsewhere.py).
+
 A block is skipped only when it is in ``CANNOT_RUN`` below, by its page and first
 line, with the reason. The CLI's output may change (its messages and defaults are
 its own tests' business): the commands are checked by their exit status and the
@@ -39,6 +43,7 @@ import pegasos_rs
 import pytest
 import shared_data  # benches/, put on sys.path by conftest.py
 from doc_blocks import Block, blocks, markdown_blocks, rst_blocks
+from run_elsewhere import run_by_dask_only, run_elsewhere
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -291,6 +296,9 @@ def _close_clients(namespace: dict) -> None:
     r"ignore:Exception ignored in. <socket\.socket:pytest.PytestUnraisableExceptionWarning"
 )
 def test_page_code_runs(page, tmp_path, monkeypatch, capsys):
+    elsewhere = run_elsewhere(ROOT / page)
+    if elsewhere:
+        pytest.skip(f"CI runs its code in {' and '.join(elsewhere)} (PEGASOS_RUN_ELSEWHERE)")
     found = blocks(ROOT / page)
     found = [Block(page, b.language, b.line, b.code) for b in found]
     run = _check_runnable(found)
@@ -341,6 +349,17 @@ def test_shell_blocks_run_the_package_under_test(console_script, tmp_path):
     version, where = done.stdout.splitlines()
     assert version == f"pegasos-rs {pegasos_rs.__version__}"
     assert Path(where).resolve() == Path(pegasos_rs.__file__).resolve()
+
+
+def test_ci_runs_the_dask_guide_elsewhere():
+    """What PEGASOS_RUN_ELSEWHERE=dask_only relies on: .ci/dask_only runs the Dask
+    guide's Python blocks, the only ones of that page that run here."""
+    if not (ROOT / ".ci").is_dir():
+        pytest.skip(".ci/ is not next to the tests")
+    assert [p for p in PAGES if run_by_dask_only(ROOT / p)] == ["docs/user_guide/dask.rst"]
+    page = "docs/user_guide/dask.rst"
+    run = _check_runnable([Block(page, b.language, b.line, b.code) for b in blocks(ROOT / page)])
+    assert run and {b.language for b in run} <= PYTHON
 
 
 def test_allow_list_names_existing_blocks():

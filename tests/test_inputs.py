@@ -3,8 +3,6 @@ ValueError/TypeError (never a crash or a hang)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -12,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 from conftest import check_other_widths_rejected, unsorted_csr, with_value
 from pegasos_rs import KernelPegasosClassifier, PegasosClassifier
+from shared_child import SharedChild
 from sklearn.exceptions import NotFittedError
 
 PARAMS = {"random_state": 0, "alpha": 1e-3, "max_iter": 4}
@@ -543,54 +542,67 @@ def test_malformed_csr_message_names_the_problem(binary_dense):
         _fit(_malformed("indptr-decreasing")(X), y)
 
 
-def test_huge_n_features_is_an_error_not_an_abort():
+@pytest.fixture(scope="module")
+def child():
+    """The child process running the cases that could abort (an abort would take the
+    test runner down); they share it, each checked by its own test."""
+    with SharedChild() as c:
+        yield c
+
+
+def test_huge_n_features_is_an_error_not_an_abort(child):
     """A sparse matrix may declare far more columns than memory can hold weights for:
-    that must be a Python exception (MemoryError or ValueError), not a process abort.
-    Run in a subprocess, since an abort would take the test runner down."""
-    code = textwrap.dedent(
-        """
-        import numpy as np, scipy.sparse as sp
-        from pegasos_rs import PegasosClassifier
-        X = sp.csr_matrix(
-            (np.ones(2), np.array([0, 5], dtype=np.int64), np.array([0, 1, 2], dtype=np.int64)),
-            shape=(2, 2**50),
-        )
-        try:
-            PegasosClassifier().fit(X, [0, 1])
-        except (MemoryError, ValueError) as e:
-            print("raised", type(e).__name__)
-        """
+    that must be a Python exception (MemoryError or ValueError), not a process abort."""
+    out = child.run(
+        textwrap.dedent(
+            """
+            import numpy as np, scipy.sparse as sp
+            from pegasos_rs import PegasosClassifier
+            X = sp.csr_matrix(
+                (np.ones(2), np.array([0, 5], dtype=np.int64),
+                 np.array([0, 1, 2], dtype=np.int64)),
+                shape=(2, 2**50),
+            )
+            try:
+                PegasosClassifier().fit(X, [0, 1])
+            except (MemoryError, ValueError) as e:
+                print("raised", type(e).__name__)
+            """
+        ),
+        timeout=120,
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "raised" in proc.stdout
+    assert "raised" in out
 
 
 @both_classifiers
 @pytest.mark.parametrize("batch_size", ["2**40", "2**62"])
-def test_huge_batch_size_is_an_error_or_works_not_an_abort(batch_size, cls):
+def test_huge_batch_size_is_an_error_or_works_not_an_abort(child, batch_size, cls):
     """``batch_size`` has no upper bound in the parameter constraints; a value far
     beyond the data must give a MemoryError or ValueError or work, never abort the
-    interpreter or panic. Run in a subprocess with a 4 GB address-space limit, since
-    an abort would take the test runner down."""
-    code = textwrap.dedent(
-        f"""
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-        import numpy as np
-        from pegasos_rs import {cls.__name__}
-        X = np.random.RandomState(0).randn(50, 3)
-        y = np.arange(50) % 2
-        try:
-            {cls.__name__}(batch_size={batch_size}, max_iter=1).fit(X, y)
-            print("fitted")
-        except (MemoryError, ValueError) as e:
-            print("raised", type(e).__name__, e)
-        """
+    interpreter or panic. Run with a 4 GB address-space limit (the soft limit, restored
+    after the case)."""
+    out = child.run(
+        textwrap.dedent(
+            f"""
+            import resource
+            import numpy as np
+            from pegasos_rs import {cls.__name__}
+            X = np.random.RandomState(0).randn(50, 3)
+            y = np.arange(50) % 2
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            resource.setrlimit(resource.RLIMIT_AS, (4 << 30, hard))
+            try:
+                {cls.__name__}(batch_size={batch_size}, max_iter=1).fit(X, y)
+                print("fitted")
+            except (MemoryError, ValueError) as e:
+                print("raised", type(e).__name__, e)
+            finally:
+                resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+            """
+        ),
+        timeout=120,
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "fitted" in proc.stdout or "raised" in proc.stdout, proc.stdout
+    assert "fitted" in out or "raised" in out, out
 
 
 # --------------------------------------------------------------------------------------

@@ -45,22 +45,25 @@ def reference_support_vectors(text: str, n_coef: int, total: int):
     return coef, sv
 
 
-def number(rng) -> str:
-    """A coefficient or value as LIBSVM writes them (%.17g), or in other spellings
-    the parser must round exactly: long decimals, subnormals, exponents, integers."""
-    kind = rng.randint(6)
-    x = rng.standard_normal() * 10.0 ** rng.randint(-5, 6)
-    if kind == 0:
-        return f"{x:.17g}"
-    if kind == 1:
-        return f"{x:.25f}"  # more digits than a double holds: correct rounding matters
-    if kind == 2:
-        return f"{x * 1e-315:.17g}"  # subnormal
-    if kind == 3:
-        return f"{x:.6e}".replace("e", "E")
-    if kind == 4:
-        return str(int(x))
-    return repr(x)
+#: The spellings of a coefficient or value: as LIBSVM writes them (%.17g), and others
+#: the parser must round exactly.
+SPELLINGS = [
+    lambda x: f"{x:.17g}",
+    lambda x: f"{x:.25f}",  # more digits than a double holds: correct rounding matters
+    lambda x: f"{x * 1e-315:.17g}",  # subnormal
+    lambda x: f"{x:.6e}".replace("e", "E"),
+    lambda x: str(int(x)),
+    repr,
+]
+
+
+def numbers(rng, n: int) -> list[str]:
+    """``n`` coefficients or values, each in one of the SPELLINGS drawn at random,
+    of magnitudes from 1e-5 to 1e5 (drawn in one go: a call per number took seconds
+    for the large sections)."""
+    kinds = rng.randint(len(SPELLINGS), size=n).tolist()
+    values = (rng.standard_normal(n) * 10.0 ** rng.randint(-5, 6, size=n)).tolist()
+    return [SPELLINGS[k](x) for k, x in zip(kinds, values, strict=True)]
 
 
 def libsvm_text(rng, n_class: int, total: int, width: int, svm_type="c_svc") -> str:
@@ -74,11 +77,15 @@ def libsvm_text(rng, n_class: int, total: int, width: int, svm_type="c_svc") -> 
         lines.append("label " + " ".join(map(str, range(n_class))))
         lines.append("nr_sv " + " ".join(map(str, counts)))
     lines.append("SV")
-    for _ in range(total):
-        nnz = rng.randint(0, 12)
-        cols = np.sort(rng.choice(width, nnz, replace=False)) + 1
-        pairs = [f"{j}:{number(rng)}" for j in cols]
-        lines.append(" ".join([number(rng) for _ in range(n_coef)] + pairs) + " ")
+    # Up to 11 increasing columns per line: 0 to 11 draws, repeats dropped.
+    draws = rng.randint(1, width + 1, size=(total, 11)).tolist()
+    counts = rng.randint(0, 12, size=total).tolist()
+    columns = [sorted(set(row[:k])) for row, k in zip(draws, counts, strict=True)]
+    spelled = iter(numbers(rng, total * n_coef + sum(map(len, columns))))
+    for cols in columns:
+        coefs = [next(spelled) for _ in range(n_coef)]
+        pairs = [f"{j}:{next(spelled)}" for j in cols]
+        lines.append(" ".join(coefs + pairs) + " ")
     return "\n".join(lines) + "\n"
 
 

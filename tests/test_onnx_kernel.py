@@ -119,7 +119,6 @@ def _check_scores(model, X32, scores):
     """The classifier's score output against ``decision_function`` (two columns
     ``[-f, f]`` for two classes), with the tolerance of the module docstring."""
     ref = model.decision_function(X32)
-    problems = model._problem_scores(X32)
     scale = _scale(model, X32)
     n_classes = len(model.classes_)
     if n_classes == 2:
@@ -133,6 +132,7 @@ def _check_scores(model, X32, scores):
     # left out; there may be as many as labels may differ.
     flipped = (np.round(scores) != np.round(ref)).any(axis=1)
     assert flipped.mean() <= 1 - LABELS, f"votes differ on {flipped.mean():.4%} of the rows"
+    problems = model._problem_scores(X32)
     near_zero = np.abs(problems[flipped]) <= _bound(problems[flipped], scale[flipped])
     assert near_zero.any(axis=1).all(), "votes differ where no pair's value is near 0"
     class_scale = scale @ _pair_matrix(n_classes)
