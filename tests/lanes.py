@@ -77,6 +77,7 @@ NEWEST_ONLY: dict[str, str] = {
     "test_quality.py": "the solvers' accuracy on fixed data",
     "test_readme_figures.py": "the README's figures against benches/results",
     "test_reference.py": "golden values and digests",
+    "test_shared_child.py": "the tests' own child-process helper",
     "test_typing.py": "mypy on the package (type stubs differ between versions)",
 }
 
