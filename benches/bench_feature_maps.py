@@ -34,13 +34,12 @@ file, each part reported with the date and command of its own run.
 from __future__ import annotations
 
 import argparse
-import gc
 import itertools
 import json
 import sys
 import time
 
-import common  # noqa: F401 (one-thread environment before numpy)
+import common  # one-thread environment before numpy
 import numpy as np
 import plots
 import scipy.sparse as sp
@@ -347,7 +346,7 @@ def map_and_pegasos(cfg: dict, spec: tuple, data32, threads: int, repeats: int) 
                             random_state=SEED, n_jobs=threads)  # fmt: skip
 
     def run():
-        gc.collect()
+        common.collect()
         t_map, Z = time_once(lambda: fmap.fit_transform(X32))
         t_fit, _ = time_once(lambda: clf.fit(Z, y))
         t_pred, pred = time_once(lambda: clf.predict(fmap.transform(Xt32)))
@@ -372,7 +371,7 @@ def run_end_to_end(name: str, data, args) -> dict:
 
     def fit_predict(model):
         def run():
-            gc.collect()
+            common.collect()
             t_fit, _ = time_once(lambda: model.fit(X, y))
             t_pred, pred = time_once(lambda: model.predict(Xt))
             return {"fit": t_fit, "total": t_fit + t_pred, "acc": float(np.mean(pred == yt))}
