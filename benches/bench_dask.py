@@ -69,39 +69,54 @@ REPEATS = 3
 DEFAULT_SIZES = "1000000,10000000,30000000"
 SHARD_ROWS = 1_000_000
 BYTES_PER_ROW = 1100  #: about, with 75 non-zeros written to 5 decimals
+#: ``--smoke``'s data, bench_dask_reuse's and bench_dask_modes' too: RCV1-shaped
+#: rows of ``d`` features and about ``nnz`` non-zeros, in shards of ``shard_rows``
+#: rows, and ``test_rows`` test rows. Their shards are kept in :func:`smoke_workdir`.
+SMOKE_SHAPE = {"d": 1000, "nnz": 20, "shard_rows": 5000, "test_rows": 5000}
+
+
+def smoke_workdir(workdir: Path) -> Path:
+    """Where the smoke runs keep their shards, in ``workdir``: named by their shape,
+    so that shards of another shape are never read as these."""
+    return Path(workdir) / "smoke-{d}-{nnz}-{shard_rows}".format(**SMOKE_SHAPE)
 
 
 # ------------------------------------------------------------------ data on workers
 
 
-def _write_shard(path: str, first_chunk: int, n_chunks: int, d: int, nnz: int) -> int:
-    """Generate chunks ``first_chunk ...`` on this worker and write them to ``path``."""
+def _write_shard(path: str, first_chunk: int, n_chunks: int, d: int, nnz: int, rows: int) -> int:
+    """Generate chunks ``first_chunk ...`` on this worker and write their first
+    ``rows`` rows to ``path``: every row of the chunks, but in the smoke runs' shards,
+    smaller than a chunk."""
     sys.path.insert(0, str(HERE))
     import pegasos_rs
     from rcv1_like import chunk
 
     tmp = path + ".part"
-    rows = 0
+    done = 0
     with open(tmp, "wb") as f:
         for k in range(first_chunk, first_chunk + n_chunks):
             X, y = chunk(k, n_features=d, nnz_per_row=nnz)
+            if X.shape[0] > rows - done:
+                X, y = X[: rows - done], y[: rows - done]
             X.data = np.round(X.data, 5)
             X.eliminate_zeros()
             pegasos_rs.dump_svmlight_file(X, y, f)
-            rows += X.shape[0]
+            done += X.shape[0]
     os.replace(tmp, path)
-    return rows
+    return done
 
 
 def make_shards(client, workdir: Path, n_shards: int, shard_rows: int, d: int, nnz: int):
     """Shard files ``shard_000.svm ...`` (missing ones generated on the workers)."""
     from rcv1_like import CHUNK
 
-    per = shard_rows // CHUNK
+    per = -(-shard_rows // CHUNK)
     paths = [workdir / f"shard_{i:03d}.svm" for i in range(n_shards)]
     todo = [i for i, p in enumerate(paths) if not p.exists()]
     futures = [
-        client.submit(_write_shard, str(paths[i]), i * per, per, d, nnz, pure=False) for i in todo
+        client.submit(_write_shard, str(paths[i]), i * per, per, d, nnz, shard_rows, pure=False)
+        for i in todo
     ]
     client.gather(futures)
     return paths
@@ -496,10 +511,11 @@ def configure(args) -> dict:
         "passes": [1, 2, 4],
     }
     if args.smoke:
-        cfg.update(shape=(5000, 30, 50_000, 5000), sizes=[50_000, 100_000], steps=[2000, 8000],
+        shape = tuple(SMOKE_SHAPE[k] for k in ("d", "nnz", "shard_rows", "test_rows"))
+        cfg.update(shape=shape, sizes=[2 * SMOKE_SHAPE["shard_rows"]], steps=[100, 2000],
                    rounds=[1, 2], passes=[1])  # fmt: skip
         TARGET = 0.80
-        args.workdir = os.path.join(args.workdir, "smoke")
+        args.workdir = smoke_workdir(args.workdir)
     return cfg
 
 
@@ -509,8 +525,8 @@ def objective_sets(client, args, workdir: Path, cfg: dict) -> list[tuple]:
     first = make_shards(client, workdir, 1, shard_rows, d, nnz)[0]
     name = "RCV1-shaped, 10^6 rows" if not args.smoke else "RCV1-shaped (smoke)"
     sets = [(name, str(first), d, ALPHA, 2 if args.smoke else 16, 1e-4)]
-    a9a = _plain_a9a(workdir)
-    if a9a is not None and not args.smoke:
+    a9a = None if args.smoke else _plain_a9a(workdir)
+    if a9a is not None:
         sets.insert(0, ("a9a", str(a9a), 123, 1 / 32561, 4, 1e-6))
     return sets
 

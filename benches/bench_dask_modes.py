@@ -81,12 +81,13 @@ def main() -> None:
     import bench_dask
     import pegasos_rs
     import pegasos_rs.dask as pdask
-    from rcv1_like import CHUNK, N_FEATURES, NNZ_PER_ROW
+    from rcv1_like import N_FEATURES, NNZ_PER_ROW
 
     d, nnz, rows, workdir = N_FEATURES, NNZ_PER_ROW, bench_dask.SHARD_ROWS, Path(args.workdir)
     passes, rounds = PASSES, ROUNDS
-    if args.smoke:
-        d, nnz, rows, workdir = 5000, 30, 2 * CHUNK, workdir / "smoke-modes"
+    if args.smoke:  # the first of bench_dask's smoke shards
+        d, nnz, rows = (bench_dask.SMOKE_SHAPE[k] for k in ("d", "nnz", "shard_rows"))
+        workdir = bench_dask.smoke_workdir(workdir)
         passes, rounds, args.repeats, args.blocks = [0.5, 1], [2, 5], 1, 4
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()

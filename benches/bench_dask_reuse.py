@@ -78,10 +78,10 @@ def main() -> None:
 
     d, nnz, shard_rows = N_FEATURES, NNZ_PER_ROW, bench_dask.SHARD_ROWS
     workdir = Path(args.workdir)
-    if args.smoke:
-        d, nnz, shard_rows = 5000, 30, 50_000
+    if args.smoke:  # bench_dask's smoke shards
+        d, nnz, shard_rows = (bench_dask.SMOKE_SHAPE[k] for k in ("d", "nnz", "shard_rows"))
         args.shards, args.steps, args.repeats = 2, 4000, 1
-        workdir = workdir / "smoke"
+        workdir = bench_dask.smoke_workdir(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     state = machine_state()
     with (
