@@ -145,7 +145,7 @@ def main() -> None:
     if args.smoke:
         sizes, shape, steps, repeats, prefix = (
             [2000, 8000],
-            {"n_features": 3000},
+            {"n_features": 3000, "nnz_per_row": 20},
             4000,
             1,
             ("fit_cost_smoke"),

@@ -43,7 +43,7 @@ def write_plain(name: str, plain: Path, data_dir: Path | None) -> None:
         from rcv1_like import make_rcv1_like
         from sklearn.datasets import dump_svmlight_file
 
-        dump_svmlight_file(*make_rcv1_like(3000, n_features=2000), str(plain))
+        dump_svmlight_file(*make_rcv1_like(3000, n_features=2000, nnz_per_row=20), str(plain))
     else:
         with lzma.open(data_dir / name) as src:
             plain.write_bytes(src.read())
