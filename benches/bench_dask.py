@@ -17,12 +17,13 @@ the scaling benchmark's target test accuracy (87.9 %, ``bench_scaling.py``):
   (e) in-memory pegasos-rs (the files loaded with ``load_svmlight_files``, then the
       T of (a)) and LIBLINEAR ``-s 3``, where the data fits (m <= --in-memory).
 
-The cluster has 2 worker processes of 1 thread, each with ``memory_limit`` set low
-on purpose (``--memory-limit``, 2 GiB): at 10^7 rows the parsed data (6.1 GB as
-float32 CSR) is larger than both limits together. The exact mode keeps on the
-workers only an index (16 bytes per row); the rows stay in the files. Measured:
-time from files to the model, test accuracy, peak memory of the client process
-and of each worker (RSS sampled every 0.2 s and 1 s), and bytes per round.
+The cluster has 2 worker processes (1 with ``--smoke``) of 1 thread, each with
+``memory_limit`` set low on purpose (``--memory-limit``, 2 GiB): at 10^7 rows the
+parsed data (6.1 GB as float32 CSR) is larger than both limits together. The exact
+mode keeps on the workers only an index (16 bytes per row); the rows stay in the
+files. Measured: time from files to the model, test accuracy, peak memory of the
+client process and of each worker (RSS sampled every 0.2 s and 1 s), and bytes per
+round.
 
 Each budget that reaches the target, and ``check_input=True`` at it, is run
 ``--repeats`` times (3 by default, 1 with ``--smoke``) and its median reported: the
@@ -68,6 +69,9 @@ TARGET = 0.879  #: the scaling benchmark's target accuracy
 REPEATS = 3
 DEFAULT_SIZES = "1000000,10000000,30000000"
 SHARD_ROWS = 1_000_000
+#: Worker processes of the cluster (``--smoke``: one, :data:`SMOKE_WORKERS`).
+WORKERS = 2
+SMOKE_WORKERS = 1
 BYTES_PER_ROW = 1100  #: about, with 75 non-zeros written to 5 decimals
 #: ``--smoke``'s data, bench_dask_reuse's and bench_dask_modes' too: RCV1-shaped
 #: rows of ``d`` features and about ``nnz`` non-zeros, in shards of ``shard_rows``
@@ -509,11 +513,12 @@ def configure(args) -> dict:
         "steps": [32_000, 64_000, 128_000, 256_000, 512_000],
         "rounds": [1, 2, 4, 8],
         "passes": [1, 2, 4],
+        "workers": WORKERS,
     }
     if args.smoke:
         shape = tuple(SMOKE_SHAPE[k] for k in ("d", "nnz", "shard_rows", "test_rows"))
         cfg.update(shape=shape, sizes=[2 * SMOKE_SHAPE["shard_rows"]], steps=[100, 2000],
-                   rounds=[1, 2], passes=[1])  # fmt: skip
+                   rounds=[1, 2], passes=[1], workers=SMOKE_WORKERS)  # fmt: skip
         TARGET = 0.80
         args.workdir = smoke_workdir(args.workdir)
     return cfg
@@ -544,6 +549,8 @@ def run_parts(client, args, results: dict, workdir: Path, cfg: dict, Xt, yt) -> 
             "repeats": REPEATS,
             "sizes": {},
         }
+        if cfg["workers"] != WORKERS:
+            results["scaling"]["workers"] = cfg["workers"]
         scaling(client, args, results, workdir, cfg, Xt, yt, np.float32)
         results["scaling"]["machine"] = load_text(start, machine_state())
     if args.part in ("all", "objective"):
@@ -581,7 +588,7 @@ def main() -> None:
     results["title"] = title(cfg["sizes"], DEFAULT_SIZES)
     with (
         distributed.LocalCluster(
-            n_workers=2,
+            n_workers=cfg["workers"],
             threads_per_worker=1,
             memory_limit=args.memory_limit,
             dashboard_address=":0",
@@ -652,7 +659,7 @@ def scaling(client, args, results, workdir, cfg: dict, Xt, yt, dtype):
         row = {
             "files_gb": sum(os.path.getsize(f) for f in files) / 1e9,
             "parsed_gb": m * (nnz + 1) * 8 / 1e9,
-            "workers_limit_gb": 2 * limit / 1e9,
+            "workers_limit_gb": cfg["workers"] * limit / 1e9,
         }
         print("  (a) exact", flush=True)
         row["exact"], row["exact_checked"], row["exact_cold"] = exact_mode(
@@ -763,6 +770,11 @@ def _memory_row(m: str, r: dict, best: dict) -> list:
     ]  # fmt: skip
 
 
+def workers_text(n: int) -> str:
+    """``"2 workers"``, ``"1 worker"``: a report's words for ``n`` workers."""
+    return f"{n} worker{'s' if n > 1 else ''}"
+
+
 def _scaling_text(part) -> list[str]:
     rows, mem, ratio = [], [], []
     for m, r in part["sizes"].items():
@@ -783,7 +795,8 @@ def _scaling_text(part) -> list[str]:
         f"## From files to a model (run of {part['date']})",
         "",
         f"Target test accuracy {100 * part['target']:.1f} %, alpha = {part['alpha']}; "
-        f"2 workers x 1 thread, memory_limit {part['memory_limit']} each. "
+        f"{workers_text(part.get('workers', WORKERS))} x 1 thread, "
+        f"memory_limit {part['memory_limit']} each. "
         + _runs_text(part.get("repeats", 1))
         + " Machine: "
         + part.get("machine", "load not recorded")
