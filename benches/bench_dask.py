@@ -94,15 +94,13 @@ def _write_shard(path: str, first_chunk: int, n_chunks: int, d: int, nnz: int, r
     smaller than a chunk."""
     sys.path.insert(0, str(HERE))
     import pegasos_rs
-    from rcv1_like import chunk
+    from rcv1_like import CHUNK, chunk
 
     tmp = path + ".part"
     done = 0
     with open(tmp, "wb") as f:
         for k in range(first_chunk, first_chunk + n_chunks):
-            X, y = chunk(k, n_features=d, nnz_per_row=nnz)
-            if X.shape[0] > rows - done:
-                X, y = X[: rows - done], y[: rows - done]
+            X, y = chunk(k, n_features=d, nnz_per_row=nnz, rows=min(CHUNK, rows - done))
             X.data = np.round(X.data, 5)
             X.eliminate_zeros()
             pegasos_rs.dump_svmlight_file(X, y, f)
