@@ -117,12 +117,13 @@ def chunk(
     n_features: int = N_FEATURES,
     nnz_per_row: int = NNZ_PER_ROW,
     noise: float = 0.05,
-    rows: int = CHUNK,
+    rows: int | None = None,
 ):
     """Chunk ``k`` (:data:`CHUNK` rows, float64 CSR, labels in {-1, +1}), or its
     first ``rows`` rows (built alone, the same rows): what a worker generates for its
     own part of a large set (training chunks from 0, test chunks from
     :data:`TEST_CHUNK0`)."""
+    rows = CHUNK if rows is None else rows
     if not 0 < rows <= CHUNK:
         raise ValueError(f"rows must be in 1..{CHUNK}, got {rows}")
     perm, cdf, idf, w, threshold = _fixed(seed, n_features, nnz_per_row)
