@@ -17,12 +17,13 @@ the scaling benchmark's target test accuracy (87.9 %, ``bench_scaling.py``):
   (e) in-memory pegasos-rs (the files loaded with ``load_svmlight_files``, then the
       T of (a)) and LIBLINEAR ``-s 3``, where the data fits (m <= --in-memory).
 
-The cluster has 2 worker processes of 1 thread, each with ``memory_limit`` set low
-on purpose (``--memory-limit``, 2 GiB): at 10^7 rows the parsed data (6.1 GB as
-float32 CSR) is larger than both limits together. The exact mode keeps on the
-workers only an index (16 bytes per row); the rows stay in the files. Measured:
-time from files to the model, test accuracy, peak memory of the client process
-and of each worker (RSS sampled every 0.2 s and 1 s), and bytes per round.
+The cluster has 2 worker processes (1 with ``--smoke``) of 1 thread, each with
+``memory_limit`` set low on purpose (``--memory-limit``, 2 GiB): at 10^7 rows the
+parsed data (6.1 GB as float32 CSR) is larger than both limits together. The exact
+mode keeps on the workers only an index (16 bytes per row); the rows stay in the
+files. Measured: time from files to the model, test accuracy, peak memory of the
+client process and of each worker (RSS sampled every 0.2 s and 1 s), and bytes per
+round.
 
 Each budget that reaches the target, and ``check_input=True`` at it, is run
 ``--repeats`` times (3 by default, 1 with ``--smoke``) and its median reported: the
@@ -68,40 +69,56 @@ TARGET = 0.879  #: the scaling benchmark's target accuracy
 REPEATS = 3
 DEFAULT_SIZES = "1000000,10000000,30000000"
 SHARD_ROWS = 1_000_000
+#: Worker processes of the cluster (``--smoke``: one, :data:`SMOKE_WORKERS`).
+WORKERS = 2
+SMOKE_WORKERS = 1
 BYTES_PER_ROW = 1100  #: about, with 75 non-zeros written to 5 decimals
+#: ``--smoke``'s data, bench_dask_reuse's and bench_dask_modes' too: RCV1-shaped
+#: rows of ``d`` features and about ``nnz`` non-zeros, in shards of ``shard_rows``
+#: rows, and ``test_rows`` test rows. Their shards are kept in :func:`smoke_workdir`.
+SMOKE_SHAPE = {"d": 1000, "nnz": 20, "shard_rows": 5000, "test_rows": 5000}
+
+
+def smoke_workdir(workdir: Path) -> Path:
+    """Where the smoke runs keep their shards, in ``workdir``: named by their shape,
+    so that shards of another shape are never read as these."""
+    return Path(workdir) / "smoke-{d}-{nnz}-{shard_rows}".format(**SMOKE_SHAPE)
 
 
 # ------------------------------------------------------------------ data on workers
 
 
-def _write_shard(path: str, first_chunk: int, n_chunks: int, d: int, nnz: int) -> int:
-    """Generate chunks ``first_chunk ...`` on this worker and write them to ``path``."""
+def _write_shard(path: str, first_chunk: int, n_chunks: int, d: int, nnz: int, rows: int) -> int:
+    """Generate chunks ``first_chunk ...`` on this worker and write their first
+    ``rows`` rows to ``path``: every row of the chunks, but in the smoke runs' shards,
+    smaller than a chunk."""
     sys.path.insert(0, str(HERE))
     import pegasos_rs
-    from rcv1_like import chunk
+    from rcv1_like import CHUNK, chunk
 
     tmp = path + ".part"
-    rows = 0
+    done = 0
     with open(tmp, "wb") as f:
         for k in range(first_chunk, first_chunk + n_chunks):
-            X, y = chunk(k, n_features=d, nnz_per_row=nnz)
+            X, y = chunk(k, n_features=d, nnz_per_row=nnz, rows=min(CHUNK, rows - done))
             X.data = np.round(X.data, 5)
             X.eliminate_zeros()
             pegasos_rs.dump_svmlight_file(X, y, f)
-            rows += X.shape[0]
+            done += X.shape[0]
     os.replace(tmp, path)
-    return rows
+    return done
 
 
 def make_shards(client, workdir: Path, n_shards: int, shard_rows: int, d: int, nnz: int):
     """Shard files ``shard_000.svm ...`` (missing ones generated on the workers)."""
     from rcv1_like import CHUNK
 
-    per = shard_rows // CHUNK
+    per = -(-shard_rows // CHUNK)
     paths = [workdir / f"shard_{i:03d}.svm" for i in range(n_shards)]
     todo = [i for i, p in enumerate(paths) if not p.exists()]
     futures = [
-        client.submit(_write_shard, str(paths[i]), i * per, per, d, nnz, pure=False) for i in todo
+        client.submit(_write_shard, str(paths[i]), i * per, per, d, nnz, shard_rows, pure=False)
+        for i in todo
     ]
     client.gather(futures)
     return paths
@@ -494,12 +511,14 @@ def configure(args) -> dict:
         "steps": [32_000, 64_000, 128_000, 256_000, 512_000],
         "rounds": [1, 2, 4, 8],
         "passes": [1, 2, 4],
+        "workers": WORKERS,
     }
     if args.smoke:
-        cfg.update(shape=(5000, 30, 50_000, 5000), sizes=[50_000, 100_000], steps=[2000, 8000],
-                   rounds=[1, 2], passes=[1])  # fmt: skip
+        shape = tuple(SMOKE_SHAPE[k] for k in ("d", "nnz", "shard_rows", "test_rows"))
+        cfg.update(shape=shape, sizes=[2 * SMOKE_SHAPE["shard_rows"]], steps=[100, 2000],
+                   rounds=[1, 2], passes=[1], workers=SMOKE_WORKERS)  # fmt: skip
         TARGET = 0.80
-        args.workdir = os.path.join(args.workdir, "smoke")
+        args.workdir = smoke_workdir(args.workdir)
     return cfg
 
 
@@ -509,8 +528,8 @@ def objective_sets(client, args, workdir: Path, cfg: dict) -> list[tuple]:
     first = make_shards(client, workdir, 1, shard_rows, d, nnz)[0]
     name = "RCV1-shaped, 10^6 rows" if not args.smoke else "RCV1-shaped (smoke)"
     sets = [(name, str(first), d, ALPHA, 2 if args.smoke else 16, 1e-4)]
-    a9a = _plain_a9a(workdir)
-    if a9a is not None and not args.smoke:
+    a9a = None if args.smoke else _plain_a9a(workdir)
+    if a9a is not None:
         sets.insert(0, ("a9a", str(a9a), 123, 1 / 32561, 4, 1e-6))
     return sets
 
@@ -528,6 +547,8 @@ def run_parts(client, args, results: dict, workdir: Path, cfg: dict, Xt, yt) -> 
             "repeats": REPEATS,
             "sizes": {},
         }
+        if cfg["workers"] != WORKERS:
+            results["scaling"]["workers"] = cfg["workers"]
         scaling(client, args, results, workdir, cfg, Xt, yt, np.float32)
         results["scaling"]["machine"] = load_text(start, machine_state())
     if args.part in ("all", "objective"):
@@ -565,7 +586,7 @@ def main() -> None:
     results["title"] = title(cfg["sizes"], DEFAULT_SIZES)
     with (
         distributed.LocalCluster(
-            n_workers=2,
+            n_workers=cfg["workers"],
             threads_per_worker=1,
             memory_limit=args.memory_limit,
             dashboard_address=":0",
@@ -636,7 +657,7 @@ def scaling(client, args, results, workdir, cfg: dict, Xt, yt, dtype):
         row = {
             "files_gb": sum(os.path.getsize(f) for f in files) / 1e9,
             "parsed_gb": m * (nnz + 1) * 8 / 1e9,
-            "workers_limit_gb": 2 * limit / 1e9,
+            "workers_limit_gb": cfg["workers"] * limit / 1e9,
         }
         print("  (a) exact", flush=True)
         row["exact"], row["exact_checked"], row["exact_cold"] = exact_mode(
@@ -747,6 +768,11 @@ def _memory_row(m: str, r: dict, best: dict) -> list:
     ]  # fmt: skip
 
 
+def workers_text(n: int) -> str:
+    """``"2 workers"``, ``"1 worker"``: a report's words for ``n`` workers."""
+    return f"{n} worker{'s' if n > 1 else ''}"
+
+
 def _scaling_text(part) -> list[str]:
     rows, mem, ratio = [], [], []
     for m, r in part["sizes"].items():
@@ -767,7 +793,8 @@ def _scaling_text(part) -> list[str]:
         f"## From files to a model (run of {part['date']})",
         "",
         f"Target test accuracy {100 * part['target']:.1f} %, alpha = {part['alpha']}; "
-        f"2 workers x 1 thread, memory_limit {part['memory_limit']} each. "
+        f"{workers_text(part.get('workers', WORKERS))} x 1 thread, "
+        f"memory_limit {part['memory_limit']} each. "
         + _runs_text(part.get("repeats", 1))
         + " Machine: "
         + part.get("machine", "load not recorded")

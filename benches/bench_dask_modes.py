@@ -81,18 +81,27 @@ def main() -> None:
     import bench_dask
     import pegasos_rs
     import pegasos_rs.dask as pdask
-    from rcv1_like import CHUNK, N_FEATURES, NNZ_PER_ROW
+    from rcv1_like import N_FEATURES, NNZ_PER_ROW
 
     d, nnz, rows, workdir = N_FEATURES, NNZ_PER_ROW, bench_dask.SHARD_ROWS, Path(args.workdir)
-    passes, rounds = PASSES, ROUNDS
-    if args.smoke:
-        d, nnz, rows, workdir = 5000, 30, 2 * CHUNK, workdir / "smoke-modes"
+    passes, rounds, processes = PASSES, ROUNDS, True
+    if args.smoke:  # the first of bench_dask's smoke shards
+        d, nnz, rows = (bench_dask.SMOKE_SHAPE[k] for k in ("d", "nnz", "shard_rows"))
+        workdir = bench_dask.smoke_workdir(workdir)
         passes, rounds, args.repeats, args.blocks = [0.5, 1], [2, 5], 1, 4
+        # Workers in this process: no worker process to start and import into; the
+        # run measures fit times and gaps only (the workers then share one cache of
+        # kept blocks, which the smoke run's fits read as worker processes' own).
+        processes = False
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.ERROR
+            n_workers=2,
+            threads_per_worker=1,
+            processes=processes,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
     ):

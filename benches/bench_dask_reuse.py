@@ -2,9 +2,10 @@
 
 The files are ``bench_dask.py``'s RCV1-shaped shards (10^6 rows each, about 1 KB of
 text per row), generated on the workers into ``--workdir`` when absent and reused.
-The cluster is a ``LocalCluster`` of 2 worker processes of 1 thread, each with a
-``--memory-limit`` (1 GiB, the issue's setting): the parsed rows do not fit in
-memory, so the workers keep what exceeds a quarter of their limit on local disk.
+The cluster is a ``LocalCluster`` of 2 worker processes (1 with ``--smoke``) of 1
+thread, each with a ``--memory-limit`` (1 GiB, the issue's setting): the parsed
+rows do not fit in memory, so the workers keep what exceeds a quarter of their limit
+on local disk.
 
 Each fit is ``pegasos_rs.dask.PegasosClassifier(alpha=1e-5, max_steps=T,
 average=True)`` in exact mode on ``read_svmlight``'s arrays (read again for every
@@ -77,16 +78,16 @@ def main() -> None:
     from rcv1_like import N_FEATURES, NNZ_PER_ROW
 
     d, nnz, shard_rows = N_FEATURES, NNZ_PER_ROW, bench_dask.SHARD_ROWS
-    workdir = Path(args.workdir)
-    if args.smoke:
-        d, nnz, shard_rows = 5000, 30, 50_000
+    workdir, workers = Path(args.workdir), bench_dask.WORKERS
+    if args.smoke:  # bench_dask's smoke shards and cluster
+        d, nnz, shard_rows = (bench_dask.SMOKE_SHAPE[k] for k in ("d", "nnz", "shard_rows"))
         args.shards, args.steps, args.repeats = 2, 4000, 1
-        workdir = workdir / "smoke"
+        workdir, workers = bench_dask.smoke_workdir(workdir), bench_dask.SMOKE_WORKERS
     workdir.mkdir(parents=True, exist_ok=True)
     state = machine_state()
     with (
         distributed.LocalCluster(
-            n_workers=2,
+            n_workers=workers,
             threads_per_worker=1,
             memory_limit=args.memory_limit,
             dashboard_address=":0",
@@ -130,10 +131,10 @@ def main() -> None:
         [
             "# A second checked Dask fit on the same files (issue 28, part 2)",
             f"{args.shards} svmlight files of {shard_rows:,} rows ({d} features, about {nnz} "
-            f"non-zeros a row); LocalCluster of 2 workers x 1 thread, memory limit "
-            f"{args.memory_limit} each; exact mode, alpha = {ALPHA}, max_steps = {args.steps}, "
-            f"averaged, float32; medians of {args.repeats} runs; load average at the start "
-            f"{state['load'][0]:.2f}.",
+            f"non-zeros a row); LocalCluster of {bench_dask.workers_text(workers)} x 1 "
+            f"thread, memory limit {args.memory_limit} each; exact mode, alpha = {ALPHA}, "
+            f"max_steps = {args.steps}, averaged, float32; medians of {args.repeats} runs; "
+            f"load average at the start {state['load'][0]:.2f}.",
             markdown_table(["fit", "median", "runs [s]", "blocks parsed"], rows, align="lrrr"),
             f"(c) / (a) = {ratio:.2f}: target at most 2, **{met}**. Every fit gave the same "
             "model (checked).",

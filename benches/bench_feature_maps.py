@@ -34,13 +34,12 @@ file, each part reported with the date and command of its own run.
 from __future__ import annotations
 
 import argparse
-import gc
 import itertools
 import json
 import sys
 import time
 
-import common  # noqa: F401 (one-thread environment before numpy)
+import common  # one-thread environment before numpy
 import numpy as np
 import plots
 import scipy.sparse as sp
@@ -65,6 +64,8 @@ ERROR_ROWS = 1500  # rows of the kernel-error sample
 #: 128 landmarks varies by 5 %; ten seeds halve the noise of five).
 ERROR_SEEDS = (5, 10)
 ERROR_BUDGET = 10.0
+#: ``--smoke``: one seed, and the budget spent at once (the loop's stop is taken).
+SMOKE_ERROR_SEEDS, SMOKE_ERROR_BUDGET = (1, 2), 0.0
 #: Timings under this many seconds are the median of three times the repeats.
 FAST = 1.0
 ACC_TOLERANCE = 0.01  # map + Pegasos within 1 pp of SVC
@@ -192,6 +193,10 @@ def run_maps(name: str, data, args) -> dict:
     Sc = sp.csr_matrix(S) if not sp.issparse(S) else S
     K_chi2 = chi2_additive(Sc, Sc) if any(f == "chi2" for _, f, _, _ in specs) else None
 
+    seeds, budget = (
+        (SMOKE_ERROR_SEEDS, SMOKE_ERROR_BUDGET) if args.smoke else (ERROR_SEEDS, ERROR_BUDGET)
+    )
+
     def timed(fn):
         t = timeit(fn, args.repeats)[0]
         return timeit(fn, 3 * args.repeats)[0] if t < FAST else t
@@ -202,8 +207,8 @@ def run_maps(name: str, data, args) -> dict:
         with threadpool_limits(1):
             t = timed(lambda make=make, Xin=Xin: make().fit(Xin).transform(Xin))
         errors, t0 = [], time.perf_counter()
-        for s in range(ERROR_SEEDS[1]):
-            if len(errors) >= ERROR_SEEDS[0] and time.perf_counter() - t0 > ERROR_BUDGET:
+        for s in range(seeds[1]):
+            if len(errors) >= seeds[0] and time.perf_counter() - t0 > budget:
                 break
             errors.append(rel_error(K, _seeded(make(), s).fit(Xin).transform(Sin)))
         err = float(np.mean(errors))
@@ -347,7 +352,7 @@ def map_and_pegasos(cfg: dict, spec: tuple, data32, threads: int, repeats: int) 
                             random_state=SEED, n_jobs=threads)  # fmt: skip
 
     def run():
-        gc.collect()
+        common.collect()
         t_map, Z = time_once(lambda: fmap.fit_transform(X32))
         t_fit, _ = time_once(lambda: clf.fit(Z, y))
         t_pred, pred = time_once(lambda: clf.predict(fmap.transform(Xt32)))
@@ -372,7 +377,7 @@ def run_end_to_end(name: str, data, args) -> dict:
 
     def fit_predict(model):
         def run():
-            gc.collect()
+            common.collect()
             t_fit, _ = time_once(lambda: model.fit(X, y))
             t_pred, pred = time_once(lambda: model.predict(Xt))
             return {"fit": t_fit, "total": t_fit + t_pred, "acc": float(np.mean(pred == yt))}
@@ -557,6 +562,8 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     if args.repeats is None:
         args.repeats = 1 if args.quick or args.smoke else 3
+    if args.smoke:
+        common.smoke_run()
     mode = "_smoke" if args.smoke else "_quick" if args.quick else ""
     prefix = f"feature_maps{mode}"
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)

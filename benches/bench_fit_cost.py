@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import time
 
-import common  # noqa: F401 (one-thread environment before numpy)
+import common  # one-thread environment before numpy
 import numpy as np
 import plots
 import scipy.sparse as sp
@@ -145,11 +145,12 @@ def main() -> None:
     if args.smoke:
         sizes, shape, steps, repeats, prefix = (
             [2000, 8000],
-            {"n_features": 3000},
+            {"n_features": 3000, "nnz_per_row": 20},
             4000,
             1,
             ("fit_cost_smoke"),
         )
+        common.smoke_run()
     else:
         sizes = [int(s) for s in args.sizes.split(",")]
         shape, steps, repeats, prefix = {}, args.steps, args.repeats, "fit_cost"

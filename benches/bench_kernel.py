@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-import common  # noqa: F401 (one-thread environment before numpy)
+import common  # one-thread environment before numpy
 import numpy as np
 import plots
 import scipy.sparse as sp
@@ -1158,6 +1158,7 @@ def configure(ap: argparse.ArgumentParser, args) -> list[str]:
     names = select_names(ap, args.datasets, {**EXPERIMENTS, **SMOKE_EXPERIMENTS}, default)
     if args.smoke:
         args.rerun_svc = True  # never trust a cached SVC result in the suite's check
+        common.smoke_run()
     if args.quick:
         args.max_train = args.max_train or QUICK_ROWS
         args.max_test = args.max_test or QUICK_ROWS

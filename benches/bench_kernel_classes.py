@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-import common  # noqa: F401 (one-thread environment before numpy)
+import common  # one-thread environment before numpy
 import numpy as np
 from common import RESULTS_DIR, check, select_names, timeit
 from report import fmt_pct, fmt_time, markdown_table, notes, publish, section, verdict, write_json
@@ -254,6 +254,7 @@ def main(argv=None) -> int:
     args.max_test, args.cache_size, args.n_jobs, args.average = None, 200.0, args.threads, None
     if args.smoke:
         names, args.repeats, prefix = list(SMOKE), 1, "kernel_classes_smoke"
+        common.smoke_run()
     else:
         names, prefix = select_names(ap, args.datasets, DATASETS, DATASETS), "kernel_classes"
     started = time.perf_counter()

@@ -4,10 +4,11 @@ pickle for each estimator (issue 14).
     python benches/bench_leak.py                 # 2,000 cycles per case (a few minutes)
     python benches/bench_leak.py --cycles 500    # shorter
     python benches/bench_leak.py --only linear-dense,svmlight
-    python benches/bench_leak.py --smoke         # 40 cycles per case (the test suite's mode)
+    python benches/bench_leak.py --smoke         # 20 cycles per case, in one process (tests)
 
-Each case runs in its own fresh process, on small generated data, and repeats one
-cycle of what a service does with a model:
+Each case runs in its own fresh process (with ``--smoke`` all cases share one: a
+process's start is most of a smoke case's time), on small generated data, and
+repeats one cycle of what a service does with a model:
 
 * ``PegasosClassifier`` (dense, CSR, multiclass with two threads) and
   ``KernelPegasosClassifier`` (rbf dense binary, CSR one-vs-rest): ``fit`` on a new
@@ -246,7 +247,7 @@ HEADER = ["case", "what", "ms/cycle", "RSS cycle 1 [MiB]", "growth [MiB]", "slop
           "within"]  # fmt: skip
 
 
-def report(results: list[dict], cycles: int, warmup: int, every: int) -> str:
+def report(results: list[dict], cycles: int, warmup: int, every: int, shared: bool) -> str:
     rows = []
     for res in results:
         s = res["summary"]
@@ -264,7 +265,13 @@ def report(results: list[dict], cycles: int, warmup: int, every: int) -> str:
     ]
     return (
         "# Memory: RSS over repeated fit / predict / save / load / pickle cycles\n\n"
-        f"{cycles:,} cycles per case, each case in a fresh process; RSS (VmRSS) read after "
+        f"{cycles:,} cycles per case, "
+        + (
+            "the cases one after another in one process"
+            if shared
+            else "each case in a fresh process"
+        )
+        + "; RSS (VmRSS) read after "
         f"every cycle. Criterion: RSS within {TOLERANCE_MB:g} MiB of its level at cycle "
         f"{warmup} for the rest of the run. Growth = largest RSS after cycle {warmup} "
         f"minus RSS at cycle {warmup}; slope = least-squares slope over cycles "
@@ -283,15 +290,17 @@ def report(results: list[dict], cycles: int, warmup: int, every: int) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cycles", type=int, default=2000, help="cycles per case")
-    ap.add_argument("--smoke", action="store_true", help="40 cycles per case (for tests)")
+    ap.add_argument(
+        "--smoke", action="store_true", help="20 cycles per case, in one process (for tests)"
+    )
     ap.add_argument("--only", help="comma-separated subset of " + ",".join(CASES))
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.child, args.cycles)))
+        print(json.dumps([child(name, args.cycles) for name in args.child.split(",")]))
         return 0
     started = time.perf_counter()
-    cycles, warmup, every = (40, 10, 10) if args.smoke else (args.cycles, WARMUP, 100)
+    cycles, warmup, every = (20, 10, 10) if args.smoke else (args.cycles, WARMUP, 100)
     check(cycles > warmup, f"--cycles must exceed the warm-up of {warmup}")
     names = CASES if args.only is None else args.only.split(",")
     unknown = set(names) - set(CASES)
@@ -299,8 +308,14 @@ def main(argv=None) -> int:
         ap.error(f"unknown cases: {sorted(unknown)}")
     os.environ.pop("RAYON_NUM_THREADS", None)  # the multiclass cases use n_jobs=2
     results = []
-    for name in names:
-        res = run_child([__file__, "--child", name, "--cycles", str(cycles)], timeout=3600)
+    # A fresh process per case; a smoke run's cases share one.
+    groups = [names] if args.smoke else [[name] for name in names]
+    children = (
+        run_child([__file__, "--child", ",".join(group), "--cycles", str(cycles)], timeout=3600)
+        for group in groups
+    )
+    for res in (res for cases in children for res in cases):
+        name = res["name"]
         res["summary"] = summarize(res, warmup)
         results.append(res)
         s = res["summary"]
@@ -309,7 +324,7 @@ def main(argv=None) -> int:
               f"{curve}; growth after cycle {warmup}: {s['growth_mb']:+.2f} MiB, "
               f"slope {s['slope_bytes_per_cycle']:+.0f} B/cycle", flush=True)  # fmt: skip
     prefix = "leak_smoke" if args.smoke else "leak"
-    text = report(results, cycles, warmup, every)
+    text = report(results, cycles, warmup, every, shared=args.smoke)
     png = plot(results, warmup, RESULTS_DIR / f"{prefix}.png")
     if png:
         text += f"\n![RSS against cycles]({png})\n"

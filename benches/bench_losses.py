@@ -1099,6 +1099,8 @@ def configure(ap, args) -> list[str]:
     args.cap_range = (0.05, 0.5) if args.smoke else (0.5, 5.0) if args.quick else (1.5, 30.0)
     if args.prefix is None:
         args.prefix = "losses_smoke" if args.smoke else "losses_quick" if args.quick else "losses"
+    if args.smoke:
+        common.smoke_run()
     return names
 
 

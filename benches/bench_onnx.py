@@ -44,7 +44,7 @@ def _data(name: str, n_features: int, n_classes: int | None, smoke: bool):
         source = name
     else:
         rng = np.random.RandomState(0)
-        n = 600 if smoke else 20_000
+        n = 200 if smoke else 20_000
         X = rng.randn(n, n_features)
         Xt = rng.randn(2_000, n_features)
         W = rng.randn(n_features, n_classes or 1)
@@ -235,7 +235,9 @@ def main() -> int:
     args = ap.parse_args()
     started = time.perf_counter()
     calls = 20 if args.smoke else args.calls
-    repeats = 3 if args.smoke else max(3, args.repeats)
+    repeats = 1 if args.smoke else max(3, args.repeats)
+    if args.smoke:
+        common.smoke_run()
     results, sources = [], {}
     with common.single_thread():
         for name, (model, rows, source, classifier) in _models(args.smoke).items():

@@ -258,6 +258,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.repeats is None:
         args.repeats = 1 if args.smoke else 3
+    if args.smoke:
+        common.smoke_run()
     if not args.smoke and not (shared_data.letor_available() and shared_data.available("w8a")):
         print("MQ2008 or w8a not found: set PEGASOS_DATA", file=sys.stderr)
         return 1

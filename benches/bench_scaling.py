@@ -37,7 +37,7 @@ from __future__ import annotations
 import argparse
 import time
 
-import common  # noqa: F401 (one-thread environment before numpy)
+import common  # one-thread environment before numpy
 import numpy as np
 import plots
 from common import RESULTS_DIR, check, timeit
@@ -119,6 +119,7 @@ def parse_args():
     if args.smoke:
         args.sizes, args.n_test, args.repeats = "2000,8000", 2000, 1
         shape = {"n_features": 2000, "nnz_per_row": 20}
+        common.smoke_run()
     return args, [int(s) for s in args.sizes.split(",")], shape
 
 

@@ -329,6 +329,7 @@ def main(argv=None) -> int:
         args.seed_list, args.C_list = args.seed_list[:2], args.C_list[:2]
         mc_names, svr_names = ["smoke"], ["sparse-regression-smoke"]
         prefix = args.prefix or "spread_smoke"
+        common.smoke_run()
     else:
         args.schedule = SCHEDULE
         known = MULTICLASS_SETS + SVR_SETS

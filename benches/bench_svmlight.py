@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import common  # noqa: F401 (one-thread environment before numpy)
+import common  # one-thread environment before numpy
 import numpy as np
 from common import check, timeit
 from report import markdown_table, publish
@@ -43,7 +43,7 @@ def write_plain(name: str, plain: Path, data_dir: Path | None) -> None:
         from rcv1_like import make_rcv1_like
         from sklearn.datasets import dump_svmlight_file
 
-        dump_svmlight_file(*make_rcv1_like(3000, n_features=2000), str(plain))
+        dump_svmlight_file(*make_rcv1_like(3000, n_features=2000, nnz_per_row=20), str(plain))
     else:
         with lzma.open(data_dir / name) as src:
             plain.write_bytes(src.read())
@@ -84,8 +84,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="two small files")
     ap.add_argument("--smoke", action="store_true", help="a small generated file")
-    ap.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
+    ap.add_argument("--repeats", type=int, help="timing repeats (median); 3, 1 with --smoke")
     args = ap.parse_args()
+    if args.repeats is None:
+        args.repeats = 1 if args.smoke else 3
+    if args.smoke:
+        common.smoke_run()
     started = time.perf_counter()
     d = _datasets.data_dir()
     if d is None and not args.smoke:

@@ -20,7 +20,7 @@ import argparse
 import os
 import time
 
-import common  # noqa: F401 (one-thread environment before numpy)
+import common  # one-thread environment before numpy
 import numpy as np
 from common import check, timeit
 from rcv1_like import make_rcv1_like
@@ -54,12 +54,12 @@ def make_cases(smoke: bool) -> tuple[list[tuple], int]:
     return cases, m_ker
 
 
-def fit_rows(title: str, size: str, make, Xc, yc) -> tuple[list, object]:
-    """The fit's row at one and two threads (identical models checked) and the
-    one-thread model."""
+def fit_rows(title: str, size: str, make, Xc, yc, repeats: int) -> tuple[list, object]:
+    """The fit's row at one and two threads (identical models checked; median of
+    ``repeats`` runs) and the one-thread model."""
     times, models = {}, {}
     for j in (1, 2):
-        times[j], models[j], _ = timeit(lambda j=j: make(j).fit(Xc, yc), 3)
+        times[j], models[j], _ = timeit(lambda j=j: make(j).fit(Xc, yc), repeats)
     a, b = models[1], models[2]
     same = np.array_equal(
         getattr(a, "coef_", None) if hasattr(a, "coef_") else a.dual_coef_,
@@ -70,12 +70,12 @@ def fit_rows(title: str, size: str, make, Xc, yc) -> tuple[list, object]:
     return row, a
 
 
-def predict_row(title: str, model, Xp) -> list:
+def predict_row(title: str, model, Xp, repeats: int) -> list:
     """The prediction's row at one and two threads (identical outputs checked)."""
     pt = {}
     for j in (1, 2):
         model.set_params(n_jobs=j)
-        pt[j], out, _ = timeit(lambda: model.decision_function(Xp), 3)
+        pt[j], out, _ = timeit(lambda: model.decision_function(Xp), repeats)
         pt[j] = (pt[j], out)
     check(np.array_equal(pt[1][1], pt[2][1]), f"{title}: predictions disagree")
     return [title.replace(" fit", " predict"), f"{Xp.shape[0]:,} rows",
@@ -86,21 +86,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="tiny data (seconds; for tests)")
     args = ap.parse_args()
+    repeats = 1 if args.smoke else 3
+    if args.smoke:
+        common.smoke_run()
     started = time.perf_counter()
     os.environ.pop("RAYON_NUM_THREADS", None)  # our pools are sized by n_jobs
     cases, m_ker = make_cases(args.smoke)
     X = cases[0][3]
     rows = []
     for title, size, make, Xc, yc in cases:
-        row, model = fit_rows(title, size, make, Xc, yc)
+        row, model = fit_rows(title, size, make, Xc, yc, repeats)
         rows.append(row)
         print(rows[-1], flush=True)
         Xp = X if "linear" in title else X[: (5 * m_ker if not args.smoke else 2000)]
-        rows.append(predict_row(title, model, Xp))
+        rows.append(predict_row(title, model, Xp, repeats))
         print(rows[-1], flush=True)
     text = (
         "# Thread scaling (RCV1-shaped data)\n\n"
-        f"{os.cpu_count()} cores; median of 3; identical results at both thread counts "
+        f"{os.cpu_count()} cores; median of {repeats}; identical results at both thread counts "
         "checked.\n\n"
         + markdown_table(["task", "size", "n_jobs=1", "n_jobs=2", "speed-up"], rows)
         + "\n"

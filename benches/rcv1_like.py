@@ -51,13 +51,19 @@ def _model(seed: int, d: int):
     return perm, cdf, idf, w
 
 
-def _rows(rng, n: int, d: int, nnz: int, perm, cdf, idf) -> sp.csr_matrix:
+def _rows(rng, n: int, d: int, nnz: int, perm, cdf, idf, keep: int | None = None):
+    """``n`` rows drawn from ``rng``, or their first ``keep``: every draw of the ``n``
+    rows is made (the stream goes on as after all of them), only the kept rows are
+    built."""
     counts = 1 + rng.poisson(_DRAWS_PER_NONZERO * (nnz - 1), size=n)
     total = int(counts.sum())
-    ranks = np.minimum(np.searchsorted(cdf, rng.random_sample(total)), d - 1)
+    n = n if keep is None else keep
+    counts = counts[:n]
+    kept = int(counts.sum())
+    ranks = np.minimum(np.searchsorted(cdf, rng.random_sample(total)[:kept]), d - 1)
     cols = perm[ranks]
     rows = np.repeat(np.arange(n), counts)
-    vals = idf[cols] * (1.0 + rng.exponential(1.0, size=total))
+    vals = idf[cols] * (1.0 + rng.exponential(1.0, size=total)[:kept])
     X = sp.csr_matrix((vals, (rows, cols)), shape=(n, d))
     X.sum_duplicates()
     norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(X.indptr)), X.data**2, n))
@@ -111,15 +117,20 @@ def chunk(
     n_features: int = N_FEATURES,
     nnz_per_row: int = NNZ_PER_ROW,
     noise: float = 0.05,
+    rows: int | None = None,
 ):
-    """Chunk ``k`` (:data:`CHUNK` rows, float64 CSR, labels in {-1, +1}): what a
-    worker generates for its own part of a large set (training chunks from 0,
-    test chunks from :data:`TEST_CHUNK0`)."""
+    """Chunk ``k`` (:data:`CHUNK` rows, float64 CSR, labels in {-1, +1}), or its
+    first ``rows`` rows (built alone, the same rows): what a worker generates for its
+    own part of a large set (training chunks from 0, test chunks from
+    :data:`TEST_CHUNK0`)."""
+    rows = CHUNK if rows is None else rows
+    if not 0 < rows <= CHUNK:
+        raise ValueError(f"rows must be in 1..{CHUNK}, got {rows}")
     perm, cdf, idf, w, threshold = _fixed(seed, n_features, nnz_per_row)
     rng = np.random.RandomState([seed, k])
-    X = _rows(rng, CHUNK, n_features, nnz_per_row, perm, cdf, idf)
+    X = _rows(rng, CHUNK, n_features, nnz_per_row, perm, cdf, idf, keep=rows)
     y = np.where(X @ w > threshold, 1, -1)
-    flip = rng.random_sample(CHUNK) < noise
+    flip = rng.random_sample(CHUNK)[:rows] < noise
     y[flip] = -y[flip]
     return X, y
 
@@ -129,10 +140,10 @@ def _generate(first_chunk: int, n_rows: int, seed: int, d: int, nnz: int, noise:
     labels = np.empty(n_rows, dtype=np.int64)
     k = first_chunk
     while out.rows < n_rows:
-        X, y = chunk(k, seed=seed, n_features=d, nnz_per_row=nnz, noise=noise)
         take = min(n_rows - out.rows, CHUNK)
-        labels[out.rows : out.rows + take] = y[:take]
-        out.append(X[:take])
+        X, y = chunk(k, seed=seed, n_features=d, nnz_per_row=nnz, noise=noise, rows=take)
+        labels[out.rows : out.rows + take] = y
+        out.append(X)
         k += 1
     return out.finish(), labels
 

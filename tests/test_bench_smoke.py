@@ -191,6 +191,31 @@ def test_rcv1_like_chunks_stack_into_one_preallocated_csr(monkeypatch):
     assert (b.finish() != sp.vstack(parts, format="csr")).nnz == 0
 
 
+def test_rcv1_like_chunk_of_fewer_rows_is_the_chunks_first_rows(monkeypatch):
+    """A set smaller than a chunk builds only its rows: the same as the whole chunk's
+    first rows."""
+    sys.path.insert(0, str(BENCHES))
+    try:
+        import rcv1_like
+    finally:
+        sys.path.remove(str(BENCHES))
+    import numpy as np
+
+    monkeypatch.setattr(rcv1_like, "CHUNK", 700)
+    shape = {"n_features": 3000, "nnz_per_row": 20}
+    X, y = rcv1_like.chunk(2, **shape)
+    assert X.shape == (700, 3000)
+    for rows in (1, 299, 700):
+        Xr, yr = rcv1_like.chunk(2, rows=rows, **shape)
+        assert Xr.shape == (rows, 3000) and Xr.has_sorted_indices
+        assert np.array_equal(Xr.data, X[:rows].data) and np.array_equal(yr, y[:rows])
+        assert np.array_equal(Xr.indices, X[:rows].indices)
+        assert np.array_equal(Xr.indptr, X[:rows].indptr)
+    for rows in (0, 701):
+        with pytest.raises(ValueError, match=r"rows must be in 1\.\.700"):
+            rcv1_like.chunk(2, rows=rows, **shape)
+
+
 def _post(body: str) -> str:
     return f"From: a@b.example\nSubject: Re: question\nLines: 99\n\n{body}"
 
