@@ -35,6 +35,7 @@ sys.meta_path.insert(0, _Hidden())
 """
 
 
+@pytest.mark.slow  # a benchmark script per case
 @pytest.mark.parametrize(
     "script, expected, needs",
     [

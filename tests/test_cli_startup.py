@@ -63,6 +63,7 @@ def model(data):
     return path
 
 
+@pytest.mark.slow  # a fresh interpreter per case
 @pytest.mark.parametrize(
     ("args", "allowed"),
     [
@@ -101,6 +102,7 @@ def test_import_pegasos_rs_is_lazy_and_keeps_its_names():
         pegasos_rs.nope  # noqa: B018
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_load_in_a_fresh_process_finds_every_model_class(tmp_path):
     """Nothing imports the estimator modules up front any more: loading a model
     file, or a LIBLINEAR one, imports the modules that register their readers."""

@@ -291,6 +291,7 @@ def _close_clients(namespace: dict) -> None:
 # Another LocalCluster on this machine (another test run) holds Dask's dashboard
 # port: the reader's cluster takes another one with a warning, and distributed
 # leaves the socket of its try unclosed.
+@pytest.mark.slow  # the guides run whole, the command line in child processes
 @pytest.mark.filterwarnings(r"ignore:Port \d+ is already in use:UserWarning")
 @pytest.mark.filterwarnings(
     r"ignore:Exception ignored in. <socket\.socket:pytest.PytestUnraisableExceptionWarning"
@@ -330,6 +331,7 @@ def test_page_code_runs(page, tmp_path, monkeypatch, capsys):
         assert text in printed, f"{page}: its blocks did not print {text!r}:\n{printed}"
 
 
+@pytest.mark.slow  # child processes
 @pytest.mark.parametrize("console_script", [True, False], ids=["script", "module"])
 def test_shell_blocks_run_the_package_under_test(console_script, tmp_path):
     if console_script and not CONSOLE_SCRIPT.exists():

@@ -38,6 +38,7 @@ def test_the_gallery_has_examples():
     assert len(EXAMPLES) >= 5, EXAMPLES
 
 
+@pytest.mark.slow  # each example in a fresh interpreter
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_runs(script, tmp_path):
     elsewhere = run_elsewhere(script)

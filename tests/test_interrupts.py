@@ -24,7 +24,11 @@ import textwrap
 import pytest
 from shared_child import SharedChild
 
-pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="SIGINT and /proc: Linux")
+# Child processes interrupted mid-call: seconds each (CONTRIBUTING.md).
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform != "linux", reason="SIGINT and /proc: Linux"),
+]
 
 #: Latency bound asserted by the tests: generous for a loaded 2-core machine (the
 #: figures measured are ~0.05 s: one polling period of the watcher).

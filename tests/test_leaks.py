@@ -30,6 +30,9 @@ import scipy.sparse as sp
 from conftest import make_problem
 from pegasos_rs import KernelPegasosClassifier, Nystroem, PegasosClassifier, load
 
+# Child processes fitting hundreds of times to watch their memory.
+pytestmark = pytest.mark.slow
+
 WARMUP = 60
 BLOCK = 100
 BLOCKS = 3

@@ -19,6 +19,9 @@ from pathlib import Path
 import pegasos_rs
 import pytest
 
+# mypy runs over the package once for the module (its fixture): seconds.
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("mypy", reason="mypy is not installed (it is in the 'test' extra)")
 
 GOOD = """
