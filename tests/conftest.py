@@ -259,6 +259,21 @@ def cluster_cases(*axes, processes):
     ]
 
 
+def concurrently(*calls):
+    """``[call() for call in calls]``, the calls running at once in threads (the first
+    exception raised by one is raised).
+
+    A Dask fit spends most of its time waiting for the scheduler (every round of
+    drawn rows, every block of a chained sum is a round trip): independent fits on one
+    cluster overlap their waits. Each is the model it is alone (its draws are its
+    own; its blocks are its own tasks)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        futures = [pool.submit(call) for call in calls]
+        return [f.result() for f in futures]
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
     # The last test of the last module using a cluster: a module-scoped fixture built

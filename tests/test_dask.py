@@ -18,6 +18,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from functools import partial
 from itertools import pairwise
 
 import numpy as np
@@ -31,7 +32,13 @@ da = pytest.importorskip("dask.array")
 import pegasos_rs  # noqa: E402
 import pegasos_rs.dask as pdask  # noqa: E402
 import shared_data as _datasets  # noqa: E402
-from conftest import cluster_cases, local_cluster, make_problem, primal_objective  # noqa: E402
+from conftest import (  # noqa: E402
+    cluster_cases,
+    concurrently,
+    local_cluster,
+    make_problem,
+    primal_objective,
+)
 from pegasos_rs.dask._blocks import read_range  # noqa: E402
 from pegasos_rs.dask._svmlight import _parse_block, _split  # noqa: E402
 from pegasos_rs.exceptions import DataFormatError  # noqa: E402
@@ -143,11 +150,11 @@ def test_exact_mode_is_the_in_memory_model_bit_for_bit(client, layout, chunking)
         X = X.astype(np.float32)
     rows = _chunkings(len(y))[chunking]
     dX, dy = _as_dask(X, y, rows, unknown=chunking == "unknown")
-    for params in PARAMS:
-        kw = {"alpha": 1e-3, "max_iter": 4, "random_state": 7, **params}
-        ours = pdask.PegasosClassifier(client=client, **kw).fit(dX, dy)
-        ref = pegasos_rs.PegasosClassifier(**kw).fit(*dask.compute(dX, dy))
-        _same_model(ours, ref)
+    kws = [{"alpha": 1e-3, "max_iter": 4, "random_state": 7, **params} for params in PARAMS]
+    fits = [partial(pdask.PegasosClassifier(client=client, **kw).fit, dX, dy) for kw in kws]
+    X_all, y_all = dask.compute(dX, dy)
+    for kw, ours in zip(kws, concurrently(*fits), strict=True):
+        _same_model(ours, pegasos_rs.PegasosClassifier(**kw).fit(X_all, y_all))
 
 
 @pytest.mark.parametrize("chunking", ["even", "uneven-empty", "unknown"])
@@ -168,16 +175,21 @@ def test_sample_weights_labels_and_visiting_order(client):
     dX, dy = _as_dask(X, labels, [150, 150, 100], unknown=False)
     dsw = da.from_array(sw, chunks=((150, 150, 100),))
     order = np.random.RandomState(1).permutation(len(y))[:333]
-    for kw in [
-        {"class_weight": {"yes": 3.0}},
-        {"sampling": order, "max_iter": 2},
-        {"verbose": 1, "tol": 0.0, "n_iter_no_change": 2},
-    ]:
-        kw = {"alpha": 1e-3, "random_state": 2, **kw}
-        for weights in (dsw, sw):  # a dask array, or an in-memory one cut by the blocks
-            ours = pdask.PegasosClassifier(client=client, **kw).fit(dX, dy, sample_weight=weights)
-            ref = pegasos_rs.PegasosClassifier(**kw).fit(X, labels, sample_weight=sw)
-            _same_model(ours, ref)
+    cases = [
+        ({"alpha": 1e-3, "random_state": 2, **kw}, weights)
+        for kw in [
+            {"class_weight": {"yes": 3.0}},
+            {"sampling": order, "max_iter": 2},
+            {"verbose": 1, "tol": 0.0, "n_iter_no_change": 2},
+        ]
+        for weights in (dsw, sw)  # a dask array, or an in-memory one cut by the blocks
+    ]
+    fits = [
+        partial(pdask.PegasosClassifier(client=client, **kw).fit, dX, dy, sample_weight=weights)
+        for kw, weights in cases
+    ]
+    for (kw, _), ours in zip(cases, concurrently(*fits), strict=True):
+        _same_model(ours, pegasos_rs.PegasosClassifier(**kw).fit(X, labels, sample_weight=sw))
 
 
 def test_dataframes_and_in_memory_inputs(client):
