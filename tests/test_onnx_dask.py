@@ -1,5 +1,6 @@
 """``pegasos_rs.to_onnx`` on the estimators of ``pegasos_rs.dask``: exported as the
-in-memory models they extend (fitted here on in-memory arrays, which they accept)."""
+in-memory models they extend (fitted here on in-memory arrays, which they accept, on
+the tests' cluster of worker threads: the export reads only the fitted model)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ from conftest import make_problem
 from onnx_checks import assert_values, check_classifier, run
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+
+@pytest.fixture(autouse=True)
+def _on_a_cluster(dask_threads):
+    with dask_threads.as_current():
+        yield
 
 
 def test_dask_classifier_and_maps_in_a_pipeline():
