@@ -367,8 +367,8 @@ def test_training_on_read_svmlight_reads_the_files_where_they_are(client, tmp_pa
     with client.as_current():
         # Metadata read now (chunk sizes known), or given (nothing read before training).
         for read in [
-            {"blocksize": 5000},
-            {"blocksize": 7000, "n_features": 40, "zero_based": False},
+            {"blocksize": 20_000},
+            {"blocksize": 25_000, "n_features": 40, "zero_based": False},
         ]:
             dX, dy = pdask.read_svmlight(str(tmp_path / "part*.svm"), **read)
             for check in (True, False):
