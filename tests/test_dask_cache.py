@@ -50,6 +50,7 @@ def cluster_client(dask_client):
     the parse counts these tests assert would depend on the scheduler's timing."""
     dask_client.run_on_scheduler(_work_stealing, False)
     yield dask_client
+    dask_client.run(_leave_worker)
     dask_client.run_on_scheduler(_work_stealing, True)
 
 
@@ -76,8 +77,19 @@ def _reset_worker():
             return original(text, spec, n_features, start)
 
         _blocks._test_parsed = []
+        _blocks._test_parse = original
         _blocks.parse = counting
     _blocks._test_parsed.clear()
+
+
+def _leave_worker():
+    """On a worker: :func:`_reset_worker`, then the parser without its counter and no
+    trace of these tests, for the other tests on the shared cluster."""
+    from pegasos_rs.dask import _blocks, _kept
+
+    _reset_worker()
+    _blocks.parse = _blocks._test_parse
+    del _blocks._test_parse, _blocks._test_parsed, _kept._test_budget, np._test_save
 
 
 @pytest.fixture
