@@ -178,10 +178,11 @@ def any_dense(request, binary_dense, multiclass_dense):
 
 # --- Dask clusters ------------------------------------------------------------------
 #
-# The Dask tests (tests/test_dask*.py, tests/test_onnx_dask.py) share two clusters,
-# each started when a test first asks for it and closed after the last module that
-# asks for it (in the order the tests run), not at the end of the session: the other
-# tests do not run beside idle Dask processes and threads.
+# The Dask tests (tests/test_dask*.py) share two clusters, each started when a test
+# first asks for it and closed after the last module that asks for it (in the order
+# the tests run), not at the end of the session: the other tests do not run beside
+# idle Dask processes and threads. Tests that kill workers, or that need a cluster
+# shaped otherwise, start their own (local_cluster).
 
 
 def local_cluster(n_workers: int, *, processes: bool = True):
