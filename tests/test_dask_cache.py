@@ -78,8 +78,19 @@ def _reset_worker():
 
         _blocks._test_parsed = []
         _blocks._test_parse = original
-        _blocks.parse = counting
+        _rebind_parse(original, counting)
     _blocks._test_parsed.clear()
+
+
+def _rebind_parse(old, new) -> None:
+    """On a worker: ``parse`` is ``new`` wherever a pegasos_rs module had ``old``
+    (``_blocks``, and ``_svmlight`` which imports it by name when loaded already)."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pegasos_rs") and module is not None:
+            if module.__dict__.get("parse") is old:
+                module.parse = new
 
 
 def _leave_worker():
@@ -88,7 +99,7 @@ def _leave_worker():
     from pegasos_rs.dask import _blocks, _kept
 
     _reset_worker()
-    _blocks.parse = _blocks._test_parse
+    _rebind_parse(_blocks.parse, _blocks._test_parse)
     del _blocks._test_parse, _blocks._test_parsed, _kept._test_budget, np._test_save
 
 
