@@ -4,11 +4,17 @@ Helpers that tests call directly (``primal_objective``, ``require_data``,
 ``make_problem``, ``with_value``, ``unsorted_csr``, ``check_other_widths_rejected``)
 are plain functions; test modules import them with ``from conftest import ...``
 (pytest puts this folder on ``sys.path``).
+
+The Dask tests' clusters are fixtures here too (``dask_client``, ``dask_threads``;
+see "Dask clusters" below).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import itertools
+import logging
 import os
 import shutil
 import sys
@@ -168,3 +174,128 @@ def multiclass_csr(multiclass_dense):
 @pytest.fixture(params=["binary", "multiclass"])
 def any_dense(request, binary_dense, multiclass_dense):
     return binary_dense if request.param == "binary" else multiclass_dense
+
+
+# --- Dask clusters ------------------------------------------------------------------
+#
+# The Dask tests (tests/test_dask*.py) share two clusters, each started when a test
+# first asks for it and closed after the last module that asks for it (in the order
+# the tests run), not at the end of the session: the other tests do not run beside
+# idle Dask processes and threads. Tests that kill workers, or that need a cluster
+# shaped otherwise, start their own (local_cluster).
+
+
+def local_cluster(n_workers: int, *, processes: bool = True):
+    """A quiet ``LocalCluster`` of ``n_workers`` single-threaded workers: processes,
+    or (``processes=False``) threads of this process."""
+    import distributed
+
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=processes,
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    )
+
+
+#: Fixture name -> closes its cluster now (while it is open).
+_DASK_CLOSE: dict = {}
+#: Fixture name -> id of the last test that uses it (set at collection).
+_DASK_LAST_USER: dict = {}
+
+
+def _shared_cluster(name: str, n_workers: int, processes: bool):
+    pytest.importorskip("distributed")
+    import distributed
+
+    with contextlib.ExitStack() as stack:
+        cluster = stack.enter_context(local_cluster(n_workers, processes=processes))
+        client = stack.enter_context(distributed.Client(cluster, set_as_default=False))
+        _DASK_CLOSE[name] = stack.close
+        try:
+            yield client
+        finally:
+            _DASK_CLOSE.pop(name, None)
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """Two worker processes, one thread each, shared by the Dask tests; not the
+    default client, so tests pass it (``client=``) or enter it (``as_current``).
+
+    What tests leave on it: other tests' kept svmlight blocks in the workers' block
+    cache (tests/test_dask_cache.py resets the workers before and after each test),
+    and finished futures' results, which go with the tests' references."""
+    yield from _shared_cluster("dask_client", 2, processes=True)
+
+
+@pytest.fixture(scope="session")
+def dask_threads():
+    """Two workers as threads of this process (started in a fraction of a second,
+    no process boundary): the same ``pegasos_rs.dask`` code on the client and the
+    workers, for checks that do not need worker processes."""
+    yield from _shared_cluster("dask_threads", 2, processes=False)
+
+
+@pytest.fixture
+def client(request, dask_client, dask_threads):
+    """The Dask tests' client: ``dask_client`` (worker processes), or ``dask_threads``
+    when parametrized (indirectly) with "threads" (see :func:`cluster_cases`)."""
+    return dask_threads if getattr(request, "param", "processes") == "threads" else dask_client
+
+
+def cluster_cases(*axes, processes):
+    """Parameters of a Dask test over the product of ``axes``, each with the cluster
+    it runs on as its last value, for the ``client`` fixture (parametrize it with
+    ``indirect=["client"]``): the tuples of values in ``processes`` on the worker
+    processes, the others on the worker threads of this process."""
+    product = list(itertools.product(*axes))
+    missing = [p for p in processes if p not in product]
+    assert not missing, f"not cases of the product: {missing}"
+    return [
+        pytest.param(*values, kind, id="-".join(map(str, (*values, kind))))
+        for values in product
+        for kind in ["processes" if values in processes else "threads"]
+    ]
+
+
+def concurrently(*calls):
+    """``[call() for call in calls]``, the calls running at once in threads (the first
+    exception raised by one is raised).
+
+    A Dask fit spends most of its time waiting for the scheduler (every round of
+    drawn rows, every block of a chained sum is a round trip): independent fits on one
+    cluster overlap their waits. Each is the model it is alone (its draws are its
+    own; its blocks are its own tasks).
+
+    Only for fits that scatter nothing in common: distributed names scattered data by
+    its hash, so fits scattering equal values (the same in-memory arrays, or equal
+    models for their objectives) share one key, and one fit releasing it while
+    another scatters it can take it from the other ("lost dependencies"). Dask arrays
+    are not scattered; fits with different parameters have different models."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        futures = [pool.submit(call) for call in calls]
+        return [f.result() for f in futures]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    # The last test of the last module using a cluster: a module-scoped fixture built
+    # on it (tests/test_dask_cache.py's) is torn down after that module's last test.
+    for name in ("dask_client", "dask_threads"):
+        users = [item for item in items if name in getattr(item, "fixturenames", ())]
+        if users:
+            module = [item for item in items if item.path == users[-1].path]
+            _DASK_LAST_USER[name] = module[-1].nodeid
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    result = yield
+    for name, nodeid in _DASK_LAST_USER.items():
+        if nodeid == item.nodeid and name in _DASK_CLOSE:
+            _DASK_CLOSE.pop(name)()
+    return result

@@ -1,4 +1,6 @@
-"""``pegasos_rs.dask`` on a LocalCluster of worker processes (issue 13).
+"""``pegasos_rs.dask`` on a LocalCluster of worker processes (issue 13), the one the
+Dask tests share (conftest's ``dask_client``); checks that need no process boundary
+run on its twin of worker threads in this process (``dask_threads``).
 
 The oracle of the exact mode: ``pegasos_rs.dask.PegasosClassifier(...).fit(X, y)``
 gives the ``coef_`` of ``pegasos_rs.PegasosClassifier(...).fit(X.compute(),
@@ -7,15 +9,17 @@ y.compute())``, bit for bit, for every chunking and number of workers.
 
 from __future__ import annotations
 
-import logging
+import io
 import lzma
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
+from functools import partial
 from itertools import pairwise
 
 import numpy as np
@@ -29,7 +33,15 @@ da = pytest.importorskip("dask.array")
 import pegasos_rs  # noqa: E402
 import pegasos_rs.dask as pdask  # noqa: E402
 import shared_data as _datasets  # noqa: E402
-from conftest import make_problem, primal_objective  # noqa: E402
+from conftest import (  # noqa: E402
+    cluster_cases,
+    concurrently,
+    local_cluster,
+    make_problem,
+    primal_objective,
+)
+from pegasos_rs.dask._blocks import read_range  # noqa: E402
+from pegasos_rs.dask._svmlight import _parse_block, _split  # noqa: E402
 from pegasos_rs.exceptions import DataFormatError  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 
@@ -38,26 +50,13 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 
-def _local_cluster(n_workers: int):
-    return distributed.LocalCluster(
-        n_workers=n_workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",
-        silence_logs=logging.ERROR,
-    )
-
-
-@pytest.fixture(scope="module")
-def client():
-    """Two worker processes; not the default client, so tests pass it explicitly."""
-    with _local_cluster(2) as cluster, distributed.Client(cluster, set_as_default=False) as c:
-        yield c
-
-
 @pytest.fixture(scope="module")
 def client1():
-    with _local_cluster(1) as cluster, distributed.Client(cluster, set_as_default=False) as c:
+    """One worker (a thread of this process): every block on the same worker."""
+    with (
+        local_cluster(1, processes=False) as cluster,
+        distributed.Client(cluster, set_as_default=False) as c,
+    ):
         yield c
 
 
@@ -124,8 +123,23 @@ PARAMS = [
 ]
 
 
-@pytest.mark.parametrize("layout", ["csr32", "csr64", "dense", "dense32"])
-@pytest.mark.parametrize("chunking", ["even", "uneven-empty", "unknown"])
+# Each layout and each chunking once on the worker processes (rows, labels and
+# sums pickled between processes), the other pairs on worker threads: the same code
+# on the client and the workers.
+@pytest.mark.parametrize(
+    ("layout", "chunking", "client"),
+    cluster_cases(
+        ["csr32", "csr64", "dense", "dense32"],
+        ["even", "uneven-empty", "unknown"],
+        processes=[
+            ("csr32", "even"),
+            ("csr64", "unknown"),
+            ("dense", "uneven-empty"),
+            ("dense32", "unknown"),
+        ],
+    ),
+    indirect=["client"],
+)
 def test_exact_mode_is_the_in_memory_model_bit_for_bit(client, layout, chunking):
     X, y = make_problem(n_samples=600, n_features=15, n_classes=3, seed=4)
     if layout.startswith("csr"):
@@ -137,20 +151,20 @@ def test_exact_mode_is_the_in_memory_model_bit_for_bit(client, layout, chunking)
         X = X.astype(np.float32)
     rows = _chunkings(len(y))[chunking]
     dX, dy = _as_dask(X, y, rows, unknown=chunking == "unknown")
-    for params in PARAMS:
-        kw = {"alpha": 1e-3, "max_iter": 4, "random_state": 7, **params}
-        ours = pdask.PegasosClassifier(client=client, **kw).fit(dX, dy)
-        ref = pegasos_rs.PegasosClassifier(**kw).fit(*dask.compute(dX, dy))
-        _same_model(ours, ref)
+    kws = [{"alpha": 1e-3, "max_iter": 4, "random_state": 7, **params} for params in PARAMS]
+    fits = [partial(pdask.PegasosClassifier(client=client, **kw).fit, dX, dy) for kw in kws]
+    X_all, y_all = dask.compute(dX, dy)
+    for kw, ours in zip(kws, concurrently(*fits), strict=True):
+        _same_model(ours, pegasos_rs.PegasosClassifier(**kw).fit(X_all, y_all))
 
 
 @pytest.mark.parametrize("chunking", ["even", "uneven-empty", "unknown"])
 def test_exact_mode_with_one_worker_and_small_rounds(client1, chunking):
-    X, y = make_problem(n_samples=500, n_features=12, n_classes=2, seed=1)
+    X, y = make_problem(n_samples=200, n_features=12, n_classes=2, seed=1)
     X = sp.csr_matrix(X)
     dX, dy = _as_dask(X, y, _chunkings(len(y))[chunking], unknown=chunking == "unknown")
-    kw = {"alpha": 1e-3, "max_iter": 3, "average": True, "random_state": 3}
-    # Rounds of a few rows each: many rounds, the same model.
+    kw = {"alpha": 1e-3, "max_iter": 2, "average": True, "random_state": 3}
+    # Rounds of a few rows each (about 40 a pass): many rounds, the same model.
     ours = pdask.PegasosClassifier(client=client1, round_bytes=500, **kw).fit(dX, dy)
     _same_model(ours, pegasos_rs.PegasosClassifier(**kw).fit(X, y))
 
@@ -162,6 +176,8 @@ def test_sample_weights_labels_and_visiting_order(client):
     dX, dy = _as_dask(X, labels, [150, 150, 100], unknown=False)
     dsw = da.from_array(sw, chunks=((150, 150, 100),))
     order = np.random.RandomState(1).permutation(len(y))[:333]
+    # One after the other (not conftest.concurrently): both weights give the same
+    # model, whose scattered copies would share a key.
     for kw in [
         {"class_weight": {"yes": 3.0}},
         {"sampling": order, "max_iter": 2},
@@ -313,12 +329,19 @@ def test_read_svmlight_equals_load_svmlight_file(client, tmp_path, path):
     if path == "absent":
         pytest.skip("the benchmark data is not available (set PEGASOS_DATA)")
     plain = tmp_path / os.path.basename(path).removesuffix(".xz")
-    plain.write_bytes(lzma.open(path).read())
+    text = lzma.open(path).read()
+    plain.write_bytes(text)
     X_ref, y_ref = pegasos_rs.load_svmlight_file(plain)
     size = plain.stat().st_size
+    # The plain file in 7 or more blocks, probed (n_features and zero-based found
+    # across the blocks); the compressed file, one block, with both given (found as
+    # load_svmlight_file finds them: zero-based when an index 0 is written), so that
+    # it is decompressed and parsed once, not also by the probe (which
+    # test_read_svmlight_splits_at_line_starts checks on a compressed file).
+    given = {"n_features": X_ref.shape[1], "zero_based": re.search(rb"\s0:", text) is not None}
     with client.as_current():
-        for source, blocksize in [(plain, max(4096, size // 7)), (path, "64MiB")]:
-            X, y = pdask.read_svmlight(source, blocksize=blocksize)
+        for source, options in [(plain, {"blocksize": max(4096, size // 7)}), (path, given)]:
+            X, y = pdask.read_svmlight(source, **options)
             if source == plain:
                 assert X.numblocks[0] >= 7
             X, y = dask.compute(X, y)
@@ -341,8 +364,8 @@ def test_training_on_read_svmlight_reads_the_files_where_they_are(client, tmp_pa
     with client.as_current():
         # Metadata read now (chunk sizes known), or given (nothing read before training).
         for read in [
-            {"blocksize": 5000},
-            {"blocksize": 7000, "n_features": 40, "zero_based": False},
+            {"blocksize": 20_000},
+            {"blocksize": 25_000, "n_features": 40, "zero_based": False},
         ]:
             dX, dy = pdask.read_svmlight(str(tmp_path / "part*.svm"), **read)
             for check in (True, False):
@@ -364,11 +387,44 @@ def test_read_svmlight_splits_at_line_starts(client, tmp_path):
     path = tmp_path / "edge.svm"
     path.write_bytes(text)
     X_ref, y_ref = pegasos_rs.load_svmlight_file(path)
+
+    def check(source, blocksize):
+        X, y = dask.compute(*pdask.read_svmlight(source, blocksize=blocksize))
+        assert (X != X_ref).nnz == 0 and X.shape == X_ref.shape
+        np.testing.assert_array_equal(y, y_ref)
+
+    # A block at every byte, on the functions read_svmlight's tasks run (a dask graph
+    # of thousands of blocks costs seconds to build): the blocks' texts are whole
+    # lines, each the line starting at its byte or nothing, and together the file;
+    # their rows are the file's.
+    specs = _split(str(path), 1, X_ref.shape[1], True, "float64")
+    assert len(specs) == len(text)
+    texts = [read_range(s) for s in specs]
+    assert b"".join(t for t, _ in texts) == text
+    lines = io.BytesIO(text).readlines()  # split after each b"\n" only
+    starts = np.cumsum([0] + [len(line) for line in lines[:-1]])
+    for at, (block, start) in enumerate(texts):
+        if at in starts:
+            assert (start, block) == (at, lines[list(starts).index(at)])
+        else:
+            assert block == b""
+    parsed = [_parse_block(s) for s in specs]
+    X = sp.vstack([X for X, _ in parsed], format="csr")
+    assert (X != X_ref).nnz == 0 and X.shape == X_ref.shape
+    np.testing.assert_array_equal(np.concatenate([y for _, y in parsed]), y_ref)
+    # Blocks of 7 bytes (hundreds, most of them empty) through read_svmlight, in this
+    # process by dask's synchronous scheduler: its tasks (probing and parsing each
+    # block) read the file and depend on nothing of the worker. The cluster reads
+    # 64 and 10,000-byte blocks.
+    with dask.config.set(scheduler="synchronous"):
+        check(path, 7)
     with client.as_current():
-        for blocksize in (1, 7, 64, 10_000):
-            X, y = dask.compute(*pdask.read_svmlight(path, blocksize=blocksize))
-            assert (X != X_ref).nnz == 0 and X.shape == X_ref.shape
-            np.testing.assert_array_equal(y, y_ref)
+        for blocksize in (64, 10_000):
+            check(path, blocksize)
+        # A compressed file is one block, probed as a plain one.
+        compressed = tmp_path / "edge.svm.xz"
+        compressed.write_bytes(lzma.compress(text))
+        check(compressed, "64MiB")
 
 
 def test_bad_inputs_raise_errors_naming_the_file_or_block(client, tmp_path):
@@ -502,26 +558,33 @@ def test_gamma_scale_of_blocks_is_the_in_memory_variance(client):
 
 def test_a_worker_killed_mid_fit_costs_nothing_but_time(tmp_path):
     """The blocks of a dead worker are re-read from their source (dask's lineage)
-    and the fit resumes where it was: the same bits as an undisturbed fit."""
+    and the fit resumes where it was: the same bits as an undisturbed fit.
+
+    On a cluster of its own: it kills workers (their nannies start new ones)."""
     X, y = make_problem(n_samples=3000, n_features=30, n_classes=2, seed=3)
     path = tmp_path / "train.svm"
     pegasos_rs.dump_svmlight_file(X, y, path)
-    kw = {"alpha": 1e-4, "max_iter": 6, "random_state": 1, "round_bytes": 20_000}
+    # Two passes of about 15 rounds of 200 rows, each round drawn from most of the
+    # file's ~40 blocks: the rounds after the kill need blocks the dead worker held.
+    kw = {"alpha": 1e-4, "max_iter": 2, "random_state": 1, "round_bytes": 80_000}
     ref = pegasos_rs.PegasosClassifier(**{k: v for k, v in kw.items() if k != "round_bytes"})
     ref.fit(*pegasos_rs.load_svmlight_file(path, n_features=30))
-    with _local_cluster(2) as cluster, distributed.Client(cluster, set_as_default=False) as c:
+    with local_cluster(2) as cluster, distributed.Client(cluster, set_as_default=False) as c:
         pids = c.run(os.getpid)
         killed = threading.Event()
+        rounds_after = []
 
         def kill_one(info):
-            if info["steps"] > 0 and not killed.is_set():
+            if killed.is_set():
+                rounds_after.append(info["rounds"])
+            elif info["steps"] > 0:
                 killed.set()
                 os.kill(next(iter(pids.values())), signal.SIGKILL)
 
         with c.as_current():
             dX, dy = pdask.read_svmlight(path, blocksize=10_000, n_features=30)
         est = pdask.PegasosClassifier(client=c, **kw).fit(dX, dy, callback=kill_one)
-        assert killed.is_set()
+        assert killed.is_set() and len(rounds_after) >= 5, rounds_after
         _same_model(est, ref)
         # Data with no source to re-read (scattered by the client) cannot come back:
         # the error names the lost partition instead of hanging.

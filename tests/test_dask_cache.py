@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections
 import gzip
-import logging
 import os
 import threading
 import types
@@ -26,7 +25,6 @@ import pytest
 import scipy.sparse as sp
 
 distributed = pytest.importorskip("distributed")
-import dask  # noqa: E402 (installed with distributed)
 import pegasos_rs  # noqa: E402
 import pegasos_rs.dask as pdask  # noqa: E402
 from conftest import make_problem  # noqa: E402
@@ -36,24 +34,24 @@ pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceW
 KW = {"alpha": 1e-3, "random_state": 9, "max_steps": 3000, "average": True}
 
 
+async def _work_stealing(on: bool, dask_scheduler) -> None:
+    """On the scheduler: start or stop moving queued tasks between workers."""
+    stealing = dask_scheduler.extensions["stealing"]
+    await (stealing.start() if on else stealing.stop())
+
+
 @pytest.fixture(scope="module")
-def cluster_client():
-    # Work stealing may move a task placed on a block's worker (placements are loose,
-    # so that a lost worker's blocks can be recomputed elsewhere) to the other
-    # worker, which then reads its rows from the text: the model is the same, but
-    # the parse counts these tests assert would depend on the scheduler's timing.
-    with (
-        dask.config.set({"distributed.scheduler.work-stealing": False}),
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as c,
-    ):
-        yield c
+def cluster_client(dask_client):
+    """The shared cluster, without work stealing while this module's tests run.
+
+    Work stealing may move a task placed on a block's worker (placements are loose,
+    so that a lost worker's blocks can be recomputed elsewhere) to the other
+    worker, which then reads its rows from the text: the model is the same, but
+    the parse counts these tests assert would depend on the scheduler's timing."""
+    dask_client.run_on_scheduler(_work_stealing, False)
+    yield dask_client
+    dask_client.run(_leave_worker)
+    dask_client.run_on_scheduler(_work_stealing, True)
 
 
 def _reset_worker():
@@ -79,8 +77,30 @@ def _reset_worker():
             return original(text, spec, n_features, start)
 
         _blocks._test_parsed = []
-        _blocks.parse = counting
+        _blocks._test_parse = original
+        _rebind_parse(original, counting)
     _blocks._test_parsed.clear()
+
+
+def _rebind_parse(old, new) -> None:
+    """On a worker: ``parse`` is ``new`` wherever a pegasos_rs module had ``old``
+    (``_blocks``, and ``_svmlight`` which imports it by name when loaded already)."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pegasos_rs") and module is not None:
+            if module.__dict__.get("parse") is old:
+                module.parse = new
+
+
+def _leave_worker():
+    """On a worker: :func:`_reset_worker`, then the parser without its counter and no
+    trace of these tests, for the other tests on the shared cluster."""
+    from pegasos_rs.dask import _blocks, _kept
+
+    _reset_worker()
+    _rebind_parse(_blocks.parse, _blocks._test_parse)
+    del _blocks._test_parse, _blocks._test_parsed, _kept._test_budget, np._test_save
 
 
 @pytest.fixture
@@ -139,12 +159,12 @@ def load(paths):
     return sp.vstack(parts[0::2], format="csr"), np.concatenate(parts[1::2])
 
 
-def read(client, paths, blocksize=4000):
+def read(client, paths, blocksize=40_000):
     with client.as_current():
         return pdask.read_svmlight(paths, n_features=40, zero_based=False, blocksize=blocksize)
 
 
-def n_blocks(paths, blocksize=4000) -> int:
+def n_blocks(paths, blocksize=40_000) -> int:
     return sum(1 if p.endswith(".gz") else -(-os.path.getsize(p) // blocksize) for p in paths)
 
 
@@ -252,8 +272,8 @@ def test_blocks_over_the_memory_budget_spill_to_disk_or_keep_only_the_index(clie
     paths = write_parts(tmp_path, n=3000)
     X, y = load(paths)
     want = pegasos_rs.PegasosClassifier(**KW).fit(X, y)
-    dX, dy = read(client, paths, blocksize=20_000)
-    blocks = n_blocks(paths, 20_000)
+    dX, dy = read(client, paths, blocksize=100_000)
+    blocks = n_blocks(paths, 100_000)
 
     def budget(n_bytes, disk_free=0.10):
         def set_budget():
@@ -358,7 +378,7 @@ def test_parallel_mode_parses_each_block_once_and_keeps_it(client, tmp_path):
     path = tmp_path / "train.svm"
     pegasos_rs.dump_svmlight_file(X, y, path)
     with client.as_current():
-        dX, dy = pdask.read_svmlight(path, blocksize=20_000)
+        dX, dy = pdask.read_svmlight(path, blocksize=100_000)
     blocks = dX.numblocks[0]
     assert blocks > 2
     kw = {"alpha": 1e-3, "max_iter": 4, "average": True, "random_state": 2, "tol": 0.0}

@@ -1,6 +1,13 @@
 """``pegasos_rs.dask`` with every loss (issues 25, 26): ``PegasosClassifier(loss=...)``,
-``PegasosClassifier(multi_class="crammer_singer")`` and ``PegasosRegressor`` on a
-LocalCluster of worker processes.
+``PegasosClassifier(multi_class="crammer_singer")`` and ``PegasosRegressor`` on the
+Dask tests' LocalCluster of worker processes (conftest's ``dask_client``) and its twin
+of worker threads in this process (``dask_threads``).
+
+Each check runs for every loss (and layout); one loss of each check runs on the worker
+processes, with everything pickled between client and workers, the others on the
+worker threads: the same pegasos_rs.dask code on the client and the workers (the
+functions sent to the workers, the sums chained block after block, the rounds of
+drawn rows), without the process boundary.
 
 The oracle of the exact mode, as in test_dask.py: the Dask estimator's model is the
 in-memory estimator's on ``X.compute()``, bit for bit; for the squared losses this
@@ -10,8 +17,8 @@ chained block after block in row order.
 
 from __future__ import annotations
 
-import logging
 import pickle
+from functools import partial
 from itertools import pairwise
 
 import numpy as np
@@ -24,28 +31,13 @@ da = pytest.importorskip("dask.array")
 
 import pegasos_rs  # noqa: E402
 import pegasos_rs.dask as pdask  # noqa: E402
-from conftest import make_problem  # noqa: E402
+from conftest import cluster_cases, concurrently, make_problem  # noqa: E402
 from pegasos_rs import _core  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
 CLASSIFICATION_LOSSES = ["hinge", "log_loss", "squared_hinge", "modified_huber"]
 REGRESSION_LOSSES = ["epsilon_insensitive", "squared_epsilon_insensitive", "squared_error", "huber"]
-
-
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as c,
-    ):
-        yield c
 
 
 def _same_model(a, b) -> None:
@@ -100,17 +92,23 @@ CLASSIFIER_PARAMS = (
 )
 
 
-@pytest.mark.parametrize("loss", CLASSIFICATION_LOSSES)
-@pytest.mark.parametrize("layout", ["csr", "dense"])
+@pytest.mark.parametrize(
+    ("loss", "layout", "client"),
+    cluster_cases(CLASSIFICATION_LOSSES, ["csr", "dense"], processes=[("squared_hinge", "csr")]),
+    indirect=["client"],
+)
 def test_exact_classifier_is_the_in_memory_model_for_every_loss(client, loss, layout):
     X, y = make_problem(n_samples=600, n_features=15, n_classes=3, seed=4)
     X = X * 3.0  # rows longer than 1: t0 of the squared hinge well above 1
     if layout == "csr":
         X = sp.csr_matrix(X)
     dX, dy = _as_dask(X, y, [100, 0, 280, 220])
-    for params in CLASSIFIER_PARAMS:
-        kw = {"loss": loss, "alpha": 1e-3, "max_iter": 4, "random_state": 7, **params}
-        ours = pdask.PegasosClassifier(client=client, **kw).fit(dX, dy)
+    kws = [
+        {"loss": loss, "alpha": 1e-3, "max_iter": 4, "random_state": 7, **params}
+        for params in CLASSIFIER_PARAMS
+    ]
+    fits = [partial(pdask.PegasosClassifier(client=client, **kw).fit, dX, dy) for kw in kws]
+    for kw, ours in zip(kws, concurrently(*fits), strict=True):
         ref = pegasos_rs.PegasosClassifier(**kw).fit(X, y)
         _same_model(ours, ref)
     # The last fit ran max_steps=700 steps from t0: the fresh fits of the squared
@@ -118,41 +116,64 @@ def test_exact_classifier_is_the_in_memory_model_for_every_loss(client, loss, la
     assert (ref.t_ > 700) == (loss in ("squared_hinge", "modified_huber"))
 
 
-@pytest.mark.parametrize("loss", CLASSIFICATION_LOSSES)
+@pytest.mark.parametrize(
+    ("loss", "client"),
+    cluster_cases(CLASSIFICATION_LOSSES, processes=[("modified_huber",)]),
+    indirect=["client"],
+)
 def test_exact_classifier_with_weights_warm_start_and_partial_fit(client, loss):
     X, y = make_problem(n_samples=400, n_features=10, n_classes=2, seed=5)
     X = X * 2.0
     labels = np.array(["no", "yes"])[y]
     sw = np.random.RandomState(0).uniform(0.1, 3.0, size=len(y))
     dX, dy, dsw = _as_dask(X, labels, [150, 150, 100], sw)
-    for kw in [
-        {"class_weight": {"yes": 3.0}},
-        {"verbose": 1, "tol": 0.0, "n_iter_no_change": 2, "max_iter": 3},
-    ]:
-        kw = {"loss": loss, "alpha": 1e-3, "random_state": 2, **kw}
-        ours = pdask.PegasosClassifier(client=client, **kw).fit(dX, dy, sample_weight=dsw)
+    weighted = [
+        {"loss": loss, "alpha": 1e-3, "random_state": 2, **kw}
+        for kw in [
+            {"class_weight": {"yes": 3.0}},
+            {"verbose": 1, "tol": 0.0, "n_iter_no_change": 2, "max_iter": 3},
+        ]
+    ]
+    warm = {"loss": loss, "alpha": 1e-3, "random_state": 4, "warm_start": True}
+
+    def warm_started():
+        ours = pdask.PegasosClassifier(client=client, max_iter=2, **warm).fit(dX, dy)
+        return ours.set_params(max_iter=3).fit(dX, dy)
+
+    def partially_fitted():
+        ours = pdask.PegasosClassifier(client=client, loss=loss, random_state=1)
+        ours.partial_fit(dX[:200], dy[:200], classes=["no", "yes"], sample_weight=dsw[:200])
+        first = ours.to_local()
+        return first, ours.partial_fit(dX, dy)
+
+    *ours_weighted, ours_warm, (ours_first, ours_partial) = concurrently(
+        *[
+            partial(pdask.PegasosClassifier(client=client, **kw).fit, dX, dy, dsw)
+            for kw in weighted
+        ],
+        warm_started,
+        partially_fitted,
+    )
+    for kw, ours in zip(weighted, ours_weighted, strict=True):
         ref = pegasos_rs.PegasosClassifier(**kw).fit(X, labels, sample_weight=sw)
         _same_model(ours, ref)
     # Warm start continues the schedule (no second t0); partial_fit starts at the
     # t0 of its first batch.
-    kw = {"loss": loss, "alpha": 1e-3, "random_state": 4, "warm_start": True}
-    ours = pdask.PegasosClassifier(client=client, max_iter=2, **kw).fit(dX, dy)
-    ours.set_params(max_iter=3).fit(dX, dy)
-    ref = pegasos_rs.PegasosClassifier(max_iter=2, **kw).fit(X, labels)
+    ref = pegasos_rs.PegasosClassifier(max_iter=2, **warm).fit(X, labels)
     ref.set_params(max_iter=3).fit(X, labels)
-    _same_model(ours, ref)
-    half = dX[:200], dy[:200]
-    ours = pdask.PegasosClassifier(client=client, loss=loss, random_state=1)
+    _same_model(ours_warm, ref)
     ref = pegasos_rs.PegasosClassifier(loss=loss, random_state=1)
-    ours.partial_fit(*half, classes=["no", "yes"], sample_weight=dsw[:200])
     ref.partial_fit(X[:200], labels[:200], classes=["no", "yes"], sample_weight=sw[:200])
-    _same_model(ours, ref)
-    ours.partial_fit(dX, dy)
+    _same_model(ours_first, ref)
     ref.partial_fit(X, labels)
-    _same_model(ours, ref)
+    _same_model(ours_partial, ref)
 
 
-@pytest.mark.parametrize("loss", CLASSIFICATION_LOSSES)
+@pytest.mark.parametrize(
+    ("loss", "client"),
+    cluster_cases(CLASSIFICATION_LOSSES, processes=[("squared_hinge",)]),
+    indirect=["client"],
+)
 def test_parallel_classifier_trains_every_loss(client, loss):
     X, y = make_problem(n_samples=2000, n_features=20, n_classes=3, seed=2)
     X = X * 3.0
@@ -181,55 +202,74 @@ CRAMMER_SINGER_PARAMS = (
 )
 
 
-@pytest.mark.parametrize("layout", ["csr", "dense"])
+@pytest.mark.parametrize(
+    ("layout", "client"), cluster_cases(["csr", "dense"], processes=[("csr",)]), indirect=["client"]
+)
 def test_exact_crammer_singer_is_the_in_memory_model(client, layout, capsys):
     X, y = make_problem(n_samples=600, n_features=15, n_classes=4, seed=3)
     if layout == "csr":
         X = sp.csr_matrix(X)
     dX, dy = _as_dask(X, y, [100, 0, 280, 220])
-    for params in CRAMMER_SINGER_PARAMS:
-        kw = {"multi_class": "crammer_singer", "alpha": 1e-3, "max_iter": 4, **params}
-        ours = pdask.PegasosClassifier(client=client, random_state=7, **kw).fit(dX, dy)
-        ours_err = capsys.readouterr().err
-        ref = pegasos_rs.PegasosClassifier(random_state=7, **kw).fit(X, y)
+    kws = [
+        {"multi_class": "crammer_singer", "alpha": 1e-3, "max_iter": 4, "random_state": 7, **p}
+        for p in CRAMMER_SINGER_PARAMS
+    ]
+    fits = [partial(pdask.PegasosClassifier(client=client, **kw).fit, dX, dy) for kw in kws]
+    fitted = concurrently(*fits)
+    ours_err = capsys.readouterr().err  # the one verbose fit's
+    for kw, ours in zip(kws, fitted, strict=True):
+        ref = pegasos_rs.PegasosClassifier(**kw).fit(X, y)
         _same_model(ours, ref)
         assert ours.coef_.shape == (4, 15)
-        if params.get("verbose"):
+        if kw.get("verbose"):
             # The pass line of the one joint problem, with the in-memory objective.
             ref_err = capsys.readouterr().err
             objective = ref_err.split("objective ")[1].split(",")[0]
             assert f"pass 1/1: objective {objective}, ||W||_F^2" in ours_err, ours_err
 
 
+@pytest.mark.parametrize("client", ["threads"], indirect=True)
 def test_exact_crammer_singer_with_weights_two_classes_warm_start_and_partial_fit(client):
     X, y = make_problem(n_samples=400, n_features=10, n_classes=3, seed=6)
     labels = np.array(["a", "b", "c"])[y]
     sw = np.random.RandomState(1).uniform(0.1, 3.0, size=len(y))
     dX, dy, dsw = _as_dask(X, labels, [150, 150, 100], sw)
     kw = {"multi_class": "crammer_singer", "alpha": 1e-3, "random_state": 2}
-    for extra in [{"class_weight": {"b": 3.0}}, {"tol": 0.0, "n_iter_no_change": 2}]:
-        ours = pdask.PegasosClassifier(client=client, **kw, **extra)
-        ours.fit(dX, dy, sample_weight=dsw)
-        ref = pegasos_rs.PegasosClassifier(**kw, **extra).fit(X, labels, sample_weight=sw)
-        _same_model(ours, ref)
-    # Two classes: one column, w_b - w_a, as LinearSVC(multi_class="crammer_singer").
+    extras = [{"class_weight": {"b": 3.0}}, {"tol": 0.0, "n_iter_no_change": 2}]
     two = labels != "c"
     d2X, d2y = _as_dask(X[two], labels[two], [100, int(two.sum()) - 100])
-    ours = pdask.PegasosClassifier(client=client, **kw).fit(d2X, d2y)
+
+    def warm_started():
+        ours = pdask.PegasosClassifier(client=client, max_iter=2, warm_start=True, **kw)
+        return ours.fit(dX, dy).set_params(max_iter=3).fit(dX, dy)
+
+    def partially_fitted():
+        ours = pdask.PegasosClassifier(client=client, **kw)
+        ours.partial_fit(dX[:150], dy[:150], classes=["a", "b", "c"])
+        return ours.partial_fit(dX, dy)
+
+    *ours_weighted, ours_two, ours_warm, ours = concurrently(
+        *[
+            partial(pdask.PegasosClassifier(client=client, **kw, **e).fit, dX, dy, dsw)
+            for e in extras
+        ],
+        partial(pdask.PegasosClassifier(client=client, **kw).fit, d2X, d2y),
+        warm_started,
+        partially_fitted,
+    )
+    for extra, fitted in zip(extras, ours_weighted, strict=True):
+        ref = pegasos_rs.PegasosClassifier(**kw, **extra).fit(X, labels, sample_weight=sw)
+        _same_model(fitted, ref)
+    # Two classes: one column, w_b - w_a, as LinearSVC(multi_class="crammer_singer").
     ref = pegasos_rs.PegasosClassifier(**kw).fit(X[two], labels[two])
-    _same_model(ours, ref)
-    assert ours.coef_.shape == (1, 10)
+    _same_model(ours_two, ref)
+    assert ours_two.coef_.shape == (1, 10)
     # Warm start continues the joint state; partial_fit knows every class up front.
-    ours = pdask.PegasosClassifier(client=client, max_iter=2, warm_start=True, **kw)
     ref = pegasos_rs.PegasosClassifier(max_iter=2, warm_start=True, **kw)
-    ours.fit(dX, dy).set_params(max_iter=3).fit(dX, dy)
     ref.fit(X, labels).set_params(max_iter=3).fit(X, labels)
-    _same_model(ours, ref)
-    ours = pdask.PegasosClassifier(client=client, **kw)
+    _same_model(ours_warm, ref)
     ref = pegasos_rs.PegasosClassifier(**kw)
-    ours.partial_fit(dX[:150], dy[:150], classes=["a", "b", "c"])
     ref.partial_fit(X[:150], labels[:150], classes=["a", "b", "c"])
-    ours.partial_fit(dX, dy)
     ref.partial_fit(X, labels)
     _same_model(ours, ref)
     # The saved state stays the joint one: it continues in memory, not one-vs-rest.
@@ -260,54 +300,76 @@ def test_crammer_singer_refused_where_it_has_no_cluster_form(client):
         ).fit(dX, dy)
 
 
-@pytest.mark.parametrize("loss", REGRESSION_LOSSES)
-@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    ("loss", "sparse", "client"),
+    cluster_cases(REGRESSION_LOSSES, [False, True], processes=[("squared_error", True)]),
+    indirect=["client"],
+)
 def test_exact_regressor_is_the_in_memory_model_for_every_loss(client, loss, sparse):
     X, y = _regression(sparse=sparse)
     sw = np.random.RandomState(3).uniform(0.2, 2.0, size=len(y))
     dX, dy, dsw = _as_dask(X, y, [120, 0, 200, 180], sw)
     order = np.random.RandomState(1).permutation(len(y))[:333]
-    for params in [
-        {},
-        {"epsilon": 0.5, "batch_size": 4, "sampling": "shuffle", "intercept_scaling": None},
-        {"tol": 1e-3, "max_iter": 5, "verbose": 1, "fit_intercept": False},
-        {"max_steps": 900, "sampling": order, "projection": False, "average": 50},
-    ]:
-        kw = {"loss": loss, "alpha": 1e-3, "max_iter": 4, "random_state": 3, **params}
-        for weights in (None, dsw):
-            ours = pdask.PegasosRegressor(client=client, **kw).fit(dX, dy, sample_weight=weights)
-            ref = pegasos_rs.PegasosRegressor(**kw).fit(
-                X, y, sample_weight=None if weights is None else sw
-            )
-            _same_model(ours, ref)
+    cases = [
+        ({"loss": loss, "alpha": 1e-3, "max_iter": 4, "random_state": 3, **params}, weights)
+        for params in [
+            {},
+            {"epsilon": 0.5, "batch_size": 4, "sampling": "shuffle", "intercept_scaling": None},
+            {"tol": 1e-3, "max_iter": 5, "verbose": 1, "fit_intercept": False},
+            {"max_steps": 900, "sampling": order, "projection": False, "average": 50},
+        ]
+        for weights in (None, dsw)
+    ]
+    fits = [partial(pdask.PegasosRegressor(client=client, **kw).fit, dX, dy, w) for kw, w in cases]
+    for (kw, weights), ours in zip(cases, concurrently(*fits), strict=True):
+        ref = pegasos_rs.PegasosRegressor(**kw).fit(
+            X, y, sample_weight=None if weights is None else sw
+        )
+        _same_model(ours, ref)
     fresh_start = ref.t_ - 900
     assert (fresh_start > 0) == (loss in ("squared_epsilon_insensitive", "squared_error"))
 
 
-@pytest.mark.parametrize("loss", REGRESSION_LOSSES)
+@pytest.mark.parametrize(
+    ("loss", "client"),
+    cluster_cases(REGRESSION_LOSSES, processes=[("squared_epsilon_insensitive",)]),
+    indirect=["client"],
+)
 def test_exact_regressor_warm_start_partial_fit_and_unchecked_input(client, loss):
     X, y = _regression(n=300, d=8, seed=1, sparse=True)
     dX, dy = _as_dask(X, y, [100, 100, 100])
     kw = {"loss": loss, "alpha": 1e-3, "random_state": 4, "warm_start": True}
-    ours = pdask.PegasosRegressor(client=client, max_iter=2, **kw).fit(dX, dy)
-    ours.set_params(max_iter=3).fit(dX, dy)
+
+    def warm_started():
+        ours = pdask.PegasosRegressor(client=client, max_iter=2, **kw).fit(dX, dy)
+        return ours.set_params(max_iter=3).fit(dX, dy)
+
+    def partially_fitted():
+        ours = pdask.PegasosRegressor(client=client, loss=loss, random_state=1)
+        first = ours.partial_fit(dX[:100], dy[:100]).to_local()
+        return first, ours.partial_fit(dX, dy)
+
+    unchecked = pdask.PegasosRegressor(client=client, loss=loss, random_state=2, max_iter=3)
+    ours_warm, (ours_first, ours_partial), ours_unchecked = concurrently(
+        warm_started, partially_fitted, partial(unchecked.fit, dX, dy, check_input=False)
+    )
     ref = pegasos_rs.PegasosRegressor(max_iter=2, **kw).fit(X, y)
     ref.set_params(max_iter=3).fit(X, y)
-    _same_model(ours, ref)
-    ours = pdask.PegasosRegressor(client=client, loss=loss, random_state=1)
+    _same_model(ours_warm, ref)
     ref = pegasos_rs.PegasosRegressor(loss=loss, random_state=1)
-    ours.partial_fit(dX[:100], dy[:100])
     ref.partial_fit(X[:100], y[:100])
-    _same_model(ours, ref)
-    ours.partial_fit(dX, dy)
+    _same_model(ours_first, ref)
     ref.partial_fit(X, y)
-    _same_model(ours, ref)
-    ours = pdask.PegasosRegressor(client=client, loss=loss, random_state=2, max_iter=3)
+    _same_model(ours_partial, ref)
     ref = pegasos_rs.PegasosRegressor(loss=loss, random_state=2, max_iter=3)
-    _same_model(ours.fit(dX, dy, check_input=False), ref.fit(X, y, check_input=False))
+    _same_model(ours_unchecked, ref.fit(X, y, check_input=False))
 
 
-@pytest.mark.parametrize("loss", REGRESSION_LOSSES)
+@pytest.mark.parametrize(
+    ("loss", "client"),
+    cluster_cases(REGRESSION_LOSSES, processes=[("huber",)]),
+    indirect=["client"],
+)
 def test_parallel_regressor_trains_every_loss(client, loss):
     X, y = _regression(n=2000, d=10, seed=5)
     dX, dy = _as_dask(X, y, [700, 1300])

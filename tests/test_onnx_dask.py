@@ -1,5 +1,6 @@
 """``pegasos_rs.to_onnx`` on the estimators of ``pegasos_rs.dask``: exported as the
-in-memory models they extend (fitted here on in-memory arrays, which they accept)."""
+in-memory models they extend (fitted here on in-memory arrays, which they accept, on
+a cluster of worker threads in this process: the export reads only the fitted model)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,24 @@ pytest.importorskip("distributed")
 
 import pegasos_rs
 import pegasos_rs.dask as pdask
-from conftest import make_problem
+from conftest import local_cluster, make_problem
 from onnx_checks import assert_values, check_classifier, run
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _on_a_cluster():
+    # Its own (started in a fraction of a second): this module runs long after the
+    # other Dask tests, whose shared clusters are closed by then.
+    import distributed
+
+    with (
+        local_cluster(2, processes=False) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+        client.as_current(),
+    ):
+        yield
 
 
 def test_dask_classifier_and_maps_in_a_pipeline():
