@@ -281,8 +281,17 @@ def concurrently(*calls):
         return [f.result() for f in futures]
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
+    """Every test on a Dask cluster is ``slow`` (the local loop, ``-m "not slow"``,
+    leaves it out); before ``-m`` deselects (tryfirst)."""
+    for item in items:
+        if {"dask_client", "dask_threads"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_collection_finish(session):
+    items = session.items  # after every hook's selection
     # The last test of the last module using a cluster: a module-scoped fixture built
     # on it (tests/test_dask_cache.py's) is torn down after that module's last test.
     for name in ("dask_client", "dask_threads"):
