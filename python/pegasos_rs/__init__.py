@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pegasos_rs.kernel_regressor import KernelPegasosRegressor
     from pegasos_rs.liblinear_format import write_liblinear_model
     from pegasos_rs.linear import PegasosClassifier
+    from pegasos_rs.linear_cv import PegasosClassifierCV, PegasosRegressorCV
     from pegasos_rs.linear_regressor import PegasosRegressor
     from pegasos_rs.model_io import load, save
     from pegasos_rs.onnx import to_onnx
@@ -41,9 +42,11 @@ __all__ = [
     "KernelPegasosRegressor",
     "Nystroem",
     "PegasosClassifier",
+    "PegasosClassifierCV",
     "PegasosError",
     "PegasosRanker",
     "PegasosRegressor",
+    "PegasosRegressorCV",
     "RandomFourierFeatures",
     "__version__",
     "dump_svmlight_file",
@@ -65,9 +68,11 @@ _HOME = {
     "KernelPegasosRegressor": "kernel_regressor",
     "Nystroem": "kernel_approximation",
     "PegasosClassifier": "linear",
+    "PegasosClassifierCV": "linear_cv",
     "PegasosError": "exceptions",
     "PegasosRanker": "ranker",
     "PegasosRegressor": "linear_regressor",
+    "PegasosRegressorCV": "linear_cv",
     "RandomFourierFeatures": "kernel_approximation",
     "__version__": "_core",
     "dump_svmlight_file": "svmlight",

@@ -14,6 +14,7 @@ __all__ = [
     "additive_map_info",
     "check_matrix",
     "class_counts",
+    "cv_linear",
     "decision_function",
     "first_step_sums",
     "first_steps",
@@ -92,6 +93,18 @@ def fit_linear(
     params: dict[str, Any],
     n_threads: int,
 ) -> _FitReturn: ...
+def cv_linear(
+    x: _Dense | _Csr,
+    codes: NDArray[np.uint32] | None,
+    targets: NDArray[np.float64] | None,
+    n_classes: int,
+    sample_weight: NDArray[np.float64] | None,
+    folds: list[tuple[NDArray[np.intp], NDArray[np.intp]]],
+    class_weight: NDArray[np.float64],
+    alphas: NDArray[np.float64],
+    params: dict[str, Any],
+    n_threads: int,
+) -> list[tuple[NDArray[np.float64], list[int], list[float] | None]]: ...
 def fit_linear_regression(
     x: _Dense | _Csr,
     targets: NDArray[np.float64],

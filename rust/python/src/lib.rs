@@ -13,6 +13,7 @@ mod arrays;
 mod detach;
 mod error;
 mod feature_maps;
+mod grid;
 mod kernel;
 mod linear;
 mod mixing;
@@ -39,6 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(linear::fit_ranking, m)?)?;
     m.add_function(wrap_pyfunction!(linear::decision_function, m)?)?;
     m.add_function(wrap_pyfunction!(linear::class_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(grid::cv_linear, m)?)?;
     m.add_class::<streamed::StreamedLinearFit>()?;
     m.add_function(wrap_pyfunction!(streamed::zero_loss_sums, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::loss_sums, m)?)?;

@@ -52,7 +52,7 @@ impl<'a> Labels<'a> {
     }
 }
 
-impl Labels<'_> {
+impl<'a> Labels<'a> {
     /// Number of binary problems: 1 for two classes, `n_classes` otherwise.
     pub fn n_problems(&self) -> usize {
         if self.n_classes == 2 {
@@ -104,7 +104,7 @@ impl Labels<'_> {
     /// Binary task `p`: for two classes, class 1 against class 0 (weights
     /// `class_weight[1]`, `class_weight[0]`); otherwise class `p` against the rest
     /// (weights `class_weight[p]` and 1, as LIBLINEAR and scikit-learn do).
-    pub fn task(&self, p: usize) -> Result<BinaryTask<'_>> {
+    pub fn task(&self, p: usize) -> Result<BinaryTask<'a>> {
         let task = if self.n_classes == 2 {
             BinaryTask::new(
                 self.codes,

@@ -384,7 +384,7 @@ impl StepRule {
 
     /// One Pegasos step on the examples `batch` (rows of `rows`); `violators` is
     /// scratch space: the examples whose loss has a slope, with their `g_i`.
-    fn step<R: Rows>(
+    pub(crate) fn step<R: Rows>(
         &self,
         rows: &R,
         task: &BinaryTask<'_>,
@@ -693,7 +693,7 @@ pub fn run_steps_in_part<R: Rows>(
 }
 
 /// The examples of a step whose loss has a slope, with their `g_i`.
-type Violators = Vec<(usize, f64)>;
+pub(crate) type Violators = Vec<(usize, f64)>;
 
 /// Scratch buffers of a run: the violators of a step and a block of drawn examples.
 /// Call `step` on each batch of `k` examples of `drawn` (whole batches), the rows

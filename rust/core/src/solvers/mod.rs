@@ -20,6 +20,9 @@
 //!   support vectors;
 //! - `shared_ovr` (with `shared_block`): one-vs-rest whose problems all step on
 //!   the same drawn rows, weights stored feature-major;
+//! - [`alpha_grid`]: cross-validation over a grid of `alpha`, every (fold, alpha)
+//!   pair in one call, the alphas of a fold stepping on the same drawn rows (the
+//!   blocks of `shared_block`, one column per alpha);
 //! - [`crammer_singer`]: the Crammer–Singer multiclass SVM (one joint objective
 //!   over all classes), weights stored feature-major;
 //! - [`kernel_svm`]: the Rust-first front of the kernel solver (`KernelSvm::params()`,
@@ -38,6 +41,7 @@
 //! Builds on the kernel and data layers and the shared ground; the feature maps and
 //! the file formats are not used here.
 
+pub mod alpha_grid;
 pub mod crammer_singer;
 pub mod kernel_model;
 pub mod kernel_regression;

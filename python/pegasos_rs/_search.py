@@ -1,0 +1,262 @@
+"""What the cross-validated estimators share: the grid of ``alpha`` (or ``C``), the
+folds, the scores of every candidate on them, ``cv_results_`` in
+``GridSearchCV``'s layout, and the choice of the best candidate.
+
+The linear estimators train every (fold, candidate) pair in one call of the
+extension (``_core.cv_linear``: the candidates of a fold step on the same drawn
+rows) and score them from the held-out decision values it returns; a ``scoring``
+those values cannot answer (a callable, a scorer of probabilities) is answered by
+fitting and scoring each candidate as ``GridSearchCV`` does.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+from sklearn.utils import _safe_indexing
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+#: LIBLINEAR's largest ``C`` of its ``-C`` search (``find_parameters``' ``max_C``).
+LIBLINEAR_MAX_C = 1024.0
+
+
+def start_c(squared_row_norm: float, n_rows: int, loss: str) -> float:
+    """LIBLINEAR's smallest ``C`` of a ``-C`` search (``calc_start_C``), a power of
+    two: ``1 / (2 l max_i ||x_i||^2)`` for the squared hinge, ``1 / (l max_i
+    ||x_i||^2)`` for the other losses (``||x_i||^2`` with the bias feature, as
+    LIBLINEAR appends it); below it the model is all but ``w = 0``."""
+    factor = 2.0 if loss in ("squared_hinge", "squared_epsilon_insensitive") else 1.0
+    smallest = 1.0 / (factor * n_rows * max(squared_row_norm, 1e-300))
+    return float(2.0 ** math.floor(math.log2(smallest)))
+
+
+def default_cs(n_cs: int, squared_row_norm: float, n_rows: int, loss: str) -> NDArray[Any]:
+    """``n_cs`` values of ``C``, powers of two spread evenly (in log) from
+    LIBLINEAR's start (:func:`start_c`) to its largest ``C``, 1024."""
+    low = math.log2(start_c(squared_row_norm, n_rows, loss))
+    high = math.log2(LIBLINEAR_MAX_C)
+    if n_cs == 1 or low >= high:
+        return np.array([2.0**high])
+    return 2.0 ** np.round(np.linspace(low, high, n_cs))
+
+
+def largest_squared_norm(matrix, fit_intercept: bool, intercept_scaling) -> float:
+    """``max_i ||x_i||^2`` of a validated matrix, with the bias feature's square."""
+    import scipy.sparse as sp
+
+    if sp.issparse(matrix):
+        norms = np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel()
+    else:
+        norms = np.einsum("ij,ij->i", matrix, matrix)
+    bias = 0.0
+    if fit_intercept:
+        bias = 1.0 if intercept_scaling is None else float(intercept_scaling) ** 2
+    return float(norms.max(initial=0.0)) + bias
+
+
+class Grid:
+    """The candidates of a search: ``alphas`` as given, or ``Cs`` (LIBLINEAR's and
+    ``SVC``'s ``C``, ``alpha = 1 / (C m)`` for a training set of ``m`` rows)."""
+
+    def __init__(self, name: str, values, *, as_c: bool) -> None:
+        values = np.asarray(values, dtype=np.float64).ravel()
+        what = "Cs" if as_c else "alphas"
+        if values.size == 0:
+            raise ValueError(f"{name}: {what} is empty; give at least one value")
+        if not np.isfinite(values).all() or (values <= 0).any():
+            raise ValueError(
+                f"{name}: every value of {what} must be positive and finite, got {values.tolist()}"
+            )
+        self.values = values
+        self.as_c = as_c
+        self.param = "C" if as_c else "alpha"
+
+    def alphas_for(self, n_rows: int) -> NDArray[np.float64]:
+        """The ``alpha`` of every candidate for a training set of ``n_rows`` rows."""
+        if self.as_c:
+            return 1.0 / (self.values * n_rows)
+        return self.values.copy()
+
+    def __len__(self) -> int:
+        return self.values.size
+
+
+def resolve_grid(est, matrix, n_rows: int) -> Grid:
+    """The grid of a CV estimator: its ``alphas`` or ``Cs`` (an int: that many of
+    :func:`default_cs`)."""
+    name = type(est).__name__
+    if est.alphas is not None and est.Cs is not None:
+        raise ValueError(f"{name}: give alphas or Cs, not both")
+    if est.alphas is not None:
+        return Grid(name, est.alphas, as_c=False)
+    cs = est.Cs if est.Cs is not None else 10
+    if isinstance(cs, (int, np.integer)) and not isinstance(cs, bool):
+        if cs < 1:
+            raise ValueError(f"{name}: Cs as a number of values must be at least 1, got {cs}")
+        sq = largest_squared_norm(matrix, est.fit_intercept, est.intercept_scaling)
+        return Grid(name, default_cs(int(cs), sq, n_rows, str(est.loss)), as_c=True)
+    return Grid(name, cs, as_c=True)
+
+
+def folds_of(est, X, y, groups) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    """The ``(train, test)`` row indices of ``est.cv`` (an int: stratified folds for
+    a classifier, as ``GridSearchCV``)."""
+    splitter = check_cv(est.cv, y, classifier=is_classifier(est))
+    folds = [
+        (np.asarray(tr, dtype=np.intp), np.asarray(te, dtype=np.intp))
+        for tr, te in splitter.split(X, y, groups)
+    ]
+    if not folds:
+        raise ValueError(f"{type(est).__name__}: the cross-validation gave no folds")
+    for k, (tr, te) in enumerate(folds):
+        if tr.size == 0 or te.size == 0:
+            raise ValueError(
+                f"{type(est).__name__}: fold {k} has {tr.size} training and {te.size} "
+                "held-out rows; every fold needs both"
+            )
+    return folds
+
+
+def check_fold_classes(name: str, classes, codes, folds) -> None:
+    """``ValueError`` when a fold's training rows lack a class: its model could not
+    predict that class (more folds than the class has rows)."""
+    n_classes = classes.size
+    for k, (tr, _) in enumerate(folds):
+        counts = np.bincount(codes[tr], minlength=n_classes)
+        missing = np.flatnonzero(counts == 0)
+        if missing.size:
+            total = np.bincount(codes, minlength=n_classes)
+            c = missing[0]
+            raise ValueError(
+                f"{name}: the training rows of fold {k} have no example of class "
+                f"{classes[c].tolist()!r} ({total[c]} in all), so its models could not "
+                "predict that class; use stratified folds (cv=int, StratifiedKFold), "
+                "fewer folds or more data"
+            )
+
+
+def scorer_from_predictions(est, scoring):
+    """A function ``(y_true, y_pred, decision, sample_weight) -> score`` equal to
+    what ``scoring`` gives a fitted candidate on held-out rows (weighted by the
+    held-out rows' ``sample_weight`` when given, as ``GridSearchCV`` forwards
+    them to a scorer that accepts them), when it can be computed
+    from the candidate's predictions or decision values; ``None`` when it cannot
+    (a callable, a scorer of probabilities): the candidates are then fitted one by
+    one. ``ValueError`` for a scoring that does not fit the estimator."""
+    from sklearn import metrics
+
+    classifier = is_classifier(est)
+    name = type(est).__name__
+    if scoring is None:
+        if classifier:
+            return lambda y, pred, _, w: metrics.accuracy_score(y, pred, sample_weight=w)
+        return lambda y, pred, _, w: metrics.r2_score(y, pred, sample_weight=w)
+    if callable(scoring) and not hasattr(scoring, "_score_func"):
+        return None
+    scorer = check_scoring(est, scoring=scoring)
+    func = getattr(scorer, "_score_func", None)
+    sign = getattr(scorer, "_sign", None)
+    kwargs = getattr(scorer, "_kwargs", None)
+    response = getattr(scorer, "_response_method", None)
+    if func is None or sign is None or kwargs is None or response is None:
+        return None
+    module = getattr(func, "__module__", "")
+    if classifier and module.endswith("_regression"):
+        raise ValueError(
+            f"{name}: scoring={scoring!r} is a regression metric; a classifier is "
+            "scored on classes (for example 'accuracy', 'balanced_accuracy', 'f1')"
+        )
+    if not classifier and (module.endswith("_classification") or module.endswith("_ranking")):
+        raise ValueError(
+            f"{name}: scoring={scoring!r} scores classes; a regressor is scored on "
+            "real values (for example 'r2', 'neg_mean_squared_error')"
+        )
+    methods = (response,) if isinstance(response, str) else tuple(response)
+
+    def weighted(w):
+        return kwargs if w is None else {**kwargs, "sample_weight": w}
+
+    if methods[0] == "predict":
+        return lambda y, pred, _, w: sign * func(y, pred, **weighted(w))
+    if methods[0] == "decision_function":
+        return lambda y, _, decision, w: sign * func(y, decision, **weighted(w))
+    return None
+
+
+def accepts_sample_weight(scorer) -> bool:
+    """Whether ``scorer`` (a callable ``(estimator, X, y, ...)``) takes
+    ``sample_weight``, as ``GridSearchCV`` asks before forwarding it."""
+    import inspect
+
+    try:
+        params = inspect.signature(scorer).parameters
+    except (TypeError, ValueError):
+        return False
+    return "sample_weight" in params or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()
+    )
+
+
+def rank(scores: NDArray[np.float64]) -> NDArray[np.int32]:
+    """``GridSearchCV``'s ranks of mean scores: 1 is best, ties share the smallest
+    rank, NaN scores rank last."""
+    from scipy.stats import rankdata
+
+    filled = np.where(np.isnan(scores), -np.inf, scores)
+    return np.asarray(rankdata(-filled, method="min"), dtype=np.int32)
+
+
+def cv_results(
+    grid: Grid, scores: NDArray[np.float64], fit_time: NDArray[np.float64], score_time, n_iter
+) -> dict:
+    """``cv_results_`` in ``GridSearchCV``'s layout from the ``(n_candidates,
+    n_folds)`` scores, fit and score times, and passes run."""
+    n_folds = scores.shape[1]
+    results: dict[str, Any] = {
+        "mean_fit_time": fit_time.mean(axis=1),
+        "std_fit_time": fit_time.std(axis=1),
+        "mean_score_time": score_time.mean(axis=1),
+        "std_score_time": score_time.std(axis=1),
+        f"param_{grid.param}": np.ma.MaskedArray(grid.values.astype(object), mask=False),
+        "params": [{grid.param: float(v)} for v in grid.values],
+    }
+    for k in range(n_folds):
+        results[f"split{k}_test_score"] = scores[:, k]
+    results["mean_test_score"] = scores.mean(axis=1)
+    results["std_test_score"] = scores.std(axis=1)
+    results["rank_test_score"] = rank(results["mean_test_score"])
+    results["mean_n_iter"] = np.asarray(n_iter, dtype=np.float64).mean(axis=1)
+    return results
+
+
+def fit_one_by_one(est, base, grid: Grid, X, y, sample_weight, folds, scoring):
+    """Each candidate fitted on each fold's training rows and scored on its
+    held-out rows by ``scoring``, as ``GridSearchCV`` does: the ``(n_candidates,
+    n_folds)`` scores, fit times, score times and passes."""
+    scorer = check_scoring(base, scoring=scoring)
+    weigh = sample_weight is not None and accepts_sample_weight(scorer)
+    shape = (len(grid), len(folds))
+    scores, fits, timed, n_iter = (np.zeros(shape) for _ in range(4))
+    for f, (tr, te) in enumerate(folds):
+        X_tr, y_tr = _safe_indexing(X, tr), _safe_indexing(y, tr)
+        X_te, y_te = _safe_indexing(X, te), _safe_indexing(y, te)
+        kwargs = {} if sample_weight is None else {"sample_weight": sample_weight[tr]}
+        score_kwargs = {"sample_weight": sample_weight[te]} if weigh else {}
+        for a, alpha in enumerate(grid.alphas_for(tr.size)):
+            model = clone(base).set_params(alpha=float(alpha))
+            started = time.perf_counter()
+            model.fit(X_tr, y_tr, **kwargs)
+            fits[a, f] = time.perf_counter() - started
+            started = time.perf_counter()
+            scores[a, f] = scorer(model, X_te, y_te, **score_kwargs)
+            timed[a, f] = time.perf_counter() - started
+            n_iter[a, f] = model.n_iter_
+    return scores, fits, timed, n_iter

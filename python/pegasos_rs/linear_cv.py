@@ -1,0 +1,507 @@
+"""Linear Pegasos with ``alpha`` (or ``C``) chosen by cross-validation:
+:class:`PegasosClassifierCV` and :class:`PegasosRegressorCV`.
+
+Every (fold, candidate) pair is trained in one call of the extension: with one
+seed, Pegasos draws the same rows whatever ``alpha`` is, so the candidates of a
+fold step on each drawn row together (it is read once), their weights side by
+side. Each candidate's model is, bit for bit, what the estimator fitted on the
+fold's rows with that ``alpha`` and the same ``random_state`` gives, so the fold
+scores are ``GridSearchCV``'s over the same folds.
+"""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from pegasos_rs import _core, _linear_solver, _search
+from pegasos_rs._arrays import buffer, n_threads
+from pegasos_rs._base import available_if, unchanged_on_error
+from pegasos_rs._fit_inputs import class_weight_vector, seed_from
+from pegasos_rs._typing import fit_context
+from pegasos_rs._validation import (
+    INPUT_CHECKS,
+    as_rust_matrix,
+    check_targets,
+    encode_targets,
+    sample_weight_vector,
+    validate_input,
+)
+from pegasos_rs.linear import PegasosClassifier
+from pegasos_rs.linear_regressor import PegasosRegressor, regression_targets
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+    from typing_extensions import Self
+
+    from pegasos_rs._typing import MatrixLike
+
+#: The parameters of a search (beside those of the estimator it tunes).
+_SEARCH_CONSTRAINTS: dict = {
+    "alphas": [None, "array-like"],
+    "Cs": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
+    "cv": ["cv_object"],
+    "scoring": [None, callable, str],
+    "refit": ["boolean"],
+}
+
+#: Names of the search's own parameters.
+_SEARCH_PARAMS = ("alphas", "Cs", "cv", "scoring", "refit")
+
+
+def _has_refit(search: Any) -> bool:
+    """Whether the search has a refit model to predict with."""
+    if not search.refit:
+        raise AttributeError(
+            f"this {type(search).__name__} was fitted with refit=False: it keeps the "
+            "scores (cv_results_, best_params_) but no model; set refit=True to "
+            "predict"
+        )
+    return True
+
+
+def _refit_has(method: str):
+    """``available_if`` check: the refit model has ``method``."""
+
+    def check(search: Any) -> bool:
+        _has_refit(search)
+        if hasattr(search, "best_estimator_"):
+            getattr(search.best_estimator_, method)  # its AttributeError says why
+            return True
+        return hasattr(search._estimator(), method)
+
+    return check
+
+
+class _LinearSearch:
+    """The fit and the delegation of the two linear searches."""
+
+    _estimator_class: type
+    alphas: Any
+    Cs: Any
+    cv: Any
+    scoring: Any
+    refit: bool
+    n_jobs: Any
+
+    def _estimator(self, **changes):
+        """The estimator the search tunes, with the search's parameters."""
+        names = self._estimator_class().get_params().keys()
+        params = {k: getattr(self, k) for k in names if hasattr(self, k)}
+        params.update(changes)
+        return self._estimator_class(**params)
+
+    def _search(self, X, y, sample_weight, groups, labels) -> None:
+        """Score every candidate on every fold, choose the best, refit."""
+        name = type(self).__name__
+        seed = seed_from(self.random_state)  # type: ignore[attr-defined]
+        base = self._estimator(alpha=1.0, random_state=seed, warm_start=False)
+        matrix = as_rust_matrix(X)
+        n_rows = X.shape[0]
+        grid = _search.resolve_grid(self, X, n_rows)
+        folds = _search.folds_of(self, X, y, groups)
+        classes = None
+        if labels is not None:
+            classes, _, _, codes = labels
+            _search.check_fold_classes(name, classes, codes, folds)
+        score_of = _search.scorer_from_predictions(base, self.scoring)
+        joint = getattr(self, "multi_class", "ovr") == "crammer_singer"
+        if score_of is None or joint:
+            scores, fit_time, score_time, n_iter = _search.fit_one_by_one(
+                self, base, grid, X, y, sample_weight, folds, self.scoring
+            )
+        else:
+            scores, fit_time, score_time, n_iter = self._shared_grid(
+                base, matrix, y, sample_weight, labels, grid, folds, score_of
+            )
+        results = _search.cv_results(grid, scores, fit_time, score_time, n_iter)
+        self.cv_results_ = results
+        self.n_splits_ = len(folds)
+        self.best_index_ = int(np.argmin(results["rank_test_score"]))
+        self.best_score_ = float(results["mean_test_score"][self.best_index_])
+        best = float(grid.values[self.best_index_])
+        self.best_params_ = {grid.param: best}
+        self.alpha_ = float(grid.alphas_for(n_rows)[self.best_index_])
+        self.C_ = best if grid.as_c else 1.0 / (self.alpha_ * n_rows)
+        if classes is not None:
+            self.classes_ = classes
+        if not self.refit:
+            return
+        model = clone(base).set_params(alpha=self.alpha_)
+        kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
+        started = time.perf_counter()
+        model.fit(X, y, **kwargs)
+        self.refit_time_ = time.perf_counter() - started
+        self.best_estimator_ = model
+        for attr in ("coef_", "intercept_", "n_iter_", "t_", "objective_"):
+            setattr(self, attr, getattr(model, attr))
+
+    def _shared_grid(self, base, matrix, y, sample_weight, labels, grid, folds, score_of):
+        """Every (fold, candidate) pair in one call of the extension; the scores
+        from the held-out decision values."""
+        n_folds = len(folds)
+        alphas = np.stack([grid.alphas_for(tr.size) for tr, _ in folds])
+        params = _linear_solver.linear_solver_params(base, False, base.max_iter, base.max_steps)
+        params["verbose"] = False
+        if labels is not None:
+            classes, _, _, codes = labels
+            n_classes = classes.size
+            class_weight = np.stack(
+                [self._fold_class_weight(classes, codes[tr]) for tr, _ in folds]
+            )
+            codes_arg, targets_arg = codes, None
+        else:
+            n_classes = 0
+            class_weight = np.zeros((n_folds, 0))
+            codes_arg, targets_arg = None, buffer(y, np.float64)
+        started = time.perf_counter()
+        out = _core.cv_linear(
+            matrix,
+            codes_arg,
+            targets_arg,
+            n_classes,
+            sample_weight,
+            folds,
+            class_weight,
+            alphas,
+            params,
+            n_threads(self.n_jobs),
+        )
+        elapsed = time.perf_counter() - started
+        shape = (len(grid), n_folds)
+        scores, timed, n_iter = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        for f, ((_, te), (decision, passes, accuracy)) in enumerate(zip(folds, out, strict=True)):
+            y_te = y[te]
+            w_te = None if sample_weight is None else sample_weight[te]
+            for a in range(len(grid)):
+                started = time.perf_counter()
+                values = decision[a]
+                values = values[:, 0] if values.shape[1] == 1 else values
+                if labels is not None and self.scoring is None and w_te is None:
+                    scores[a, f] = accuracy[a]  # the extension's count, as accuracy_score's
+                else:
+                    pred = _linear_solver.labels_of(classes, values) if labels else values
+                    scores[a, f] = score_of(y_te, pred, values, w_te)
+                timed[a, f] = time.perf_counter() - started
+                n_iter[a, f] = passes[a]
+        # One call trained them all: each candidate is given an equal share.
+        fit_time = np.full(shape, elapsed / (n_folds * len(grid)))
+        return scores, fit_time, timed, n_iter
+
+    def _fold_class_weight(self, classes, codes):
+        """The class weights a fit on a fold's labels ``codes`` computes."""
+        counts = np.bincount(codes, minlength=classes.size)
+        present = np.flatnonzero(counts)
+        return class_weight_vector(
+            self.class_weight,
+            classes,
+            classes[present],
+            counts[present],
+        )
+
+    @available_if(_refit_has("decision_function"))
+    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The refit model's decision values."""
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    @available_if(_has_refit)
+    def predict(self, X: MatrixLike) -> NDArray[Any]:
+        """The refit model's predictions."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    @available_if(_refit_has("predict_proba"))
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The refit model's probabilities (``probability=True``, or the
+        ``log_loss`` and ``modified_huber`` losses)."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_refit_has("predict_log_proba"))
+    def predict_log_proba(self, X: MatrixLike) -> NDArray[np.float64]:
+        """The logarithms of :meth:`predict_proba`."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_log_proba(X)
+
+    def save(self, path) -> None:
+        """Write the refit model to a model file (it loads as the estimator it is,
+        a :class:`~pegasos_rs.PegasosClassifier` or
+        :class:`~pegasos_rs.PegasosRegressor`)."""
+        _has_refit(self)
+        check_is_fitted(self)
+        self.best_estimator_.save(path)
+
+
+_SEARCH_DOC = """
+    alphas : array-like of float or None, default=None
+        The candidate values of ``alpha``, the same in every fold and in the
+        refit. Give ``alphas`` or ``Cs``, not both.
+    Cs : int or array-like of float or None, default=None
+        The candidate values of ``C``, LIBLINEAR's and ``SVC``'s: a fit on ``m``
+        rows uses ``alpha = 1 / (C m)`` (each fold its own ``m``, the refit all
+        the rows). An int ``n`` (``None``: 10) is ``n`` powers of two spread
+        evenly from the smallest ``C`` LIBLINEAR's ``-C`` search starts from,
+        ``2^floor(log2(1 / (f l max_i ||x_i||^2)))`` (``f`` 2 for the squared
+        losses, else 1; ``||x_i||^2`` with the bias feature), up to its largest,
+        1024.
+    cv : int, cross-validation generator or iterable, default=5
+        The folds, as ``GridSearchCV`` takes them (an int: stratified folds for
+        a classifier, unshuffled).
+    scoring : str, callable or None, default=None
+        How candidates are compared (``None``: the estimator's ``score``,
+        accuracy or R^2). A scorer of predictions or decision values (accuracy,
+        balanced accuracy, F1, ROC AUC, R^2, the squared and absolute errors, ...)
+        is computed from the held-out decision values the shared fit returns; a
+        callable or a scorer of probabilities fits and scores each candidate on
+        each fold, as ``GridSearchCV`` does (slower, the same scores).
+    refit : bool, default=True
+        Refit the best candidate on all the rows (``best_estimator_``; the
+        search then predicts with it).
+"""
+
+_SEARCH_ATTRIBUTES = """
+    alpha_ : float
+        The ``alpha`` of the refit (of the best candidate, for all the rows).
+    C_ : float
+        The best ``C`` (with ``alphas``, the ``C`` that ``alpha_`` is on all the
+        rows).
+    best_score_ : float
+        The best candidate's mean held-out score.
+    best_index_ : int
+        Its index in ``cv_results_``.
+    best_params_ : dict
+        ``{"alpha": ...}`` or ``{"C": ...}``.
+    cv_results_ : dict of arrays
+        ``GridSearchCV``'s layout: ``split{k}_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score``, ``params``, ``param_alpha`` (or
+        ``param_C``), the times (the shared fit's time is given to its
+        candidates in equal shares) and ``mean_n_iter`` (passes run).
+    best_estimator_ : estimator
+        The refit model (``refit=True``).
+    coef_, intercept_, n_iter_, t_, objective_
+        The refit model's.
+    n_splits_ : int
+        The number of folds.
+"""
+
+
+class PegasosClassifierCV(_LinearSearch, ClassifierMixin, BaseEstimator):
+    __doc__ = f"""Linear Pegasos classifier with ``alpha`` (or ``C``) chosen by
+    cross-validation, as ``LogisticRegressionCV``.
+
+    The candidates of a fold step together on each drawn row (one seed: their
+    draws are the same), so the search costs far less than its fits one by one;
+    each candidate's fold model is bit for bit :class:`PegasosClassifier`'s on
+    the fold's rows with the same ``random_state``. One-vs-rest (``"ovr"`` and
+    ``"ovr_shared"``) share the draws; ``"crammer_singer"`` fits its candidates
+    one by one. Every other parameter is :class:`PegasosClassifier`'s, used by
+    every candidate and the refit; ``random_state=None`` draws one seed for the
+    whole search (the folds and the refit).
+
+    Parameters
+    ----------
+    {_SEARCH_DOC}
+    loss, max_iter, max_steps, batch_size, projection, fit_intercept, \
+intercept_scaling, average, sampling, class_weight, tol, n_iter_no_change, \
+random_state, n_jobs, verbose, probability, multi_class
+        As :class:`PegasosClassifier` (``sampling`` not an array: the folds train
+        on different rows). ``n_jobs`` also runs the folds' problems in parallel.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    {_SEARCH_ATTRIBUTES}
+    """
+
+    _estimator_class = PegasosClassifier
+    _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
+        **{
+            k: v
+            for k, v in PegasosClassifier._parameter_constraints.items()
+            if k not in ("alpha", "warm_start")
+        },
+        **_SEARCH_CONSTRAINTS,
+    }
+
+    def __init__(
+        self,
+        *,
+        alphas: ArrayLike | None = None,
+        Cs: int | ArrayLike | None = None,
+        cv: Any = 5,
+        scoring: Any = None,
+        refit: bool = True,
+        loss: str = "hinge",
+        max_iter: int = 20,
+        max_steps: int | None = None,
+        batch_size: int = 1,
+        projection: bool = True,
+        fit_intercept: bool = True,
+        intercept_scaling: float | None = 1.0,
+        average: bool | int = True,
+        sampling: Any = "uniform",
+        class_weight: Any = None,
+        tol: float | None = None,
+        n_iter_no_change: int = 5,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+        probability: bool = False,
+        multi_class: str = "ovr",
+    ) -> None:
+        self.alphas = alphas
+        self.Cs = Cs
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+        self.loss = loss
+        self.max_iter = max_iter
+        self.max_steps = max_steps
+        self.batch_size = batch_size
+        self.projection = projection
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.average = average
+        self.sampling = sampling
+        self.class_weight = class_weight
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.probability = probability
+        self.multi_class = multi_class
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @unchanged_on_error
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        groups: ArrayLike | None = None,
+    ) -> Self:
+        """Score every candidate on every fold, then refit the best on all rows.
+
+        ``groups`` are passed to the splitter (``GroupKFold``, ...).
+        """
+        X, y = validate_input(self, X, y, reset=True, **INPUT_CHECKS)
+        check_targets(y)
+        labels = encode_targets(type(self).__name__, y)
+        sample_weight = sample_weight_vector(sample_weight, X)
+        self._search(X, y, sample_weight, groups, labels)
+        return self
+
+
+class PegasosRegressorCV(_LinearSearch, RegressorMixin, BaseEstimator):
+    __doc__ = f"""Linear Pegasos regressor with ``alpha`` (or ``C``) chosen by
+    cross-validation, as ``RidgeCV``.
+
+    The candidates of a fold step together on each drawn row, as in
+    :class:`PegasosClassifierCV`; each candidate's fold model is bit for bit
+    :class:`PegasosRegressor`'s on the fold's rows with the same
+    ``random_state``. Every other parameter is :class:`PegasosRegressor`'s.
+
+    Parameters
+    ----------
+    {_SEARCH_DOC}
+    loss, epsilon, max_iter, max_steps, batch_size, projection, fit_intercept, \
+intercept_scaling, average, sampling, tol, n_iter_no_change, random_state, \
+n_jobs, verbose
+        As :class:`PegasosRegressor` (``sampling`` not an array).
+
+    Attributes
+    ----------
+    {_SEARCH_ATTRIBUTES}
+    """
+
+    _estimator_class = PegasosRegressor
+    _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn convention)
+        **{
+            k: v
+            for k, v in PegasosRegressor._parameter_constraints.items()
+            if k not in ("alpha", "warm_start")
+        },
+        **_SEARCH_CONSTRAINTS,
+    }
+
+    def __init__(
+        self,
+        *,
+        alphas: ArrayLike | None = None,
+        Cs: int | ArrayLike | None = None,
+        cv: Any = 5,
+        scoring: Any = None,
+        refit: bool = True,
+        loss: str = "epsilon_insensitive",
+        epsilon: float = 0.1,
+        max_iter: int = 20,
+        max_steps: int | None = None,
+        batch_size: int = 1,
+        projection: bool = True,
+        fit_intercept: bool = True,
+        intercept_scaling: float | None = 1.0,
+        average: bool | int = True,
+        sampling: Any = "uniform",
+        tol: float | None = None,
+        n_iter_no_change: int = 5,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.alphas = alphas
+        self.Cs = Cs
+        self.cv = cv
+        self.scoring = scoring
+        self.refit = refit
+        self.loss = loss
+        self.epsilon = epsilon
+        self.max_iter = max_iter
+        self.max_steps = max_steps
+        self.batch_size = batch_size
+        self.projection = projection
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.average = average
+        self.sampling = sampling
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    @unchanged_on_error
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        *,
+        groups: ArrayLike | None = None,
+    ) -> Self:
+        """Score every candidate on every fold, then refit the best on all rows."""
+        y = regression_targets(type(self).__name__, y)
+        X, y = validate_input(self, X, y, reset=True, y_numeric=True, **INPUT_CHECKS)
+        y = np.asarray(y, dtype=np.float64)
+        sample_weight = sample_weight_vector(sample_weight, X)
+        self._search(X, y, sample_weight, groups, None)
+        return self
