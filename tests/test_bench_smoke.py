@@ -71,6 +71,7 @@ sys.meta_path.insert(0, _Hidden())
         ("bench_onnx.py", "## 1 row and 10,000 rows", ["onnxruntime", "skl2onnx"]),
         ("bench_spread.py", "## SVR losses to LIBLINEAR's test MSE + 2 %", ["liblinear"]),
         ("bench_kernel_overlap.py", "## 3b. The same pair, other schedules", ["liblinear"]),
+        ("bench_model_selection.py", "## Time and test score of each search", ["liblinear"]),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected, needs, tmp_path):

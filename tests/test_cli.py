@@ -125,7 +125,9 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
         (["train", "-s", "13", "-b", "1", str(train)], "-b 1 is for classifiers"),
         (["train", "-s", "11", "--sampling", "balanced", str(train)], "balanced is for"),
         (["train", "-n", "2", str(train)], "nu.*threads are --threads"),
-        (["train", "-C", str(train)], "-C .* not available"),
+        (["train", "-C", "-t", "rbf", str(train)], "-C cannot be combined with -t"),
+        (["train", "-C", "-b", "1", str(train)], "-C cannot be combined with -b 1"),
+        (["train", "-C", "--alpha", "0.1", str(train)], "-C cannot be combined with --alpha"),
         (["train", "-t", "4", str(train)], "precomputed"),
         (["train", "-t", "9", str(train)], "invalid -t 9: expected 0-3"),
         (["train", "-R", str(train)], "-R needs -B 1"),
@@ -625,3 +627,58 @@ def test_counts_of_one_are_singular(files, tmp_path, capsys):
     assert counted(1, "class") == "1 class" and counted(2, "query") == "2 queries"
     assert counted(2, "training row") == "2 training rows" and counted(3, "day") == "3 days"
     assert counted(12345, "step", thousands=True) == "12,345 steps"
+
+
+def _liblinear_search_cs(start: float, max_c: float) -> np.ndarray:
+    return start * 2.0 ** np.arange(int(np.floor(np.log2(max_c / start))) + 1)
+
+
+def test_parameter_search_prints_liblinears_lines_and_writes_no_model(
+    files, tmp_path, capsys, monkeypatch
+):
+    """``train -C``: LIBLINEAR's lines, the best C among c, 2c, ... 1024 by the folds'
+    pooled accuracy, each C's accuracy the one -v prints at that C, and no model."""
+    monkeypatch.chdir(tmp_path)
+    _, train, _, _ = files
+    argv = ["-s", "2", "-v", "3", "--passes", "3", "--seed", "4"]
+    assert main(["train", "-C", "-c", "64", *argv, str(train)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Doing parameter search with 3-fold cross validation."
+    best = re.fullmatch(r"Best C = (\S+)  CV accuracy = (\S+)%", out[1])
+    assert best, out
+    assert not list(tmp_path.glob("*.model"))
+    # The pooled accuracy of the best C is the highest of c = 64, 128, ..., 1024,
+    # each scored on the folds by hand (the first best on ties, as LIBLINEAR).
+    from pegasos_rs import PegasosClassifier, load_svmlight_file
+
+    X, y = load_svmlight_file(str(train))
+    order = np.random.RandomState(4).permutation(X.shape[0])
+    rates = []
+    for C in _liblinear_search_cs(64.0, 1024.0):
+        correct = 0
+        for test in np.array_split(order, 3):
+            tr = np.sort(np.setdiff1d(order, test))
+            te = np.sort(test)
+            model = PegasosClassifier(
+                loss="squared_hinge",
+                alpha=1 / (C * tr.size),
+                max_iter=3,
+                random_state=4,
+                intercept_scaling=1.0,
+                fit_intercept=False,
+            ).fit(X[tr], y[tr])
+            correct += int(np.sum(model.predict(X[te]) == y[te]))
+        rates.append(correct / X.shape[0])
+    k = int(np.argmax(rates))
+    assert float(best.group(1)) == _liblinear_search_cs(64.0, 1024.0)[k]
+    assert float(best.group(2)) == pytest.approx(100 * rates[k], abs=1e-4)
+
+
+def test_parameter_search_of_the_svr_searches_p_too(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _, train, _, _ = files
+    assert main(["train", "-C", "-s", "11", "-c", "256", "--passes", "2", str(train)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Doing parameter search with 5-fold cross validation."
+    assert re.fullmatch(r"Best C = \S+ Best p = \S+  CV MSE = \S+", out[1]), out
+    assert not list(tmp_path.glob("*.model"))

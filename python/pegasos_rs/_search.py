@@ -38,6 +38,19 @@ def start_c(squared_row_norm: float, n_rows: int, loss: str) -> float:
     return float(2.0 ** math.floor(math.log2(smallest)))
 
 
+def start_c_svr(squared_row_norm: float, y, p: float) -> float:
+    """LIBLINEAR's smallest ``C`` of the L2-loss SVR's search (``-s 11 -C``) at
+    ``epsilon = p``: ``0.01 sum_i max(|y_i| - p, 0)^2 / (8 (sum_i |y_i|)^2 max_i
+    ||x_i||^2)``, as a power of two; infinite when no target lies outside the tube
+    (LIBLINEAR's search then starts at its largest C)."""
+    y = np.abs(np.asarray(y, dtype=np.float64))
+    loss = float(np.sum(np.maximum(y - p, 0.0) ** 2))
+    if loss <= 0:
+        return math.inf
+    smallest = 0.1 * 0.1 * loss / (8 * float(y.sum()) ** 2 * max(squared_row_norm, 1e-300))
+    return float(2.0 ** math.floor(math.log2(smallest)))
+
+
 def default_cs(n_cs: int, squared_row_norm: float, n_rows: int, loss: str) -> NDArray[Any]:
     """``n_cs`` values of ``C``, powers of two spread evenly (in log) from
     LIBLINEAR's start (:func:`start_c`) to its largest ``C``, 1024."""

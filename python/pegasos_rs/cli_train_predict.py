@@ -131,6 +131,18 @@ LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
   -b 0|1         1: also fit probability estimates (Platt scaling on 5 folds, as
                  LIBSVM's -b 1; fit takes about 6 times as long)      (default 0)
   -v n           n-fold cross-validation; prints the accuracy, saves no model
+  -C             LIBLINEAR's parameter search: C = c, 2c, 4c, ... up to 1024
+                 (2^20 with -s 11) by -v n-fold cross-validation (5 folds
+                 without -v), from -c or, without it, from LIBLINEAR's smallest C
+                 (from the data); with -s 11 also the SVR's epsilon (-p), 20
+                 values from max |y| down to 0 (below -p when given). Prints
+                 "Best C = ...  CV accuracy = ...%" (-s 11: "Best C = ... Best p =
+                 ...  CV MSE = ..."), the folds pooled, and saves no model, as
+                 LIBLINEAR. Every -s of the linear solvers searches (LIBLINEAR:
+                 0, 2 and 11); all C values of a fold train at once, on the same
+                 drawn rows, and all of them are tried (LIBLINEAR stops early once
+                 its models stop changing). Not with -t (a kernel), -b 1, --rank
+                 or --dask
   -q             quiet: no progress output and no warnings of the fit (warnings
                  about the command line are still shown, as LIBLINEAR's)
 Pegasos' own options:
@@ -155,8 +167,7 @@ Pegasos' own options:
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
                  parameter mixing (many passes over data that does not fit)
   --help         this text
-Refused, with what to use instead: -n (nu; threads are --threads), -C (parameter
-search; use -v with several -c), -t 4 (precomputed kernels: the Python API takes
+Refused, with what to use instead: -n (nu; threads are --threads), -t 4 (precomputed kernels: the Python API takes
 them), -s 5 and 6 (L1 regularisation), 21 (one-class SVM), and
 LIBSVM's -s 1, 2, 4 (nu-SVC, one-class, nu-SVR).
 """
@@ -165,8 +176,6 @@ LIBSVM's -s 1, 2, 4 (nu-SVC, one-class, nu-SVR).
 REFUSED = {
     "-n": "-n is nu in LIBLINEAR and LIBSVM (nu-SVC and one-class SVM are not "
     "available); threads are --threads",
-    "-C": "-C (LIBLINEAR's search for C) is not available; cross-validate several "
-    "-c values with -v",
 }
 
 #: LIBSVM's kernel numbers.
@@ -283,6 +292,7 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", type=float, dest="cache", help=hide)
     p.add_argument("-b", type=int, dest="probability", choices=[0, 1], default=0, help=hide)
     p.add_argument("-v", type=int, dest="folds", help=hide)
+    p.add_argument("-C", action="store_true", dest="search", help=hide)
     p.add_argument("-q", action="store_true", dest="quiet", help=hide)
     p.add_argument("--rank", action="store_true", help=hide)
     p.add_argument("--alpha", type=float, help=hide)
@@ -411,6 +421,7 @@ def _check_liblinear_choices(args) -> None:
             "a classifier (it is the SVR's epsilon); ignored",
             file=sys.stderr,
         )
+    args.epsilon_given = args.epsilon is not None
     if args.epsilon is None:
         args.epsilon = 0.1
     if args.unregularized_bias and args.kernel == "linear" and args.bias <= 0:
@@ -631,6 +642,8 @@ def train(argv: list[str]) -> int:
         raise SystemExit(
             f"pegasos-rs train: -wi weights classes; -s {args.solver} trains a regression"
         )
+    if args.search:
+        _check_search(args, on_dask)
     if args.rank:
         return _train_ranker(args, class_weight, on_dask)
     if on_dask:
@@ -641,6 +654,8 @@ def train(argv: list[str]) -> int:
         raise SystemExit("pegasos-rs train: one data file (several need --dask)")
     data_file = args.files[0]
     model_file = args.files[1] if len(args.files) > 1 else os.path.basename(data_file) + ".model"
+    if args.search:
+        return _search_parameters(args, data_file, class_weight)
     linear_classifier = args.kernel == "linear" and args.task == "classifier"
     if linear_classifier and not args.folds and not args.probability:
         return _train_linear(args, data_file, model_file, class_weight)
@@ -791,6 +806,104 @@ def _train_estimator(args, data_file: str, model_file: str, class_weight) -> int
     _save(est.save, model_file)
     _report(args, type(est).__name__, X.shape[0], X.shape[1], est, started, model_file)
     return 0
+
+
+def _check_search(args, on_dask: bool) -> None:
+    """Exit saying why, for an option ``-C`` cannot be combined with."""
+    for refused, why in [
+        (args.kernel != "linear", "-t (kernels: the search of C is the linear solvers')"),
+        (bool(args.probability), "-b 1 (the search writes no model)"),
+        (bool(args.rank), "--rank"),
+        (on_dask, "--dask"),
+        (args.alpha is not None, "--alpha (the search is over C; -c is its start)"),
+        (args.solver == CRAMMER_SINGER, "-s 4 (the Crammer-Singer solver)"),
+    ]:
+        if refused:
+            raise SystemExit(f"pegasos-rs train: -C cannot be combined with {why}")
+
+
+def _search_parameters(args, data_file: str, class_weight) -> int:
+    """``-C``: LIBLINEAR's search of C (and of ``-p`` for the SVR) by cross-validation,
+    every C of a fold trained at once (``PegasosClassifierCV`` /
+    ``PegasosRegressorCV``); prints the best values and the pooled score, writes no
+    model (as LIBLINEAR)."""
+    import numpy as np
+
+    from pegasos_rs import _search
+
+    X, y = _read(args, data_file, as_arrays=False)
+    class_weight = _weights_of_present_labels(class_weight, y)
+    n_folds = args.folds or 5
+    if n_folds > X.shape[0]:
+        raise SystemExit(f"pegasos-rs train: {n_folds} folds for {counted(X.shape[0], 'example')}")
+    order = np.random.RandomState(args.seed).permutation(X.shape[0])
+    folds = []
+    for test in np.array_split(order, n_folds):
+        train = np.setdiff1d(order, test, assume_unique=True)
+        folds.append((np.sort(train), np.sort(test)))
+    print(f"Doing parameter search with {n_folds}-fold cross validation.")
+    regression = args.task == "regressor"
+    base = _estimator(args, X.shape[0], class_weight)
+    params = {k: v for k, v in base.get_params().items() if k not in ("alpha", "warm_start")}
+    sq = _search.largest_squared_norm(X, params["fit_intercept"], params["intercept_scaling"])
+    max_c = 1048576.0 if regression else _search.LIBLINEAR_MAX_C
+    if regression:
+        max_p = float(np.abs(y).max(initial=0.0))
+        steps = 20
+        first = steps - 1
+        if args.epsilon_given:
+            first = min(int(args.epsilon / (max_p / steps)) if max_p > 0 else 0, first)
+        ps = [i * max_p / steps for i in range(first, -1, -1)]
+    else:
+        ps = [None]
+    best = None
+    with reporting(_bar(args, "parameter search", "steps")), _warnings_as_lines(args):
+        for p in ps:
+            if args.C is not None:
+                start = args.C
+            elif regression:
+                start = _search.start_c_svr(sq, y, p)
+            else:
+                start = _search.start_c(sq, X.shape[0], args.loss)
+            start = min(start, max_c)
+            cs = start * 2.0 ** np.arange(int(np.floor(np.log2(max_c / start))) + 1)
+            score = _pooled_search(args, X, y, folds, cs, params, p, regression)
+            # LIBLINEAR keeps the first best: the smallest C, then the largest p.
+            k = int(np.argmin(score) if regression else np.argmax(score))
+            if best is None or (score[k] < best[2] if regression else score[k] > best[2]):
+                best = (float(cs[k]), p, float(score[k]))
+    best_c, best_p, best_score = best
+    if regression:
+        print(f"Best C = {_c_g(best_c)} Best p = {_c_g(best_p)}  CV MSE = {_c_g(best_score)}")
+    else:
+        print(f"Best C = {_c_g(best_c)}  CV accuracy = {_c_g(100.0 * best_score)}%")
+    return 0
+
+
+def _pooled_search(args, X, y, folds, cs, params, p, regression: bool):
+    """Every C of ``cs`` on every fold: the folds' pooled accuracy (or mean squared
+    error) of each, as LIBLINEAR's search scores its C values."""
+    import numpy as np
+
+    from pegasos_rs.linear_cv import PegasosClassifierCV, PegasosRegressorCV
+
+    if regression:
+        params = {**params, "epsilon": p}
+        search = PegasosRegressorCV(Cs=cs, cv=folds, refit=False, **params)
+        search.set_params(scoring="neg_mean_squared_error")
+    else:
+        search = PegasosClassifierCV(Cs=cs, cv=folds, refit=False, **params)
+    try:
+        search.fit(X, y)
+    except (ValueError, OverflowError) as e:
+        raise SystemExit(f"pegasos-rs train: -C: {e}") from None
+    sizes = np.array([te.size for _, te in folds], dtype=np.float64)
+    per_fold = np.array([search.cv_results_[f"split{k}_test_score"] for k in range(len(folds))])
+    if regression:
+        # Each fold's mean squared error times its rows: the pooled sum of squares.
+        return -(per_fold * sizes[:, None]).sum(axis=0) / sizes.sum()
+    correct = np.rint(per_fold * sizes[:, None])
+    return correct.sum(axis=0) / sizes.sum()
 
 
 def _rows(n_rows: int, n_features: int) -> str:
