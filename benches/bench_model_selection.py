@@ -36,11 +36,10 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import re
 import sys
 import warnings
 
-import common  # noqa: F401 (sets the one-thread environment before numpy is imported)
+import common
 import numpy as np
 import scipy.sparse as sp
 from common import RESULTS_DIR, as_int32_csr, select_names, timeit

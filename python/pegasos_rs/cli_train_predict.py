@@ -167,9 +167,10 @@ Pegasos' own options:
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
                  parameter mixing (many passes over data that does not fit)
   --help         this text
-Refused, with what to use instead: -n (nu; threads are --threads), -t 4 (precomputed kernels: the Python API takes
-them), -s 5 and 6 (L1 regularisation), 21 (one-class SVM), and
-LIBSVM's -s 1, 2, 4 (nu-SVC, one-class, nu-SVR).
+Refused, with what to use instead: -n (nu; threads are --threads), -t 4
+(precomputed kernels: the Python API takes them), -s 5 and 6 (L1
+regularisation), 21 (one-class SVM), and LIBSVM's -s 1, 2, 4 (nu-SVC,
+one-class, nu-SVR).
 """
 
 #: LIBLINEAR / LIBSVM letters whose meaning pegasos-rs does not offer: the message.
