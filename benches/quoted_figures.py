@@ -433,6 +433,31 @@ def quoted_calls() -> dict[str, Quote]:
 
 
 #: page (results/<page>.md) → figure name → where the figure stands in the page.
+def quoted_model_selection() -> dict[str, Quote]:
+    """bench_model_selection.py: the CV estimators against LIBLINEAR -C and
+    GridSearchCV(PegasosClassifier)."""
+    q: dict[str, Quote] = {}
+    table = "Time and test score of each search"
+    for d in MODEL_SELECTION_SETS:
+        liblinear = "LIBLINEAR -s 11 -p 0.1 -C" if d == "cpusmall" else "LIBLINEAR -s 2 -C"
+        for label, key in (
+            (liblinear, "liblinear"),
+            ("GridSearchCV(Pegasos)", "grid_search"),
+            ("CV estimator, exact", "exact"),
+            ("CV estimator, halving", "halving"),
+        ):
+            row = {"dataset": d, "search": label}
+            q[f"{d}.{key}.time"] = cell(table, row, "s")
+            q[f"{d}.{key}.test"] = cell(table, row, "test")
+            if key in ("exact", "halving"):
+                q[f"{d}.{key}.vs_liblinear"] = cell(table, row, "/ LIBLINEAR")
+                q[f"{d}.{key}.vs_grid_search"] = cell(table, row, "/ GridSearchCV")
+    return q
+
+
+#: The data sets of bench_model_selection.py the guide quotes.
+MODEL_SELECTION_SETS = ("a9a", "imdb", "20news", "cpusmall")
+
 QUOTED: dict[str, dict[str, Quote]] = {
     "linear_headline": quoted_linear_headline(),
     "scaling": quoted_scaling(),
@@ -453,4 +478,5 @@ QUOTED: dict[str, dict[str, Quote]] = {
     "dask_modes": quoted_dask_modes(),
     "onnx": quoted_onnx(),
     "calls": quoted_calls(),
+    "model_selection": quoted_model_selection(),
 }

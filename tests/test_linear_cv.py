@@ -293,6 +293,7 @@ def _cv_failed_checks(estimator):
     [
         PegasosClassifierCV(alphas=[1e-2, 1e-3], cv=3, random_state=0),
         PegasosRegressorCV(alphas=[1e-2, 1e-3], cv=3, random_state=0),
+        PegasosClassifierCV(alphas=[1e-2, 1e-3, 1e-4], cv=3, random_state=0, search="halving"),
     ],
     expected_failed_checks=_cv_failed_checks,
 )
@@ -314,3 +315,39 @@ def test_convergence_warnings_come_from_the_refit_only():
     with pytest.warns(ConvergenceWarning) as record:
         PegasosClassifierCV(alphas=ALPHAS, cv=3, max_iter=2, random_state=0).fit(X, y)
     assert len(record) == 1
+
+
+@pytest.mark.parametrize("estimator", ["classifier", "regressor"])
+def test_halving_runs_its_survivor_as_the_exact_search(estimator):
+    """The candidate a halving search keeps to the end ran every pass on the same
+    draws: its fold scores are GridSearchCV's; the others stopped at a rung."""
+    alphas = [1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4]
+    if estimator == "classifier":
+        X, y = _digits()
+        cls, search_cls, kw = PegasosClassifier, PegasosClassifierCV, {}
+    else:
+        X, y = load_diabetes(return_X_y=True)
+        cls, search_cls, kw = PegasosRegressor, PegasosRegressorCV, {"loss": "squared_error"}
+    kw = {"max_iter": 9, "random_state": 3, **kw}
+    cv = search_cls(alphas=alphas, cv=3, search="halving", factor=2, **kw).fit(X, y)
+    gs = GridSearchCV(cls(**kw), {"alpha": alphas}, cv=3).fit(X, y)
+    passes = cv.cv_results_["mean_n_iter"]
+    assert passes[cv.best_index_] == 9
+    assert sorted(set(passes)) == [2, 3, 5, 9]  # ceil(9 / 2^r): the rungs
+    for k in range(3):
+        key = f"split{k}_test_score"
+        assert cv.cv_results_[key][cv.best_index_] == gs.cv_results_[key][cv.best_index_]
+    np.testing.assert_array_equal(
+        cv.coef_, clone(cls(**kw)).set_params(alpha=cv.alpha_).fit(X, y).coef_
+    )
+
+
+def test_halving_refuses_what_it_cannot_rank():
+    X, y = _digits(200)
+
+    def score(est, X, y):
+        return 0.0
+
+    for kwargs in ({"scoring": score}, {"multi_class": "crammer_singer"}):
+        with pytest.raises(ValueError, match="search='halving' ranks"):
+            PegasosClassifierCV(alphas=ALPHAS, search="halving", max_iter=1, **kwargs).fit(X, y)

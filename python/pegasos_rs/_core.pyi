@@ -103,6 +103,7 @@ def cv_linear(
     class_weight: NDArray[np.float64],
     alphas: NDArray[np.float64],
     params: dict[str, Any],
+    halving: float | None,
     n_threads: int,
 ) -> list[tuple[NDArray[np.float64], list[int], list[float] | None]]: ...
 def fit_linear_regression(

@@ -854,16 +854,16 @@ def _search_parameters(args, data_file: str, class_weight) -> int:
         first = steps - 1
         if args.epsilon_given:
             first = min(int(args.epsilon / (max_p / steps)) if max_p > 0 else 0, first)
-        ps = [i * max_p / steps for i in range(first, -1, -1)]
+        ps: list[float | None] = [i * max_p / steps for i in range(first, -1, -1)]
     else:
         ps = [None]
-    best = None
+    best: tuple[float, float | None, float] | None = None
     with reporting(_bar(args, "parameter search", "steps")), _warnings_as_lines(args):
         for p in ps:
             if args.C is not None:
                 start = args.C
             elif regression:
-                start = _search.start_c_svr(sq, y, p)
+                start = _search.start_c_svr(sq, y, 0.0 if p is None else p)
             else:
                 start = _search.start_c(sq, X.shape[0], args.loss)
             start = min(start, max_c)
@@ -873,9 +873,12 @@ def _search_parameters(args, data_file: str, class_weight) -> int:
             k = int(np.argmin(score) if regression else np.argmax(score))
             if best is None or (score[k] < best[2] if regression else score[k] > best[2]):
                 best = (float(cs[k]), p, float(score[k]))
+    if best is None:  # no C: cannot happen (the range holds at least -c)
+        raise SystemExit("pegasos-rs train: -C: no value of C to try")
     best_c, best_p, best_score = best
     if regression:
-        print(f"Best C = {_c_g(best_c)} Best p = {_c_g(best_p)}  CV MSE = {_c_g(best_score)}")
+        p_text = _c_g(0.0 if best_p is None else best_p)
+        print(f"Best C = {_c_g(best_c)} Best p = {p_text}  CV MSE = {_c_g(best_score)}")
     else:
         print(f"Best C = {_c_g(best_c)}  CV accuracy = {_c_g(100.0 * best_score)}%")
     return 0

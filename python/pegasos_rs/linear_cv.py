@@ -12,12 +12,12 @@ scores are ``GridSearchCV``'s over the same folds.
 from __future__ import annotations
 
 import time
-from numbers import Integral
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _linear_solver, _search
@@ -49,10 +49,12 @@ _SEARCH_CONSTRAINTS: dict = {
     "cv": ["cv_object"],
     "scoring": [None, callable, str],
     "refit": ["boolean"],
+    "search": [StrOptions({"exact", "halving"})],
+    "factor": [Interval(Real, 1, None, closed="neither")],
 }
 
 #: Names of the search's own parameters.
-_SEARCH_PARAMS = ("alphas", "Cs", "cv", "scoring", "refit")
+_SEARCH_PARAMS = ("alphas", "Cs", "cv", "scoring", "refit", "search", "factor")
 
 
 def _has_refit(search: Any) -> bool:
@@ -88,6 +90,8 @@ class _LinearSearch:
     cv: Any
     scoring: Any
     refit: bool
+    search: str
+    factor: float
     n_jobs: Any
 
     def _estimator(self, **changes):
@@ -112,6 +116,12 @@ class _LinearSearch:
             _search.check_fold_classes(name, classes, codes, folds)
         score_of = _search.scorer_from_predictions(base, self.scoring)
         joint = getattr(self, "multi_class", "ovr") == "crammer_singer"
+        if self.search == "halving" and (joint or score_of is None):
+            raise ValueError(
+                f"{name}: search='halving' ranks the candidates inside the shared fit, "
+                "which multi_class='crammer_singer' and a callable scoring or a scorer "
+                "of probabilities do not run in; use search='exact'"
+            )
         if score_of is None or joint:
             scores, fit_time, score_time, n_iter = _search.fit_one_by_one(
                 self, base, grid, X, y, sample_weight, folds, self.scoring
@@ -171,6 +181,7 @@ class _LinearSearch:
             class_weight,
             alphas,
             params,
+            float(self.factor) if self.search == "halving" else None,
             n_threads(self.n_jobs),
         )
         elapsed = time.perf_counter() - started
@@ -264,6 +275,23 @@ _SEARCH_DOC = """
     refit : bool, default=True
         Refit the best candidate on all the rows (``best_estimator_``; the
         search then predicts with it).
+    search : {"exact", "halving"}, default="exact"
+        ``"exact"``: every candidate runs all its passes in every fold (each
+        fold's scores are ``GridSearchCV``'s, bit for bit). ``"halving"``:
+        successive halving over the passes, as ``HalvingGridSearchCV`` over a
+        resource: after the first passes (``ceil(max_iter / factor^r)`` at rung
+        ``r`` from the last), the candidates whose mean held-out accuracy (the
+        negated mean squared error for a regressor) over the folds is among the
+        best ``1 / factor`` go on, the others stop there, until one has run all
+        the passes; the survivor's fold scores are the exact search's. Ranking
+        uses the accuracy (or the squared error) whatever ``scoring`` says;
+        ``cv_results_`` holds each candidate's scores where it stopped (and its
+        passes in ``mean_n_iter``). All folds' models are kept between rungs
+        when they fit in 2 GiB; beyond, each rung trains its candidates again from
+        the start, one problem at a time (the same draws: the same models, more
+        passes).
+    factor : float, default=3
+        The halving search's ``1 / factor`` kept at each rung (> 1).
 """
 
 _SEARCH_ATTRIBUTES = """
@@ -338,6 +366,8 @@ random_state, n_jobs, verbose, probability, multi_class
         cv: Any = 5,
         scoring: Any = None,
         refit: bool = True,
+        search: str = "exact",
+        factor: float = 3,
         loss: str = "hinge",
         max_iter: int = 20,
         max_steps: int | None = None,
@@ -361,6 +391,8 @@ random_state, n_jobs, verbose, probability, multi_class
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
+        self.search = search
+        self.factor = factor
         self.loss = loss
         self.max_iter = max_iter
         self.max_steps = max_steps
@@ -446,6 +478,8 @@ n_jobs, verbose
         cv: Any = 5,
         scoring: Any = None,
         refit: bool = True,
+        search: str = "exact",
+        factor: float = 3,
         loss: str = "epsilon_insensitive",
         epsilon: float = 0.1,
         max_iter: int = 20,
@@ -467,6 +501,8 @@ n_jobs, verbose
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
+        self.search = search
+        self.factor = factor
         self.loss = loss
         self.epsilon = epsilon
         self.max_iter = max_iter

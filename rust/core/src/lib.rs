@@ -132,7 +132,9 @@ pub use solvers::platt::{
 };
 
 // Rows held elsewhere: the streamed fit (Dask exact mode) and parameter mixing.
-pub use solvers::alpha_grid::{fit_alpha_grid, fold_accuracy, Fold, FoldResult, GridTargets};
+pub use solvers::alpha_grid::{
+    fit_alpha_grid, fold_accuracy, halving_rungs, Fold, FoldResult, GridTargets, Search,
+};
 pub use solvers::linear::FirstStepSums;
 pub use solvers::mixing::{LocalIterates, LocalPass};
 pub use solvers::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 
 use pegasos_core::thresholds::SMALL_VISITS;
-use pegasos_core::{fit_alpha_grid, fold_accuracy, Fold, GridTargets};
+use pegasos_core::{fit_alpha_grid, fold_accuracy, Fold, GridTargets, Search};
 
 use crate::arrays::{shape2, slice, Matrix};
 use crate::detach::detach_interruptible;
@@ -33,9 +33,10 @@ fn indices(a: &PyReadonlyArray1<'_, i64>, what: &str) -> PyResult<Vec<usize>> {
 /// tuple per fold: the held-out decision values (`(n_points, n_test, n_outputs)`),
 /// the passes of each point, and for classes the accuracy of each point.
 /// `folds` holds `(train, test)` row indices; `class_weight` one row of class
-/// weights per fold (`(n_folds, 0)` for a regression).
+/// weights per fold (`(n_folds, 0)` for a regression); `halving` the factor of a
+/// successive-halving search (`None`: every point runs all its passes).
 #[pyfunction]
-#[pyo3(signature = (x, codes, targets, n_classes, sample_weight, folds, class_weight, alphas, params, n_threads))]
+#[pyo3(signature = (x, codes, targets, n_classes, sample_weight, folds, class_weight, alphas, params, halving, n_threads))]
 #[allow(clippy::too_many_arguments)] // a search's inputs, each named
 pub fn cv_linear<'py>(
     py: Python<'py>,
@@ -48,8 +49,10 @@ pub fn cv_linear<'py>(
     class_weight: PyReadonlyArray2<'py, f64>,
     alphas: PyReadonlyArray2<'py, f64>,
     params: SolverParams<'py>,
+    halving: Option<f64>,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyList>> {
+    let search = halving.map_or(Search::Exact, |factor| Search::Halving { factor });
     let mode = params.multi_class();
     let params = params.validate()?;
     let split: Vec<(Vec<usize>, Vec<usize>)> = folds
@@ -96,6 +99,7 @@ pub fn cv_linear<'py>(
             &fold_list,
             &params,
             mode.into(),
+            search,
             n_threads,
             cancel,
         )

@@ -5,7 +5,9 @@
 //! its examples independently of `w`: with one seed, the fits of one fold for
 //! different `lambda` (here `alpha`) draw the same rows in the same order. So the
 //! grid draws each fold's rows once, and each drawn batch steps every `alpha`'s
-//! state in turn while its rows are in cache. Column `a` follows the update rule
+//! state in turn while its rows are in cache (when the states' weights are too
+//! wide for the cache to hold them all, [`WEIGHTS_IN_CACHE`], each `alpha` runs
+//! its passes alone from the same draws instead). Column `a` follows the update rule
 //! of [`crate::solvers::linear`] with its own `alpha_a`, through the binary
 //! solver's own step ([`StepRule`] on a [`LinearState`]):
 //!
@@ -93,11 +95,34 @@ pub struct FoldResult {
     pub n_iter: Vec<usize>,
 }
 
+/// How a search spends its passes on the grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Search {
+    /// Every grid point runs all its passes in every fold.
+    Exact,
+    /// Successive halving over the passes (as scikit-learn's
+    /// `HalvingGridSearchCV` over a resource): after the first passes, the
+    /// points whose mean held-out score over the folds is in the best
+    /// `1 / factor` go on, the others stop there, until one runs all the passes.
+    /// The score ranking the points is the accuracy (classes) or the negated
+    /// mean squared error (regression).
+    Halving {
+        /// The share of points kept at each rung is `1 / factor` (> 1).
+        factor: f64,
+    },
+}
+
+/// The most bytes of models a halving search keeps between its rungs (every
+/// fold's models at once); a larger search trains each rung's points again from
+/// the start instead, one problem at a time (the same draws: the same models).
+pub const HALVING_MEMORY: usize = 2 << 30;
+
 /// Train every (fold, alpha) pair of `folds` with the parameters `params` (their
 /// `alpha` replaced by each fold's), sharing each fold's draws between its alphas,
 /// and return each fold's held-out decision values. `mode` is one-vs-rest or
-/// shared draws (the Crammer–Singer solver has no grid: an error). Runs on
-/// `n_threads` threads (0: all cores); the results do not depend on it.
+/// shared draws (the Crammer–Singer solver has no grid: an error); `search` how
+/// the passes are spent. Runs on `n_threads` threads (0: all cores); the results
+/// do not depend on it.
 #[allow(clippy::too_many_arguments)] // the inputs of a search, each named
 pub fn fit_alpha_grid<R: Rows>(
     rows: &R,
@@ -106,14 +131,11 @@ pub fn fit_alpha_grid<R: Rows>(
     folds: &[Fold<'_>],
     params: &ValidParams,
     mode: MultiClass,
+    search: Search,
     n_threads: usize,
     monitor: &Monitor,
 ) -> Result<Vec<FoldResult>> {
     let problems = plan_problems(rows, targets, sample_weight, folds, params, mode)?;
-    let n_folds = folds.len();
-    let done = for_each_problem(problems, n_threads, |_, problem| {
-        problem.run(rows, params, monitor)
-    })?;
     let mut out: Vec<FoldResult> = folds
         .iter()
         .map(|f| {
@@ -129,7 +151,170 @@ pub fn fit_alpha_grid<R: Rows>(
             })
         })
         .collect::<Result<_>>()?;
-    debug_assert_eq!(out.len(), n_folds);
+    let n_points = folds[0].alphas.len();
+    let all: Vec<usize> = (0..n_points).collect();
+    let factor = match search {
+        Search::Halving { factor } if !(factor > 1.0 && factor.is_finite()) => {
+            return Err(Error::InvalidParameter(format!(
+                "the halving factor must be a number above 1, got {factor}"
+            )));
+        }
+        Search::Halving { factor } if n_points > 1 && params.max_steps.is_none() => factor,
+        _ => {
+            // One problem at a time on each thread: its models are freed as soon
+            // as they are scored.
+            let done = for_each_problem(problems, n_threads, |_, mut problem| {
+                problem.advance(rows, params, usize::MAX, monitor)?;
+                problem.held_out(rows, params, &all, monitor)
+            })?;
+            collect(&mut out, done, folds);
+            return Ok(out);
+        }
+    };
+    let kept = fits_in_memory(&problems, rows.n_features());
+    halve(
+        rows,
+        targets,
+        sample_weight,
+        folds,
+        params,
+        mode,
+        problems,
+        kept,
+        factor,
+        (n_threads, monitor),
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+/// Whether a halving search may keep every fold's models between its rungs
+/// (within [`HALVING_MEMORY`]); else each rung trains its points again from the
+/// start, one problem at a time (the same draws: the same models, bit for bit).
+fn fits_in_memory(problems: &[Problem<'_>], n_features: usize) -> bool {
+    let columns: usize = problems
+        .iter()
+        .map(|p| p.alphas.len() * p.classes.len())
+        .sum();
+    let bytes = columns
+        .saturating_mul(n_features + 1)
+        .saturating_mul(2 * std::mem::size_of::<f64>());
+    bytes <= HALVING_MEMORY
+}
+
+/// The pass each rung of a halving search ends at: `ceil(P / factor^(R - 1 - r))`
+/// for rung `r` of `R`, the last at all `P` passes, `R` the rungs that bring
+/// `n_points` down to one by keeping `ceil(n / factor)` each time.
+pub fn halving_rungs(n_points: usize, max_iter: usize, factor: f64) -> Vec<usize> {
+    let mut n = n_points;
+    let mut reductions = 0;
+    while n > 1 {
+        n = (n as f64 / factor).ceil() as usize;
+        reductions += 1;
+    }
+    (0..=reductions)
+        .map(|r| {
+            let share = factor.powi(reductions - r);
+            ((max_iter as f64 / share).ceil() as usize).clamp(1, max_iter)
+        })
+        .collect()
+}
+
+/// The rungs of a halving search: the points ranked by their mean held-out score
+/// after each rung's passes, the best `1 / factor` going on. With `kept`, every
+/// problem keeps its models between rungs; otherwise each rung trains the points
+/// still going from the start again, one problem at a time on each thread.
+#[allow(clippy::too_many_arguments)] // one search's inputs and state
+fn halve<'a, R: Rows>(
+    rows: &R,
+    targets: GridTargets<'_>,
+    sample_weight: Option<&[f64]>,
+    folds: &'a [Fold<'a>],
+    params: &ValidParams,
+    mode: MultiClass,
+    mut problems: Vec<Problem<'a>>,
+    kept: bool,
+    factor: f64,
+    (n_threads, monitor): (usize, &Monitor),
+    out: &mut [FoldResult],
+) -> Result<()> {
+    let n_points = folds[0].alphas.len();
+    let rungs = halving_rungs(n_points, params.max_iter, factor);
+    let mut alive: Vec<usize> = (0..n_points).collect();
+    let mut dropped: Vec<usize> = Vec::new();
+    for (r, &until) in rungs.iter().enumerate() {
+        let done = if kept {
+            let refs: Vec<&mut Problem<'_>> = problems.iter_mut().collect();
+            for_each_problem(refs, n_threads, |_, p| {
+                p.advance(rows, params, until, monitor)
+            })?;
+            let refs: Vec<&Problem<'_>> = problems.iter().collect();
+            for_each_problem(refs, n_threads, |_, p| {
+                p.held_out(rows, params, &alive, monitor)
+            })?
+        } else {
+            let mut fresh = plan_problems(rows, targets, sample_weight, folds, params, mode)?;
+            for p in &mut fresh {
+                p.skip.clone_from(&dropped);
+            }
+            for_each_problem(fresh, n_threads, |_, mut p| {
+                p.advance(rows, params, until, monitor)?;
+                p.held_out(rows, params, &alive, monitor)
+            })?
+        };
+        collect(out, done, folds);
+        if r + 1 == rungs.len() || alive.len() <= 1 {
+            break;
+        }
+        let keep = ((alive.len() as f64 / factor).ceil() as usize).max(1);
+        let mut ranked: Vec<(usize, f64)> = alive
+            .iter()
+            .map(|&a| (a, mean_score(out, folds, targets, a)))
+            .collect();
+        // Best first; ties to the earlier point (a stable sort).
+        ranked.sort_by(|x, y| y.1.total_cmp(&x.1));
+        let now: Vec<usize> = ranked[keep..].iter().map(|&(a, _)| a).collect();
+        for p in &mut problems {
+            p.drop_points(&now);
+        }
+        dropped.extend(now);
+        alive = ranked[..keep].iter().map(|&(a, _)| a).collect();
+        alive.sort_unstable();
+    }
+    Ok(())
+}
+
+/// The mean over the folds of grid point `a`'s held-out score: its accuracy, or
+/// its negated mean squared error.
+fn mean_score(out: &[FoldResult], folds: &[Fold<'_>], targets: GridTargets<'_>, a: usize) -> f64 {
+    let mut total = 0.0;
+    for (result, fold) in out.iter().zip(folds) {
+        let (n_test, k) = (fold.test.len(), result.n_outputs);
+        let values = &result.decision[a * n_test * k..(a + 1) * n_test * k];
+        total += match targets {
+            GridTargets::Classes { codes, .. } => {
+                let correct = values
+                    .chunks(k)
+                    .zip(fold.test)
+                    .filter(|(row, &i)| predicted(row) == codes[i])
+                    .count();
+                correct as f64 / n_test as f64
+            }
+            GridTargets::Real(y) => {
+                let sse: f64 = values
+                    .iter()
+                    .zip(fold.test)
+                    .map(|(&p, &i)| (p - y[i]) * (p - y[i]))
+                    .sum();
+                -sse / n_test as f64
+            }
+        };
+    }
+    total / folds.len() as f64
+}
+
+/// Write what problems handed back into their folds' results.
+fn collect(out: &mut [FoldResult], done: Vec<Done>, folds: &[Fold<'_>]) {
     for d in done {
         let fold = &mut out[d.fold];
         let (n_test, k) = (folds[d.fold].test.len(), fold.n_outputs);
@@ -148,7 +333,6 @@ pub fn fit_alpha_grid<R: Rows>(
             fold.n_iter[a] = fold.n_iter[a].max(n);
         }
     }
-    Ok(out)
 }
 
 /// The accuracy of each grid point of a fold: the share of held-out rows whose
@@ -206,6 +390,20 @@ struct Problem<'a> {
     classes: Vec<usize>,
     alphas: &'a [f64],
     stream: u64,
+    /// The columns' training, once started (kept between the rungs of a halving
+    /// search).
+    run: Option<RunState>,
+    /// Grid points not to train (a halving search dropped them).
+    skip: Vec<usize>,
+}
+
+/// The trained part of a problem: one binary state per (grid point, class), its
+/// step rule, the points' stopping rules and the columns' common generator.
+struct RunState {
+    states: Vec<LinearState>,
+    rules: Vec<StepRule>,
+    groups: Vec<Group>,
+    all_checked: bool,
 }
 
 /// What a block hands back: its held-out decision values (one run of `n_test`
@@ -358,6 +556,8 @@ fn plan_problems<'a, R: Rows>(
             classes,
             alphas: fold.alphas,
             stream,
+            run: None,
+            skip: Vec::new(),
         };
         if mode == MultiClass::OneVsRest && classes.len() > 1 {
             problems.extend(classes.iter().map(|&p| problem(vec![p], p as u64)));
@@ -375,7 +575,11 @@ struct Group {
     point: usize,
     plan: PassPlan,
     params: ValidParams,
-    active: bool,
+    /// Its passes are over (its plan's end, or dropped by a halving search).
+    done: bool,
+    /// The generator of its draws (the same for every point of a problem: they
+    /// draw the same rows).
+    sampler: Sampler,
 }
 
 /// A group of columns seen by a [`PassPlan`] (for suffix averaging cut short by
@@ -398,14 +602,6 @@ impl PassSubject for GroupSubject<'_> {
     }
 }
 
-/// The columns of a problem: one binary state per (grid point, class), its step
-/// rule and task.
-struct Columns<'t> {
-    states: Vec<LinearState>,
-    rules: Vec<StepRule>,
-    tasks: Vec<BinaryTask<'t>>,
-}
-
 impl Problem<'_> {
     /// The binary task of class `p` of the fold (or its regression), as
     /// [`Labels::task`] makes it for the fold's labels.
@@ -422,27 +618,35 @@ impl Problem<'_> {
         .task(p)
     }
 
-    /// The columns and groups of the problem, fresh, as each fit would start.
-    fn columns<R: Rows>(
-        &self,
-        train: &R,
-        params: &ValidParams,
-    ) -> Result<(Columns<'_>, Vec<Group>)> {
+    /// The task of every column (grid point-major, then class).
+    fn tasks(&self) -> Result<Vec<BinaryTask<'_>>> {
         let per_class = self
             .classes
             .iter()
             .map(|&p| self.task(p))
             .collect::<Result<Vec<_>>>()?;
+        Ok((0..self.alphas.len())
+            .flat_map(|_| per_class.iter().copied())
+            .collect())
+    }
+
+    /// The columns and groups of the problem, fresh, as each fit would start.
+    fn start<R: Rows>(
+        &self,
+        train: &R,
+        tasks: &[BinaryTask<'_>],
+        params: &ValidParams,
+    ) -> Result<RunState> {
+        let n_cls = self.classes.len();
         if self.regression {
-            per_class[0].check_targets()?;
+            tasks[0].check_targets()?;
         }
-        let (n_points, n_cls) = (self.alphas.len(), self.classes.len());
-        let mut columns = Columns {
-            states: Vec::with_capacity(n_points * n_cls),
-            rules: Vec::with_capacity(n_points * n_cls),
-            tasks: Vec::with_capacity(n_points * n_cls),
+        let mut run = RunState {
+            states: Vec::with_capacity(tasks.len()),
+            rules: Vec::with_capacity(tasks.len()),
+            groups: Vec::with_capacity(self.alphas.len()),
+            all_checked: false,
         };
-        let mut groups = Vec::with_capacity(n_points);
         for (a, &alpha) in self.alphas.iter().enumerate() {
             let point = Params {
                 alpha,
@@ -450,96 +654,147 @@ impl Problem<'_> {
                 ..(**params).clone()
             }
             .validate()?;
+            let classes = &tasks[a * n_cls..(a + 1) * n_cls];
             // The latest first step of the point's classes (one class: its own).
             let mut t0 = 1;
-            for task in &per_class {
+            for task in classes {
                 t0 = t0.max(first_step(train, task, &point));
             }
             let mut plan = None;
-            for task in &per_class {
-                let mut state = LinearState::new(train.n_features(), point.seed, self.stream)?;
+            let skipped = self.skip.contains(&a);
+            for task in classes {
+                let width = if skipped { 0 } else { train.n_features() };
+                let mut state = LinearState::new(width, point.seed, self.stream)?;
                 start_at(&mut state, t0);
                 plan = Some(plan_linear_fit(&point, &mut state, train.n_rows())?);
-                columns
-                    .rules
+                run.rules
                     .push(StepRule::new(&point, mean_zero_loss(task, &point.loss)));
-                columns.tasks.push(*task);
-                columns.states.push(state);
+                run.states.push(state);
             }
-            groups.push(Group {
+            run.groups.push(Group {
                 columns: a * n_cls..(a + 1) * n_cls,
                 point: a,
                 plan: plan
                     .ok_or_else(|| Error::InvalidState("a problem without classes".into()))?,
                 params: point,
-                active: true,
+                done: skipped,
+                sampler: Sampler::new(params.seed, self.stream),
             });
         }
-        Ok((columns, groups))
+        Ok(run)
     }
 
-    /// Train the problem's columns and score them on the held-out rows.
-    fn run<R: Rows>(self, rows: &R, params: &ValidParams, monitor: &Monitor) -> Result<Done> {
+    /// Run the passes of the points still going, each to pass `until` or its own
+    /// end (the first call starts them, as each fit would start).
+    fn advance<R: Rows>(
+        &mut self,
+        rows: &R,
+        params: &ValidParams,
+        until: usize,
+        monitor: &Monitor,
+    ) -> Result<()> {
+        let taken = self.run.take();
+        let run = self.advanced(rows, params, until, taken, monitor)?;
+        self.run = Some(run);
+        Ok(())
+    }
+
+    /// [`Problem::advance`] on the problem's run `taken` (`None`: not started).
+    fn advanced<R: Rows>(
+        &self,
+        rows: &R,
+        params: &ValidParams,
+        until: usize,
+        taken: Option<RunState>,
+        monitor: &Monitor,
+    ) -> Result<RunState> {
         let train = RowSubset::new(rows, &self.train)?;
-        let (mut cols, mut groups) = self.columns(&train, params)?;
-        let draws = Draws::new(&params.sampling, &cols.tasks[0])?;
-        let mut sampler = cols.states[0].sampler.clone();
-        monitor.add_total(groups[0].plan.planned_steps());
-        let d = rows.n_features();
-        let mut coef = try_filled_vec(d, 0.0, "a grid point's weights")?;
-        let mut all_checked = false;
-        loop {
-            let mut steps = None;
-            for g in &mut groups {
-                match g.plan.next_pass() {
-                    Some(s) if g.active => steps = Some(s),
-                    _ => g.active = false,
+        let tasks = self.tasks()?;
+        let mut run = if let Some(run) = taken {
+            run
+        } else {
+            let run = self.start(&train, &tasks, params)?;
+            monitor.add_total(run.groups[0].plan.planned_steps());
+            run
+        };
+        let draws = Draws::new(&params.sampling, &tasks[0])?;
+        let going: Vec<usize> = (0..run.groups.len())
+            .filter(|&g| !run.groups[g].done)
+            .collect();
+        let weights: usize = going
+            .iter()
+            .flat_map(|&g| run.groups[g].columns.clone())
+            .map(|c| (run.states[c].v.len() + run.states[c].avg_u.len()) * 8)
+            .sum();
+        let context = (&train, &tasks[..], &draws);
+        if weights <= WEIGHTS_IN_CACHE {
+            if let Some(&first) = going.first() {
+                let mut sampler = run.groups[first].sampler.clone();
+                passes(
+                    context,
+                    &mut run,
+                    &going,
+                    &mut sampler,
+                    (params, until, monitor),
+                )?;
+                for &g in &going {
+                    run.groups[g].sampler = sampler.clone();
                 }
             }
-            let Some(steps) = steps else { break };
-            let active: Vec<usize> = groups
-                .iter()
-                .filter(|g| g.active)
-                .flat_map(|g| g.columns.clone())
-                .collect();
-            run_steps(
-                &train,
-                &mut cols,
-                &active,
-                &draws,
-                &mut sampler,
-                steps,
-                monitor,
-            )?;
-            if params.tol.is_none() {
-                continue;
-            }
-            check_every_row(&train, &cols.tasks[0], &mut all_checked)?;
-            for g in groups.iter_mut().filter(|g| g.active) {
-                let mut total = 0.0;
-                for c in g.columns.clone() {
-                    let (b, reg_sq) = current_model(&g.params, &cols.states[c], &mut coef);
-                    let p = &g.params;
-                    total += primal_objective(
-                        &train,
-                        &cols.tasks[c],
-                        &p.loss,
-                        &coef,
-                        b,
-                        reg_sq,
-                        p.alpha,
-                    );
-                }
-                let mut subject = GroupSubject {
-                    states: &mut cols.states[g.columns.clone()],
-                };
-                g.plan
-                    .end_pass(&g.params, &mut subject, Some(total), monitor, "");
+        } else {
+            for &g in &going {
+                let mut sampler = run.groups[g].sampler.clone();
+                passes(
+                    context,
+                    &mut run,
+                    &[g],
+                    &mut sampler,
+                    (params, until, monitor),
+                )?;
+                run.groups[g].sampler = sampler;
             }
         }
-        let values = held_out_values(rows, self.test, &cols.states, params, monitor)?;
-        let outputs = (0..self.alphas.len())
-            .flat_map(|a| self.classes.iter().map(move |&p| (a, p)))
+        Ok(run)
+    }
+
+    /// Stop the grid points `points` where they are (a halving search's rung
+    /// dropped them) and free their models.
+    fn drop_points(&mut self, points: &[usize]) {
+        if let Some(run) = &mut self.run {
+            for g in run.groups.iter_mut().filter(|g| points.contains(&g.point)) {
+                g.done = true;
+                for c in g.columns.clone() {
+                    run.states[c] = LinearState::empty();
+                }
+            }
+        }
+    }
+
+    /// The held-out decision values of the grid points `points` now.
+    fn held_out<R: Rows>(
+        &self,
+        rows: &R,
+        params: &ValidParams,
+        points: &[usize],
+        monitor: &Monitor,
+    ) -> Result<Done> {
+        let run = self
+            .run
+            .as_ref()
+            .ok_or_else(|| Error::InvalidState("a problem scored before it ran".into()))?;
+        let groups: Vec<&Group> = run
+            .groups
+            .iter()
+            .filter(|g| points.contains(&g.point))
+            .collect();
+        let states: Vec<&LinearState> = groups
+            .iter()
+            .flat_map(|g| g.columns.clone().map(|c| &run.states[c]))
+            .collect();
+        let values = held_out_values(rows, self.test, &states, params, monitor)?;
+        let outputs = groups
+            .iter()
+            .flat_map(|g| self.classes.iter().map(move |&p| (g.point, p)))
             .collect();
         Ok(Done {
             fold: self.fold,
@@ -550,12 +805,69 @@ impl Problem<'_> {
     }
 }
 
+/// The passes of the groups `which` of `run` up to pass `until` (each to its own
+/// end first), their columns stepping on the draws of `sampler`, each pass ended
+/// by `tol`'s rule when set, as each grid point's fit ends it.
+fn passes<R: Rows>(
+    (train, tasks, draws): (&R, &[BinaryTask<'_>], &Draws<'_>),
+    run: &mut RunState,
+    which: &[usize],
+    sampler: &mut Sampler,
+    (params, until, monitor): (&ValidParams, usize, &Monitor),
+) -> Result<()> {
+    let mut coef = try_filled_vec(train.n_features(), 0.0, "a grid point's weights")?;
+    loop {
+        let mut steps = None;
+        for &g in which {
+            let g = &mut run.groups[g];
+            if g.done || g.plan.passes() >= until {
+                continue;
+            }
+            match g.plan.next_pass() {
+                Some(s) => steps = Some(s),
+                None => g.done = true,
+            }
+        }
+        let Some(steps) = steps else { break };
+        let active: Vec<usize> = which
+            .iter()
+            .map(|&g| &run.groups[g])
+            .filter(|g| !g.done)
+            .flat_map(|g| g.columns.clone())
+            .collect();
+        let columns = (&mut run.states[..], &run.rules[..], tasks);
+        run_steps(train, columns, &active, draws, sampler, steps, monitor)?;
+        if params.tol.is_none() {
+            continue;
+        }
+        check_every_row(train, &tasks[0], &mut run.all_checked)?;
+        for &g in which {
+            let g = &mut run.groups[g];
+            if g.done {
+                continue;
+            }
+            let mut total = 0.0;
+            for c in g.columns.clone() {
+                let (b, reg_sq) = current_model(&g.params, &run.states[c], &mut coef);
+                let p = &g.params;
+                total += primal_objective(train, &tasks[c], &p.loss, &coef, b, reg_sq, p.alpha);
+            }
+            let mut subject = GroupSubject {
+                states: &mut run.states[g.columns.clone()],
+            };
+            g.plan
+                .end_pass(&g.params, &mut subject, Some(total), monitor, "");
+        }
+    }
+    Ok(())
+}
+
 /// The decision values of the rows `test` of `rows` under each state's model
 /// (the one its fit returns): one run of `test.len()` values per state.
 fn held_out_values<R: Rows>(
     rows: &R,
     test: &[usize],
-    states: &[LinearState],
+    states: &[&LinearState],
     params: &ValidParams,
     monitor: &Monitor,
 ) -> Result<Vec<f64>> {
@@ -578,20 +890,26 @@ fn held_out_values<R: Rows>(
     Ok(values)
 }
 
-/// `n_steps` steps of the `active` columns, drawing from `sampler` (the columns'
-/// common generator) in blocks of [`BLOCK_EXAMPLES`] examples, the monitor read
-/// between blocks: each batch steps every active column while its rows are in
-/// cache.
+/// The most bytes of weights (and averages) of a problem's columns for which each
+/// drawn batch steps every column in turn (sharing the rows it reads); above,
+/// the cache could not hold them all and each grid point runs its passes alone,
+/// from the same draws, as its fit would.
+pub const WEIGHTS_IN_CACHE: usize = 8 << 20;
+
+/// `n_steps` steps of the `active` columns (states, rules and tasks), drawing
+/// from `sampler` (the columns' common generator) in blocks of
+/// [`BLOCK_EXAMPLES`] examples, the monitor read between blocks: each batch steps
+/// every active column while its rows are in cache.
 fn run_steps<R: Rows>(
     rows: &R,
-    cols: &mut Columns<'_>,
+    (states, rules, tasks): (&mut [LinearState], &[StepRule], &[BinaryTask<'_>]),
     active: &[usize],
     draws: &Draws<'_>,
     sampler: &mut Sampler,
     n_steps: u64,
     monitor: &Monitor,
 ) -> Result<()> {
-    let k = cols.rules[0].batch_size;
+    let k = rules[0].batch_size;
     let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
     let mut drawn = Vec::new();
     let mut violators: Violators = Vec::new();
@@ -611,16 +929,10 @@ fn run_steps<R: Rows>(
         for _ in 0..steps * k {
             drawn.push(draws.draw(sampler));
         }
-        check_drawn(rows, &cols.tasks[0], &drawn)?;
+        check_drawn(rows, &tasks[0], &drawn)?;
         for_each_batch(rows, &drawn, k, |batch| {
             for &c in active {
-                cols.rules[c].step(
-                    rows,
-                    &cols.tasks[c],
-                    &mut cols.states[c],
-                    batch,
-                    &mut violators,
-                );
+                rules[c].step(rows, &tasks[c], &mut states[c], batch, &mut violators);
             }
         });
         monitor.advance(steps as u64);

@@ -122,6 +122,7 @@ fn every_column_is_the_fit_on_a_copy_of_its_fold() {
                     &fold_list,
                     &params,
                     mode,
+                    Search::Exact,
                     2,
                     &Monitor::new(),
                 )
@@ -231,6 +232,7 @@ fn regression_and_two_classes_match_their_fits() {
         &list,
         &params,
         MultiClass::OneVsRest,
+        Search::Exact,
         1,
         &Monitor::new(),
     )
@@ -257,6 +259,7 @@ fn regression_and_two_classes_match_their_fits() {
         &reg_list,
         &reg_params,
         MultiClass::OneVsRest,
+        Search::Exact,
         2,
         &Monitor::new(),
     )
@@ -327,6 +330,7 @@ fn bad_grids_are_named() {
             &fold,
             &params,
             MultiClass::OneVsRest,
+            Search::Exact,
             1,
             &Monitor::new(),
         )
@@ -337,4 +341,209 @@ fn bad_grids_are_named() {
     assert!(run(&[0.1, -1.0], &train, &test).contains("alpha must be a positive"));
     assert!(run(&[0.1], &[], &test).contains("no training rows"));
     assert!(run(&[0.1], &train, &[3, 20]).contains("names row 20"));
+}
+
+#[test]
+fn halving_rungs_end_at_every_pass_with_one_point() {
+    assert_eq!(halving_rungs(8, 5, 3.0), [1, 2, 5]);
+    assert_eq!(halving_rungs(1, 5, 3.0), [5]);
+    assert_eq!(halving_rungs(4, 20, 2.0), [5, 10, 20]);
+    assert_eq!(halving_rungs(30, 2, 3.0), [1, 1, 1, 1, 2]);
+}
+
+/// A halving search runs its best point all the passes, from the same draws as
+/// the exact search: its held-out values are the exact search's; the points it
+/// dropped stopped at a rung's pass.
+#[test]
+fn halving_keeps_the_exact_models_of_its_survivor() {
+    let n = 120;
+    let (x, codes, y) = data(n);
+    let rows = DenseRows::new(&x, n, 5).unwrap();
+    let folds_ix = folds(n);
+    let alphas = [1e-1, 3e-2, 1e-2, 3e-3, 1e-3];
+    let cw = [1.0; 3];
+    let no_cw: [f64; 0] = [];
+    for (targets, cw, loss) in [
+        (
+            GridTargets::Classes {
+                codes: &codes,
+                n_classes: 3,
+            },
+            &cw[..],
+            LossFunction::Hinge,
+        ),
+        (
+            GridTargets::Real(&y),
+            &no_cw[..],
+            LossFunction::SquaredError,
+        ),
+    ] {
+        let list: Vec<Fold<'_>> = folds_ix
+            .iter()
+            .map(|(train, test)| Fold {
+                train,
+                test,
+                class_weight: cw,
+                alphas: &alphas,
+            })
+            .collect();
+        let params = base(loss, Averaging::Suffix, None);
+        let run = |search| {
+            fit_alpha_grid(
+                &rows,
+                targets,
+                None,
+                &list,
+                &params,
+                MultiClass::OneVsRest,
+                search,
+                2,
+                &Monitor::new(),
+            )
+            .unwrap()
+        };
+        let exact = run(Search::Exact);
+        let halved = run(Search::Halving { factor: 3.0 });
+        let rungs = halving_rungs(alphas.len(), params.max_iter, 3.0);
+        let survivors: Vec<usize> = (0..alphas.len())
+            .filter(|&a| halved[0].n_iter[a] == params.max_iter)
+            .collect();
+        assert_eq!(survivors.len(), 1, "{:?}", halved[0].n_iter);
+        let a = survivors[0];
+        for (f, (_, test)) in folds_ix.iter().enumerate() {
+            let per = test.len() * exact[f].n_outputs;
+            assert_eq!(
+                halved[f].decision[a * per..(a + 1) * per],
+                exact[f].decision[a * per..(a + 1) * per]
+            );
+            for (b, &passes) in halved[f].n_iter.iter().enumerate() {
+                assert!(rungs.contains(&passes), "point {b} ran {passes} passes");
+            }
+        }
+    }
+}
+
+/// A halving search too large to keep its models trains each rung's points again
+/// from the start: the same results as keeping them.
+#[test]
+fn halving_without_keeping_the_models_gives_the_same_results() {
+    let n = 120;
+    let (x, codes, _) = data(n);
+    let rows = DenseRows::new(&x, n, 5).unwrap();
+    let folds_ix = folds(n);
+    let alphas = [1e-1, 3e-2, 1e-2, 3e-3, 1e-3];
+    let cw = [1.0; 3];
+    let list: Vec<Fold<'_>> = folds_ix
+        .iter()
+        .map(|(train, test)| Fold {
+            train,
+            test,
+            class_weight: &cw,
+            alphas: &alphas,
+        })
+        .collect();
+    let params = base(LossFunction::Hinge, Averaging::Suffix, None);
+    let targets = GridTargets::Classes {
+        codes: &codes,
+        n_classes: 3,
+    };
+    let run = |kept| {
+        let problems =
+            plan_problems(&rows, targets, None, &list, &params, MultiClass::OneVsRest).unwrap();
+        let mut out: Vec<FoldResult> = folds_ix
+            .iter()
+            .map(|(_, test)| FoldResult {
+                decision: vec![0.0; alphas.len() * test.len() * 3],
+                n_outputs: 3,
+                n_iter: vec![0; alphas.len()],
+            })
+            .collect();
+        let monitor = Monitor::new();
+        halve(
+            &rows,
+            targets,
+            None,
+            &list,
+            &params,
+            MultiClass::OneVsRest,
+            problems,
+            kept,
+            3.0,
+            (2, &monitor),
+            &mut out,
+        )
+        .unwrap();
+        out
+    };
+    assert_eq!(run(true), run(false));
+}
+
+/// Weights too large for the cache: each grid point runs its passes alone, from
+/// the same draws; the models are still the fits on copies of the folds.
+#[test]
+fn points_too_wide_to_share_the_cache_run_alone_with_the_same_models() {
+    let n = 80;
+    let (x, codes, _) = data(n);
+    let two: Vec<u32> = codes.iter().map(|&c| u32::from(c == 2)).collect();
+    let wide = 200_000; // 3 points x 200,001 x 16 bytes > WEIGHTS_IN_CACHE
+    let (data_, mut indices, indptr) = csr(&x);
+    for j in &mut indices {
+        *j *= 40_000; // spread over the wide rows
+    }
+    let rows = CsrRows::new(&data_, &indices, &indptr, n, wide).unwrap();
+    let folds_ix = folds(n);
+    let cw = [1.0, 1.0];
+    let list: Vec<Fold<'_>> = folds_ix
+        .iter()
+        .map(|(train, test)| Fold {
+            train,
+            test,
+            class_weight: &cw,
+            alphas: &ALPHAS,
+        })
+        .collect();
+    for tol in [None, Some(1e-1)] {
+        let params = base(LossFunction::Hinge, Averaging::Suffix, tol);
+        let got = fit_alpha_grid(
+            &rows,
+            GridTargets::Classes {
+                codes: &two,
+                n_classes: 2,
+            },
+            None,
+            &list,
+            &params,
+            MultiClass::OneVsRest,
+            Search::Exact,
+            1,
+            &Monitor::new(),
+        )
+        .unwrap();
+        for (f, (train, test)) in folds_ix.iter().enumerate() {
+            let sub = RowSubset::new(&rows, train).unwrap();
+            let held = RowSubset::new(&rows, test).unwrap();
+            let c: Vec<u32> = train.iter().map(|&i| two[i]).collect();
+            let task = BinaryTask::new(&c, 1, None, 1.0, 1.0).unwrap();
+            for (a, &alpha) in ALPHAS.iter().enumerate() {
+                let p = Params {
+                    alpha,
+                    ..(*params).clone()
+                }
+                .validate()
+                .unwrap();
+                let mut state = LinearState::new(wide, 17, 0).unwrap();
+                let mut coef = vec![0.0; wide];
+                let o = fit_binary(&sub, &task, &p, &mut state, &mut coef, &Monitor::new(), "")
+                    .unwrap();
+                assert_eq!(got[f].n_iter[a], o.n_iter);
+                for r in 0..test.len() {
+                    let want = held.dot(r, &coef) + o.intercept;
+                    assert_eq!(
+                        got[f].decision[a * test.len() + r].to_bits(),
+                        want.to_bits()
+                    );
+                }
+            }
+        }
+    }
 }

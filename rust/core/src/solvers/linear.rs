@@ -130,6 +130,24 @@ impl LinearState {
         })
     }
 
+    /// A state of no features and no steps, holding no memory: what a grid keeps
+    /// of a model it stopped.
+    pub(crate) fn empty() -> Self {
+        Self {
+            v: vec![0.0],
+            scale: 1.0,
+            sq_norm: 0.0,
+            bias: 0.0,
+            t: 0,
+            sampler: Sampler::new(0, 0),
+            avg_start: u64::MAX,
+            avg_u: Vec::new(),
+            avg_beta: 0.0,
+            avg_bias_sum: 0.0,
+            avg_count: 0,
+        }
+    }
+
     /// A state at the iterate `w = v` (`n_features + 1` entries, the last the
     /// bias-multiplier weight), unregularised bias `bias`, after `t` steps,
     /// drawing from stream `stream` of `seed`, without an average: where a
