@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _linear_solver, _search
 from pegasos_rs._arrays import buffer, n_threads
-from pegasos_rs._base import available_if, unchanged_on_error
+from pegasos_rs._base import R2Score, available_if, unchanged_on_error
 from pegasos_rs._fit_inputs import class_weight_vector, seed_from
 from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
@@ -438,7 +438,7 @@ random_state, n_jobs, verbose, probability, multi_class
         return self
 
 
-class PegasosRegressorCV(_LinearSearch, RegressorMixin, BaseEstimator):
+class PegasosRegressorCV(_LinearSearch, R2Score, RegressorMixin, BaseEstimator):
     __doc__ = f"""Linear Pegasos regressor with ``alpha`` (or ``C``) chosen by
     cross-validation, as ``RidgeCV``.
 
