@@ -299,3 +299,28 @@ def test_regression_sets_test_rows(name):
     model = PegasosRegressor(alpha=1e-5, max_iter=5, random_state=0).fit(X, y)
     (out,) = run(pegasos_rs.to_onnx(model, X[:1], dtype=np.float32), Xt)
     assert_values(out.ravel(), model.predict(Xt))
+
+
+@pytest.mark.parametrize("search", ["exact", "halving"])
+def test_a_cross_validated_search_exports_its_refit_model(search):
+    """The graph of a search is its refit model's: its labels agree with the true
+    labels as well as the search's own predictions do (a reference the export
+    cannot share), and its scores are the refit model's."""
+    from pegasos_rs import PegasosClassifierCV, PegasosRegressorCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _problem(3, sparse=False, seed=4)
+    cv = PegasosClassifierCV(alphas=[1e-1, 1e-2, 1e-3], cv=3, search=search, random_state=0)
+    cv.set_params(loss="log_loss").fit(X, y)
+    options = {PegasosClassifier: NO_ZIPMAP}  # keyed by the refit model's class
+    onx = pegasos_rs.to_onnx(cv, X[:1], dtype=np.float32, options=options)
+    check_classifier(cv, onx, X)
+    label, _ = run(onx, X)
+    assert np.mean(label == y) == pytest.approx(np.mean(cv.predict(X) == y), abs=0.01)
+    pipe = make_pipeline(StandardScaler(), PegasosRegressorCV(alphas=[1e-2, 1e-3], cv=3))
+    pipe.fit(X, y.astype(float))
+    (values,) = run(pegasos_rs.to_onnx(pipe, X[:1], dtype=np.float32), X)
+    assert_values(values.ravel(), pipe.predict(X))
+    with pytest.raises(TypeError, match="refit=False"):
+        pegasos_rs.to_onnx(PegasosClassifierCV(alphas=[0.1], cv=3, refit=False).fit(X, y), X)

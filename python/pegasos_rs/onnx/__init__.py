@@ -264,8 +264,9 @@ def check_exportable(model: Any) -> None:
 def in_memory(model: Any) -> Any:
     """``model`` with every ``pegasos_rs.dask`` estimator (steps of a pipeline too)
     replaced by an instance of the in-memory class it extends, holding the same
-    parameters and fitted attributes (the graph reads only those); other models are
-    returned as they are."""
+    parameters and fitted attributes (the graph reads only those), and every
+    cross-validated search (``PegasosClassifierCV``, ``PegasosRegressorCV``) by its
+    refit model; other models are returned as they are."""
     from sklearn.pipeline import Pipeline
 
     if isinstance(model, Pipeline):
@@ -273,6 +274,15 @@ def in_memory(model: Any) -> Any:
         if all(new is old for (_, new), (_, old) in zip(steps, model.steps, strict=True)):
             return model
         return Pipeline(steps)
+    if type(model).__module__ == "pegasos_rs.linear_cv":
+        refit = getattr(model, "best_estimator_", None)
+        if refit is None:
+            raise TypeError(
+                f"{type(model).__name__} cannot be exported to ONNX: it has no refit "
+                "model (not fitted, or fitted with refit=False); the graph is the "
+                "refit model's"
+            )
+        return refit
     if not type(model).__module__.startswith("pegasos_rs.dask"):
         return model
     for row in CONVERTERS:
@@ -307,7 +317,9 @@ def to_onnx(
         ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that
         skl2onnx converts (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``...).
         The estimators of :mod:`pegasos_rs.dask` are exported as the in-memory
-        models they extend.
+        models they extend, ``PegasosClassifierCV`` and ``PegasosRegressorCV`` as
+        their refit model (``best_estimator_``: options keyed by its ``id`` or by
+        its class).
     X : array-like or sparse matrix, optional
         Rows like those the graph will read: their number of columns is the input's
         width, and their float type its type, as ``skl2onnx.to_onnx`` guesses it
