@@ -247,7 +247,7 @@ def test_an_interrupted_refit_keeps_the_previous_fit_of_every_estimator(child):
     latencies = _run(
         child,
         """
-        from pegasos_rs import KernelPegasosClassifier, Nystroem
+        from pegasos_rs import KernelPegasosClassifier, Nystroem, PegasosClassifierCV
         rng = np.random.RandomState(0)
         small, big = rng.randn(300, 20), rng.randn(20000, 30)
         for est, name, y_small, y_big in [
@@ -255,6 +255,8 @@ def test_an_interrupted_refit_keeps_the_previous_fit_of_every_estimator(child):
              np.arange(300) % 2, np.arange(20000) % 2),
             (Nystroem(n_components=3000, landmarks="k-means++", random_state=0),
              "nystroem_fit", None, None),
+            (PegasosClassifierCV(alphas=[1e-2, 1e-3], cv=3, random_state=0, max_iter=1),
+             "cv_linear", np.arange(300) % 3, np.arange(20000) % 3),
         ]:
             est.fit(small, y_small)
             if y_small is not None:
@@ -265,4 +267,4 @@ def test_an_interrupted_refit_keeps_the_previous_fit_of_every_estimator(child):
             assert est.n_features_in_ == 20
         """,
     )
-    _check(latencies, 2)
+    _check(latencies, 3)
