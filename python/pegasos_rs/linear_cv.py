@@ -53,9 +53,6 @@ _SEARCH_CONSTRAINTS: dict = {
     "factor": [Interval(Real, 1, None, closed="neither")],
 }
 
-#: Names of the search's own parameters.
-_SEARCH_PARAMS = ("alphas", "Cs", "cv", "scoring", "refit", "search", "factor")
-
 
 def _has_refit(search: Any) -> bool:
     """Whether the search has a refit model to predict with."""
@@ -93,6 +90,11 @@ class _LinearSearch:
     search: str
     factor: float
     n_jobs: Any
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _estimator(self, **changes):
         """The estimator the search tunes, with the search's parameters."""
@@ -411,11 +413,6 @@ random_state, n_jobs, verbose, probability, multi_class
         self.probability = probability
         self.multi_class = multi_class
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     @unchanged_on_error
     @fit_context(prefer_skip_nested_validation=True)
     def fit(
@@ -518,11 +515,6 @@ n_jobs, verbose
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
     @unchanged_on_error
     @fit_context(prefer_skip_nested_validation=True)

@@ -35,6 +35,7 @@
 //! | Linear Pegasos | [`LinearSvm`] ([`MultiClass`]: one-vs-rest, shared draws, Crammer–Singer), [`LinearRegressor`], [`LinearRanker`]: builders over [`LinearParams`] ([`Params`], [`LossFunction`], [`Averaging`], [`Intercept`], [`Sampling`]) giving [`FittedLinearSvm`] and [`FittedLinearModel`]; `fit_from` continues saved [`LinearState`]s |
 //! | Kernel Pegasos | [`KernelSvm`], [`KernelRegressor`] ([`Kernel`], [`Strategy`], [`Decomposition`], [`PrecomputedGram`]) giving [`FittedKernelSvm`] and [`FittedKernelRegressor`]; [`pairwise_kernel`], [`kernel_decision`] |
 //! | Feature maps | [`FourierFeatures`] (random Fourier features of the rbf kernel, [`FourierForm`]), [`Nystroem`] (any [`Kernel`] or a precomputed one, [`Landmarks`]): builders giving [`FittedFourierFeatures`] and [`FittedNystroem`], which transform into a caller's `f32` or `f64` buffer and are rebuilt `from_parts`; [`AdditiveMap`] ([`AdditiveKernel`]: χ², intersection, Jensen–Shannon), which has nothing to fit |
+//! | Cross-validation | [`fit_alpha_grid`]: every (fold, alpha) pair of a search over [`Fold`]s ([`GridTargets`], [`Search`], [`halving_rungs`]), each fold's held-out [`FoldResult`] ([`fold_accuracy`]) |
 //! | Probabilities | Platt's sigmoids: [`fit_sigmoid`], [`class_probabilities`] |
 //! | Rows held elsewhere | [`StreamedFit`] (the client of an exact fit whose rows live on a cluster), [`LocalPass`] (a worker's pass of parameter mixing) |
 //! | Files | [`io::svmlight`] (the text format, with query ids), [`io::codec`] (solver states) |

@@ -44,9 +44,10 @@ use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::linear::{
     check_drawn, check_every_row, current_model, first_step, for_each_batch, mean_zero_loss,
-    plan_linear_fit, primal_objective, start_at, LinearState, StepRule, Violators, BLOCK_EXAMPLES,
+    plan_linear_fit, primal_objective, scratch, start_at, LinearState, StepRule, BLOCK_EXAMPLES,
 };
 use crate::solvers::linear_svm::MultiClass;
+use crate::solvers::multiclass::predicted_class;
 use crate::solvers::params::{Params, Sampling, ValidParams};
 use crate::solvers::passes::{PassPlan, PassSubject};
 use crate::solvers::sampler::{Draws, Sampler};
@@ -292,14 +293,7 @@ fn mean_score(out: &[FoldResult], folds: &[Fold<'_>], targets: GridTargets<'_>, 
         let (n_test, k) = (fold.test.len(), result.n_outputs);
         let values = &result.decision[a * n_test * k..(a + 1) * n_test * k];
         total += match targets {
-            GridTargets::Classes { codes, .. } => {
-                let correct = values
-                    .chunks(k)
-                    .zip(fold.test)
-                    .filter(|(row, &i)| predicted(row) == codes[i])
-                    .count();
-                correct as f64 / n_test as f64
-            }
+            GridTargets::Classes { codes, .. } => accuracy(values, k, codes, fold.test),
             GridTargets::Real(y) => {
                 let sse: f64 = values
                     .iter()
@@ -336,47 +330,35 @@ fn collect(out: &mut [FoldResult], done: Vec<Done>, folds: &[Fold<'_>]) {
 }
 
 /// The accuracy of each grid point of a fold: the share of held-out rows whose
-/// predicted class (the sign for one output, class 1 when positive; else the
-/// first largest value) is `codes[test[r]]`. `NaN` for a fold without held-out
+/// predicted class (as a fitted model predicts it: the sign for one output, class
+/// 1 when positive; else the first largest value) is `codes[test[r]]`. `NaN` for a fold without held-out
 /// rows.
 pub fn fold_accuracy(result: &FoldResult, codes: &[u32], test: &[usize]) -> Vec<f64> {
-    let k = result.n_outputs;
-    let n_test = test.len();
-    let per_point = n_test * k;
+    let per_point = test.len() * result.n_outputs;
     result
         .decision
         .chunks(per_point.max(1))
         .take(result.n_iter.len())
-        .map(|values| {
-            let correct = values
-                .chunks(k)
-                .zip(test)
-                .filter(|(row, &i)| predicted(row) == codes[i])
-                .count();
-            correct as f64 / n_test as f64
-        })
+        .map(|values| accuracy(values, result.n_outputs, codes, test))
         .collect()
 }
 
-/// The class a row of decision values predicts (see [`fold_accuracy`]).
-fn predicted(row: &[f64]) -> u32 {
-    if row.len() == 1 {
-        return u32::from(row[0] > 0.0);
-    }
-    let mut best = 0;
-    for (c, &v) in row.iter().enumerate() {
-        if v > row[best] {
-            best = c;
-        }
-    }
-    best as u32
+/// The share of the rows `test` whose class, predicted from their decision values
+/// `values` (`k` per row, [`predicted_class`]), is `codes[test[r]]`.
+fn accuracy(values: &[f64], k: usize, codes: &[u32], test: &[usize]) -> f64 {
+    let correct = values
+        .chunks(k)
+        .zip(test)
+        .filter(|(row, &i)| predicted_class(row) == codes[i])
+        .count();
+    correct as f64 / test.len() as f64
 }
 
 /// One block of a search: a fold's binary problem (or all its classes, with
 /// shared draws) with one column per grid point.
 struct Problem<'a> {
     fold: usize,
-    train: Vec<usize>,
+    train: &'a [usize],
     test: &'a [usize],
     /// The fold's class codes (or targets) and sample weights, in training order.
     codes: Vec<u32>,
@@ -545,7 +527,7 @@ fn plan_problems<'a, R: Rows>(
         let weights = sample_weight.map(take_f64);
         let problem = |classes: Vec<usize>, stream: u64| Problem {
             fold: f,
-            train: fold.train.to_vec(),
+            train: fold.train,
             test: fold.test,
             codes: codes.clone(),
             targets: y.clone(),
@@ -708,7 +690,7 @@ impl Problem<'_> {
         taken: Option<RunState>,
         monitor: &Monitor,
     ) -> Result<RunState> {
-        let train = RowSubset::new(rows, &self.train)?;
+        let train = RowSubset::new(rows, self.train)?;
         let tasks = self.tasks()?;
         let mut run = if let Some(run) = taken {
             run
@@ -911,13 +893,7 @@ fn run_steps<R: Rows>(
 ) -> Result<()> {
     let k = rules[0].batch_size;
     let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
-    let mut drawn = Vec::new();
-    let mut violators: Violators = Vec::new();
-    let oom = |_| Error::OutOfMemory(format!("batch_size {k} needs a buffer"));
-    drawn
-        .try_reserve_exact(block_steps as usize * k)
-        .map_err(oom)?;
-    violators.try_reserve_exact(k).map_err(oom)?;
+    let (mut violators, mut drawn) = scratch(k, block_steps as usize * k)?;
     let mut remaining = n_steps;
     while remaining > 0 {
         if monitor.is_stopped() {

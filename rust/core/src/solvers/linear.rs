@@ -738,7 +738,9 @@ pub(crate) fn for_each_batch<R: Rows>(
     }
 }
 
-fn scratch(k: usize, block: usize) -> Result<(Violators, Vec<usize>)> {
+/// The scratch buffers of a run of batches of `k`: the violators of a step and a
+/// block of `block` drawn examples (an error when they cannot be allocated).
+pub(crate) fn scratch(k: usize, block: usize) -> Result<(Violators, Vec<usize>)> {
     let oom =
         |len: usize| Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"));
     let mut violators = Vec::new();

@@ -38,7 +38,9 @@ use crate::monitor::Monitor;
 use crate::solvers::crammer_singer::fit_crammer_singer;
 use crate::solvers::linear::{FitOutput, LinearState};
 use crate::solvers::linear_params::LinearParams;
-use crate::solvers::multiclass::{decision_function, fit_one_vs_rest, initial_states};
+use crate::solvers::multiclass::{
+    decision_function, fit_one_vs_rest, initial_states, predicted_class,
+};
 use crate::solvers::params::Params;
 use crate::solvers::shared_ovr::fit_shared_one_vs_rest;
 
@@ -211,22 +213,8 @@ impl FittedLinearSvm {
     /// first of equals).
     pub fn predict<R: Rows>(&self, rows: &R) -> Result<Vec<u32>> {
         let values = self.decision_function(rows)?;
-        let k = self.intercept.len();
-        if k == 1 {
-            return Ok(values.iter().map(|&v| u32::from(v > 0.0)).collect());
-        }
-        Ok(values
-            .chunks_exact(k)
-            .map(|row| {
-                let mut best = 0;
-                for (c, &v) in row.iter().enumerate() {
-                    if v > row[best] {
-                        best = c;
-                    }
-                }
-                best as u32
-            })
-            .collect())
+        let k = self.intercept.len().max(1);
+        Ok(values.chunks_exact(k).map(predicted_class).collect())
     }
 }
 

@@ -102,6 +102,22 @@ pub fn problem_label(show: bool, p: usize) -> String {
     }
 }
 
+/// The class code a row of decision values predicts: for one value (two classes)
+/// 1 where it is positive, else 0; otherwise the class of the largest value (the
+/// first of equals).
+pub(crate) fn predicted_class(row: &[f64]) -> u32 {
+    if row.len() == 1 {
+        return u32::from(row[0] > 0.0);
+    }
+    let mut best = 0;
+    for (c, &v) in row.iter().enumerate() {
+        if v > row[best] {
+            best = c;
+        }
+    }
+    best as u32
+}
+
 /// Decision values `X W^T + b` as a row-major `n_rows x n_outputs` matrix, computed
 /// in parallel blocks of rows. `coef` is row-major `n_outputs x n_features`. Stops
 /// with [`Error::Interrupted`] once `monitor` is stopped.
