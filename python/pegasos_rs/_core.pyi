@@ -233,6 +233,19 @@ def pairwise_kernel(
     kernel: _KernelSpec,
     n_threads: int,
 ) -> NDArray[np.float64]: ...
+def raw_gram(
+    x: _Dense | _Csr,
+    *,
+    kernel: _KernelSpec,
+    n_threads: int,
+) -> NDArray[np.float64]: ...
+def finish_gram(
+    x: _Dense | _Csr,
+    raw: NDArray[np.float64],
+    *,
+    kernel: _KernelSpec,
+    n_threads: int,
+) -> NDArray[np.float64]: ...
 def parse_svmlight(
     text: bytes,
     *,

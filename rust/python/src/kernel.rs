@@ -8,9 +8,9 @@ use pyo3::types::PyDict;
 
 use pegasos_core::thresholds::is_small;
 use pegasos_core::{
-    kernel_decision as core_kernel_decision, pairwise_kernel as core_pairwise_kernel,
-    Decomposition, KernelReport, KernelSvm, KernelSvmParams, Params, PrecomputedGram, Rows,
-    Strategy,
+    finish_gram as core_finish_gram, kernel_decision as core_kernel_decision,
+    pairwise_kernel as core_pairwise_kernel, raw_gram as core_raw_gram, Decomposition,
+    KernelReport, KernelSvm, KernelSvmParams, Params, PrecomputedGram, Rows, Strategy,
 };
 
 use crate::arrays::{slice, Matrix};
@@ -241,4 +241,55 @@ pub fn pairwise_kernel<'py>(
         Ok((values, x_rows.n_rows(), y_rows.n_rows()))
     })))?;
     PyArray1::from_vec(py, values).reshape([n, m])
+}
+
+/// The `gamma`-free values of the kernel between every pair of rows of `x`, shape
+/// `(n, n)` (inner products, or chi2's shared terms), for [`finish_gram`].
+#[pyfunction]
+#[pyo3(signature = (x, *, kernel, n_threads))]
+pub fn raw_gram<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    kernel: KernelSpec,
+    n_threads: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let Some(kern) = kernel.kernel()? else {
+        return Err(PyValueError::new_err(
+            "'precomputed' is not a kernel function",
+        ));
+    };
+    let dense = matches!(x, Matrix::Dense(_));
+    let n = x.n_rows();
+    let small = is_small(x.stored_entries().saturating_mul(n.max(1)));
+    let values = dispatch_rows!(x, make_x => detach_interruptible(py, small, |monitor| {
+        let rows = make_x()?;
+        core_raw_gram(kern, &rows, dense, n_threads, monitor)
+    }))?;
+    PyArray1::from_vec(py, values).reshape([n, n])
+}
+
+/// The kernel matrix of `x` with `kernel` (its `gamma`), shape `(n, n)`, from
+/// [`raw_gram`]'s values for the same rows: `pairwise_kernel`'s bits.
+#[pyfunction]
+#[pyo3(signature = (x, raw, *, kernel, n_threads))]
+pub fn finish_gram<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    raw: PyReadonlyArray2<'py, f64>,
+    kernel: KernelSpec,
+    n_threads: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let Some(kern) = kernel.kernel()? else {
+        return Err(PyValueError::new_err(
+            "'precomputed' is not a kernel function",
+        ));
+    };
+    let n = x.n_rows();
+    let raw = slice(&raw)?;
+    let small = is_small(raw.len());
+    let values = dispatch_rows!(x, make_x => detach_interruptible(py, small, |monitor| {
+        let rows = make_x()?;
+        core_finish_gram(kern, &rows, raw, n_threads, monitor)
+    }))?;
+    PyArray1::from_vec(py, values).reshape([n, n])
 }

@@ -315,43 +315,44 @@ impl<'a, R: Rows> KernelRows<'a, R> {
 
     #[inline]
     fn fill(&self, q: &Query, js: impl Fn(usize) -> usize, out: &mut [f64]) {
-        let buf = &q.buf;
-        let dots = |out: &mut [f64], f: fn(&Self, &Query, usize, f64) -> f64| {
+        if let Kernel::Rbf { gamma } = self.kernel {
+            // Fused with the products: `finish` would call `js` (and its prefetches)
+            // a second time per row. The same arithmetic as `raw` then `finish`.
+            let buf = &q.buf;
             for (t, o) in out.iter_mut().enumerate() {
                 let j = js(t);
-                *o = f(self, q, j, self.others.dot(j, buf));
+                let d = self.others.dot(j, buf);
+                *o = (q.x_sq_norm + self.other_sq_norm[j] - 2.0 * d).max(0.0);
             }
-        };
+            for o in out.iter_mut() {
+                *o *= -gamma;
+            }
+            math::exp_in_place(out);
+            return;
+        }
+        self.raw(q, &js, out);
+        self.finish(out, q.x_sq_norm, q.x_sum, &js);
+    }
+
+    /// The values `finish` turns into kernel values, for the query loaded in `q` and
+    /// the prepared rows `js(t)`: inner products (the dot-product kernels and rbf),
+    /// the shared terms `sum_k 4 x_k y_k / (x_k + y_k)` (chi2), or the kernel's
+    /// values themselves (intersection). None depends on `gamma`.
+    #[inline]
+    fn raw(&self, q: &Query, js: impl Fn(usize) -> usize, out: &mut [f64]) {
+        let buf = &q.buf;
         match self.kernel {
-            Kernel::Linear | Kernel::Poly { .. } | Kernel::Sigmoid { .. } => {
-                dots(out, |_, _, _, d| d);
-                // These finish from the inner product alone: no row index needed.
-                self.finish(out, q.x_sq_norm, q.x_sum, |t| t);
-            }
-            Kernel::Rbf { gamma } => {
-                // Fused with the products: `finish` would call `js` (and its
-                // prefetches) a second time per row.
-                dots(out, |me, q, j, d| {
-                    (q.x_sq_norm + me.other_sq_norm[j] - 2.0 * d).max(0.0)
-                });
-                for o in out.iter_mut() {
-                    *o *= -gamma;
-                }
-                math::exp_in_place(out);
-            }
-            Kernel::Chi2 { gamma } => {
+            Kernel::Chi2 { .. } => {
                 for (t, o) in out.iter_mut().enumerate() {
-                    let j = js(t);
                     let mut shared = 0.0;
-                    self.others.for_each_entry(j, |k, y| {
+                    self.others.for_each_entry(js(t), |k, y| {
                         let x = buf[k];
                         if x > 0.0 && y > 0.0 {
                             shared += 4.0 * x * y / (x + y);
                         }
                     });
-                    *o = -gamma * (q.x_sum + self.other_sum[j] - shared).max(0.0);
+                    *o = shared;
                 }
-                math::exp_in_place(out);
             }
             Kernel::Intersection => {
                 for (t, o) in out.iter_mut().enumerate() {
@@ -361,7 +362,26 @@ impl<'a, R: Rows> KernelRows<'a, R> {
                     *o = acc;
                 }
             }
+            _ => {
+                for (t, o) in out.iter_mut().enumerate() {
+                    *o = self.others.dot(js(t), buf);
+                }
+            }
         }
+    }
+
+    /// The kernel's values before its function of `gamma`, `out[t]` for the query
+    /// loaded in `q` and the prepared rows `from + t` (see [`KernelRows::finish_raw`]).
+    pub fn raw_into(&self, q: &Query, from: usize, out: &mut [f64]) {
+        self.raw(q, |t| from + t, out);
+    }
+
+    /// Turn [`KernelRows::raw_into`]'s values of prepared row `i` (loaded as the
+    /// query) against the prepared rows `from + t` into this kernel's values: the
+    /// same bits as [`KernelRows::eval_into`] gives, whatever `gamma` the raw values
+    /// were computed with (they do not depend on it).
+    pub fn finish_raw(&self, i: usize, from: usize, out: &mut [f64]) {
+        self.finish(out, self.other_sq_norm[i], self.other_sum[i], |t| from + t);
     }
 }
 
