@@ -1,10 +1,12 @@
-"""What the cross-validated estimators share: the grid of ``alpha`` (or ``C``), the
-folds, the scores of every candidate on them, ``cv_results_`` in
-``GridSearchCV``'s layout, and the choice of the best candidate.
+"""What the cross-validated estimators share: the grid of ``alpha`` (or ``C``, and
+``gamma`` for a kernel), the folds, the scores of every candidate on them,
+``cv_results_`` in ``GridSearchCV``'s layout, the choice of the best candidate, its
+refit and the delegation to it (:class:`SearchMixin`).
 
 The linear estimators train every (fold, candidate) pair in one call of the
 extension (``_core.cv_linear``: the candidates of a fold step on the same drawn
-rows) and score them from the held-out decision values it returns; a ``scoring``
+rows), the kernel ones every candidate of a ``gamma`` on one kernel matrix
+(``kernel_cv``); both score them from the held-out decision values; a ``scoring``
 those values cannot answer (a callable, a scorer of probabilities) is answered by
 fitting and scoring each candidate as ``GridSearchCV`` does.
 """
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass, field
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,12 +24,25 @@ from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils import _safe_indexing
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from pegasos_rs._base import available_if
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 #: LIBLINEAR's largest ``C`` of its ``-C`` search (``find_parameters``' ``max_C``).
 LIBLINEAR_MAX_C = 1024.0
+
+#: The parameters every search has (beside those of the estimator it tunes).
+SEARCH_CONSTRAINTS: dict = {
+    "alphas": [None, "array-like"],
+    "Cs": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
+    "cv": ["cv_object"],
+    "scoring": [None, callable, str],
+    "refit": ["boolean"],
+}
 
 
 def start_c(squared_row_norm: float, n_rows: int, loss: str) -> float:
@@ -100,6 +117,39 @@ class Grid:
 
     def __len__(self) -> int:
         return self.values.size
+
+    def candidates(self, gammas=None) -> list[Candidate]:
+        """The candidates in ``GridSearchCV``'s order for the grid ``{param:
+        values}`` (and ``{"gamma": gammas}``): its parameters sorted by name, the
+        last varying fastest (``C`` and ``alpha`` sort before ``gamma``)."""
+        if gammas is None:
+            return [Candidate(float(v), self.as_c) for v in self.values]
+        return [
+            Candidate(float(v), self.as_c, {"gamma": float(g)}) for v in self.values for g in gammas
+        ]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One point of a grid: ``C`` (``as_c``) or ``alpha``, and the other parameters
+    it sets (``{"gamma": ...}``)."""
+
+    value: float
+    as_c: bool
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def params(self) -> dict:
+        """The candidate as ``cv_results_["params"]`` shows it."""
+        return {"C" if self.as_c else "alpha": self.value, **self.extra}
+
+    def alpha_for(self, n_rows: int) -> float:
+        """Its ``alpha`` for a training set of ``n_rows`` rows."""
+        return 1.0 / (self.value * n_rows) if self.as_c else self.value
+
+    def changes(self, n_rows: int) -> dict:
+        """The estimator's parameters it sets for a training set of ``n_rows`` rows."""
+        return {"alpha": self.alpha_for(n_rows), **self.extra}
 
 
 def resolve_grid(est, matrix, n_rows: int) -> Grid:
@@ -228,19 +278,26 @@ def rank(scores: NDArray[np.float64]) -> NDArray[np.int32]:
 
 
 def cv_results(
-    grid: Grid, scores: NDArray[np.float64], fit_time: NDArray[np.float64], score_time, n_iter
+    candidates: list[Candidate],
+    scores: NDArray[np.float64],
+    fit_time: NDArray[np.float64],
+    score_time,
+    n_iter,
 ) -> dict:
     """``cv_results_`` in ``GridSearchCV``'s layout from the ``(n_candidates,
     n_folds)`` scores, fit and score times, and passes run."""
     n_folds = scores.shape[1]
+    params = [c.params for c in candidates]
     results: dict[str, Any] = {
         "mean_fit_time": fit_time.mean(axis=1),
         "std_fit_time": fit_time.std(axis=1),
         "mean_score_time": score_time.mean(axis=1),
         "std_score_time": score_time.std(axis=1),
-        f"param_{grid.param}": np.ma.MaskedArray(grid.values.astype(object), mask=False),
-        "params": [{grid.param: float(v)} for v in grid.values],
     }
+    for name in params[0]:
+        column = np.array([p[name] for p in params], dtype=object)
+        results[f"param_{name}"] = np.ma.MaskedArray(column, mask=False)
+    results["params"] = params
     for k in range(n_folds):
         results[f"split{k}_test_score"] = scores[:, k]
     results["mean_test_score"] = scores.mean(axis=1)
@@ -250,21 +307,21 @@ def cv_results(
     return results
 
 
-def fit_one_by_one(est, base, grid: Grid, X, y, sample_weight, folds, scoring):
+def fit_one_by_one(base, candidates: list[Candidate], X, y, sample_weight, folds, scoring):
     """Each candidate fitted on each fold's training rows and scored on its
     held-out rows by ``scoring``, as ``GridSearchCV`` does: the ``(n_candidates,
     n_folds)`` scores, fit times, score times and passes."""
     scorer = check_scoring(base, scoring=scoring)
     weigh = sample_weight is not None and accepts_sample_weight(scorer)
-    shape = (len(grid), len(folds))
+    shape = (len(candidates), len(folds))
     scores, fits, timed, n_iter = (np.zeros(shape) for _ in range(4))
     for f, (tr, te) in enumerate(folds):
         X_tr, y_tr = _safe_indexing(X, tr), _safe_indexing(y, tr)
         X_te, y_te = _safe_indexing(X, te), _safe_indexing(y, te)
         kwargs = {} if sample_weight is None else {"sample_weight": sample_weight[tr]}
         score_kwargs = {"sample_weight": sample_weight[te]} if weigh else {}
-        for a, alpha in enumerate(grid.alphas_for(tr.size)):
-            model = clone(base).set_params(alpha=float(alpha))
+        for a, candidate in enumerate(candidates):
+            model = clone(base).set_params(**candidate.changes(tr.size))
             started = time.perf_counter()
             model.fit(X_tr, y_tr, **kwargs)
             fits[a, f] = time.perf_counter() - started
@@ -273,3 +330,111 @@ def fit_one_by_one(est, base, grid: Grid, X, y, sample_weight, folds, scoring):
             timed[a, f] = time.perf_counter() - started
             n_iter[a, f] = model.n_iter_
     return scores, fits, timed, n_iter
+
+
+def _has_refit(search: Any) -> bool:
+    """Whether the search has a refit model to predict with."""
+    if not search.refit:
+        raise AttributeError(
+            f"this {type(search).__name__} was fitted with refit=False: it keeps the "
+            "scores (cv_results_, best_params_) but no model; set refit=True to "
+            "predict"
+        )
+    return True
+
+
+def _refit_has(method: str):
+    """``available_if`` check: the refit model has ``method``."""
+
+    def check(search: Any) -> bool:
+        _has_refit(search)
+        if hasattr(search, "best_estimator_"):
+            getattr(search.best_estimator_, method)  # its AttributeError says why
+            return True
+        return hasattr(search._estimator(), method)
+
+    return check
+
+
+class SearchMixin:
+    """The choice of the best candidate, its refit on all the rows and the methods
+    that delegate to it, for a search over the estimator ``_estimator_class``
+    (whose parameters the search has, but ``alpha``), copying the refit model's
+    ``_refit_attributes``. Put it left of scikit-learn's mixins."""
+
+    _estimator_class: type
+    _refit_attributes: tuple[str, ...]
+    cv: Any
+    scoring: Any
+    refit: bool
+    n_jobs: Any
+
+    def _estimator(self, **changes):
+        """The estimator the search tunes, with the search's parameters."""
+        names = self._estimator_class().get_params().keys()
+        params = {k: getattr(self, k) for k in names if hasattr(self, k)}
+        params.update(changes)
+        return self._estimator_class(**params)
+
+    def _choose_and_refit(
+        self, base, candidates: list[Candidate], measured, X, y, sample_weight, labels, n_splits
+    ) -> None:
+        """Set ``cv_results_`` from the ``measured`` (scores, fit times, score times,
+        passes), the best candidate's attributes, and refit it on all the rows
+        (``base`` with its parameters) when ``refit``."""
+        results = cv_results(candidates, *measured)
+        n_rows = X.shape[0]
+        self.cv_results_ = results
+        self.n_splits_ = n_splits
+        self.best_index_ = int(np.argmin(results["rank_test_score"]))
+        self.best_score_ = float(results["mean_test_score"][self.best_index_])
+        best = candidates[self.best_index_]
+        self.best_params_ = best.params
+        self.alpha_ = best.alpha_for(n_rows)
+        self.C_ = best.value if best.as_c else 1.0 / (self.alpha_ * n_rows)
+        if "gamma" in best.extra:
+            self.gamma_ = best.extra["gamma"]
+        if labels is not None:
+            self.classes_ = labels[0]
+        if not self.refit:
+            return
+        model = clone(base).set_params(**best.changes(n_rows))
+        kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
+        started = time.perf_counter()
+        model.fit(X, y, **kwargs)
+        self.refit_time_ = time.perf_counter() - started
+        self.best_estimator_ = model
+        for attr in self._refit_attributes:
+            setattr(self, attr, getattr(model, attr))
+
+    @available_if(_refit_has("decision_function"))
+    def decision_function(self, X) -> NDArray[np.float64]:
+        """The refit model's decision values."""
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    @available_if(_has_refit)
+    def predict(self, X) -> NDArray[Any]:
+        """The refit model's predictions."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    @available_if(_refit_has("predict_proba"))
+    def predict_proba(self, X) -> NDArray[np.float64]:
+        """The refit model's probabilities (``probability=True``, or the
+        ``log_loss`` and ``modified_huber`` losses)."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_refit_has("predict_log_proba"))
+    def predict_log_proba(self, X) -> NDArray[np.float64]:
+        """The logarithms of :meth:`predict_proba`."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_log_proba(X)
+
+    def save(self, path) -> None:
+        """Write the refit model to a model file (it loads as the estimator it is,
+        for example a :class:`~pegasos_rs.PegasosClassifier`)."""
+        _has_refit(self)
+        check_is_fitted(self)
+        self.best_estimator_.save(path)

@@ -12,17 +12,16 @@ scores are ``GridSearchCV``'s over the same folds.
 from __future__ import annotations
 
 import time
-from numbers import Integral, Real
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _core, _linear_solver, _search
 from pegasos_rs._arrays import buffer, n_threads
-from pegasos_rs._base import R2Score, available_if, unchanged_on_error
+from pegasos_rs._base import R2Score, unchanged_on_error
 from pegasos_rs._fit_inputs import class_weight_vector, seed_from
 from pegasos_rs._typing import fit_context
 from pegasos_rs._validation import (
@@ -37,82 +36,42 @@ from pegasos_rs.linear import PegasosClassifier
 from pegasos_rs.linear_regressor import PegasosRegressor, regression_targets
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike, NDArray
+    from numpy.typing import ArrayLike
     from typing_extensions import Self
 
     from pegasos_rs._typing import MatrixLike
 
-#: The parameters of a search (beside those of the estimator it tunes).
+#: The parameters of a linear search (beside those of the estimator it tunes).
 _SEARCH_CONSTRAINTS: dict = {
-    "alphas": [None, "array-like"],
-    "Cs": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
-    "cv": ["cv_object"],
-    "scoring": [None, callable, str],
-    "refit": ["boolean"],
+    **_search.SEARCH_CONSTRAINTS,
     "search": [StrOptions({"exact", "halving"})],
     "factor": [Interval(Real, 1, None, closed="neither")],
 }
 
 
-def _has_refit(search: Any) -> bool:
-    """Whether the search has a refit model to predict with."""
-    if not search.refit:
-        raise AttributeError(
-            f"this {type(search).__name__} was fitted with refit=False: it keeps the "
-            "scores (cv_results_, best_params_) but no model; set refit=True to "
-            "predict"
-        )
-    return True
+class _LinearSearch(_search.SearchMixin):
+    """The fit of the two linear searches: every (fold, candidate) pair in one call
+    of the extension."""
 
-
-def _refit_has(method: str):
-    """``available_if`` check: the refit model has ``method``."""
-
-    def check(search: Any) -> bool:
-        _has_refit(search)
-        if hasattr(search, "best_estimator_"):
-            getattr(search.best_estimator_, method)  # its AttributeError says why
-            return True
-        return hasattr(search._estimator(), method)
-
-    return check
-
-
-class _LinearSearch:
-    """The fit and the delegation of the two linear searches."""
-
-    _estimator_class: type
     alphas: Any
     Cs: Any
-    cv: Any
-    scoring: Any
-    refit: bool
     search: str
     factor: float
-    n_jobs: Any
+    _refit_attributes = ("coef_", "intercept_", "n_iter_", "t_", "objective_")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
 
-    def _estimator(self, **changes):
-        """The estimator the search tunes, with the search's parameters."""
-        names = self._estimator_class().get_params().keys()
-        params = {k: getattr(self, k) for k in names if hasattr(self, k)}
-        params.update(changes)
-        return self._estimator_class(**params)
-
     def _search(self, X, y, sample_weight, groups, labels) -> None:
         """Score every candidate on every fold, choose the best, refit."""
         name = type(self).__name__
         seed = seed_from(self.random_state)  # type: ignore[attr-defined]
         base = self._estimator(alpha=1.0, random_state=seed, warm_start=False)
-        matrix = as_rust_matrix(X)
         n_rows = X.shape[0]
         grid = _search.resolve_grid(self, X, n_rows)
         folds = _search.folds_of(self, X, y, groups)
-        classes = None
         if labels is not None:
             classes, _, _, codes = labels
             _search.check_fold_classes(name, classes, codes, folds)
@@ -124,35 +83,25 @@ class _LinearSearch:
                 "which multi_class='crammer_singer' and a callable scoring or a scorer "
                 "of probabilities do not run in; use search='exact'"
             )
+        candidates = grid.candidates()
         if score_of is None or joint:
             scores, fit_time, score_time, n_iter = _search.fit_one_by_one(
-                self, base, grid, X, y, sample_weight, folds, self.scoring
+                base, candidates, X, y, sample_weight, folds, self.scoring
             )
         else:
             scores, fit_time, score_time, n_iter = self._shared_grid(
-                base, matrix, y, sample_weight, labels, grid, folds, score_of
+                base, as_rust_matrix(X), y, sample_weight, labels, grid, folds, score_of
             )
-        results = _search.cv_results(grid, scores, fit_time, score_time, n_iter)
-        self.cv_results_ = results
-        self.n_splits_ = len(folds)
-        self.best_index_ = int(np.argmin(results["rank_test_score"]))
-        self.best_score_ = float(results["mean_test_score"][self.best_index_])
-        best = float(grid.values[self.best_index_])
-        self.best_params_ = {grid.param: best}
-        self.alpha_ = float(grid.alphas_for(n_rows)[self.best_index_])
-        self.C_ = best if grid.as_c else 1.0 / (self.alpha_ * n_rows)
-        if classes is not None:
-            self.classes_ = classes
-        if not self.refit:
-            return
-        model = clone(base).set_params(alpha=self.alpha_)
-        kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
-        started = time.perf_counter()
-        model.fit(X, y, **kwargs)
-        self.refit_time_ = time.perf_counter() - started
-        self.best_estimator_ = model
-        for attr in ("coef_", "intercept_", "n_iter_", "t_", "objective_"):
-            setattr(self, attr, getattr(model, attr))
+        self._choose_and_refit(
+            base,
+            candidates,
+            (scores, fit_time, score_time, n_iter),
+            X,
+            y,
+            sample_weight,
+            labels,
+            len(folds),
+        )
 
     def _shared_grid(self, base, matrix, y, sample_weight, labels, grid, folds, score_of):
         """Every (fold, candidate) pair in one call of the extension; the scores
@@ -217,39 +166,6 @@ class _LinearSearch:
             classes[present],
             counts[present],
         )
-
-    @available_if(_refit_has("decision_function"))
-    def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
-        """The refit model's decision values."""
-        check_is_fitted(self)
-        return self.best_estimator_.decision_function(X)
-
-    @available_if(_has_refit)
-    def predict(self, X: MatrixLike) -> NDArray[Any]:
-        """The refit model's predictions."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    @available_if(_refit_has("predict_proba"))
-    def predict_proba(self, X: MatrixLike) -> NDArray[np.float64]:
-        """The refit model's probabilities (``probability=True``, or the
-        ``log_loss`` and ``modified_huber`` losses)."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict_proba(X)
-
-    @available_if(_refit_has("predict_log_proba"))
-    def predict_log_proba(self, X: MatrixLike) -> NDArray[np.float64]:
-        """The logarithms of :meth:`predict_proba`."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict_log_proba(X)
-
-    def save(self, path) -> None:
-        """Write the refit model to a model file (it loads as the estimator it is,
-        a :class:`~pegasos_rs.PegasosClassifier` or
-        :class:`~pegasos_rs.PegasosRegressor`)."""
-        _has_refit(self)
-        check_is_fitted(self)
-        self.best_estimator_.save(path)
 
 
 _SEARCH_DOC = """

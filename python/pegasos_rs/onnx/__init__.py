@@ -265,16 +265,18 @@ def in_memory(model: Any) -> Any:
     """``model`` with every ``pegasos_rs.dask`` estimator (steps of a pipeline too)
     replaced by an instance of the in-memory class it extends, holding the same
     parameters and fitted attributes (the graph reads only those), and every
-    cross-validated search (``PegasosClassifierCV``, ``PegasosRegressorCV``) by its
+    cross-validated search (``PegasosClassifierCV``, ``KernelPegasosClassifierCV``, ...) by its
     refit model; other models are returned as they are."""
     from sklearn.pipeline import Pipeline
+
+    from pegasos_rs._search import SearchMixin
 
     if isinstance(model, Pipeline):
         steps = [(name, in_memory(step)) for name, step in model.steps]
         if all(new is old for (_, new), (_, old) in zip(steps, model.steps, strict=True)):
             return model
         return Pipeline(steps)
-    if type(model).__module__ == "pegasos_rs.linear_cv":
+    if isinstance(model, SearchMixin):
         refit = getattr(model, "best_estimator_", None)
         if refit is None:
             raise TypeError(
