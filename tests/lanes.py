@@ -26,6 +26,7 @@ OLDEST: dict[str, str] = {
     "test_kernel_losses.py": "scikit-learn's estimator checks",
     "test_ranker.py": "scikit-learn's estimator checks",
     "test_linear_cv.py": "scikit-learn's estimator checks, GridSearchCV and its scorers",
+    "test_kernel_cv.py": "scikit-learn's estimator checks, GridSearchCV and its scorers",
     "test_dataframes.py": "pandas and polars inputs, set_output, estimator checks",
     "test_inputs.py": "numpy and scipy inputs: dtypes, sparse arrays, validation",
     "test_check_input.py": "pandas and scipy sparse arrays through check_input",

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         Nystroem,
         RandomFourierFeatures,
     )
+    from pegasos_rs.kernel_cv import KernelPegasosClassifierCV, KernelPegasosRegressorCV
     from pegasos_rs.kernel_regressor import KernelPegasosRegressor
     from pegasos_rs.liblinear_format import write_liblinear_model
     from pegasos_rs.linear import PegasosClassifier
@@ -39,7 +40,9 @@ __all__ = [
     "AdditiveKernelMap",
     "DataFormatError",
     "KernelPegasosClassifier",
+    "KernelPegasosClassifierCV",
     "KernelPegasosRegressor",
+    "KernelPegasosRegressorCV",
     "Nystroem",
     "PegasosClassifier",
     "PegasosClassifierCV",
@@ -65,7 +68,9 @@ _HOME = {
     "AdditiveKernelMap": "kernel_approximation",
     "DataFormatError": "exceptions",
     "KernelPegasosClassifier": "kernel",
+    "KernelPegasosClassifierCV": "kernel_cv",
     "KernelPegasosRegressor": "kernel_regressor",
+    "KernelPegasosRegressorCV": "kernel_cv",
     "Nystroem": "kernel_approximation",
     "PegasosClassifier": "linear",
     "PegasosClassifierCV": "linear_cv",
