@@ -125,7 +125,6 @@ def test_errors_are_messages_not_tracebacks(files, tmp_path):
         (["train", "-s", "13", "-b", "1", str(train)], "-b 1 is for classifiers"),
         (["train", "-s", "11", "--sampling", "balanced", str(train)], "balanced is for"),
         (["train", "-n", "2", str(train)], "nu.*threads are --threads"),
-        (["train", "-C", "-t", "rbf", str(train)], "-C cannot be combined with -t"),
         (["train", "-C", "-b", "1", str(train)], "-C cannot be combined with -b 1"),
         (["train", "-C", "--alpha", "0.1", str(train)], "-C cannot be combined with --alpha"),
         (["train", "-t", "4", str(train)], "precomputed"),
@@ -672,6 +671,45 @@ def test_parameter_search_prints_liblinears_lines_and_writes_no_model(
     k = int(np.argmax(rates))
     assert float(best.group(1)) == _liblinear_search_cs(64.0, 1024.0)[k]
     assert float(best.group(2)) == pytest.approx(100 * rates[k], abs=1e-4)
+
+
+def test_parameter_search_with_a_kernel_searches_c_and_gamma(files, tmp_path, capsys, monkeypatch):
+    """``train -t rbf -C``: C = c, 4c, ... up to 2^8 and gamma = g/4 .. 4g, the best
+    by the folds' pooled accuracy, each candidate scored on the folds by hand with
+    the kernel estimator (the search's shared kernel matrix changes kernel values
+    by rounding at most: the same pooled accuracy here), and no model."""
+    monkeypatch.chdir(tmp_path)
+    _, train, _, _ = files
+    argv = ["-t", "rbf", "-g", "0.2", "-c", "16", "-v", "3", "--passes", "2", "--seed", "1"]
+    assert main(["train", "-C", *argv, str(train)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Doing parameter search with 3-fold cross validation."
+    best = re.fullmatch(r"Best C = (\S+) Best gamma = (\S+)  CV accuracy = (\S+)%", out[1])
+    assert best, out
+    assert not list(tmp_path.glob("*.model"))
+    from pegasos_rs import KernelPegasosClassifier, load_svmlight_file
+
+    X, y = load_svmlight_file(str(train))
+    order = np.random.RandomState(1).permutation(X.shape[0])
+    rates, grid = [], []
+    for C in (16.0, 64.0, 256.0):
+        for gamma in (0.05, 0.1, 0.2, 0.4, 0.8):
+            correct = 0
+            for test in np.array_split(order, 3):
+                tr, te = np.sort(np.setdiff1d(order, test)), np.sort(test)
+                model = KernelPegasosClassifier(
+                    alpha=1 / (C * tr.size), gamma=gamma, max_iter=2, random_state=1
+                ).fit(X[tr], y[tr])
+                correct += int(np.sum(model.predict(X[te]) == y[te]))
+            rates.append(correct / X.shape[0])
+            grid.append((C, gamma))
+    k = int(np.argmax(rates))
+    assert (float(best.group(1)), float(best.group(2))) == pytest.approx(grid[k])
+    assert float(best.group(3)) == pytest.approx(100 * rates[k], abs=1e-4)
+    # The SVR (-s 3 with -t) prints its mean squared error.
+    assert main(["train", "-C", "-t", "2", "-s", "3", "--passes", "1", str(train)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"Best C = \S+ Best gamma = \S+  CV MSE = \S+", out[1]), out
 
 
 def test_parameter_search_of_the_svr_searches_p_too(files, tmp_path, capsys, monkeypatch):

@@ -141,8 +141,12 @@ LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
                  LIBLINEAR. Every -s of the linear solvers searches (LIBLINEAR:
                  0, 2 and 11); all C values of a fold train at once, on the same
                  drawn rows, and all of them are tried (LIBLINEAR stops early once
-                 its models stop changing). Not with -t (a kernel), -b 1, --rank
-                 or --dask
+                 its models stop changing). With -t (a kernel), C and gamma
+                 (LIBSVM's grid.py's search): C = c, 4c, 16c, ... up to 2^8 from
+                 -c (without it, from 2^-2), gamma = g/4, g/2, g, 2g, 4g (g from
+                 -g; without it, "scale"), every C of a gamma trained on one kernel
+                 matrix; prints "Best C = ... Best gamma = ...  CV accuracy =
+                 ...%" ("CV MSE" with -s 3). Not with -b 1, --rank or --dask
   -q             quiet: no progress output and no warnings of the fit (warnings
                  about the command line are still shown, as LIBLINEAR's)
 Pegasos' own options:
@@ -655,6 +659,8 @@ def train(argv: list[str]) -> int:
         raise SystemExit("pegasos-rs train: one data file (several need --dask)")
     data_file = args.files[0]
     model_file = args.files[1] if len(args.files) > 1 else os.path.basename(data_file) + ".model"
+    if args.search and args.kernel != "linear":
+        return _search_kernel_parameters(args, data_file, class_weight)
     if args.search:
         return _search_parameters(args, data_file, class_weight)
     linear_classifier = args.kernel == "linear" and args.task == "classifier"
@@ -812,7 +818,6 @@ def _train_estimator(args, data_file: str, model_file: str, class_weight) -> int
 def _check_search(args, on_dask: bool) -> None:
     """Exit saying why, for an option ``-C`` cannot be combined with."""
     for refused, why in [
-        (args.kernel != "linear", "-t (kernels: the search of C is the linear solvers')"),
         (bool(args.probability), "-b 1 (the search writes no model)"),
         (bool(args.rank), "--rank"),
         (on_dask, "--dask"),
@@ -834,15 +839,8 @@ def _search_parameters(args, data_file: str, class_weight) -> int:
 
     X, y = _read(args, data_file, as_arrays=False)
     class_weight = _weights_of_present_labels(class_weight, y)
-    n_folds = args.folds or 5
-    if n_folds > X.shape[0]:
-        raise SystemExit(f"pegasos-rs train: {n_folds} folds for {counted(X.shape[0], 'example')}")
-    order = np.random.RandomState(args.seed).permutation(X.shape[0])
-    folds = []
-    for test in np.array_split(order, n_folds):
-        train = np.setdiff1d(order, test, assume_unique=True)
-        folds.append((np.sort(train), np.sort(test)))
-    print(f"Doing parameter search with {n_folds}-fold cross validation.")
+    folds = _search_folds(args, X.shape[0])
+    print(f"Doing parameter search with {len(folds)}-fold cross validation.")
     regression = args.task == "regressor"
     base = _estimator(args, X.shape[0], class_weight)
     params = {k: v for k, v in base.get_params().items() if k not in ("alpha", "warm_start")}
@@ -887,7 +885,6 @@ def _search_parameters(args, data_file: str, class_weight) -> int:
 def _pooled_search(args, X, y, folds, cs, params, p, regression: bool):
     """Every C of ``cs`` on every fold: the folds' pooled accuracy (or mean squared
     error) of each, as LIBLINEAR's search scores its C values."""
-    import numpy as np
 
     from pegasos_rs.linear_cv import PegasosClassifierCV, PegasosRegressorCV
 
@@ -901,6 +898,30 @@ def _pooled_search(args, X, y, folds, cs, params, p, regression: bool):
         search.fit(X, y)
     except (ValueError, OverflowError) as e:
         raise SystemExit(f"pegasos-rs train: -C: {e}") from None
+    return _pooled_scores(search, folds, regression)
+
+
+def _search_folds(args, n_rows: int):
+    """The ``-v`` folds of a ``-C`` search (5 without ``-v``): the rows in a random
+    order of ``--seed``, split into consecutive parts, as LIBLINEAR splits them."""
+    import numpy as np
+
+    n_folds = args.folds or 5
+    if n_folds > n_rows:
+        raise SystemExit(f"pegasos-rs train: {n_folds} folds for {counted(n_rows, 'example')}")
+    order = np.random.RandomState(args.seed).permutation(n_rows)
+    folds = []
+    for test in np.array_split(order, n_folds):
+        train = np.setdiff1d(order, test, assume_unique=True)
+        folds.append((np.sort(train), np.sort(test)))
+    return folds
+
+
+def _pooled_scores(search, folds, regression: bool):
+    """The folds' pooled accuracy (or negated mean squared error) of every candidate
+    of a fitted search, as LIBLINEAR's search scores its C values."""
+    import numpy as np
+
     sizes = np.array([te.size for _, te in folds], dtype=np.float64)
     per_fold = np.array([search.cv_results_[f"split{k}_test_score"] for k in range(len(folds))])
     if regression:
@@ -908,6 +929,50 @@ def _pooled_search(args, X, y, folds, cs, params, p, regression: bool):
         return -(per_fold * sizes[:, None]).sum(axis=0) / sizes.sum()
     correct = np.rint(per_fold * sizes[:, None])
     return correct.sum(axis=0) / sizes.sum()
+
+
+def _search_kernel_parameters(args, data_file: str, class_weight) -> int:
+    """``-C`` with ``-t``: C and gamma by cross-validation, as LIBSVM's ``grid.py``
+    searches them (``KernelPegasosClassifierCV`` / ``KernelPegasosRegressorCV``:
+    every C of a gamma on one kernel matrix); prints the best values and the pooled
+    score, writes no model."""
+    import numpy as np
+
+    from pegasos_rs._validation import resolve_gamma
+    from pegasos_rs.kernel_cv import KernelPegasosClassifierCV, KernelPegasosRegressorCV
+
+    X, y = _read(args, data_file, as_arrays=False)
+    class_weight = _weights_of_present_labels(class_weight, y)
+    folds = _search_folds(args, X.shape[0])
+    print(f"Doing parameter search with {len(folds)}-fold cross validation.")
+    regression = args.task == "regressor"
+    base = _estimator(args, X.shape[0], class_weight)
+    params = {k: v for k, v in base.get_params().items() if k not in ("alpha", "gamma")}
+    start = 0.25 if args.C is None else float(args.C)
+    cs = start * 4.0 ** np.arange(max(int(np.floor(np.log(256.0 / start) / np.log(4.0))), 0) + 1)
+    gammas = None
+    if base.kernel in ("rbf", "poly", "sigmoid", "chi2"):
+        center = resolve_gamma(base.kernel, base.gamma, X)
+        gammas = center * np.array([0.25, 0.5, 1.0, 2.0, 4.0])
+    cls = KernelPegasosRegressorCV if regression else KernelPegasosClassifierCV
+    search = cls(Cs=cs, gammas=gammas, cv=folds, refit=False, **params)
+    if regression:
+        search.set_params(scoring="neg_mean_squared_error")
+    with reporting(_bar(args, "parameter search", "steps")), _warnings_as_lines(args):
+        try:
+            search.fit(X, y)
+        except (ValueError, OverflowError) as e:
+            raise SystemExit(f"pegasos-rs train: -C: {e}") from None
+    score = _pooled_scores(search, folds, regression)
+    # The first best in the grid's order (C, then gamma), as grid.py keeps it.
+    k = int(np.argmin(score) if regression else np.argmax(score))
+    best = search.cv_results_["params"][k]
+    gamma_text = f" Best gamma = {_c_g(best['gamma'])}" if "gamma" in best else ""
+    if regression:
+        print(f"Best C = {_c_g(best['C'])}{gamma_text}  CV MSE = {_c_g(score[k])}")
+    else:
+        print(f"Best C = {_c_g(best['C'])}{gamma_text}  CV accuracy = {_c_g(100.0 * score[k])}%")
+    return 0
 
 
 def _rows(n_rows: int, n_features: int) -> str:
