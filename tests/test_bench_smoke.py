@@ -72,6 +72,7 @@ sys.meta_path.insert(0, _Hidden())
         ("bench_spread.py", "## SVR losses to LIBLINEAR's test MSE + 2 %", ["liblinear"]),
         ("bench_kernel_overlap.py", "## 3b. The same pair, other schedules", ["liblinear"]),
         ("bench_model_selection.py", "## Time and test score of each search", ["liblinear"]),
+        ("bench_kernel_selection.py", "## Check", []),
     ],
 )
 def test_benchmark_smoke_modes_run_and_check_their_results(script, expected, needs, tmp_path):
