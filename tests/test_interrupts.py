@@ -247,7 +247,9 @@ def test_an_interrupted_refit_keeps_the_previous_fit_of_every_estimator(child):
     latencies = _run(
         child,
         """
-        from pegasos_rs import KernelPegasosClassifier, Nystroem, PegasosClassifierCV
+        from pegasos_rs import (
+            KernelPegasosClassifier, KernelPegasosClassifierCV, Nystroem, PegasosClassifierCV
+        )
         rng = np.random.RandomState(0)
         small, big = rng.randn(300, 20), rng.randn(20000, 30)
         for est, name, y_small, y_big in [
@@ -265,6 +267,15 @@ def test_an_interrupted_refit_keeps_the_previous_fit_of_every_estimator(child):
             print("latency", name, interrupted(lambda: est.fit(big, y_big), name))
             assert snapshot(est) == before, name
             assert est.n_features_in_ == 20
+        # A kernel search stops in its shared kernel matrix (6000 x 6000, 2000
+        # features: seconds of inner products).
+        search = KernelPegasosClassifierCV(Cs=[1.0], gammas=[0.1], cv=3, random_state=0)
+        search.fit(small, np.arange(300) % 2)
+        before = snapshot(search)
+        wide = rng.rand(6000, 2000)
+        fit = lambda: search.fit(wide, np.arange(6000) % 2)
+        print("latency", "raw_gram", interrupted(fit, "raw_gram"))
+        assert snapshot(search) == before
         """,
     )
-    _check(latencies, 3)
+    _check(latencies, 4)
