@@ -35,7 +35,7 @@ import warnings
 
 import common
 import numpy as np
-from common import RESULTS_DIR, select_names, timeit
+from common import RESULTS_DIR, as_int32_csr, select_names, timeit
 from report import measure_and_publish, write_json
 
 CS = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
@@ -72,7 +72,8 @@ def load(name: str):
         return None
     X, y, Xt, yt = shared_data.load(base)
     if name == "a9a-10k":
-        return X[:10000], y[:10000], Xt, yt
+        # 32-bit indices: SVC refuses others.
+        return as_int32_csr(X[:10000]), y[:10000], as_int32_csr(Xt), yt
     return X.toarray(), y, Xt.toarray(), yt
 
 

@@ -239,14 +239,7 @@ class KernelExpansionMixin:
                     f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
                     "the number of samples at training time"
                 )
-            # The core's fixed-order product, not BLAS: a row's values do not
-            # depend on the platform or on the rows predicted with it.
-            scores = _core.decision_function(
-                buffer(X[:, self.support_]),
-                buffer(self.dual_coef_, np.float64),
-                buffer(self.intercept_, np.float64),
-                n_threads(self.n_jobs),
-            )
+            return self._support_sums(X[:, self.support_])
         else:
             X = validate_input(self, X, reset=False, **INPUT_CHECKS)
             sv = getattr(self, "_sv_kernel_rows", None)
@@ -258,4 +251,18 @@ class KernelExpansionMixin:
                 kernel=self._kernel_spec(self._gamma),
                 n_threads=n_threads(self.n_jobs),
             )
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def _support_sums(self, kernel_values) -> NDArray[np.float64]:
+        """``sum_i dual_coef_[:, i] kernel_values[:, i] + intercept_``, the decision
+        values of rows whose kernel values against the support vectors are the
+        columns of ``kernel_values`` (one column per problem, 1-d for one): the
+        core's fixed-order product, not BLAS, so a row's values do not depend on the
+        platform or on the rows predicted with it."""
+        scores = _core.decision_function(
+            buffer(kernel_values),
+            buffer(self.dual_coef_, np.float64),
+            buffer(self.intercept_, np.float64),
+            n_threads(self.n_jobs),
+        )
         return scores.ravel() if scores.shape[1] == 1 else scores

@@ -422,7 +422,10 @@ class KernelPegasosClassifier(
 
     def _class_scores(self, X: MatrixLike) -> NDArray[np.float64]:
         """A score per class (one for two classes), whatever the output shape."""
-        scores = self._problem_scores(X)
+        return self._class_scores_of(self._problem_scores(X))
+
+    def _class_scores_of(self, scores: NDArray[np.float64]) -> NDArray[np.float64]:
+        """A score per class from the binary problems' decision values ``scores``."""
         return _votes(scores, self.classes_.size) if self._pairs() else scores
 
     def _pairs(self) -> bool:

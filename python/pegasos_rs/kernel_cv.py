@@ -203,7 +203,10 @@ class _KernelSearch(_search.SearchMixin):
                 gram = _core.finish_gram(rows, raw, kernel=spec, n_threads=threads)
             share = shared + (time.perf_counter() - started) / n_values
             for f, (tr, te) in enumerate(folds):
-                train, held_out = _block(gram, tr, tr), _block(gram, te, tr)
+                train = gram[np.ix_(tr, tr)]
+                # The held-out rows' kernel values; each candidate reads the columns
+                # of its support vectors.
+                held_out = gram.take(te, axis=0)
                 kwargs = {} if sample_weight is None else {"sample_weight": sample_weight[tr]}
                 w_te = None if sample_weight is None else sample_weight[te]
                 for v, alpha in enumerate(grid.alphas_for(tr.size)):
@@ -213,30 +216,26 @@ class _KernelSearch(_search.SearchMixin):
                     model.fit(train, y[tr], **kwargs)
                     fit_time[row, f] = time.perf_counter() - started + share / n_folds
                     started = time.perf_counter()
-                    pred, values = _held_out_values(model, held_out, labels is not None)
+                    pred, values = _held_out_values(model, held_out, tr, labels is not None)
                     scores[row, f] = score_of(y[te], pred, values, w_te)
                     score_time[row, f] = time.perf_counter() - started
                     n_iter[row, f] = model.n_iter_
         return scores, fit_time, score_time, n_iter
 
 
-def _block(gram: NDArray[np.float64], rows, cols) -> NDArray[np.float64]:
-    """``gram[np.ix_(rows, cols)]``, C-ordered, several times faster: whole rows
-    first, then the columns of each."""
-    return gram.take(rows, axis=0).take(cols, axis=1)
-
-
-def _held_out_values(model, held_out, classifier: bool):
-    """``(predictions, decision values)`` of a fitted candidate on its held-out rows
-    (a regressor's decision values are its predictions), the kernel values computed
-    once for both."""
+def _held_out_values(model, held_out, train, classifier: bool):
+    """``(predictions, decision values)`` of a candidate fitted on the rows ``train``,
+    for the held-out rows whose kernel values against all the rows are ``held_out``:
+    from their columns of its support vectors alone (the values
+    ``decision_function`` reads of the held-out rows' block against ``train``, bit
+    for bit). A regressor's decision values are its predictions."""
+    problems = model._support_sums(held_out.take(train[model.support_], axis=1))
     if not classifier:
-        pred = model.predict(held_out)
-        return pred, pred
-    scores = model._class_scores(held_out)  # what predict takes its labels from
+        return problems, problems
+    scores = model._class_scores_of(problems)  # what predict takes its labels from
     pred = labels_of(model.classes_, scores)
     if model.decision_function_shape == "ovo" and model._pairs():
-        return pred, model.decision_function(held_out)
+        return pred, problems
     return pred, scores
 
 
