@@ -458,6 +458,31 @@ def quoted_model_selection() -> dict[str, Quote]:
 #: The data sets of bench_model_selection.py the guide quotes.
 MODEL_SELECTION_SETS = ("a9a", "imdb", "20news", "cpusmall")
 
+
+def quoted_kernel_selection() -> dict[str, Quote]:
+    """bench_kernel_selection.py: KernelPegasosClassifierCV against GridSearchCV(SVC)
+    and GridSearchCV(KernelPegasosClassifier)."""
+    q: dict[str, Quote] = {}
+    table = "Choosing C and gamma by cross-validation (kernel)"
+    for d in KERNEL_SELECTION_SETS:
+        for label, key in (
+            ("GridSearchCV(SVC)", "svc"),
+            ("GridSearchCV(KernelPegasosClassifier)", "grid_search"),
+            ("KernelPegasosClassifierCV", "cv"),
+            ("KernelPegasosClassifierCV (default max_iter)", "cv_default"),
+            ("KernelPegasosClassifierCV (precompute=True)", "cv_shared"),
+        ):
+            row = {"dataset": d, "search": label}
+            q[f"{d}.{key}.time"] = cell(table, row, "s")
+            q[f"{d}.{key}.test"] = cell(table, row, "test %")
+            if key != "svc":
+                q[f"{d}.{key}.vs_svc"] = cell(table, row, "/ SVC grid")
+    return q
+
+
+#: The data sets of bench_kernel_selection.py the guide quotes.
+KERNEL_SELECTION_SETS = ("usps", "a9a-10k")
+
 QUOTED: dict[str, dict[str, Quote]] = {
     "linear_headline": quoted_linear_headline(),
     "scaling": quoted_scaling(),
@@ -479,4 +504,5 @@ QUOTED: dict[str, dict[str, Quote]] = {
     "onnx": quoted_onnx(),
     "calls": quoted_calls(),
     "model_selection": quoted_model_selection(),
+    "kernel_selection": quoted_kernel_selection(),
 }

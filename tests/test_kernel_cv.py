@@ -95,7 +95,8 @@ def test_regressor_fold_scores_are_grid_search_cvs_on_the_matrix_bit_for_bit():
     X, y = _diabetes()
     folds = _equal_folds(y.size, 3, seed=2)
     kw = {"max_iter": 3, "random_state": 0, "epsilon": 0.05}
-    cv = KernelPegasosRegressorCV(Cs=CS, gammas=GAMMAS, cv=folds, **kw).fit(X, y)
+    search = KernelPegasosRegressorCV(Cs=CS, gammas=GAMMAS, cv=folds, precompute=True, **kw)
+    cv = search.fit(X, y)
     for g in GAMMAS:
         rows = [i for i, p in enumerate(cv.cv_results_["params"]) if p["gamma"] == g]
         gs = _precomputed_search(KernelPegasosRegressor(**kw), X, y, folds, g, CS)
@@ -113,7 +114,8 @@ def test_the_kernel_itself_gives_the_same_scores_up_to_rounding(sparse):
     X = sp.csr_matrix(X) if sparse else X
     kw = {"max_iter": 2, "random_state": 5}
     folds = _equal_folds(y.size, 3)
-    cv = KernelPegasosClassifierCV(Cs=CS, gammas=GAMMAS, cv=folds, **kw).fit(X, y)
+    search = KernelPegasosClassifierCV(Cs=CS, gammas=GAMMAS, cv=folds, precompute=True, **kw)
+    cv = search.fit(X, y)
     m = folds[0][0].size
     grid = {"alpha": [1.0 / (c * m) for c in CS], "gamma": GAMMAS}
     gs = GridSearchCV(KernelPegasosClassifier(**kw), grid, cv=folds).fit(X, y)
@@ -153,6 +155,37 @@ def test_fits_one_by_one_when_the_matrix_is_too_large_or_the_scoring_needs_them(
     np.testing.assert_array_equal(
         _split_scores(cv.cv_results_, 3), _split_scores(gs.cv_results_, 3)
     )
+
+
+@pytest.mark.parametrize(
+    ("sparse", "precompute", "shared"),
+    [(False, "auto", True), (True, "auto", False), (True, True, True), (False, False, False)],
+)
+def test_precompute_chooses_the_shared_matrices_by_the_rows_stored_values(
+    sparse, precompute, shared, monkeypatch
+):
+    """ "auto" shares the matrices on rows of 64 stored values or more (digits: 64
+    features, dense; as CSR, about 30 a row), each candidate fits on its own
+    otherwise: GridSearchCV's fold scores then, bit for bit."""
+    from pegasos_rs import _core
+
+    calls = []
+    raw_gram = _core.raw_gram
+    monkeypatch.setattr(_core, "raw_gram", lambda *a, **k: calls.append(1) or raw_gram(*a, **k))
+    X, y = _digits(300)
+    X = sp.csr_matrix(X) if sparse else X
+    kw = {"max_iter": 2, "random_state": 6}
+    folds = _equal_folds(y.size, 3)
+    cv = KernelPegasosClassifierCV(Cs=CS, gammas=GAMMAS, cv=folds, precompute=precompute, **kw)
+    cv.fit(X, y)
+    assert bool(calls) == shared
+    if not shared:
+        m = folds[0][0].size
+        grid = {"alpha": [1.0 / (c * m) for c in CS], "gamma": GAMMAS}
+        gs = GridSearchCV(KernelPegasosClassifier(**kw), grid, cv=folds).fit(X, y)
+        np.testing.assert_array_equal(
+            _split_scores(cv.cv_results_, 3), _split_scores(gs.cv_results_, 3)
+        )
 
 
 def test_a_precomputed_kernel_is_searched_over_c_alone():

@@ -22,7 +22,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils._param_validation import StrOptions
 
 from pegasos_rs import _core, _search
 from pegasos_rs._base import R2Score, unchanged_on_error
@@ -54,6 +56,12 @@ if TYPE_CHECKING:
 #: own kernel values on its fold, as ``GridSearchCV`` would.
 GRAM_BYTES = 4 << 30
 
+#: ``precompute="auto"`` shares the kernel matrices when the rows store at least this
+#: many values on average: below, a kernel value costs a few products, and each fit
+#: computing only the values it reads was faster than computing all of them once
+#: (``benches/results/kernel_selection.md``: a9a, 14 values a row, against usps, 256).
+SHARED_MIN_VALUES = 64
+
 #: The kernels with a ``gamma``.
 _GAMMA_KERNELS = ("rbf", "poly", "sigmoid", "chi2")
 
@@ -64,7 +72,11 @@ DEFAULT_GAMMA_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 DEFAULT_C_EXPONENTS = (-2.0, 8.0)
 
 #: The parameters of a kernel search (beside those of the estimator it tunes).
-_SEARCH_CONSTRAINTS: dict = {**_search.SEARCH_CONSTRAINTS, "gammas": [None, "array-like"]}
+_SEARCH_CONSTRAINTS: dict = {
+    **_search.SEARCH_CONSTRAINTS,
+    "gammas": [None, "array-like"],
+    "precompute": [StrOptions({"auto"}), "boolean"],
+}
 
 
 def _kernel_cs(est) -> _search.Grid:
@@ -151,9 +163,7 @@ class _KernelSearch(_search.SearchMixin):
             _search.check_fold_classes(name, classes, codes, folds)
         score_of = _search.scorer_from_predictions(base, self.scoring)
         candidates = grid.candidates(gammas)
-        precomputed = self.kernel == "precomputed"
-        too_large = 3.7 * X.shape[0] ** 2 * 8 > GRAM_BYTES
-        if score_of is None or (too_large and not precomputed):
+        if score_of is None or not self._shares_matrices(X):
             measured = _search.fit_one_by_one(
                 base, candidates, X, y, sample_weight, folds, self.scoring
             )
@@ -162,6 +172,18 @@ class _KernelSearch(_search.SearchMixin):
                 base, X, y, sample_weight, labels, grid, gammas, folds, score_of
             )
         self._choose_and_refit(base, candidates, measured, X, y, sample_weight, labels, len(folds))
+
+    def _shares_matrices(self, X) -> bool:
+        """Whether the candidates train on kernel matrices computed once per gamma
+        (``precompute``), rather than each on its own kernel values."""
+        if self.kernel == "precomputed":
+            return True
+        if 3.7 * X.shape[0] ** 2 * 8 > GRAM_BYTES:
+            return False
+        if self.precompute == "auto":
+            stored = X.nnz if sp.issparse(X) else X.size
+            return stored >= SHARED_MIN_VALUES * X.shape[0]
+        return bool(self.precompute)
 
     def _spec(self, gamma: float | None) -> dict:
         """The kernel as the extension reads it, with ``gamma`` (1 when it has none)."""
@@ -252,6 +274,16 @@ _SEARCH_DOC = """
         The candidate values of ``gamma`` (rbf, poly, sigmoid and chi2 kernels;
         ``None`` for the others). ``None``: ``gamma="scale"``'s value on all the
         rows, ``1 / (n_features X.var())``, times 1/4, 1/2, 1, 2 and 4.
+    precompute : "auto" or bool, default="auto"
+        ``True``: compute each ``gamma``'s kernel matrix of all the rows once
+        (their inner products once for every ``gamma``), and train every
+        candidate on its fold's part. ``False``: each candidate computes the
+        kernel values its fit reads, on its fold's rows, as ``GridSearchCV``
+        does. ``"auto"``: ``True`` when the rows store at least 64 values on
+        average (a kernel value then costs more than reading it from a matrix;
+        on sparser rows, a fit reads few of the values the matrix would hold).
+        Either way the matrices must fit in 4 GiB, about 11,700 rows; beyond,
+        ``False``.
     cv : int, cross-validation generator or iterable, default=5
         The folds, as ``GridSearchCV`` takes them (an int: stratified folds for
         a classifier, unshuffled).
@@ -276,9 +308,10 @@ _HOW = """
     the estimator with ``kernel="precomputed"`` on that matrix, bit for bit, and
     those of the kernel itself on the fold's rows up to the rounding of kernel
     values. The matrices take about ``3.7 * 8 n^2`` bytes at once; beyond 4 GiB
-    (about 11,700 rows) each candidate computes its own kernel values on its
-    fold instead, as ``GridSearchCV`` does. The refit uses the kernel itself, on
-    all the rows, with the best ``C`` and ``gamma``; the search predicts with it.
+    (about 11,700 rows), and on sparse rows (see ``precompute``), each candidate
+    computes its own kernel values on its fold instead, as ``GridSearchCV``
+    does. The refit uses the kernel itself, on all the rows, with the best ``C``
+    and ``gamma``; the search predicts with it.
 """
 
 _ATTRIBUTES = """
@@ -350,6 +383,7 @@ probability, multi_class, decision_function_shape
         alphas: ArrayLike | None = None,
         Cs: int | ArrayLike | None = None,
         gammas: ArrayLike | None = None,
+        precompute: str | bool = "auto",
         cv: Any = 5,
         scoring: Any = None,
         refit: bool = True,
@@ -375,6 +409,7 @@ probability, multi_class, decision_function_shape
         self.alphas = alphas
         self.Cs = Cs
         self.gammas = gammas
+        self.precompute = precompute
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
@@ -454,6 +489,7 @@ average, sampling, cache_size, strategy, random_state, n_jobs, verbose
         alphas: ArrayLike | None = None,
         Cs: int | ArrayLike | None = None,
         gammas: ArrayLike | None = None,
+        precompute: str | bool = "auto",
         cv: Any = 5,
         scoring: Any = None,
         refit: bool = True,
@@ -476,6 +512,7 @@ average, sampling, cache_size, strategy, random_state, n_jobs, verbose
         self.alphas = alphas
         self.Cs = Cs
         self.gammas = gammas
+        self.precompute = precompute
         self.cv = cv
         self.scoring = scoring
         self.refit = refit
