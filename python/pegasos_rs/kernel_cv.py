@@ -129,6 +129,7 @@ class _KernelSearch(_search.SearchMixin):
     alphas: Any
     Cs: Any
     gammas: Any
+    precompute: Any
     kernel: str
     _refit_attributes = (
         "support_",
