@@ -96,9 +96,9 @@ class Grid:
     """The candidates of a search: ``alphas`` as given, or ``Cs`` (LIBLINEAR's and
     ``SVC``'s ``C``, ``alpha = 1 / (C m)`` for a training set of ``m`` rows)."""
 
-    def __init__(self, name: str, values, *, as_c: bool) -> None:
+    def __init__(self, name: str, values, *, as_c: bool, what: str | None = None) -> None:
         values = np.asarray(values, dtype=np.float64).ravel()
-        what = "Cs" if as_c else "alphas"
+        what = what or ("Cs" if as_c else "alphas")
         if values.size == 0:
             raise ValueError(f"{name}: {what} is empty; give at least one value")
         if not np.isfinite(values).all() or (values <= 0).any():
@@ -152,20 +152,19 @@ class Candidate:
         return {"alpha": self.alpha_for(n_rows), **self.extra}
 
 
-def resolve_grid(est, matrix, n_rows: int) -> Grid:
-    """The grid of a CV estimator: its ``alphas`` or ``Cs`` (an int: that many of
-    :func:`default_cs`)."""
+def resolve_grid(est, default_cs, n_default: int) -> Grid:
+    """The grid of a CV estimator: its ``alphas`` or ``Cs``; an int ``Cs`` (``None``:
+    ``n_default``) is ``default_cs(n)``, that many values of ``C``."""
     name = type(est).__name__
     if est.alphas is not None and est.Cs is not None:
         raise ValueError(f"{name}: give alphas or Cs, not both")
     if est.alphas is not None:
         return Grid(name, est.alphas, as_c=False)
-    cs = est.Cs if est.Cs is not None else 10
+    cs = est.Cs if est.Cs is not None else n_default
     if isinstance(cs, (int, np.integer)) and not isinstance(cs, bool):
         if cs < 1:
             raise ValueError(f"{name}: Cs as a number of values must be at least 1, got {cs}")
-        sq = largest_squared_norm(matrix, est.fit_intercept, est.intercept_scaling)
-        return Grid(name, default_cs(int(cs), sq, n_rows, str(est.loss)), as_c=True)
+        return Grid(name, default_cs(int(cs)), as_c=True)
     return Grid(name, cs, as_c=True)
 
 

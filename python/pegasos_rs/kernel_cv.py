@@ -79,22 +79,10 @@ _SEARCH_CONSTRAINTS: dict = {
 }
 
 
-def _kernel_cs(est) -> _search.Grid:
-    """The ``alphas`` or ``Cs`` of a kernel search (an int ``n``, ``None`` for 6:
-    ``n`` powers of two from ``2^-2`` to ``2^8``)."""
-    name = type(est).__name__
-    if est.alphas is not None and est.Cs is not None:
-        raise ValueError(f"{name}: give alphas or Cs, not both")
-    if est.alphas is not None:
-        return _search.Grid(name, est.alphas, as_c=False)
-    cs = est.Cs if est.Cs is not None else 6
-    if isinstance(cs, (int, np.integer)) and not isinstance(cs, bool):
-        if cs < 1:
-            raise ValueError(f"{name}: Cs as a number of values must be at least 1, got {cs}")
-        low, high = DEFAULT_C_EXPONENTS
-        exponents = np.round(np.linspace(low, high, int(cs))) if cs > 1 else np.array([0.0])
-        return _search.Grid(name, 2.0**exponents, as_c=True)
-    return _search.Grid(name, cs, as_c=True)
+def _default_cs(n: int) -> NDArray[np.float64]:
+    """``n`` powers of two spread evenly (in log) from ``2^-2`` to ``2^8``."""
+    low, high = DEFAULT_C_EXPONENTS
+    return 2.0 ** (np.round(np.linspace(low, high, n)) if n > 1 else np.array([0.0]))
 
 
 def _gammas(est, X) -> NDArray[np.float64] | None:
@@ -112,14 +100,7 @@ def _gammas(est, X) -> NDArray[np.float64] | None:
     if est.gammas is None:
         scale = resolve_gamma(est.kernel, "scale", X)
         return scale * np.asarray(DEFAULT_GAMMA_FACTORS)
-    gammas = np.asarray(est.gammas, dtype=np.float64).ravel()
-    if gammas.size == 0:
-        raise ValueError(f"{name}: gammas is empty; give at least one value")
-    if not np.isfinite(gammas).all() or (gammas <= 0).any():
-        raise ValueError(
-            f"{name}: every value of gammas must be positive and finite, got {gammas.tolist()}"
-        )
-    return gammas
+    return _search.Grid(name, est.gammas, as_c=False, what="gammas").values
 
 
 class _KernelSearch(_search.SearchMixin):
@@ -156,7 +137,7 @@ class _KernelSearch(_search.SearchMixin):
             )
         seed = seed_from(self.random_state)  # type: ignore[attr-defined]
         base = self._estimator(alpha=1.0, random_state=seed)
-        grid = _kernel_cs(self)
+        grid = _search.resolve_grid(self, _default_cs, 6)
         gammas = _gammas(self, X)
         folds = _search.folds_of(self, X, y, groups)
         if labels is not None:

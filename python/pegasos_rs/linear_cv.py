@@ -69,8 +69,7 @@ class _LinearSearch(_search.SearchMixin):
         name = type(self).__name__
         seed = seed_from(self.random_state)  # type: ignore[attr-defined]
         base = self._estimator(alpha=1.0, random_state=seed, warm_start=False)
-        n_rows = X.shape[0]
-        grid = _search.resolve_grid(self, X, n_rows)
+        grid = _search.resolve_grid(self, lambda n: self._default_cs(X, n), 10)
         folds = _search.folds_of(self, X, y, groups)
         if labels is not None:
             classes, _, _, codes = labels
@@ -102,6 +101,12 @@ class _LinearSearch(_search.SearchMixin):
             labels,
             len(folds),
         )
+
+    def _default_cs(self, X, n: int):
+        """``n`` values of ``C`` from LIBLINEAR's start for ``X`` up to its largest."""
+        est: Any = self
+        sq = _search.largest_squared_norm(X, est.fit_intercept, est.intercept_scaling)
+        return _search.default_cs(n, sq, X.shape[0], str(est.loss))
 
     def _shared_grid(self, base, matrix, y, sample_weight, labels, grid, folds, score_of):
         """Every (fold, candidate) pair in one call of the extension; the scores
