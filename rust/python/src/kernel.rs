@@ -227,11 +227,7 @@ pub fn pairwise_kernel<'py>(
     kernel: KernelSpec,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let Some(kern) = kernel.kernel()? else {
-        return Err(PyValueError::new_err(
-            "'precomputed' is not a kernel function",
-        ));
-    };
+    let kern = kernel.function()?;
     let small = is_small(x.stored_entries().saturating_mul(y.n_rows().max(1)));
     let (values, n, m) = dispatch_rows!(y, make_y => dispatch_rows!(x, make_x =>
         detach_interruptible(py, small, |monitor| {
@@ -253,11 +249,7 @@ pub fn raw_gram<'py>(
     kernel: KernelSpec,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let Some(kern) = kernel.kernel()? else {
-        return Err(PyValueError::new_err(
-            "'precomputed' is not a kernel function",
-        ));
-    };
+    let kern = kernel.function()?;
     let dense = matches!(x, Matrix::Dense(_));
     let n = x.n_rows();
     let small = is_small(x.stored_entries().saturating_mul(n.max(1)));
@@ -279,11 +271,7 @@ pub fn finish_gram<'py>(
     kernel: KernelSpec,
     n_threads: usize,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let Some(kern) = kernel.kernel()? else {
-        return Err(PyValueError::new_err(
-            "'precomputed' is not a kernel function",
-        ));
-    };
+    let kern = kernel.function()?;
     let n = x.n_rows();
     let raw = slice(&raw)?;
     let small = is_small(raw.len());

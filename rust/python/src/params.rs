@@ -438,6 +438,12 @@ impl<'py> FromPyObject<'_, 'py> for KernelSpec {
 }
 
 impl KernelSpec {
+    /// The validated kernel function; `ValueError` for "precomputed", which is none.
+    pub fn function(&self) -> PyResult<Kernel> {
+        self.kernel()?
+            .ok_or_else(|| PyValueError::new_err("'precomputed' is not a kernel function"))
+    }
+
     /// The validated kernel (`None` for "precomputed").
     pub fn kernel(&self) -> PyResult<Option<Kernel>> {
         let (gamma, degree, coef0) = (self.gamma, self.degree, self.coef0);
