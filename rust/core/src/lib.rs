@@ -110,6 +110,9 @@ pub use solvers::linear_svm::{
 };
 pub use solvers::multiclass::decision_function;
 
+// Early stopping: rows held out of a fit and scored after every pass.
+pub use solvers::held_out::{split_labels, HeldOut, HeldOutRows, HeldOutTargets};
+
 // Kernel Pegasos: the builder, its fitted types and the types it takes.
 pub use kernels::function::Kernel;
 pub use kernels::gram::PrecomputedGram;

@@ -101,6 +101,30 @@ impl<'a, T: Float> DenseRows<'a, T> {
     fn row(&self, i: usize) -> &'a [T] {
         &self.data[i * self.n_features..(i + 1) * self.n_features]
     }
+
+    /// The first `n_head` rows and the rest, as two views of the same storage
+    /// (checked as this view is): the training and held-out rows of a fit that
+    /// holds its last rows out (early stopping).
+    pub fn split_rows(&self, n_head: usize) -> Result<(Self, Self)> {
+        check_split(n_head, self.n_rows)?;
+        let (head, tail) = self.data.split_at(n_head * self.n_features);
+        let view = |data, n_rows| Self {
+            data,
+            n_rows,
+            ..*self
+        };
+        Ok((view(head, n_head), view(tail, self.n_rows - n_head)))
+    }
+}
+
+/// An error unless `n_head <= n_rows` (see [`DenseRows::split_rows`]).
+fn check_split(n_head: usize, n_rows: usize) -> Result<()> {
+    if n_head > n_rows {
+        return Err(Error::InvalidInput(format!(
+            "cannot split {n_head} rows off a matrix of {n_rows} rows"
+        )));
+    }
+    Ok(())
 }
 
 impl<T: Float> Rows for DenseRows<'_, T> {
@@ -284,6 +308,24 @@ impl<'a, T: Float, I: Index> CsrRows<'a, T, I> {
         })
     }
 
+    /// The first `n_head` rows and the rest, as two views of the same storage
+    /// (checked as this view is; the rest's `indptr` keeps its offsets into the
+    /// whole `data`): see [`DenseRows::split_rows`].
+    pub fn split_rows(&self, n_head: usize) -> Result<(Self, Self)> {
+        check_split(n_head, self.n_rows)?;
+        let head = Self {
+            indptr: &self.indptr[..=n_head],
+            n_rows: n_head,
+            ..*self
+        };
+        let tail = Self {
+            indptr: &self.indptr[n_head..],
+            n_rows: self.n_rows - n_head,
+            ..*self
+        };
+        Ok((head, tail))
+    }
+
     #[inline]
     fn span(&self, i: usize) -> (&'a [T], &'a [I]) {
         let lo = self.indptr[i].to_usize();
@@ -301,7 +343,11 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
         self.n_features
     }
     fn n_stored(&self) -> usize {
-        self.indptr.last().map_or(0, |p| p.to_usize())
+        // The rows of a split view start where the rows before them end (whose
+        // offsets, in a view checked as it is read, are not checked yet).
+        let at = |p: Option<&I>| p.and_then(|p| p.checked_usize()).unwrap_or(0);
+        let last = at(self.indptr.last()).min(self.data.len());
+        last.saturating_sub(at(self.indptr.first()))
     }
     fn is_checked(&self) -> bool {
         self.checked

@@ -153,6 +153,7 @@ fn every_column_is_the_fit_on_a_copy_of_its_fold() {
                             let o = fit_one_vs_rest(
                                 &tr,
                                 &labels,
+                                None,
                                 &p,
                                 &mut states,
                                 &mut coef,
@@ -287,8 +288,17 @@ fn regression_and_two_classes_match_their_fits() {
                     None => BinaryTask::new(&c, 1, None, 1.0, 1.0).unwrap(),
                     Some(yt) => BinaryTask::regression(yt, None).unwrap(),
                 };
-                let o =
-                    fit_binary(&tr, &task, &p, &mut state, &mut coef, &Monitor::new(), "").unwrap();
+                let o = fit_binary(
+                    &tr,
+                    &task,
+                    None,
+                    &p,
+                    &mut state,
+                    &mut coef,
+                    &Monitor::new(),
+                    "",
+                )
+                .unwrap();
                 for r in 0..test.len() {
                     let want = te.dot(r, &coef) + o.intercept;
                     assert_eq!(out.decision[a * test.len() + r].to_bits(), want.to_bits());
@@ -533,8 +543,17 @@ fn points_too_wide_to_share_the_cache_run_alone_with_the_same_models() {
                 .unwrap();
                 let mut state = LinearState::new(wide, 17, 0).unwrap();
                 let mut coef = vec![0.0; wide];
-                let o = fit_binary(&sub, &task, &p, &mut state, &mut coef, &Monitor::new(), "")
-                    .unwrap();
+                let o = fit_binary(
+                    &sub,
+                    &task,
+                    None,
+                    &p,
+                    &mut state,
+                    &mut coef,
+                    &Monitor::new(),
+                    "",
+                )
+                .unwrap();
                 assert_eq!(got[f].n_iter[a], o.n_iter);
                 for r in 0..test.len() {
                     let want = held.dot(r, &coef) + o.intercept;

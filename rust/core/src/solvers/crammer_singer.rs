@@ -1079,6 +1079,7 @@ pub fn fit_crammer_singer<R: Rows>(
             converged: plan.converged(params),
             settling: plan.settling(),
             worse_than_zero: plan.worse_than_zero(),
+            validation_scores: Vec::new(),
         })
         .collect();
     *states = state.to_states();

@@ -347,6 +347,7 @@ fn other_solvers_states_losses_and_balanced_sampling_are_refused() {
     let e = crate::solvers::multiclass::fit_one_vs_rest(
         &rows,
         &labels,
+        None,
         &p,
         &mut cs,
         &mut coef,

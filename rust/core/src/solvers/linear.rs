@@ -46,6 +46,7 @@ use crate::monitor::Monitor;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
+use crate::solvers::held_out::HeldOut;
 use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe};
@@ -105,6 +106,9 @@ pub struct FitOutput {
     /// Measured with `settling`: whether the returned model's objective is above
     /// that of `w = 0` on the probe's rows ([`PassPlan::worse_than_zero`]).
     pub worse_than_zero: Option<bool>,
+    /// With held-out rows (early stopping): the score of the model after each
+    /// pass of this call ([`crate::solvers::held_out`]); empty otherwise.
+    pub validation_scores: Vec<f64>,
 }
 
 impl LinearState {
@@ -1014,6 +1018,7 @@ pub fn finish_linear_fit(
         converged: plan.converged(params),
         settling: plan.settling(),
         worse_than_zero: plan.worse_than_zero(),
+        validation_scores: plan.validation_scores().to_vec(),
     }
 }
 
@@ -1040,6 +1045,8 @@ struct LinearRun<'a, 's, R> {
     monitor: &'a Monitor,
     /// Every example checked (rows that were not checked on construction).
     all_checked: bool,
+    /// The rows scored after every pass (early stopping).
+    held_out: Option<HeldOut<'a, R>>,
 }
 
 impl<R: Rows> PassSubject for LinearRun<'_, '_, R> {
@@ -1068,6 +1075,14 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
             (self.coef, b, reg_sq),
             stride,
         ))
+    }
+
+    fn held_out_score(&mut self) -> Result<Option<f64>> {
+        let Some(held_out) = &self.held_out else {
+            return Ok(None);
+        };
+        let (b, _) = current_model(self.params, self.state, self.coef);
+        Ok(Some(held_out.linear_score(self.coef, b)))
     }
 
     fn objective(&mut self) -> Result<Option<f64>> {
@@ -1131,9 +1146,16 @@ pub(crate) fn check_every_row<R: Rows>(
 /// once per pass. `label` prefixes the verbose lines.
 ///
 /// The model's weights are written to `coef` (`n_features` entries).
+///
+/// With `held_out`, the model is scored on those rows after every pass and the
+/// stopping rule reads that score (early stopping, see
+/// [`crate::solvers::passes`]). The steps never read the held-out rows, so the
+/// passes run are those of the fit without them until the rule stops them.
+#[allow(clippy::too_many_arguments)] // a fit's inputs and the held-out rows
 pub fn fit_binary<R: Rows>(
     rows: &R,
     task: &BinaryTask<'_>,
+    held_out: Option<HeldOut<'_, R>>,
     params: &ValidParams,
     state: &mut LinearState,
     coef: &mut [f64],
@@ -1159,6 +1181,7 @@ pub fn fit_binary<R: Rows>(
         coef,
         monitor,
         all_checked: false,
+        held_out,
     };
     drive(&mut plan, &mut run, params, monitor, label)?;
     Ok(finish_linear_fit(&plan, params, run.state, run.coef))

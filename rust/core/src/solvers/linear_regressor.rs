@@ -26,6 +26,7 @@
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
+use crate::solvers::held_out::HeldOutRows;
 use crate::solvers::linear::{FitOutput, LinearState};
 use crate::solvers::linear_params::LinearParams;
 use crate::solvers::loss::{EpsilonInsensitive, LossFunction};
@@ -106,12 +107,35 @@ impl LinearParams<Regression> {
         states: &mut Vec<LinearState>,
         monitor: &Monitor,
     ) -> Result<FittedLinearModel> {
+        self.fit_held_out(rows, (targets, sample_weight), None, states, monitor)
+    }
+
+    /// [`fit_from`](Self::fit_from), scored on the `held_out` rows (their R^2)
+    /// after every pass when given, the stopping rule reading that score (early
+    /// stopping, see [`crate::solvers::held_out`]).
+    pub fn fit_held_out<R: Rows>(
+        &self,
+        rows: &R,
+        (targets, sample_weight): (&[f64], Option<&[f64]>),
+        held_out: Option<&HeldOutRows<'_, R>>,
+        states: &mut Vec<LinearState>,
+        monitor: &Monitor,
+    ) -> Result<FittedLinearModel> {
         self.fit_one_problem(
             rows.n_features(),
             "a regression",
             states,
             |params, state, coef| {
-                fit_regression(rows, targets, sample_weight, params, state, coef, monitor)
+                fit_regression(
+                    rows,
+                    targets,
+                    sample_weight,
+                    held_out,
+                    params,
+                    state,
+                    coef,
+                    monitor,
+                )
             },
         )
     }
@@ -203,6 +227,7 @@ mod tests {
         let out = fit_regression(
             &rows,
             &y,
+            None,
             None,
             &params,
             &mut state,

@@ -36,6 +36,7 @@ use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::solvers::crammer_singer::fit_crammer_singer;
+use crate::solvers::held_out::HeldOutRows;
 use crate::solvers::linear::{FitOutput, LinearState};
 use crate::solvers::linear_params::LinearParams;
 use crate::solvers::multiclass::{
@@ -123,9 +124,35 @@ impl LinearParams<Classification> {
         states: &mut Vec<LinearState>,
         monitor: &Monitor,
     ) -> Result<FittedLinearSvm> {
+        self.fit_held_out(rows, labels, None, states, monitor)
+    }
+
+    /// [`fit_from`](Self::fit_from), every binary problem scored on the
+    /// `held_out` rows after every pass when given, its stopping rule reading that
+    /// score (early stopping, see [`crate::solvers::held_out`]). One-vs-rest only
+    /// (for two classes every mode is one binary problem): the shared-draw and
+    /// Crammer–Singer solvers of more classes refuse held-out rows.
+    pub fn fit_held_out<R: Rows>(
+        &self,
+        rows: &R,
+        labels: &Labels<'_>,
+        held_out: Option<&HeldOutRows<'_, R>>,
+        states: &mut Vec<LinearState>,
+        monitor: &Monitor,
+    ) -> Result<FittedLinearSvm> {
         let params = self.check()?;
         let d = rows.n_features();
-        let mode = self.kind.multi_class;
+        let mut mode = self.kind.multi_class;
+        if held_out.is_some() && mode != MultiClass::OneVsRest {
+            if mode == MultiClass::CrammerSinger || labels.n_problems() > 1 {
+                return Err(Error::InvalidParameter(format!(
+                    "early stopping scores each one-vs-rest problem on its own: it needs \
+                     one-vs-rest, not {mode:?}"
+                )));
+            }
+            // Two classes: the shared-draw solver's one problem is the binary fit.
+            mode = MultiClass::OneVsRest;
+        }
         let n_problems = match mode {
             MultiClass::CrammerSinger => labels.n_classes,
             _ => labels.n_problems(),
@@ -143,9 +170,9 @@ impl LinearParams<Classification> {
             MultiClass::SharedDraws => fit_shared_one_vs_rest(
                 rows, labels, &params, states, &mut coef, n_threads, monitor,
             )?,
-            MultiClass::OneVsRest => {
-                fit_one_vs_rest(rows, labels, &params, states, &mut coef, n_threads, monitor)?
-            }
+            MultiClass::OneVsRest => fit_one_vs_rest(
+                rows, labels, held_out, &params, states, &mut coef, n_threads, monitor,
+            )?,
         };
         Ok(FittedLinearSvm {
             intercept: outputs.iter().map(|o| o.intercept).collect(),
@@ -252,7 +279,8 @@ mod tests {
         let mut states = initial_states(3, 3, 11).unwrap();
         let mut coef = vec![0.0; 9];
         let never = Monitor::new();
-        let out = fit_one_vs_rest(&rows, &labels, &p, &mut states, &mut coef, 1, &never).unwrap();
+        let out =
+            fit_one_vs_rest(&rows, &labels, None, &p, &mut states, &mut coef, 1, &never).unwrap();
         assert_eq!(model.coef(), coef.as_slice());
         let b: Vec<f64> = out.iter().map(|o| o.intercept).collect();
         assert_eq!(model.intercept(), b.as_slice());

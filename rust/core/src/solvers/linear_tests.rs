@@ -230,11 +230,24 @@ fn weighted_averaging_continues_across_calls() {
     let mut coef = vec![0.0; d];
     let mut calls = LinearState::new(d, 3, 0).unwrap();
     for _ in 0..5 {
-        fit_binary(&rows, &task, &one_pass, &mut calls, &mut coef, &never, "").unwrap();
+        fit_binary(
+            &rows, &task, None, &one_pass, &mut calls, &mut coef, &never, "",
+        )
+        .unwrap();
     }
     let mut once = LinearState::new(d, 3, 0).unwrap();
     let mut coef_once = vec![0.0; d];
-    fit_binary(&rows, &task, &all, &mut once, &mut coef_once, &never, "").unwrap();
+    fit_binary(
+        &rows,
+        &task,
+        None,
+        &all,
+        &mut once,
+        &mut coef_once,
+        &never,
+        "",
+    )
+    .unwrap();
     assert_eq!(calls, once);
     assert_eq!(coef, coef_once);
     assert_eq!(calls.avg_count, (1..=5 * 50).sum::<u64>());
@@ -317,8 +330,8 @@ fn sparse_and_dense_give_the_same_model() {
     let mut a = LinearState::new(d, 2, 0).unwrap();
     let mut b = a.clone();
     let (mut ca, mut cb) = (vec![0.0; d], vec![0.0; d]);
-    let fa = fit_binary(&dense, &task, &p, &mut a, &mut ca, &never, "").unwrap();
-    let fb = fit_binary(&sparse, &task, &p, &mut b, &mut cb, &never, "").unwrap();
+    let fa = fit_binary(&dense, &task, None, &p, &mut a, &mut ca, &never, "").unwrap();
+    let fb = fit_binary(&sparse, &task, None, &p, &mut b, &mut cb, &never, "").unwrap();
     // Same products, summed in other lanes: equal to rounding.
     close(&ca, &cb, 1e-10);
     assert!((fa.intercept - fb.intercept).abs() < 1e-10);
@@ -618,7 +631,7 @@ fn examples_supplied_from_outside_give_the_in_memory_model() {
             let mut a = LinearState::new(d, 5, 1).unwrap();
             let mut b = a.clone();
             let (mut ca, mut cb) = (vec![0.0; d], vec![0.0; d]);
-            let fa = fit_binary(&rows, &task, &p, &mut a, &mut ca, &never, "").unwrap();
+            let fa = fit_binary(&rows, &task, None, &p, &mut a, &mut ca, &never, "").unwrap();
             let data = Outside {
                 x: &x,
                 n,
@@ -803,6 +816,7 @@ fn rows_checked_when_read_give_the_same_model_and_catch_touched_rows() {
         fit_binary(
             rows,
             task,
+            None,
             params,
             &mut state,
             &mut coef,
@@ -887,6 +901,7 @@ fn an_objective_checks_every_row_of_a_view_checked_when_read() {
     let got = fit_binary(
         &rows,
         &task,
+        None,
         &with_tol,
         &mut state,
         &mut coef,

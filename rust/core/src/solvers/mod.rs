@@ -6,7 +6,8 @@
 //! - `sampler`: drawing the examples of each step, shared by both solvers and saved
 //!   with their state;
 //! - `passes`: the pass driver of both solvers (passes, objective, verbose lines,
-//!   cancellation, the stopping rule of `tol`);
+//!   cancellation, the stopping rule of `tol` or of a held-out score);
+//! - [`held_out`]: early stopping's score of a model on rows held out of its fit;
 //! - [`linear`]: linear Pegasos (update rule, averaging, objective);
 //! - [`regression`]: linear Pegasos on real targets (the regression losses);
 //! - [`ranking`]: learning to rank from preference pairs (`RankSVM`'s objective,
@@ -43,6 +44,7 @@
 
 pub mod alpha_grid;
 pub mod crammer_singer;
+pub mod held_out;
 pub mod kernel_model;
 pub mod kernel_regression;
 pub mod kernel_solver;

@@ -10,6 +10,7 @@ use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::parallel::{for_each_problem, row_blocks_of};
 use crate::solvers::crammer_singer::CrammerSingerState;
+use crate::solvers::held_out::HeldOutRows;
 use crate::solvers::linear::{fit_binary, FitOutput, LinearState};
 use crate::solvers::params::ValidParams;
 
@@ -23,9 +24,15 @@ pub fn initial_states(n_problems: usize, n_features: usize, seed: u64) -> Result
 /// Train every binary problem of `labels`, continuing `states` (one per problem),
 /// on `n_threads` threads (0 = all cores). Problem `p` writes its weights to row `p`
 /// of `coef` (row-major, `n_problems x n_features`).
+///
+/// With `held_out`, each problem is scored on its labels of those rows after
+/// every pass (early stopping: each problem stops by its own score, as
+/// scikit-learn's one-vs-rest `SGDClassifier` does).
+#[allow(clippy::too_many_arguments)] // a fit's inputs and the held-out rows
 pub fn fit_one_vs_rest<R: Rows>(
     rows: &R,
     labels: &Labels<'_>,
+    held_out: Option<&HeldOutRows<'_, R>>,
     params: &ValidParams,
     states: &mut [LinearState],
     coef: &mut [f64],
@@ -45,7 +52,11 @@ pub fn fit_one_vs_rest<R: Rows>(
     for_each_problem(problems, n_threads, |p, (state, w)| {
         let task = labels.task(p)?;
         let label = problem_label(multi && params.verbose, p);
-        fit_binary(rows, &task, params, state, w, monitor, &label)
+        let held = match held_out {
+            Some(h) => Some(h.problem(p, d)?),
+            None => None,
+        };
+        fit_binary(rows, &task, held, params, state, w, monitor, &label)
     })
 }
 

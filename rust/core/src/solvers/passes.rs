@@ -20,6 +20,15 @@
 //! bounded whatever the number of rows. It also compares the returned model's
 //! objective with that of `w = 0` on the same rows ([`PassPlan::worse_than_zero`]):
 //! a fit that ends above it has diverged, however settled it looks.
+//!
+//! # Early stopping
+//! A solver given held-out rows ([`PassRunner::held_out_score`]) scores the model
+//! it would return on them after every pass (accuracy, or R^2 for real targets;
+//! see [`crate::solvers::held_out`]), and the stopping rule reads that score
+//! instead of the objective, as scikit-learn's `SGDClassifier(early_stopping=True)`
+//! does: stop after `n_iter_no_change` passes whose score did not exceed the best
+//! so far by `tol` (absolute; [`SCORE_TOL`] when `tol` is not set). The objective
+//! is then computed only for the verbose lines.
 
 use std::time::Instant;
 
@@ -52,7 +61,18 @@ pub trait PassRunner: PassSubject {
     fn probe(&mut self) -> Result<Option<Probe>> {
         Ok(None)
     }
+
+    /// The held-out score of the model the fit would return now (higher is
+    /// better), or `None` for a fit without held-out rows: when some, the
+    /// stopping rule reads it (see the module documentation).
+    fn held_out_score(&mut self) -> Result<Option<f64>> {
+        Ok(None)
+    }
 }
+
+/// The improvement of the held-out score that counts when `tol` is not set (as
+/// scikit-learn's default `tol`).
+pub const SCORE_TOL: f64 = 1e-3;
 
 /// What the probe measured at the end of a pass, on the same rows.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,6 +121,8 @@ pub struct PassPlan {
     objective: Option<f64>,
     /// The probe's measures at the end of the last two passes (oldest first).
     probes: [Option<Probe>; 2],
+    /// The held-out score after each pass (early stopping; empty otherwise).
+    scores: Vec<f64>,
     started: Instant,
 }
 
@@ -118,6 +140,7 @@ impl PassPlan {
             converged: false,
             objective: None,
             probes: [None, None],
+            scores: Vec::new(),
             started: Instant::now(),
         }
     }
@@ -151,9 +174,19 @@ impl PassPlan {
         self.objective
     }
 
-    /// With `tol`: whether its rule was met (`false`: the passes ran out first).
+    /// With `tol`, or held-out rows: whether the stopping rule was met (`false`:
+    /// the passes ran out first).
     pub fn converged(&self, params: &ValidParams) -> Option<bool> {
+        if !self.scores.is_empty() {
+            return Some(self.converged);
+        }
         params.tol.map(|_| self.converged)
+    }
+
+    /// The held-out score after each pass of this call (empty without held-out
+    /// rows).
+    pub fn validation_scores(&self) -> &[f64] {
+        &self.scores
     }
 
     /// Whether the pass under way is one of the last two of a fit of two passes or
@@ -202,15 +235,30 @@ impl PassPlan {
         monitor: &Monitor,
         label: &str,
     ) {
+        self.end_scored_pass(params, subject, (objective, None), monitor, label);
+    }
+
+    /// [`PassPlan::end_pass`] with the held-out score of the returned model
+    /// (`None`: no held-out rows), which the stopping rule then reads instead of
+    /// the objective (see the module documentation).
+    pub fn end_scored_pass<S: PassSubject>(
+        &mut self,
+        params: &ValidParams,
+        subject: &mut S,
+        (objective, score): (Option<f64>, Option<f64>),
+        monitor: &Monitor,
+        label: &str,
+    ) {
         if let Some(obj) = objective {
             self.objective = Some(obj);
             monitor.set_objective(obj);
         }
         if params.verbose {
             let obj = objective.map_or(String::new(), |o| format!("objective {o:.6e}, "));
+            let held = score.map_or(String::new(), |s| format!("validation score {s:.6}, "));
             monitor.say(|| {
                 format!(
-                    "{label}pass {}/{}: {obj}{}, {:.2}s",
+                    "{label}pass {}/{}: {obj}{held}{}, {:.2}s",
                     self.pass,
                     self.last_pass,
                     subject.describe(),
@@ -218,16 +266,27 @@ impl PassPlan {
                 )
             });
         }
-        if let (Some(tol), Some(obj)) = (params.tol, objective) {
-            self.apply_tol(tol, obj, params, subject, monitor, label);
+        if let Some(score) = score {
+            self.scores.push(score);
+            // The score is maximised: its negation is the value the rule lowers,
+            // by an absolute `tol`.
+            let needed = params.tol.unwrap_or(SCORE_TOL);
+            let stalled = -score > self.best - needed;
+            let why = "validation score";
+            self.apply_rule((stalled, -score, why), params, subject, monitor, label);
+        } else if let (Some(tol), Some(obj)) = (params.tol, objective) {
+            let stalled = obj > self.best - tol * self.best.abs();
+            self.apply_rule((stalled, obj, "tol"), params, subject, monitor, label);
         }
     }
 
-    /// The stopping rule of `tol` after a pass that ended at objective `obj`.
-    fn apply_tol<S: PassSubject>(
+    /// The stopping rule after a pass that ended at `value` (the objective, or
+    /// the negated held-out score), `stalled` when it did not improve on the best
+    /// so far by the rule's tolerance; `why`
+    /// names the rule in the verbose lines.
+    fn apply_rule<S: PassSubject>(
         &mut self,
-        tol: f64,
-        obj: f64,
+        (stalled, value, why): (bool, f64, &str),
         params: &ValidParams,
         subject: &mut S,
         monitor: &Monitor,
@@ -236,12 +295,12 @@ impl PassPlan {
         if self.finishing_average {
             return; // converged; the suffix average runs to `last_pass`
         }
-        if obj > self.best - tol * self.best.abs() {
+        if stalled {
             self.no_improvement += 1;
         } else {
             self.no_improvement = 0;
         }
-        self.best = self.best.min(obj);
+        self.best = self.best.min(value);
         if self.no_improvement < params.n_iter_no_change {
             return;
         }
@@ -252,7 +311,7 @@ impl PassPlan {
             if params.verbose && self.last_pass > self.pass {
                 monitor.say(|| {
                     format!(
-                        "{label}converged at pass {} (tol): the average of the iterates \
+                        "{label}converged at pass {} ({why}): the average of the iterates \
                          begins now, so {} more passes run (to pass {})",
                         self.pass,
                         self.last_pass - self.pass,
@@ -263,7 +322,7 @@ impl PassPlan {
         } else {
             self.last_pass = self.pass;
             if params.verbose {
-                monitor.say(|| format!("{label}converged at pass {} (tol)", self.pass));
+                monitor.say(|| format!("{label}converged at pass {} ({why})", self.pass));
             }
         }
     }
@@ -281,12 +340,19 @@ pub fn drive<P: PassRunner>(
     monitor.add_total(plan.planned_steps());
     while let Some(steps) = plan.next_pass() {
         runner.run_pass(steps)?;
-        let objective = runner.objective()?;
+        let score = runner.held_out_score()?;
+        // With a held-out score the rule does not read the objective: only a
+        // verbose line does.
+        let objective = if score.is_none() || params.verbose {
+            runner.objective()?
+        } else {
+            None
+        };
         if plan.probing(params) {
             let probe = runner.probe()?;
             plan.record_probe(probe);
         }
-        plan.end_pass(params, runner, objective, monitor, label);
+        plan.end_scored_pass(params, runner, (objective, score), monitor, label);
     }
     Ok(())
 }

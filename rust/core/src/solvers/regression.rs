@@ -13,16 +13,22 @@ use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{Error, Result};
 use crate::monitor::Monitor;
+use crate::solvers::held_out::HeldOutRows;
 use crate::solvers::linear::{fit_binary, FitOutput, LinearState};
 use crate::solvers::params::ValidParams;
 
 /// Fit a regression of `targets` (one per row, finite) with example weights
 /// `sample_weight` (1 without), continuing `state`; the weights are written to
 /// `coef` (`n_features` entries). `params.loss` must be a regression loss.
+///
+/// With `held_out`, the model is scored on those rows (their R^2) after every
+/// pass, and the stopping rule reads that score (early stopping).
+#[allow(clippy::too_many_arguments)] // a fit's inputs and the held-out rows
 pub fn fit_regression<R: Rows>(
     rows: &R,
     targets: &[f64],
     sample_weight: Option<&[f64]>,
+    held_out: Option<&HeldOutRows<'_, R>>,
     params: &ValidParams,
     state: &mut LinearState,
     coef: &mut [f64],
@@ -39,7 +45,11 @@ pub fn fit_regression<R: Rows>(
         return Err(Error::InvalidInput("the data has no features".into()));
     }
     let task = BinaryTask::regression(targets, sample_weight)?;
-    fit_binary(rows, &task, params, state, coef, monitor, "")
+    let held = match held_out {
+        Some(h) => Some(h.problem(0, rows.n_features())?),
+        None => None,
+    };
+    fit_binary(rows, &task, held, params, state, coef, monitor, "")
 }
 
 #[cfg(test)]
@@ -82,6 +92,7 @@ mod tests {
             &rows,
             &y,
             None,
+            None,
             &params,
             &mut state,
             &mut coef,
@@ -115,7 +126,7 @@ mod tests {
         let mut state = LinearState::new(2, 3, 0).unwrap();
         let mut coef = vec![0.0; 2];
         let never = Monitor::new();
-        let err = fit_regression(&rows, &y, None, &hinge, &mut state, &mut coef, &never);
+        let err = fit_regression(&rows, &y, None, None, &hinge, &mut state, &mut coef, &never);
         assert!(matches!(err, Err(Error::InvalidParameter(m)) if m.contains("classification")));
         let sq = Params {
             loss: LossFunction::SquaredError,
@@ -123,11 +134,20 @@ mod tests {
         }
         .validate()
         .unwrap();
-        let err = fit_regression(&rows, &y[1..], None, &sq, &mut state, &mut coef, &never);
+        let err = fit_regression(
+            &rows,
+            &y[1..],
+            None,
+            None,
+            &sq,
+            &mut state,
+            &mut coef,
+            &never,
+        );
         assert!(matches!(err, Err(Error::ShapeMismatch(_))));
         let mut bad = y.clone();
         bad[5] = f64::NAN;
-        let err = fit_regression(&rows, &bad, None, &sq, &mut state, &mut coef, &never);
+        let err = fit_regression(&rows, &bad, None, None, &sq, &mut state, &mut coef, &never);
         assert!(matches!(err, Err(Error::InvalidInput(m)) if m.contains("example 5")));
     }
 }

@@ -185,6 +185,7 @@ fn outputs<R: Rows>(
             converged: plan.converged(params),
             settling: plan.settling(),
             worse_than_zero: plan.worse_than_zero(),
+            validation_scores: Vec::new(),
         })
         .collect()
 }

@@ -80,7 +80,17 @@ fn assert_classes_are_binary_fits<R: Rows>(
         let task = labels.task(c).unwrap();
         let mut state = LinearState::new(d, p.seed, 0).unwrap();
         let mut w = vec![0.0; d];
-        let o = fit_binary(rows, &task, p, &mut state, &mut w, &Monitor::new(), "").unwrap();
+        let o = fit_binary(
+            rows,
+            &task,
+            None,
+            p,
+            &mut state,
+            &mut w,
+            &Monitor::new(),
+            "",
+        )
+        .unwrap();
         assert_eq!(w, coef[c * d..(c + 1) * d], "class {c}, {what}");
         assert_eq!(o.intercept, out[c].intercept, "class {c}, {what}");
         if !states.is_empty() {
@@ -213,7 +223,17 @@ fn two_classes_are_one_binary_problem() {
     let mut state = LinearState::new(d, p.seed, 0).unwrap();
     let mut w = vec![0.0; d];
     let task = labels.task(0).unwrap();
-    let o = fit_binary(&rows, &task, &p, &mut state, &mut w, &Monitor::new(), "").unwrap();
+    let o = fit_binary(
+        &rows,
+        &task,
+        None,
+        &p,
+        &mut state,
+        &mut w,
+        &Monitor::new(),
+        "",
+    )
+    .unwrap();
     assert_eq!((w, o.intercept), (coef, out[0].intercept));
 }
 

@@ -383,6 +383,7 @@ impl StreamedFit {
                         converged: plan.converged(&self.params),
                         settling: None,
                         worse_than_zero: None,
+                        validation_scores: Vec::new(),
                     })
                     .collect();
                 Ok((outputs, coef, state.to_states()))

@@ -259,6 +259,7 @@ fn a_streamed_one_vs_rest_fit_is_the_in_memory_fit_bit_for_bit() {
         let out = fit_one_vs_rest(
             &rows,
             &data.labels(),
+            None,
             &p,
             &mut states,
             &mut want,

@@ -31,6 +31,6 @@ pub(crate) fn fit_linear<R: Rows>(
     let d = rows.n_features();
     let mut state = LinearState::new(d, seed, stream).unwrap();
     let mut w = vec![0.0; d];
-    let out = fit_binary(rows, task, p, &mut state, &mut w, &Monitor::new(), "").unwrap();
+    let out = fit_binary(rows, task, None, p, &mut state, &mut w, &Monitor::new(), "").unwrap();
     (state, w, out)
 }

@@ -1,0 +1,371 @@
+//! Early stopping: the score of a model on rows held out of its fit.
+//!
+//! scikit-learn's `SGDClassifier(early_stopping=True)` sets aside a fraction of
+//! the training rows, scores the model on them after every pass and stops once
+//! the score has not improved for `n_iter_no_change` passes (the rule is
+//! [`crate::solvers::passes`]'). Pegasos' steps never read the held-out rows; the
+//! solvers score them here, on each binary problem's own labels:
+//!
+//! ```text
+//! classes:       sum_i s_i [sign f(x_i) = y_i] / sum_i s_i      (f > 0: positive)
+//! real targets:  R^2 = 1 - sum_i s_i (y_i - f(x_i))^2 / sum_i s_i (y_i - ybar)^2
+//! ```
+//!
+//! with `s_i` the held-out row's sample weight (not its class weight: the score
+//! is the estimator's `score` on the held-out rows, as scikit-learn computes it)
+//! and `ybar` their weighted mean. The held-out rows are the last rows of the
+//! caller's matrix ([`crate::data::rows::DenseRows::split_rows`]), so the training
+//! rows are a view of the same storage and their fit is, bit for bit, the fit on
+//! them alone.
+
+use crate::data::labels::Labels;
+use crate::data::rows::Rows;
+use crate::data::task::BinaryTask;
+use crate::error::{Error, Result};
+
+/// Rows held out of a binary fit (or a regression) and their labels, scored after
+/// every pass.
+#[derive(Clone, Copy, Debug)]
+pub struct HeldOut<'a, R> {
+    /// The held-out rows.
+    pub rows: &'a R,
+    /// Their labels for this problem (class weights 1: see the module
+    /// documentation), or their targets.
+    pub task: BinaryTask<'a>,
+}
+
+impl<'a, R: Rows> HeldOut<'a, R> {
+    /// The held-out rows `rows` labelled by `task`: an error unless they have the
+    /// same number of rows and `n_features` columns, or when there are none; every
+    /// row checked (a view checked as it is read is checked here, once).
+    pub fn new(rows: &'a R, task: BinaryTask<'a>, n_features: usize) -> Result<Self> {
+        if rows.n_rows() == 0 {
+            return Err(Error::InvalidInput(
+                "early stopping needs at least one held-out row".into(),
+            ));
+        }
+        if rows.n_rows() != task.len() || rows.n_features() != n_features {
+            return Err(Error::ShapeMismatch(format!(
+                "{} held-out rows of {} features with {} labels, for a fit of {n_features} \
+                 features",
+                rows.n_rows(),
+                rows.n_features(),
+                task.len()
+            )));
+        }
+        for i in 0..rows.n_rows() {
+            rows.check_row(i)?;
+            task.check_example(i)?;
+        }
+        Ok(Self { rows, task })
+    }
+
+    /// The score of the linear model `(w, b)` on the held-out rows.
+    pub fn linear_score(&self, w: &[f64], b: f64) -> f64 {
+        score(&self.task, |i| self.rows.dot(i, w) + b)
+    }
+}
+
+/// What the held-out rows of a fit are labelled with.
+#[derive(Clone, Copy, Debug)]
+pub enum HeldOutTargets<'a> {
+    /// Class codes (`0..n_classes`), as the training rows' [`Labels`].
+    Classes {
+        /// The class code of every held-out row.
+        codes: &'a [u32],
+        /// The number of classes of the fit.
+        n_classes: usize,
+    },
+    /// Real targets (a regression).
+    Real(&'a [f64]),
+}
+
+/// The held-out rows of a fit of one or several binary problems (one-vs-rest),
+/// their targets and sample weights: what a front's fit takes for early
+/// stopping. Each problem scores them on its own labels ([`HeldOutRows::problem`]).
+#[derive(Clone, Debug)]
+pub struct HeldOutRows<'a, R> {
+    rows: &'a R,
+    targets: HeldOutTargets<'a>,
+    sample_weight: Option<&'a [f64]>,
+    /// Class weights 1 (the score weighs rows by their sample weight only).
+    ones: Vec<f64>,
+}
+
+impl<'a, R: Rows> HeldOutRows<'a, R> {
+    /// The held-out `rows` with their targets and sample weights (1 without).
+    pub fn new(rows: &'a R, targets: HeldOutTargets<'a>, sample_weight: Option<&'a [f64]>) -> Self {
+        let ones = match targets {
+            HeldOutTargets::Classes { n_classes, .. } => vec![1.0; n_classes],
+            HeldOutTargets::Real(_) => Vec::new(),
+        };
+        Self {
+            rows,
+            targets,
+            sample_weight,
+            ones,
+        }
+    }
+
+    /// The held-out rows and labels of binary problem `p` (as [`Labels::task`]
+    /// numbers them; the regression is problem 0), checked against a fit of
+    /// `n_features` features.
+    pub fn problem(&self, p: usize, n_features: usize) -> Result<HeldOut<'_, R>> {
+        let task = match self.targets {
+            HeldOutTargets::Classes { codes, n_classes } => Labels {
+                codes,
+                n_classes,
+                sample_weight: self.sample_weight,
+                class_weight: &self.ones,
+            }
+            .task(p)?,
+            HeldOutTargets::Real(targets) => {
+                let task = BinaryTask::regression(targets, self.sample_weight)?;
+                task.check_targets()?;
+                task
+            }
+        };
+        HeldOut::new(self.rows, task, n_features)
+    }
+}
+
+/// The labels of a fit whose last `n_held_out` rows are held out: those of the
+/// training rows, and the held-out rows' class codes and sample weights (the
+/// caller splits the rows themselves with `split_rows`).
+pub fn split_labels<'a>(
+    labels: &Labels<'a>,
+    n_held_out: usize,
+) -> Result<(Labels<'a>, HeldOutTargets<'a>, Option<&'a [f64]>)> {
+    let n = labels.codes.len();
+    let n_train = n.checked_sub(n_held_out).ok_or_else(|| {
+        Error::InvalidInput(format!("{n_held_out} held-out rows of {n} labelled rows"))
+    })?;
+    let (codes, held_codes) = labels.codes.split_at(n_train);
+    let (weights, held_weights) = match labels.sample_weight {
+        Some(sw) if sw.len() == n => {
+            let (a, b) = sw.split_at(n_train);
+            (Some(a), Some(b))
+        }
+        Some(sw) => {
+            return Err(Error::ShapeMismatch(format!(
+                "sample_weight has {} entries for {n} samples",
+                sw.len()
+            )))
+        }
+        None => (None, None),
+    };
+    let train = Labels {
+        codes,
+        sample_weight: weights,
+        ..*labels
+    };
+    let held = HeldOutTargets::Classes {
+        codes: held_codes,
+        n_classes: labels.n_classes,
+    };
+    Ok((train, held, held_weights))
+}
+
+/// The score of the decision values `decision(i)` of `task`'s rows (see the
+/// module documentation): weighted accuracy for classes, R^2 for real targets
+/// (1 when the targets are constant and predicted exactly, 0 when constant and
+/// not, as scikit-learn's `r2_score`).
+pub fn score(task: &BinaryTask<'_>, decision: impl Fn(usize) -> f64) -> f64 {
+    let n = task.len();
+    if !task.is_regression() {
+        let (mut right, mut total) = (0.0, 0.0);
+        for i in 0..n {
+            let s = task.weight(i);
+            total += s;
+            if (decision(i) > 0.0) == (task.y(i) > 0.0) {
+                right += s;
+            }
+        }
+        return if total > 0.0 { right / total } else { 0.0 };
+    }
+    let (mut sum_w, mut sum_wy) = (0.0, 0.0);
+    for i in 0..n {
+        sum_w += task.weight(i);
+        sum_wy += task.weight(i) * task.y(i);
+    }
+    let mean = if sum_w > 0.0 { sum_wy / sum_w } else { 0.0 };
+    let (mut residual, mut spread) = (0.0, 0.0);
+    for i in 0..n {
+        let (s, y) = (task.weight(i), task.y(i));
+        residual += s * (y - decision(i)) * (y - decision(i));
+        spread += s * (y - mean) * (y - mean);
+    }
+    if spread > 0.0 {
+        1.0 - residual / spread
+    } else if residual == 0.0 {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::rows::{CsrRows, DenseRows};
+    use crate::monitor::Monitor;
+    use crate::rng::Rng;
+    use crate::solvers::linear::{fit_binary, LinearState};
+    use crate::solvers::params::Params;
+
+    /// 300 rows of 4 features, two overlapping classes, the last `held` of them to
+    /// be held out.
+    fn noisy() -> (Vec<f64>, Vec<u32>) {
+        let mut rng = Rng::seed_from_u64(11);
+        let (mut x, mut codes) = (Vec::new(), Vec::new());
+        for _ in 0..300 {
+            let row: Vec<f64> = (0..4).map(|_| 2.0 * rng.next_f64() - 1.0).collect();
+            let noise = 0.6 * (rng.next_f64() - 0.5);
+            codes.push(u32::from(row[0] + 0.5 * row[1] + noise > 0.0));
+            x.extend(row);
+        }
+        (x, codes)
+    }
+
+    /// Held-out rows change nothing in the steps: a fit that never stops is, bit
+    /// for bit, the fit on the training rows alone, and its scores are its models'
+    /// scores after each pass; with a rule that stalls at once, the fit stops at
+    /// the second pass with the two-pass model.
+    #[test]
+    fn held_out_rows_score_the_passes_and_stop_them() {
+        let (x, codes) = noisy();
+        let all = DenseRows::new(&x, 300, 4).unwrap();
+        let (train, held) = all.split_rows(240).unwrap();
+        let task = BinaryTask::new(&codes[..240], 1, None, 1.0, 1.0).unwrap();
+        let held_task = BinaryTask::new(&codes[240..], 1, None, 1.0, 1.0).unwrap();
+        let fit = |p: &Params, held_out: bool| {
+            let p = p.clone().validate().unwrap();
+            let mut state = LinearState::new(4, p.seed, 0).unwrap();
+            let mut w = vec![0.0; 4];
+            let h = held_out.then(|| HeldOut::new(&held, held_task, 4).unwrap());
+            let m = Monitor::new();
+            let out = fit_binary(&train, &task, h, &p, &mut state, &mut w, &m, "").unwrap();
+            (w, out)
+        };
+        let never = Params {
+            alpha: 1e-2,
+            max_iter: 6,
+            n_iter_no_change: 100,
+            ..Params::default()
+        };
+        let (w, out) = fit(&never, true);
+        let (w0, out0) = fit(&never, false);
+        assert_eq!(w, w0);
+        assert_eq!(
+            (out.n_iter, out.converged, out0.converged),
+            (6, Some(false), None)
+        );
+        assert_eq!(out.validation_scores.len(), 6);
+        let h = HeldOut::new(&held, held_task, 4).unwrap();
+        assert_eq!(out.validation_scores[5], h.linear_score(&w, out.intercept));
+        for k in 1..=6 {
+            let (wk, ok) = fit(
+                &Params {
+                    max_iter: k,
+                    ..never.clone()
+                },
+                false,
+            );
+            assert_eq!(
+                out.validation_scores[k - 1],
+                h.linear_score(&wk, ok.intercept)
+            );
+        }
+        assert!(
+            out.validation_scores[5] > 0.8,
+            "{:?}",
+            out.validation_scores
+        );
+
+        // No pass can improve by more than 1: the second pass stalls.
+        let stall = Params {
+            tol: Some(1.0),
+            n_iter_no_change: 1,
+            ..never.clone()
+        };
+        let (w, out) = fit(&stall, true);
+        let (w2, _) = fit(
+            &Params {
+                max_iter: 2,
+                ..never
+            },
+            false,
+        );
+        assert_eq!((out.n_iter, out.converged), (2, Some(true)));
+        assert_eq!(w, w2);
+    }
+
+    /// A CSR matrix split after row `k`: both views read their own rows (the
+    /// rest's offsets point into the whole data) and count their own entries.
+    #[test]
+    fn csr_rows_split_into_two_views() {
+        let data = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let indices = [0_i32, 2, 1, 0, 2];
+        let indptr = [0_i32, 2, 3, 3, 5];
+        let csr = CsrRows::checked_when_read(&data, &indices, &indptr, 4, 3).unwrap();
+        let (head, tail) = csr.split_rows(2).unwrap();
+        assert_eq!((head.n_rows(), tail.n_rows()), (2, 2));
+        assert_eq!((head.n_stored(), tail.n_stored()), (3, 2));
+        let w = [1.0, 10.0, 100.0];
+        for i in 0..2 {
+            tail.check_row(i).unwrap();
+            assert_eq!(tail.dot(i, &w), csr.dot(i + 2, &w));
+            assert_eq!(head.dot(i, &w), csr.dot(i, &w));
+        }
+        assert!(csr.split_rows(5).is_err());
+        let dense = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let rows = DenseRows::new(&dense, 3, 2).unwrap();
+        let (a, b) = rows.split_rows(1).unwrap();
+        assert_eq!(
+            (a.n_rows(), b.n_rows(), b.dot(1, &[1.0, 1.0])),
+            (1, 2, 11.0)
+        );
+    }
+
+    /// Accuracy weighs rows by the task's weights (a held-out task has class
+    /// weights 1: its sample weights); R^2 is scikit-learn's, constant targets
+    /// included.
+    #[test]
+    fn scores_are_the_estimators_scores() {
+        let codes = [1, 0, 1, 1];
+        let sw = [1.0, 2.0, 3.0, 4.0];
+        let unit = BinaryTask::new(&codes, 1, Some(&sw), 1.0, 1.0).unwrap();
+        let f = [0.5, -1.0, -0.2, 0.0];
+        // Right: rows 0 and 1 (weights 1 + 2) of 10; a decision of 0 is negative.
+        assert_eq!(score(&unit, |i| f[i]), 0.3);
+
+        let y = [1.0, 2.0, 4.0];
+        let task = BinaryTask::regression(&y, None).unwrap();
+        let pred = [1.5, 2.0, 3.0];
+        let mean: f64 = 7.0 / 3.0;
+        let tot: f64 = y.iter().map(|v| (v - mean) * (v - mean)).sum();
+        let expected = 1.0 - (0.25 + 0.0 + 1.0) / tot;
+        assert!((score(&task, |i| pred[i]) - expected).abs() < 1e-15);
+        let flat = [2.0, 2.0];
+        let task = BinaryTask::regression(&flat, None).unwrap();
+        assert_eq!(score(&task, |_| 2.0), 1.0);
+        assert_eq!(score(&task, |_| 1.0), 0.0);
+    }
+
+    /// The held-out rows must match their labels and the fit's features, and
+    /// there must be some.
+    #[test]
+    fn held_out_rows_are_checked() {
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let rows = DenseRows::new(&x, 2, 2).unwrap();
+        let codes = [0, 1];
+        let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+        assert!(HeldOut::new(&rows, task, 2).is_ok());
+        assert!(HeldOut::new(&rows, task, 3).is_err());
+        let (none, _) = rows.split_rows(0).unwrap();
+        assert!(HeldOut::new(&none, task, 2).is_err());
+        let held = HeldOut::new(&rows, task, 2).unwrap();
+        // f = x . (1, -1) + 0.5: -0.5 (row 0, class 0: right), -0.5 (class 1: wrong).
+        assert_eq!(held.linear_score(&[1.0, -1.0], 0.5), 0.5);
+    }
+}
