@@ -94,6 +94,7 @@ def fit_linear(
     solver: LinearSolverState,
     params: dict[str, Any],
     n_threads: int,
+    n_held_out: int = 0,
 ) -> _FitReturn: ...
 def cv_linear(
     x: _Dense | _Csr,
@@ -114,6 +115,7 @@ def fit_linear_regression(
     sample_weight: NDArray[np.float64] | None,
     solver: LinearSolverState,
     params: dict[str, Any],
+    n_held_out: int = 0,
 ) -> _FitReturn: ...
 def fit_ranking(
     x: _Dense | _Csr,

@@ -2,13 +2,15 @@
 //! core with it released, hand back numpy arrays.
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
-    class_counts as core_class_counts, decision_function as core_decision, FitOutput,
-    FittedLinearModel, LinearRanker, LinearRegressor, LinearState, LinearSvm, Rows,
+    class_counts as core_class_counts, decision_function as core_decision, split_labels, FitOutput,
+    FittedLinearModel, HeldOutRows, HeldOutTargets, LinearRanker, LinearRegressor, LinearState,
+    LinearSvm, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
@@ -116,8 +118,15 @@ pub(crate) type FitReturn<'py> = Bound<'py, PyDict>;
 /// With `params["multi_class"] == "crammer_singer"`, the Crammer–Singer solver:
 /// one coefficient row and one output per class (also for two classes), and the
 /// state in `pegasos_core::CrammerSingerState::to_states`' form.
+///
+/// With `n_held_out > 0` the last `n_held_out` rows of `x` (and of the codes and
+/// sample weights) are held out: the fit trains on the others, and each binary
+/// problem scores its model on them after every pass, its stopping rule reading
+/// that score (early stopping; one-vs-rest only); the scores are returned as
+/// `validation_scores` (one list per problem).
 #[pyfunction]
-#[pyo3(signature = (x, codes, labels, solver, params, n_threads))]
+#[pyo3(signature = (x, codes, labels, solver, params, n_threads, n_held_out=0))]
+#[allow(clippy::too_many_arguments)] // the inputs of a fit, each named
 pub fn fit_linear<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
@@ -126,6 +135,7 @@ pub fn fit_linear<'py>(
     mut solver: PyRefMut<'py, LinearSolverState>,
     params: SolverParams<'py>,
     n_threads: usize,
+    n_held_out: usize,
 ) -> PyResult<FitReturn<'py>> {
     let check_input = params.check_input;
     let mode = params.multi_class();
@@ -139,11 +149,17 @@ pub fn fit_linear<'py>(
     // succeeds, so an interrupted or failed call leaves it as it was.
     let mut states = solver.states.clone();
     let labels = labels.with_codes(codes)?;
+    let n_train = training_rows(&x, n_held_out)?;
+    let (labels, held_targets, held_weights) =
+        split_labels(&labels, n_held_out).map_err(CoreError)?;
     // About 10^7 visits of stored entries take a few milliseconds: below, no watcher.
     let visits = x.stored_entries() as f64 * max_iter as f64 * labels.n_problems() as f64;
     let small = visits < SMALL_VISITS;
     let model = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
-        builder.fit_from(&make()?, &labels, &mut states, cancel)
+        let (train, held) = make()?.split_rows(n_train)?;
+        let held = HeldOutRows::new(&held, held_targets, held_weights);
+        let held = (n_held_out > 0).then_some(&held);
+        builder.fit_held_out(&train, &labels, held, &mut states, cancel)
     }))?;
     solver.states = states;
     let d = model.n_features();
@@ -156,8 +172,11 @@ pub fn fit_linear<'py>(
 /// and leaving the final state in it; returns what `fit_linear` returns, for one
 /// problem. With `params["check_input"]` false, `x` is checked row by row as the
 /// solver reads it; the targets are always checked (one pass).
+///
+/// With `n_held_out > 0` the last `n_held_out` rows (targets, sample weights) are
+/// held out and scored (R^2) after every pass, as `fit_linear` holds rows out.
 #[pyfunction]
-#[pyo3(signature = (x, targets, sample_weight, solver, params))]
+#[pyo3(signature = (x, targets, sample_weight, solver, params, n_held_out=0))]
 pub fn fit_linear_regression<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
@@ -165,6 +184,7 @@ pub fn fit_linear_regression<'py>(
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     mut solver: PyRefMut<'py, LinearSolverState>,
     params: SolverParams<'py>,
+    n_held_out: usize,
 ) -> PyResult<FitReturn<'py>> {
     let check_input = params.check_input;
     let params = params.validate()?;
@@ -173,12 +193,32 @@ pub fn fit_linear_regression<'py>(
         Some(a) => Some(slice(a)?),
         None => None,
     };
+    let n_train = training_rows(&x, n_held_out)?;
+    if targets.len() != x.n_rows() || sample_weight.is_some_and(|w| w.len() != x.n_rows()) {
+        return Err(PyValueError::new_err(format!(
+            "X has {} rows but {} targets and {} sample weights",
+            x.n_rows(),
+            targets.len(),
+            sample_weight.map_or(x.n_rows(), <[f64]>::len)
+        )));
+    }
+    let (targets, held_targets) = targets.split_at(n_train);
+    let (sample_weight, held_weights) = match sample_weight {
+        Some(w) => {
+            let (a, b) = w.split_at(n_train);
+            (Some(a), Some(b))
+        }
+        None => (None, None),
+    };
     let visits = x.stored_entries() as f64 * params.max_iter as f64;
     let small = visits < SMALL_VISITS;
     let builder = LinearRegressor::with_params(params.into_params());
     let mut states = solver.states.clone();
     let model = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
-        builder.fit_from(&make()?, targets, sample_weight, &mut states, cancel)
+        let (train, held) = make()?.split_rows(n_train)?;
+        let held = HeldOutRows::new(&held, HeldOutTargets::Real(held_targets), held_weights);
+        let held = (n_held_out > 0).then_some(&held);
+        builder.fit_held_out(&train, (targets, sample_weight), held, &mut states, cancel)
     }))?;
     solver.states = states;
     one_problem_return(py, model, &solver.states)
@@ -215,6 +255,19 @@ pub fn fit_ranking<'py>(
     }))?;
     solver.states = states;
     one_problem_return(py, model, &solver.states)
+}
+
+/// The rows a fit of `x` trains on when its last `n_held_out` rows are held out:
+/// an error unless both parts keep a row (without held-out rows, all of them).
+fn training_rows(x: &Matrix<'_>, n_held_out: usize) -> PyResult<usize> {
+    let n = x.n_rows();
+    if n_held_out > 0 && n_held_out >= n {
+        return Err(PyValueError::new_err(format!(
+            "early stopping holds out {n_held_out} of {n} rows: both the training and the \
+             held-out rows need at least one"
+        )));
+    }
+    Ok(n - n_held_out)
 }
 
 /// The outputs of a one-problem fit (a regression, a ranking) as Python receives
@@ -256,6 +309,8 @@ pub(crate) fn fit_return<'py>(
     out.set_item("settling", settling)?;
     let worse: Vec<Option<bool>> = outputs.iter().map(|o| o.worse_than_zero).collect();
     out.set_item("worse_than_zero", worse)?;
+    let scores: Vec<&[f64]> = outputs.iter().map(|o| &o.validation_scores[..]).collect();
+    out.set_item("validation_scores", scores)?;
     Ok(out)
 }
 
