@@ -68,6 +68,7 @@ NEWEST_ONLY: dict[str, str] = {
     "test_crammer_singer.py": "the solver's results",
     "test_defaults.py": "the solvers' defaults against fixed references",
     "test_demo.py": "the demo's output",
+    "test_early_stopping.py": "the solver's held-out scores, against stable splitters",
     "test_determinism.py": "bit-identical models across threads and runs",
     "test_docs_navigation.py": "the documentation's structure",
     "test_examples.py": "the gallery's scripts",

@@ -38,6 +38,27 @@ probA_, probB_ : ndarray of shape (1,) or (n_classes,)
     Platt's sigmoid ``1 / (1 + exp(probA_ f + probB_))`` of each class's score
     (one for two classes, whose positive class is ``classes_[1]``; one per class
     otherwise). Only with ``probability=True``.""",
+    # Early stopping (pegasos_rs._early_stopping), the linear and kernel estimators.
+    "early_stopping": """\
+early_stopping : bool, default=False
+    Hold out ``validation_fraction`` of the training rows (stratified by class
+    for a classifier; drawn with ``random_state``), train on the others, score
+    the model on the held-out rows after every pass (its ``score``: the accuracy
+    of each binary problem on its own labels, R^2 for a regression, weighted by
+    ``sample_weight``), and stop once that score has not improved by at least
+    ``tol`` (1e-3 when ``tol`` is None) for ``n_iter_no_change`` passes, as
+    scikit-learn's ``SGDClassifier`` does. The model returned is the one of the
+    last pass run; the scores are in ``validation_scores_``. Until the rule
+    stops it, the model is, bit for bit, the fit on the other rows alone. Not
+    with ``partial_fit`` (one pass on the rows it is given), nor with
+    ``check_input=False``.
+validation_fraction : float, default=0.1
+    The share of the training rows held out with ``early_stopping``, in (0, 1).""",
+    "validation_scores": """\
+validation_scores_ : list of ndarray of shape (n_iter,)
+    With ``early_stopping``: the held-out score after each pass of the last
+    ``fit``, one array per binary problem (one for two classes or a
+    regression, each problem stopping by its own score).""",
     "notes_threads": """\
 Long calls release the GIL and stop within about 50 ms of Ctrl-C with
 ``KeyboardInterrupt``. A ``fit`` or ``partial_fit`` that raises (Ctrl-C or an

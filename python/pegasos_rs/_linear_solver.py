@@ -78,6 +78,7 @@ PARAMETERS = (
     "average",
     "batch_size",
     "class_weight",
+    "early_stopping",
     "fit_intercept",
     "intercept_scaling",
     "loss",
@@ -91,6 +92,7 @@ PARAMETERS = (
     "random_state",
     "sampling",
     "tol",
+    "validation_fraction",
     "verbose",
     "warm_start",
 )
@@ -179,10 +181,13 @@ def loss_spec(est) -> dict:
     return {"name": str(est.loss), "epsilon": float(getattr(est, "epsilon", 0.0))}
 
 
-def train(est, matrix, labels, sample_weight, resume: bool, params: dict) -> str | None:
+def train(
+    est, matrix, labels, sample_weight, resume: bool, params: dict, n_held_out: int = 0
+) -> str | None:
     """Run the extension on ``matrix`` and the encoded ``labels`` (classes, those
     present, their counts, the codes), then set the fitted attributes of ``est``
-    and its solver state (only now: a failed call changes nothing).
+    and its solver state (only now: a failed call changes nothing). The last
+    ``n_held_out`` rows are held out for early stopping (``_early_stopping``).
 
     Returns what :func:`store_fit` returns: the problems that ran out of passes
     before ``tol``'s rule was met, as a message, or ``None``.
@@ -201,6 +206,7 @@ def train(est, matrix, labels, sample_weight, resume: bool, params: dict) -> str
         solver,
         params,
         n_threads(est.n_jobs),
+        n_held_out,
     )
     est.classes_ = known
     unconverged = store_fit(est, result)
@@ -231,6 +237,12 @@ def store_fit(est, result: dict) -> str | None:
     est.n_iter_ = max(result["n_iter"])
     est.t_ = max(result["t"])
     est.objective_ = None if objective[0] is None else np.asarray(objective, dtype=float)
+    scores = result.get("validation_scores") or []
+    if any(len(s) for s in scores):
+        # Early stopping: per binary problem, the held-out score after each pass.
+        est.validation_scores_ = [np.asarray(s, dtype=np.float64) for s in scores]
+    elif hasattr(est, "validation_scores_"):
+        del est.validation_scores_
     converged, settling = result["converged"], result.get("settling") or []
     if getattr(est, "multi_class", "ovr") == "crammer_singer":
         converged, settling = converged[:1], settling[:1]  # one joint problem
@@ -249,6 +261,13 @@ def store_fit(est, result: dict) -> str | None:
         f"(classes {', '.join(str(est.classes_[i]) for i in missed[:5])}"
         f"{', ...' if len(missed) > 5 else ''})"
     )
+    if hasattr(est, "validation_scores_"):
+        return (
+            f"{_name(est)}: early stopping did not stop within max_iter={est.max_iter} "
+            f"{plural(est.max_iter, 'pass')}{which}: the held-out score still improved by "
+            f"tol={1e-3 if est.tol is None else est.tol}; increase max_iter or tol to "
+            "improve the fit."
+        )
     return (
         f"{_name(est)}: tol={est.tol} was not reached within "
         f"max_iter={est.max_iter} {plural(est.max_iter, 'pass')}{which}; increase max_iter "

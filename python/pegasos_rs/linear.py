@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _linear_solver, _platt
+from pegasos_rs import _core, _early_stopping, _linear_solver, _platt
 from pegasos_rs._base import (
     PegasosModelMixin,
     available_if,
@@ -173,7 +173,9 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         rows) and issues a ``ConvergenceWarning`` above 5 % (the user guide's
         "Whether the passes were enough").
     n_iter_no_change : int, default=5
-        Passes without improvement tolerated when ``tol`` is set.
+        Passes without improvement tolerated when ``tol`` is set, or with
+        ``early_stopping``.
+    {early_stopping}
     warm_start : bool, default=False
         Continue from the previous fit's complete solver state (weights, step count,
         averaging state and random stream): ``fit`` for ``p`` passes then ``q`` more
@@ -246,6 +248,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         Primal objective per binary problem after the last pass, when computed
         (``tol`` or ``verbose`` set); with ``multi_class="crammer_singer"`` one
         value, the joint objective.
+    {validation_scores}
     {platt_attributes}
 
     Notes
@@ -272,6 +275,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "tol": [None, Interval(Real, 0, None, closed="left")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        **_early_stopping.constraints(),
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
@@ -296,6 +300,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         class_weight: ClassWeight = None,
         tol: Float | None = None,
         n_iter_no_change: Int = 5,
+        early_stopping: bool = False,
+        validation_fraction: Float = 0.1,
         warm_start: bool = False,
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
@@ -316,6 +322,8 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -422,6 +430,7 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
     @reported("steps", "fit")
     def _fit_unchecked(self, X, y, sample_weight, classes, resume):
         """``fit`` with ``check_input=False``: see ``pegasos_rs._unchecked``."""
+        _early_stopping.check_early_stopping(self, unchecked=True)
         if self.probability:
             raise ValueError(
                 "check_input=False cannot be combined with probability=True: the "
@@ -473,20 +482,31 @@ class PegasosClassifier(PegasosModelMixin, ClassifierMixin, BaseEstimator):
         n_folds = _platt.n_folds_for(counts) if self.probability else 0
         sample_weight = sample_weight_vector(sample_weight, X)
         params = self._solver_params(resume, max_iter, max_steps, partial=partial)
+        rows, weights, n_held = X, sample_weight, 0
+        if _early_stopping.check_early_stopping(self, known.size, partial=partial):
+            # The held-out rows last (a copy); the probabilities' folds read X.
+            order, n_held = _early_stopping.held_out_order(self, codes, X.shape[0])
+            rows, codes, weights = _early_stopping.reorder(order, X, codes, sample_weight)
         labels = (known, present, counts, codes)
         # partial_fit runs one pass by design, and max_steps one "pass" of T steps:
         # only fit's passes can fall short of `tol`.
         converging = not partial and max_steps is None
-        self._train(as_rust_matrix(X), labels, sample_weight, resume, params, converging)
+        self._train(as_rust_matrix(rows), labels, weights, resume, params, converging, n_held)
+        del rows, weights
         self._fit_probability(X, y, sample_weight, n_folds)
         return self
 
-    def _train(self, matrix, labels, sample_weight, resume, params, check_convergence) -> None:
+    def _train(
+        self, matrix, labels, sample_weight, resume, params, check_convergence, n_held_out=0
+    ) -> None:
         """Run the extension on ``matrix`` and the encoded ``labels`` (classes, those
         present, their counts, the codes), then set the fitted attributes (with a
         ``ConvergenceWarning`` if ``check_convergence`` and ``tol`` was not met) and
-        the solver state (only now: a failed call changes nothing)."""
-        unconverged = _linear_solver.train(self, matrix, labels, sample_weight, resume, params)
+        the solver state (only now: a failed call changes nothing). The last
+        ``n_held_out`` rows are held out (early stopping)."""
+        unconverged = _linear_solver.train(
+            self, matrix, labels, sample_weight, resume, params, n_held_out
+        )
         warn_unconverged(unconverged, check_convergence)
 
     def _known_classes(self, resume: bool, classes: ArrayLike | None) -> NDArray[Any] | None:

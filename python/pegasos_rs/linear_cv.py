@@ -76,14 +76,16 @@ class _LinearSearch(_search.SearchMixin):
             _search.check_fold_classes(name, classes, codes, folds)
         score_of = _search.scorer_from_predictions(base, self.scoring)
         joint = getattr(self, "multi_class", "ovr") == "crammer_singer"
-        if self.search == "halving" and (joint or score_of is None):
+        # Early stopping holds rows out of each fold's fit: the fits run one by one.
+        alone = joint or bool(getattr(self, "early_stopping", False))
+        if self.search == "halving" and (alone or score_of is None):
             raise ValueError(
                 f"{name}: search='halving' ranks the candidates inside the shared fit, "
-                "which multi_class='crammer_singer' and a callable scoring or a scorer "
-                "of probabilities do not run in; use search='exact'"
+                "which multi_class='crammer_singer', early_stopping=True and a callable "
+                "scoring or a scorer of probabilities do not run in; use search='exact'"
             )
         candidates = grid.candidates()
-        if score_of is None or joint:
+        if score_of is None or alone:
             scores, fit_time, score_time, n_iter = _search.fit_one_by_one(
                 base, candidates, X, y, sample_weight, folds, self.scoring
             )
@@ -251,8 +253,9 @@ class PegasosClassifierCV(_LinearSearch, ClassifierMixin, BaseEstimator):
     draws are the same), so the search costs far less than its fits one by one;
     each candidate's fold model is bit for bit :class:`PegasosClassifier`'s on
     the fold's rows with the same ``random_state``. One-vs-rest (``"ovr"`` and
-    ``"ovr_shared"``) share the draws; ``"crammer_singer"`` fits its candidates
-    one by one. Every other parameter is :class:`PegasosClassifier`'s, used by
+    ``"ovr_shared"``) share the draws; ``"crammer_singer"`` and
+    ``early_stopping=True`` (each fit holds rows of its fold out) fit the
+    candidates one by one. Every other parameter is :class:`PegasosClassifier`'s, used by
     every candidate and the refit; ``random_state=None`` draws one seed for the
     whole search (the folds and the refit).
 
@@ -261,7 +264,8 @@ class PegasosClassifierCV(_LinearSearch, ClassifierMixin, BaseEstimator):
     {_SEARCH_DOC}
     loss, max_iter, max_steps, batch_size, projection, fit_intercept, \
 intercept_scaling, average, sampling, class_weight, tol, n_iter_no_change, \
-random_state, n_jobs, verbose, probability, multi_class
+early_stopping, validation_fraction, random_state, n_jobs, verbose, probability, \
+multi_class
         As :class:`PegasosClassifier` (``sampling`` not an array: the folds train
         on different rows). ``n_jobs`` also runs the folds' problems in parallel.
 
@@ -303,6 +307,8 @@ random_state, n_jobs, verbose, probability, multi_class
         class_weight: Any = None,
         tol: float | None = None,
         n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -328,6 +334,8 @@ random_state, n_jobs, verbose, probability, multi_class
         self.class_weight = class_weight
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -369,7 +377,8 @@ class PegasosRegressorCV(_LinearSearch, R2Score, RegressorMixin, BaseEstimator):
     ----------
     {_SEARCH_DOC}
     loss, epsilon, max_iter, max_steps, batch_size, projection, fit_intercept, \
-intercept_scaling, average, sampling, tol, n_iter_no_change, random_state, \
+intercept_scaling, average, sampling, tol, n_iter_no_change, early_stopping, \
+validation_fraction, random_state, \
 n_jobs, verbose
         As :class:`PegasosRegressor` (``sampling`` not an array).
 
@@ -410,6 +419,8 @@ n_jobs, verbose
         sampling: Any = "uniform",
         tol: float | None = None,
         n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -433,6 +444,8 @@ n_jobs, verbose
         self.sampling = sampling
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose

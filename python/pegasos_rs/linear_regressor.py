@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _linear_solver, _model_file
+from pegasos_rs import _core, _early_stopping, _linear_solver, _model_file
 from pegasos_rs._base import CachedParamNames, R2Score, unchanged_on_error, warn_unconverged
 from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
@@ -130,7 +130,9 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         rows) and issues a ``ConvergenceWarning`` above 5 % (the user guide's
         "Whether the passes were enough").
     n_iter_no_change : int, default=5
-        Passes without improvement tolerated when ``tol`` is set.
+        Passes without improvement tolerated when ``tol`` is set, or with
+        ``early_stopping``.
+    {early_stopping}
     warm_start : bool, default=False
         Continue from the previous fit's complete solver state: ``fit`` for ``p``
         passes then ``q`` more equals ``p + q`` passes at once, bit for bit (with
@@ -155,6 +157,7 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
     objective_ : float or None
         Primal objective after the last pass, when computed (``tol`` or
         ``verbose`` set).
+    {validation_scores}
     """
 
     #: What a model file holds (pegasos_rs.model_io reads only this declaration):
@@ -183,6 +186,7 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         "sampling": [StrOptions({"uniform", "shuffle"}), "array-like"],
         "tol": [None, Interval(Real, 0, None, closed="left")],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        **_early_stopping.constraints(),
         "warm_start": ["boolean"],
         "random_state": ["random_state"],
         "n_jobs": [None, Integral],
@@ -207,6 +211,8 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         sampling: Literal["uniform", "shuffle"] | ArrayLike = "uniform",
         tol: Float | None = None,
         n_iter_no_change: Int = 5,
+        early_stopping: bool = False,
+        validation_fraction: Float = 0.1,
         warm_start: bool = False,
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
@@ -225,6 +231,8 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         self.sampling = sampling
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -289,12 +297,17 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         params = _linear_solver.linear_solver_params(
             self, resume, max_iter, max_steps, partial=partial
         )
-        unconverged = self._train(as_rust_matrix(X), y, sample_weight, resume, params)
+        rows, n_held = X, 0
+        if _early_stopping.check_early_stopping(self, partial=partial):
+            order, n_held = _early_stopping.held_out_order(self, None, X.shape[0])
+            rows, y, sample_weight = _early_stopping.reorder(order, X, y, sample_weight)
+        unconverged = self._train(as_rust_matrix(rows), y, sample_weight, resume, params, n_held)
         warn_unconverged(unconverged, not partial and max_steps is None)
         return self
 
     @reported("steps", "fit")
     def _fit_unchecked(self, X, y, sample_weight, resume):
+        _early_stopping.check_early_stopping(self, unchecked=True)
         matrix, (n_rows, n_features) = unchecked_matrix(X)
         if resume and n_features != self.n_features_in_:
             raise ValueError(
@@ -316,13 +329,16 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
                 del self.feature_names_in_
         return self
 
-    def _train(self, matrix, y, sample_weight, resume: bool, params: dict) -> str | None:
+    def _train(
+        self, matrix, y, sample_weight, resume: bool, params: dict, n_held_out: int = 0
+    ) -> str | None:
         """Run the extension, then set the fitted attributes and the solver state
-        (only now: a failed call changes nothing). Returns the text of the
-        ``ConvergenceWarning`` to issue, if any (``_linear_solver.store_fit``)."""
+        (only now: a failed call changes nothing); the last ``n_held_out`` rows are
+        held out (early stopping). Returns the text of the ``ConvergenceWarning`` to
+        issue, if any (``_linear_solver.store_fit``)."""
         solver = self._solver if resume else _core.LinearSolverState()
         result = _core.fit_linear_regression(
-            matrix, buffer(y, np.float64), sample_weight, solver, params
+            matrix, buffer(y, np.float64), sample_weight, solver, params, n_held_out
         )
         return self._store_fit(result, solver)
 

@@ -1,0 +1,112 @@
+"""Early stopping as scikit-learn's ``SGDClassifier`` has it: ``early_stopping``,
+``validation_fraction`` and ``n_iter_no_change``, shared by the linear and kernel
+estimators.
+
+A fraction of the training rows is held out (stratified by class for a
+classifier, as scikit-learn does; seeded by ``random_state``); the rows are
+reordered so that the held-out ones come last, in their original order after the
+training rows in theirs, and the extension trains on the first ones and scores
+each pass's model on the last ones (``pegasos_core::solvers::held_out``: accuracy
+on each binary problem's labels, R^2 for a regression, weighted by the sample
+weights). The fit on the training rows is therefore the fit on ``X[train]`` alone,
+bit for bit, until the rule stops it.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+from pegasos_rs._fit_inputs import seed_from
+
+
+def constraints() -> dict[str, list[Any]]:
+    """The ``_parameter_constraints`` entries of ``early_stopping`` and
+    ``validation_fraction``."""
+    from sklearn.utils._param_validation import Interval
+
+    return {
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    }
+
+
+def held_out_order(est: Any, codes: np.ndarray | None, n_rows: int) -> tuple[np.ndarray, int]:
+    """The order of the rows that puts the held-out ones last, and their number.
+
+    ``codes`` are the class codes (a stratified split, as scikit-learn's
+    ``SGDClassifier``), or None for a regression (a plain shuffled split).
+    Raises ``ValueError`` when either part would be empty, as scikit-learn does.
+    """
+    from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+
+    fraction = float(est.validation_fraction)
+    n_held = int(np.ceil(fraction * n_rows))
+    if n_held == 0 or n_held >= n_rows:
+        raise ValueError(
+            f"Splitting {n_rows} samples into a train set and a validation set with "
+            f"validation_fraction={fraction} led to an empty set ({n_rows - n_held} and "
+            f"{n_held} samples). Please either change validation_fraction, increase "
+            "the number of samples, or disable early_stopping."
+        )
+    seed = seed_from(est.random_state) % 2**32
+    splitter: Any
+    if codes is None:
+        splitter = ShuffleSplit(test_size=n_held, random_state=seed)
+        target = np.zeros(n_rows)
+    else:
+        splitter = StratifiedShuffleSplit(test_size=n_held, random_state=seed)
+        target = codes
+    try:
+        train, held = next(splitter.split(np.zeros((n_rows, 1)), target))
+    except ValueError as e:
+        raise ValueError(
+            f"early_stopping holds out validation_fraction={fraction} of the rows, "
+            f"stratified by class: {e}"
+        ) from e
+    return np.concatenate([np.sort(train), np.sort(held)]), int(held.size)
+
+
+def reorder(order: np.ndarray, *arrays: Any) -> list[Any]:
+    """Each of ``arrays`` (a matrix, labels, weights; None stays None) with its rows
+    in ``order``: a copy, C-ordered or CSR as the extension reads it."""
+    out: list[Any] = []
+    for a in arrays:
+        if a is None:
+            out.append(None)
+        elif hasattr(a, "tocsr"):
+            out.append(a[order].tocsr())
+        else:
+            out.append(np.ascontiguousarray(np.asarray(a)[order]))
+    return out
+
+
+def check_early_stopping(
+    est: Any, n_classes: int = 2, *, partial: bool = False, unchecked: bool = False
+) -> bool:
+    """Whether this fit of ``est`` (of ``n_classes`` classes; 2 for a regression)
+    holds rows out; ``ValueError`` for what early stopping cannot combine with."""
+    if not getattr(est, "early_stopping", False) or partial:
+        return False
+    if unchecked:
+        raise ValueError(
+            "early_stopping=True cannot be combined with check_input=False: holding "
+            "rows out copies and reads every row of X"
+        )
+    if getattr(est, "max_steps", None) is not None:
+        raise ValueError(
+            "early_stopping=True stops between passes; max_steps runs one 'pass' of "
+            "exactly max_steps steps: set one of them"
+        )
+    multi_class = getattr(est, "multi_class", "ovr")
+    # Two classes are one binary problem whichever way more would be trained,
+    # except Crammer-Singer's joint model.
+    if multi_class == "crammer_singer" or (multi_class == "ovr_shared" and n_classes > 2):
+        raise ValueError(
+            f"early_stopping=True scores each one-vs-rest problem on the held-out rows "
+            f"and stops it by its own score; multi_class={multi_class!r} trains the "
+            "classes together: use multi_class='ovr'"
+        )
+    return True
