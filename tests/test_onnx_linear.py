@@ -318,9 +318,12 @@ def test_a_cross_validated_search_exports_its_refit_model(search):
     check_classifier(cv, onx, X)
     label, _ = run(onx, X)
     assert np.mean(label == y) == pytest.approx(np.mean(cv.predict(X) == y), abs=0.01)
+    # or keyed by the search's class, as skl2onnx.to_onnx takes them
+    onx = pegasos_rs.to_onnx(cv, X[:1], dtype=np.float32, options={type(cv): NO_ZIPMAP})
+    check_classifier(cv, onx, X)
     pipe = make_pipeline(StandardScaler(), PegasosRegressorCV(alphas=[1e-2, 1e-3], cv=3))
     pipe.fit(X, y.astype(float))
     (values,) = run(pegasos_rs.to_onnx(pipe, X[:1], dtype=np.float32), X)
     assert_values(values.ravel(), pipe.predict(X))
-    with pytest.raises(TypeError, match="refit=False"):
+    with pytest.raises(ValueError, match="refit=False"):
         pegasos_rs.to_onnx(PegasosClassifierCV(alphas=[0.1], cv=3, refit=False).fit(X, y), X)

@@ -10,11 +10,13 @@ ONNX runtime) evaluates without Python or pegasos-rs::
 
 Importing this module registers a converter for every covered class with skl2onnx
 (:func:`register`, idempotent), so ``skl2onnx.to_onnx`` converts pipelines that
-hold them too. Without the ``onnx`` extra the module still imports, and
-:func:`to_onnx` raises :class:`ImportError` saying what to install. A model that
-cannot be exported is refused by name, with the reason: :class:`TypeError` for a
-class that has no converter, :class:`ValueError` for a model whose fitted state or
-parameters the graph cannot express (an unfitted model, a precomputed kernel...).
+hold them too; a cross-validated search is converted as its refit model, with the
+options given for the search or for the refit model. Without the ``onnx`` extra
+the module still imports, and :func:`to_onnx` raises :class:`ImportError` saying
+what to install. A model that cannot be exported is refused by name, with the
+reason: :class:`TypeError` for a class that has no converter, :class:`ValueError`
+for a model whose fitted state or parameters the graph cannot express (an unfitted
+model, a precomputed kernel, a search fitted with ``refit=False``...).
 
 Conventions (those of skl2onnx's own converters, so that users get what they know):
 
@@ -77,47 +79,68 @@ class Converter(NamedTuple):
     parser: str | None = None
 
 
+def _search(module: str, name: str, tuned: Converter) -> Converter:
+    """The row of the search ``pegasos_rs.<module>.<name>`` over the estimator of
+    row ``tuned``: converted as its refit model (``pegasos_rs.onnx._search``), with
+    the options of that model's converter."""
+    return Converter(
+        module,
+        name,
+        "_search",
+        "check_search",
+        "search_shape",
+        "convert_search",
+        tuned.options,
+        "parse_search",
+    )
+
+
+_LINEAR_CLASSIFIER = Converter(
+    "linear",
+    "PegasosClassifier",
+    "_linear",
+    "check_classifier",
+    "classifier_shape",
+    "convert_classifier",
+    CLASSIFIER_OPTIONS,
+)
+_LINEAR_REGRESSOR = Converter(
+    "linear_regressor",
+    "PegasosRegressor",
+    "_linear",
+    "check_regressor",
+    "regressor_shape",
+    "convert_regressor",
+    None,
+)
+_KERNEL_CLASSIFIER = Converter(
+    "kernel",
+    "KernelPegasosClassifier",
+    "_kernel",
+    "check_classifier",
+    "kernel_classifier_shape",
+    "convert_classifier",
+    {**CLASSIFIER_OPTIONS, "svm_ops": [True, False]},
+    "parse_classifier",
+)
+_KERNEL_REGRESSOR = Converter(
+    "kernel_regressor",
+    "KernelPegasosRegressor",
+    "_kernel",
+    "check_regressor",
+    "regressor_shape",
+    "convert_regressor",
+    {"svm_ops": [True, False]},
+)
+
 #: Every class with a converter: one row per class. A pegasos-rs estimator missing
 #: here is refused by :func:`to_onnx` (and, inside a pipeline, by the row of
 #: :data:`REFUSED` when it has one).
 CONVERTERS: tuple[Converter, ...] = (
-    Converter(
-        "linear",
-        "PegasosClassifier",
-        "_linear",
-        "check_classifier",
-        "classifier_shape",
-        "convert_classifier",
-        CLASSIFIER_OPTIONS,
-    ),
-    Converter(
-        "linear_regressor",
-        "PegasosRegressor",
-        "_linear",
-        "check_regressor",
-        "regressor_shape",
-        "convert_regressor",
-        None,
-    ),
-    Converter(
-        "kernel",
-        "KernelPegasosClassifier",
-        "_kernel",
-        "check_classifier",
-        "kernel_classifier_shape",
-        "convert_classifier",
-        {**CLASSIFIER_OPTIONS, "svm_ops": [True, False]},
-        "parse_classifier",
-    ),
-    Converter(
-        "kernel_regressor",
-        "KernelPegasosRegressor",
-        "_kernel",
-        "check_regressor",
-        "regressor_shape",
-        "convert_regressor",
-        {"svm_ops": [True, False]},
-    ),
+    _LINEAR_CLASSIFIER,
+    _LINEAR_REGRESSOR,
+    _KERNEL_CLASSIFIER,
+    _KERNEL_REGRESSOR,
     Converter(
         "kernel_approximation",
         "RandomFourierFeatures",
@@ -145,6 +168,10 @@ CONVERTERS: tuple[Converter, ...] = (
         "convert_additive",
         None,
     ),
+    _search("linear_cv", "PegasosClassifierCV", _LINEAR_CLASSIFIER),
+    _search("linear_cv", "PegasosRegressorCV", _LINEAR_REGRESSOR),
+    _search("kernel_cv", "KernelPegasosClassifierCV", _KERNEL_CLASSIFIER),
+    _search("kernel_cv", "KernelPegasosRegressorCV", _KERNEL_REGRESSOR),
 )
 
 #: Public classes without a converter, and why: refused by name, also inside a
@@ -264,27 +291,16 @@ def check_exportable(model: Any) -> None:
 def in_memory(model: Any) -> Any:
     """``model`` with every ``pegasos_rs.dask`` estimator (steps of a pipeline too)
     replaced by an instance of the in-memory class it extends, holding the same
-    parameters and fitted attributes (the graph reads only those), and every
-    cross-validated search (``PegasosClassifierCV``, ``KernelPegasosClassifierCV``, ...) by its
-    refit model; other models are returned as they are."""
+    parameters and fitted attributes (the graph reads only those); other models are
+    returned as they are (a cross-validated search has its own converter, which
+    converts its refit model)."""
     from sklearn.pipeline import Pipeline
-
-    from pegasos_rs._search import SearchMixin
 
     if isinstance(model, Pipeline):
         steps = [(name, in_memory(step)) for name, step in model.steps]
         if all(new is old for (_, new), (_, old) in zip(steps, model.steps, strict=True)):
             return model
         return Pipeline(steps)
-    if isinstance(model, SearchMixin):
-        refit = getattr(model, "best_estimator_", None)
-        if refit is None:
-            raise TypeError(
-                f"{type(model).__name__} cannot be exported to ONNX: it has no refit "
-                "model (not fitted, or fitted with refit=False); the graph is the "
-                "refit model's"
-            )
-        return refit
     if not type(model).__module__.startswith("pegasos_rs.dask"):
         return model
     for row in CONVERTERS:
@@ -319,9 +335,10 @@ def to_onnx(
         ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that
         skl2onnx converts (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``...).
         The estimators of :mod:`pegasos_rs.dask` are exported as the in-memory
-        models they extend, ``PegasosClassifierCV`` and ``PegasosRegressorCV`` as
-        their refit model (``best_estimator_``: options keyed by its ``id`` or by
-        its class).
+        models they extend, the cross-validated searches (``PegasosClassifierCV``,
+        ``PegasosRegressorCV``, ``KernelPegasosClassifierCV``,
+        ``KernelPegasosRegressorCV``) as their refit model (``best_estimator_``:
+        options keyed by its ``id`` or by its class).
     X : array-like or sparse matrix, optional
         Rows like those the graph will read: their number of columns is the input's
         width, and their float type its type, as ``skl2onnx.to_onnx`` guesses it
@@ -359,8 +376,8 @@ def to_onnx(
         other than float32/float64.
     ValueError
         For a model that cannot be exported (unfitted; a precomputed kernel;
-        ``probability=True`` without fitted sigmoids...), or an input width that
-        differs from the model's.
+        ``probability=True`` without fitted sigmoids; a search fitted with
+        ``refit=False``...), or an input width that differs from the model's.
     """
     import numpy as np
 
