@@ -554,6 +554,8 @@ def _common_linear_params(args, n_samples: int) -> dict:
         "sampling": args.sampling,
         "tol": args.tol,
         "n_iter_no_change": 5,
+        "early_stopping": False,
+        "validation_fraction": 0.1,
         "warm_start": False,
         "random_state": args.seed,
         "n_jobs": args.threads,
