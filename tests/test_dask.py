@@ -176,18 +176,23 @@ def test_sample_weights_labels_and_visiting_order(client):
     dX, dy = _as_dask(X, labels, [150, 150, 100], unknown=False)
     dsw = da.from_array(sw, chunks=((150, 150, 100),))
     order = np.random.RandomState(1).permutation(len(y))[:333]
-    # One after the other (not conftest.concurrently): both weights give the same
-    # model, whose scattered copies would share a key.
-    for kw in [
-        {"class_weight": {"yes": 3.0}},
-        {"sampling": order, "max_iter": 2},
-        {"verbose": 1, "tol": 0.0, "n_iter_no_change": 2},
-    ]:
-        kw = {"alpha": 1e-3, "random_state": 2, **kw}
-        for weights in (dsw, sw):  # a dask array, or an in-memory one cut by the blocks
-            ours = pdask.PegasosClassifier(client=client, **kw).fit(dX, dy, sample_weight=weights)
-            ref = pegasos_rs.PegasosClassifier(**kw).fit(X, labels, sample_weight=sw)
-            _same_model(ours, ref)
+    cases = [
+        ({"alpha": 1e-3, "random_state": 2, **kw}, weights)
+        for kw in [
+            {"class_weight": {"yes": 3.0}},
+            {"sampling": order, "max_iter": 2},
+            {"verbose": 1, "tol": 0.0, "n_iter_no_change": 2},
+        ]
+        for weights in (dsw, sw)  # a dask array, or an in-memory one cut by the blocks
+    ]
+    # At once: both weights give the same model, scattered by each fit for its
+    # objective under a key of its own (test_fits_scattering_equal_values_share_no_key).
+    fits = [
+        partial(pdask.PegasosClassifier(client=client, **kw).fit, dX, dy, sample_weight=weights)
+        for kw, weights in cases
+    ]
+    for (kw, _), ours in zip(cases, concurrently(*fits), strict=True):
+        _same_model(ours, pegasos_rs.PegasosClassifier(**kw).fit(X, labels, sample_weight=sw))
 
 
 @pytest.mark.parametrize("mode", ["exact", "parallel"])
