@@ -168,10 +168,12 @@ class Peaks:
 
 
 def warm_up() -> None:
-    """Import ``pegasos_rs.dask`` on a worker (``client.run(warm_up)``), so that the
-    first timing does not include it (bench_dask_reuse and bench_dask_modes use it
-    too, without dask-ml)."""
-    import pegasos_rs.dask  # noqa: F401
+    """Import on a worker (``client.run(warm_up)``) what a fit's tasks run there, so
+    that the first timing does not include it (bench_dask_reuse and bench_dask_modes
+    use it too, without dask-ml): ``pegasos_rs.dask._blocks``, and with it the
+    extension, scipy and scikit-learn's checks. ``import pegasos_rs.dask`` alone
+    imports none of them (the package resolves its names on first use)."""
+    import pegasos_rs.dask._blocks  # noqa: F401
 
 
 def _warm_up_all() -> None:

@@ -147,6 +147,29 @@ def test_timeit_runs_every_repeat_however_long_the_runs_take():
     assert out.stdout.split() == ["3", "3", "30.0"]
 
 
+def test_dask_warm_up_imports_what_a_fits_tasks_run():
+    """``bench_dask.warm_up`` (``client.run`` on the Dask benchmarks' workers before
+    their first timing) imports the modules a fit's tasks run there, not only
+    ``pegasos_rs.dask``, whose names are resolved on first use: it did, and the first
+    timed fit paid each worker's import of the rest (about 2.6 s). A fresh
+    interpreter stands for a fresh worker."""
+    pytest.importorskip("distributed")
+    code = (
+        "import sys, bench_dask\n"
+        "bench_dask.warm_up()\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('pegasos_rs'))))\n"
+    )
+    paths = [str(BENCHES), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    # A fit's tasks are functions of _blocks (which reads through _kept and the extension).
+    imported = set(out.stdout.split())
+    assert {"pegasos_rs.dask._blocks", "pegasos_rs.dask._kept", "pegasos_rs._core"} <= imported
+
+
 def test_rcv1_like_generator_has_the_documented_shape():
     sys.path.insert(0, str(BENCHES))
     try:
