@@ -168,10 +168,12 @@ class Peaks:
 
 
 def warm_up() -> None:
-    """Import ``pegasos_rs.dask`` on a worker (``client.run(warm_up)``), so that the
-    first timing does not include it (bench_dask_reuse and bench_dask_modes use it
-    too, without dask-ml)."""
-    import pegasos_rs.dask  # noqa: F401
+    """Import on a worker (``client.run(warm_up)``) what a fit's tasks run there, so
+    that the first timing does not include it (bench_dask_reuse and bench_dask_modes
+    use it too, without dask-ml): ``pegasos_rs.dask._blocks``, and with it the
+    extension, scipy and scikit-learn's checks. ``import pegasos_rs.dask`` alone
+    imports none of them (the package resolves its names on first use)."""
+    import pegasos_rs.dask._blocks  # noqa: F401
 
 
 def _warm_up_all() -> None:
@@ -398,13 +400,36 @@ def _in_memory_child(spec: dict) -> None:
 # --------------------------------------------------------- objective of the modes
 
 
+def liblinear_optimum(X, Y, alpha: float, eps: float) -> float:
+    """LIBLINEAR ``-s 3 -e eps``'s primal objective at ``alpha`` (``C = 1 / (alpha
+    m)``, a bias feature of 1, regularised), the F* of the objective gaps here and in
+    bench_dask_modes; ``Y`` is the row of ±1 targets. Its dual coordinate descent
+    permutes the rows with the C library's ``rand()``, which nothing seeds, so F*
+    depended on what had drawn from it before in the process; ``srand(1)`` first,
+    the state of a fresh process, makes it the same in every run."""
+    import ctypes
+
+    import scipy.sparse as sp
+    from common import primal_objective
+    from liblinear import liblinear as ll
+    from liblinear import liblinearutil as llu
+
+    d = X.shape[1]
+    C = 1.0 / (alpha * X.shape[0])
+    prob = ll.problem(np.ascontiguousarray(Y[0]), sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr())
+    ctypes.CDLL(None).srand(1)
+    model = llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -e {eps} -q"))
+    w = np.array([model.w[i] for i in range(d + 1)])
+    sign = 1.0 if model.get_labels()[0] == 1 else -1.0
+    return float(primal_objective(sign * w[:d], sign * w[d:], X, Y, alpha)[0])
+
+
 def objective_part(client, sets, passes) -> dict:
     """The parallel mode's primal objective against the exact mode's (the in-memory
     solver's, bit for bit) and LIBLINEAR's optimum, by passes over the data (a
     round of parameter mixing reads the data once)."""
     import pegasos_rs
     import pegasos_rs.dask as pdask
-    import scipy.sparse as sp
     from common import primal_objective
 
     out = {}
@@ -412,19 +437,7 @@ def objective_part(client, sets, passes) -> dict:
         X, y = pegasos_rs.load_svmlight_file(path, n_features=n_features)
         labels = np.unique(y)
         Y = np.where(y == labels[1], 1.0, -1.0)[None, :]
-        from liblinear import liblinear as ll
-        from liblinear import liblinearutil as llu
-
-        C = 1.0 / (alpha * X.shape[0])
-        prob = ll.problem(
-            np.ascontiguousarray(Y[0]), sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
-        )
-        model = llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -e {eps} -q"))
-        w = np.array([model.w[i] for i in range(n_features + 1)])
-        sign = 1.0 if model.get_labels()[0] == 1 else -1.0
-        f_star = float(
-            primal_objective(sign * w[:n_features], sign * w[n_features:], X, Y, alpha)[0]
-        )
+        f_star = liblinear_optimum(X, Y, alpha, eps)
         size = os.path.getsize(path)
         with client.as_current():
             dX, dy = pdask.read_svmlight(path, n_features, blocksize=-(-size // n_blocks))
@@ -719,7 +732,8 @@ def _objective_text(part) -> list[str]:
             )
     notes = [
         f"* {name}: {r['rows']:,} rows, alpha = {r['alpha']:.3g}, {r['blocks']} partitions; "
-        f"optimum F* = {r['f_star']:.6f} (LIBLINEAR -s 3 -e {r['eps']}, bias feature 1)."
+        f"optimum F* = {r['f_star']:.6f} (LIBLINEAR -s 3 -e {r['eps']} from srand(1), bias "
+        "feature 1)."
         for name, r in part["sets"].items()
     ]
     return [

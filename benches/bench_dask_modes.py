@@ -13,10 +13,11 @@ later fit of a model-selection loop. Timed, medians of ``--repeats`` fits in thi
     rounds, each a local pass of every block.
 
 Each model's primal objective is computed on the whole shard in memory and compared
-with LIBLINEAR ``-s 3``'s optimum (``-e 1e-4``, a bias feature), as in
-``bench_dask.py``'s objective part. The report gives, per target gap (5 %, 1 %,
-0.5 %), the fastest fit of each mode that reaches it: the parallel mode wins a
-target when its time is lower.
+with LIBLINEAR ``-s 3``'s optimum (``-e 1e-4``, a bias feature, from ``srand(1)``:
+its dual solver permutes the rows with ``rand()``), by ``bench_dask.py``'s
+``liblinear_optimum``. The report gives, per target gap (5 %, 1 %, 0.5 %), the
+fastest fit of each mode that reaches it: the parallel mode wins a target when its
+time is lower.
 
     python benches/bench_dask_modes.py [--repeats 3] [--blocks 16]
     python benches/bench_dask_modes.py --smoke
@@ -56,22 +57,6 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def optimum(X, Y, eps: float) -> float:
-    """LIBLINEAR ``-s 3``'s primal objective (a bias feature of 1, regularised as in
-    ``bench_dask.py``), the F* of the gaps."""
-    import scipy.sparse as sp
-    from liblinear import liblinear as ll
-    from liblinear import liblinearutil as llu
-
-    d = X.shape[1]
-    C = 1.0 / (ALPHA * X.shape[0])
-    prob = ll.problem(np.ascontiguousarray(Y[0]), sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr())
-    model = llu.train(prob, ll.parameter(f"-s 3 -c {C!r} -e {eps} -q"))
-    w = np.array([model.w[i] for i in range(d + 1)])
-    sign = 1.0 if model.get_labels()[0] == 1 else -1.0
-    return float(primal_objective(sign * w[:d], sign * w[d:], X, Y, ALPHA)[0])
-
-
 def main() -> None:
     args = parser().parse_args()
     import distributed
@@ -109,7 +94,7 @@ def main() -> None:
         (path,) = bench_dask.make_shards(client, workdir, 1, rows, d, nnz)
         X, y = pegasos_rs.load_svmlight_file(str(path), n_features=d, zero_based=True)
         Y = np.where(y == np.unique(y)[1], 1.0, -1.0)[None, :]
-        f_star = optimum(X, Y, 1e-4)
+        f_star = bench_dask.liblinear_optimum(X, Y, ALPHA, 1e-4)
         print(f"F* = {f_star:.6f}", flush=True)
         blocksize = -(-os.path.getsize(path) // args.blocks)
 
@@ -170,7 +155,8 @@ def main() -> None:
             f"{X.shape[0]:,} RCV1-shaped rows ({d:,} features) in {args.blocks} blocks of one "
             f"svmlight file, 2 workers x 1 thread, alpha = {ALPHA:g}, averaged; blocks kept by "
             f"a first checked fit; every time the median of {args.repeats} fits in this run. "
-            f"Gap = (F - F*) / F*, F* = {f_star:.6f} (LIBLINEAR -s 3 -e 1e-4, bias feature 1).",
+            f"Gap = (F - F*) / F*, F* = {f_star:.6f} (LIBLINEAR -s 3 -e 1e-4 from srand(1), "
+            "bias feature 1).",
             *section(
                 "Fastest fit to each gap",
                 markdown_table(["gap at most", "exact mode", "parallel mode", "faster"], rows_t),

@@ -267,13 +267,8 @@ def concurrently(*calls):
     A Dask fit spends most of its time waiting for the scheduler (every round of
     drawn rows, every block of a chained sum is a round trip): independent fits on one
     cluster overlap their waits. Each is the model it is alone (its draws are its
-    own; its blocks are its own tasks).
-
-    Only for fits that scatter nothing in common: distributed names scattered data by
-    its hash, so fits scattering equal values (the same in-memory arrays, or equal
-    models for their objectives) share one key, and one fit releasing it while
-    another scatters it can take it from the other ("lost dependencies"). Dask arrays
-    are not scattered; fits with different parameters have different models."""
+    own; its blocks are its own tasks; what it scatters has a key of its own, however
+    equal to another fit's)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(len(calls)) as pool:

@@ -147,6 +147,61 @@ def test_timeit_runs_every_repeat_however_long_the_runs_take():
     assert out.stdout.split() == ["3", "3", "30.0"]
 
 
+def _run_with_benches(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    """``python -c code`` with the benchmarks importable, writing under ``tmp_path``."""
+    paths = [str(BENCHES), *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in paths if p),
+        "PEGASOS_BENCH_RESULTS": str(tmp_path),
+    }
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_dask_warm_up_imports_what_a_fits_tasks_run(tmp_path):
+    """``bench_dask.warm_up`` (``client.run`` on the Dask benchmarks' workers before
+    their first timing) imports the modules a fit's tasks run there, not only
+    ``pegasos_rs.dask``, whose names are resolved on first use: it did, and the first
+    timed fit paid each worker's import of the rest (about 2.6 s). A fresh
+    interpreter stands for a fresh worker."""
+    pytest.importorskip("distributed")
+    code = (
+        "import sys, bench_dask\n"
+        "bench_dask.warm_up()\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('pegasos_rs'))))\n"
+    )
+    out = _run_with_benches(code, tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    # A fit's tasks are functions of _blocks (which reads through _kept and the extension).
+    imported = set(out.stdout.split())
+    assert {"pegasos_rs.dask._blocks", "pegasos_rs.dask._kept", "pegasos_rs._core"} <= imported
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="srand through the C library: POSIX")
+def test_dask_benchmarks_liblinear_optimum_is_the_same_whatever_rand_drew_before(tmp_path):
+    """The F* of bench_dask's and bench_dask_modes' gaps: LIBLINEAR ``-s 3`` permutes
+    with the C library's ``rand()``, which nothing seeds, so F* depended on what had
+    drawn from it before in the process (0.2830, 0.2805, 0.2800 here from three
+    states)."""
+    pytest.importorskip("liblinear")
+    pytest.importorskip("distributed")
+    code = (
+        "import ctypes, numpy as np, bench_dask\n"
+        "from rcv1_like import chunk\n"
+        "X, y = chunk(0, n_features=1000, nnz_per_row=20, rows=2000)\n"
+        "Y = np.where(y == 1, 1.0, -1.0)[None, :]\n"
+        "for state in (1, 2, 7):\n"
+        "    ctypes.CDLL(None).srand(state)\n"
+        "    print(repr(bench_dask.liblinear_optimum(X, Y, 1e-5, 1e-4)))\n"
+    )
+    out = _run_with_benches(code, tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    values = out.stdout.split()
+    assert len(values) == 3 and len(set(values)) == 1, values
+
+
 def test_rcv1_like_generator_has_the_documented_shape():
     sys.path.insert(0, str(BENCHES))
     try:

@@ -176,18 +176,55 @@ def test_sample_weights_labels_and_visiting_order(client):
     dX, dy = _as_dask(X, labels, [150, 150, 100], unknown=False)
     dsw = da.from_array(sw, chunks=((150, 150, 100),))
     order = np.random.RandomState(1).permutation(len(y))[:333]
-    # One after the other (not conftest.concurrently): both weights give the same
-    # model, whose scattered copies would share a key.
-    for kw in [
-        {"class_weight": {"yes": 3.0}},
-        {"sampling": order, "max_iter": 2},
-        {"verbose": 1, "tol": 0.0, "n_iter_no_change": 2},
-    ]:
-        kw = {"alpha": 1e-3, "random_state": 2, **kw}
-        for weights in (dsw, sw):  # a dask array, or an in-memory one cut by the blocks
-            ours = pdask.PegasosClassifier(client=client, **kw).fit(dX, dy, sample_weight=weights)
-            ref = pegasos_rs.PegasosClassifier(**kw).fit(X, labels, sample_weight=sw)
-            _same_model(ours, ref)
+    cases = [
+        ({"alpha": 1e-3, "random_state": 2, **kw}, weights)
+        for kw in [
+            {"class_weight": {"yes": 3.0}},
+            {"sampling": order, "max_iter": 2},
+            {"verbose": 1, "tol": 0.0, "n_iter_no_change": 2},
+        ]
+        for weights in (dsw, sw)  # a dask array, or an in-memory one cut by the blocks
+    ]
+    # At once: both weights give the same model, scattered by each fit for its
+    # objective under a key of its own (test_fits_scattering_equal_values_share_no_key).
+    fits = [
+        partial(pdask.PegasosClassifier(client=client, **kw).fit, dX, dy, sample_weight=weights)
+        for kw, weights in cases
+    ]
+    for (kw, _), ours in zip(cases, concurrently(*fits), strict=True):
+        _same_model(ours, pegasos_rs.PegasosClassifier(**kw).fit(X, labels, sample_weight=sw))
+
+
+@pytest.mark.parametrize("mode", ["exact", "parallel"])
+def test_fits_scattering_equal_values_share_no_key(dask_threads, monkeypatch, mode):
+    """What a fit scatters (in-memory X, y and sample_weight; exact mode's model for
+    the objective; parallel mode's start and model of every round) gets a key of its
+    own. Named by hash, equal values of two fits on one client shared one key: the
+    release of one fit's future could reach the scheduler after the other fit's
+    scatter of it, and the other fit's tasks then failed ("lost dependencies")."""
+    keys: list = []
+    scatter = distributed.Client.scatter
+
+    def recording(self, data, *args, **kwargs):
+        out = scatter(self, data, *args, **kwargs)
+        keys.extend(f.key for f in (out if isinstance(out, list) else [out]))
+        return out
+
+    monkeypatch.setattr(distributed.Client, "scatter", recording)
+    X, y = make_problem(n_samples=200, n_features=5, n_classes=2, seed=6)
+    sw = np.random.RandomState(0).uniform(0.5, 2.0, size=len(y))
+    dX, _ = _as_dask(X, y, [100, 100], unknown=True)  # y and sw cut once rows are known
+    kw = {"alpha": 1e-3, "max_iter": 3, "tol": 1e-12, "random_state": 1, "mode": mode}
+    models = [
+        pdask.PegasosClassifier(client=dask_threads, **kw).fit(inputs, y, sample_weight=sw)
+        for inputs in (X, X, dX, dX)  # each input twice: equal values scattered twice
+    ]
+    _same_model(models[1], models[0])  # alike fits: what they scattered was equal
+    _same_model(models[3], models[2])
+    shared = {k for k in keys if keys.count(k) > 1}
+    assert not shared, f"{len(shared)} keys scattered more than once: {sorted(shared)}"
+    # Each fit scatters y and sw (and X when in memory), and a model every pass.
+    assert len(keys) >= 2 * (3 + 3) + 2 * (2 + 3)
 
 
 def test_dataframes_and_in_memory_inputs(client):

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pegasos_rs.dask import _blocks, _kept
+from pegasos_rs.dask._cluster import scatter
 from pegasos_rs.dask._interrupt import CtrlC
 from pegasos_rs.dask._svmlight import svmlight_source
 
@@ -92,7 +93,7 @@ def _x_parts(X, client):
             X = np.asarray(X)
         if len(X.shape) != 2:
             raise ValueError(f"expected a 2-D X, got shape {X.shape}")
-        return [client.scatter(X)], [int(X.shape[0])]
+        return scatter(client, [X]), [int(X.shape[0])]
     if isinstance(X, da.Array):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got a dask array of shape {X.shape}")
@@ -139,7 +140,7 @@ def _aligned(v, rows, n_parts: int, what: str, client):
     if v.shape[0] != sum(rows):
         raise ValueError(f"X has {sum(rows)} rows but {what} has {v.shape[0]}")
     cuts = np.cumsum([0, *rows])
-    return client.scatter([v[a:b] for a, b in pairwise(cuts)])
+    return scatter(client, [v[a:b] for a, b in pairwise(cuts)])
 
 
 def _feature_names(X):
@@ -240,7 +241,7 @@ def _attach_late(client, blocks, y, sample_weight, ctrl_c):
         v = np.asarray(v)
         if v.shape[0] != cuts[-1]:
             raise ValueError(f"X has {cuts[-1]} rows but y or sample_weight has {v.shape[0]}")
-        return client.scatter([v[a:b] for a, b in pairwise(cuts)])
+        return scatter(client, [v[a:b] for a, b in pairwise(cuts)])
 
     ys, sws = pieces(y), pieces(sample_weight)
     return [

@@ -41,6 +41,7 @@ from distributed import KilledWorker
 from pegasos_rs import _core, _progress
 from pegasos_rs._validation import as_rust_matrix
 from pegasos_rs.dask import _blocks
+from pegasos_rs.dask._cluster import scatter
 
 #: Draws per problem and round at most (the index arrays stay small).
 _MAX_ROUND_DRAWS = 1 << 20
@@ -281,7 +282,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
             losses = None
             if fit.wants_objective:
                 # The model goes to the cluster once, not with every block's task.
-                [model] = data.client.scatter([fit.models()], broadcast=False)
+                [model] = scatter(data.client, [fit.models()])
                 losses = chain(
                     data,
                     _blocks.loss_chain,

@@ -27,6 +27,7 @@ import numpy as np
 
 from pegasos_rs import _core, _progress
 from pegasos_rs.dask import _blocks
+from pegasos_rs.dask._cluster import scatter
 from pegasos_rs.dask._exact import gather, placements, zero_loss_sums
 
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -95,7 +96,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
             or average == "weighted"
         )
         start = {"v": v, "bias": bias, "t": t, "zero_loss": zero_loss, "average": averaging}
-        [start] = client.scatter([start], broadcast=False)
+        [start] = scatter(client, [start])
         parts = [
             client.submit(
                 _blocks.mix_round,
@@ -212,7 +213,7 @@ def _objective(data, class_weight, params, coef, intercept):
     """Per-problem primal objective of ``(coef, intercept)``: loss sums over the
     blocks in parallel, added on the client."""
     client = data.client
-    [model] = client.scatter([(coef, intercept)], broadcast=False)
+    [model] = scatter(client, [(coef, intercept)])
     problems = coef.shape[0]
     parts = [
         client.submit(
