@@ -22,6 +22,7 @@ use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{Error, Result};
+use crate::solvers::kernel_held_out::HeldOutProblem;
 
 /// Rows held out of a binary fit (or a regression) and their labels, scored after
 /// every pass.
@@ -107,6 +108,42 @@ impl<'a, R: Rows> HeldOutRows<'a, R> {
         }
     }
 
+    /// The held-out rows.
+    pub fn rows(&self) -> &'a R {
+        self.rows
+    }
+
+    /// The held-out rows a binary problem of a kernel fit scores and their labels
+    /// (see [`crate::solvers::kernel_held_out`]): every row for a one-vs-rest
+    /// problem (on its labels) or a regression, the rows of the two classes for a
+    /// one-vs-one pair (the first `+1`); the weights are the sample weights.
+    pub fn examples(&self, problem: HeldOutProblem) -> Result<ProblemExamples> {
+        let n = self.rows.n_rows();
+        let weight = |i: usize| self.sample_weight.map_or(1.0, |w| w[i]);
+        let (index, labels): (Vec<usize>, Vec<(f64, f64)>) = match (self.targets, problem) {
+            (HeldOutTargets::Classes { codes, .. }, HeldOutProblem::Pair(i, j)) => codes
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| c == i || c == j)
+                .map(|(r, &c)| (r, (if c == i { 1.0 } else { -1.0 }, weight(r))))
+                .unzip(),
+            (_, HeldOutProblem::Problem(p)) => {
+                let task = self.problem(p, self.rows.n_features())?.task;
+                (0..n).map(|r| (r, (task.y(r), task.weight(r)))).unzip()
+            }
+            (HeldOutTargets::Real(_), HeldOutProblem::Pair(..)) => {
+                return Err(Error::InvalidParameter(
+                    "a regression has no pairs of classes".into(),
+                ))
+            }
+        };
+        Ok(ProblemExamples {
+            index,
+            labels,
+            regression: matches!(self.targets, HeldOutTargets::Real(_)),
+        })
+    }
+
     /// The held-out rows and labels of binary problem `p` (as [`Labels::task`]
     /// numbers them; the regression is problem 0), checked against a fit of
     /// `n_features` features.
@@ -127,6 +164,18 @@ impl<'a, R: Rows> HeldOutRows<'a, R> {
         };
         HeldOut::new(self.rows, task, n_features)
     }
+}
+
+/// The held-out rows one binary problem of a kernel fit scores
+/// ([`HeldOutRows::examples`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProblemExamples {
+    /// The held-out rows scored (indices among the held-out rows).
+    pub index: Vec<usize>,
+    /// The label (`+1`/`-1`, or the target) and the weight of each.
+    pub labels: Vec<(f64, f64)>,
+    /// Whether the labels are real targets (scored by R^2).
+    pub regression: bool,
 }
 
 /// The labels of a fit whose last `n_held_out` rows are held out: those of the
@@ -171,28 +220,33 @@ pub fn split_labels<'a>(
 /// (1 when the targets are constant and predicted exactly, 0 when constant and
 /// not, as scikit-learn's `r2_score`).
 pub fn score(task: &BinaryTask<'_>, decision: impl Fn(usize) -> f64) -> f64 {
-    let n = task.len();
-    if !task.is_regression() {
+    let examples = (0..task.len()).map(|i| (task.y(i), task.weight(i), decision(i)));
+    score_examples(task.is_regression(), examples)
+}
+
+/// [`score`] of examples given as `(label or target, weight, decision value)`:
+/// labels `+1`/`-1` unless `regression`.
+pub fn score_examples(regression: bool, examples: impl Iterator<Item = (f64, f64, f64)>) -> f64 {
+    if !regression {
         let (mut right, mut total) = (0.0, 0.0);
-        for i in 0..n {
-            let s = task.weight(i);
+        for (y, s, f) in examples {
             total += s;
-            if (decision(i) > 0.0) == (task.y(i) > 0.0) {
+            if (f > 0.0) == (y > 0.0) {
                 right += s;
             }
         }
         return if total > 0.0 { right / total } else { 0.0 };
     }
+    let examples: Vec<(f64, f64, f64)> = examples.collect();
     let (mut sum_w, mut sum_wy) = (0.0, 0.0);
-    for i in 0..n {
-        sum_w += task.weight(i);
-        sum_wy += task.weight(i) * task.y(i);
+    for &(y, s, _) in &examples {
+        sum_w += s;
+        sum_wy += s * y;
     }
     let mean = if sum_w > 0.0 { sum_wy / sum_w } else { 0.0 };
     let (mut residual, mut spread) = (0.0, 0.0);
-    for i in 0..n {
-        let (s, y) = (task.weight(i), task.y(i));
-        residual += s * (y - decision(i)) * (y - decision(i));
+    for &(y, s, f) in &examples {
+        residual += s * (y - f) * (y - f);
         spread += s * (y - mean) * (y - mean);
     }
     if spread > 0.0 {
@@ -210,6 +264,7 @@ mod tests {
     use crate::data::rows::{CsrRows, DenseRows};
     use crate::monitor::Monitor;
     use crate::rng::Rng;
+    use crate::solvers::kernel_held_out::HeldOutProblem;
     use crate::solvers::linear::{fit_binary, LinearState};
     use crate::solvers::params::Params;
 
@@ -298,6 +353,36 @@ mod tests {
         );
         assert_eq!((out.n_iter, out.converged), (2, Some(true)));
         assert_eq!(w, w2);
+    }
+
+    /// A one-vs-one pair scores the held-out rows of its two classes (the first
+    /// `+1`), a one-vs-rest problem all of them on its labels; weights are the
+    /// sample weights, never the class weights.
+    #[test]
+    fn each_problem_scores_its_own_held_out_rows() {
+        let x = [0.0; 10];
+        let rows = DenseRows::new(&x, 5, 2).unwrap();
+        let codes = [2, 0, 1, 2, 0];
+        let sw = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let classes = HeldOutTargets::Classes {
+            codes: &codes,
+            n_classes: 3,
+        };
+        let held = HeldOutRows::new(&rows, classes, Some(&sw));
+        let pair = held.examples(HeldOutProblem::Pair(0, 2)).unwrap();
+        assert_eq!(pair.index, [0, 1, 3, 4]);
+        let labels = [(-1.0, 1.0), (1.0, 2.0), (-1.0, 4.0), (1.0, 5.0)];
+        assert_eq!(pair.labels, labels);
+        let one = held.examples(HeldOutProblem::Problem(1)).unwrap();
+        assert_eq!(one.index, [0, 1, 2, 3, 4]);
+        let labels = [(-1.0, 1.0), (-1.0, 2.0), (1.0, 3.0), (-1.0, 4.0), (-1.0, 5.0)];
+        assert_eq!(one.labels, labels);
+        assert!(!one.regression);
+        let y = [0.5, 1.0, 2.0, 3.0, 4.0];
+        let real = HeldOutRows::new(&rows, HeldOutTargets::Real(&y), None);
+        assert!(real.examples(HeldOutProblem::Pair(0, 1)).is_err());
+        let r = real.examples(HeldOutProblem::Problem(0)).unwrap();
+        assert!(r.regression && r.labels[2] == (2.0, 1.0));
     }
 
     /// A CSR matrix split after row `k`: both views read their own rows (the

@@ -142,8 +142,17 @@ fn squared_hinge_follows_the_naive_step_rule_from_t0() {
         for strategy in STRATEGIES {
             let mut state = KernelState::new(n, p.seed, 1).unwrap();
             let m = Monitor::new();
-            fit_kernel_binary::<_, f64>(&gram, &task, &p, solver(strategy), &mut state, &m, "")
-                .unwrap();
+            fit_kernel_binary::<_, f64>(
+                &gram,
+                &task,
+                None,
+                &p,
+                solver(strategy),
+                &mut state,
+                &m,
+                "",
+            )
+            .unwrap();
             assert_eq!(state.steps(), t);
             let model = state.model(p.alpha);
             let got = dense_coef(&model, n);
@@ -190,7 +199,8 @@ fn squared_hinge_from_step_one_diverges_and_from_t0_converges() {
         let mut state = KernelState::new(n, p.seed, 0).unwrap();
         let s = solver(Strategy::Margins);
         let m = Monitor::new();
-        let out = fit_kernel_binary::<_, f64>(&gram, &task, &p, s, &mut state, &m, "").unwrap();
+        let out =
+            fit_kernel_binary::<_, f64>(&gram, &task, None, &p, s, &mut state, &m, "").unwrap();
         out.objective.unwrap()
     };
     let (o2, o50) = (objective(2), objective(50));
@@ -293,6 +303,7 @@ fn epsilon_svr_reaches_its_optimum() {
                 &gram,
                 &y,
                 sw,
+                None,
                 &p,
                 settings,
                 &mut state,
@@ -351,6 +362,7 @@ fn regression_follows_the_naive_step_rule_with_a_bias() {
                 &gram,
                 &y,
                 None,
+                None,
                 &p,
                 settings,
                 &mut state,
@@ -400,8 +412,9 @@ fn restarts_and_threads_change_nothing_in_a_regression() {
             let mut model = None;
             for _ in 0..calls {
                 let m = Monitor::new();
-                let fit =
-                    fit_kernel_regression::<_, f64>(&gram, &y, None, &p, settings, &mut state, &m);
+                let fit = fit_kernel_regression::<_, f64>(
+                    &gram, &y, None, None, &p, settings, &mut state, &m,
+                );
                 model = Some(fit.unwrap().0);
             }
             (state, model.unwrap())
@@ -431,7 +444,7 @@ fn losses_with_a_slope_everywhere_are_refused_with_a_pointer() {
         let p = params(loss, 0.1, 1, 1, false);
         let mut state = KernelState::new(n, 0, 0).unwrap();
         let s = solver(Strategy::Auto);
-        fit_kernel_binary::<_, f64>(&gram, task, &p, s, &mut state, &Monitor::new(), "")
+        fit_kernel_binary::<_, f64>(&gram, task, None, &p, s, &mut state, &Monitor::new(), "")
     };
     for (name, task, instead) in [
         (
@@ -488,6 +501,7 @@ fn losses_with_a_slope_everywhere_are_refused_with_a_pointer() {
         &gram,
         &y[1..],
         None,
+        None,
         &p,
         settings,
         &mut state,
@@ -515,7 +529,7 @@ fn auto_pilots_from_t0_with_a_squared_loss() {
     let fit = |strategy| {
         let mut state = KernelState::new(n, p.seed, 0).unwrap();
         let m = Monitor::new();
-        fit_kernel_binary::<_, f64>(&gram, &task, &p, solver(strategy), &mut state, &m, "")
+        fit_kernel_binary::<_, f64>(&gram, &task, None, &p, solver(strategy), &mut state, &m, "")
             .unwrap();
         state
     };
@@ -553,7 +567,8 @@ fn auto_keeps_a_regression_on_the_support_set() {
         let mut state = KernelState::new(n, p.seed, 0).unwrap();
         let m = Monitor::new();
         let (model, _) =
-            fit_kernel_regression::<_, f64>(&gram, &y, None, &p, settings, &mut state, &m).unwrap();
+            fit_kernel_regression::<_, f64>(&gram, &y, None, None, &p, settings, &mut state, &m)
+                .unwrap();
         (state, model)
     };
     let (auto_state, auto_model) = fit(Strategy::Auto);

@@ -16,6 +16,7 @@ use crate::kernels::cache::SharedColumns;
 use crate::kernels::function::{KernelRows, Targets};
 use crate::kernels::gram::Gram;
 use crate::parallel::{for_each_problem, row_blocks};
+use crate::solvers::kernel_held_out::{HeldOutProblem, HeldOutSource};
 use crate::solvers::kernel_solver::{
     check_kernel_params, fit_kernel_binary_shared, BinaryKernelModel, KernelFitOutput,
     KernelProblem, KernelSolver, KernelState, Strategy,
@@ -76,9 +77,13 @@ impl KernelSettings {
 
 /// Train every binary problem of `labels` on the Gram matrix `gram`, continuing
 /// `states`, as `settings` say. Kernel values are stored as `S`.
+///
+/// With `held_out`, each problem scores its model on its held-out rows after
+/// every pass and stops by that score (early stopping).
 pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
     gram: &G,
     labels: &Labels<'_>,
+    held_out: Option<&dyn HeldOutSource>,
     params: &ValidParams,
     settings: KernelSettings,
     states: &mut [KernelState],
@@ -108,10 +113,15 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
     let outputs = for_each_problem(items, n_threads, |p, state| {
         let task = labels.task(p)?;
         let label = problem_label(multi && params.verbose, p);
+        let scorer = match held_out {
+            Some(h) => Some(h.scorer(HeldOutProblem::Problem(p), None)?),
+            None => None,
+        };
         let problem = KernelProblem {
             gram,
             task: &task,
             params,
+            held_out: scorer.as_deref(),
         };
         fit_kernel_binary_shared::<G, S>(problem, solver, &columns, state, monitor, &label)
     })?;
@@ -326,6 +336,7 @@ mod tests {
             fit_kernel_one_vs_rest::<_, f64>(
                 &gram,
                 &labels,
+                None,
                 &p,
                 settings,
                 &mut states,

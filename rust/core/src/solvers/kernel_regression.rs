@@ -17,6 +17,7 @@ use crate::float::Float;
 use crate::kernels::cache::SharedColumns;
 use crate::kernels::gram::Gram;
 use crate::monitor::Monitor;
+use crate::solvers::kernel_held_out::{HeldOutProblem, HeldOutSource};
 use crate::solvers::kernel_model::{merge_models, KernelModel, KernelSettings};
 use crate::solvers::kernel_solver::{
     fit_kernel_binary_shared, KernelFitOutput, KernelProblem, KernelState,
@@ -29,10 +30,15 @@ use crate::solvers::params::ValidParams;
 /// values are stored as `S`. `params.loss` must be a regression loss the kernel
 /// solver takes (see [`crate::solvers::kernel_solver::check_kernel_params`]). Returns the
 /// model (one row of dual coefficients) and the fit's report.
+///
+/// With `held_out`, the model is scored (R^2) on the held-out rows after every
+/// pass and the fit stops by that score (early stopping).
+#[allow(clippy::too_many_arguments)] // a fit's inputs and the held-out rows
 pub fn fit_kernel_regression<G: Gram, S: Float>(
     gram: &G,
     targets: &[f64],
     sample_weight: Option<&[f64]>,
+    held_out: Option<&dyn HeldOutSource>,
     params: &ValidParams,
     settings: KernelSettings,
     state: &mut KernelState,
@@ -47,10 +53,15 @@ pub fn fit_kernel_regression<G: Gram, S: Float>(
     }
     let task = BinaryTask::regression(targets, sample_weight)?;
     let columns = SharedColumns::new(gram.n(), settings.cache_bytes);
+    let scorer = match held_out {
+        Some(h) => Some(h.scorer(HeldOutProblem::Problem(0), None)?),
+        None => None,
+    };
     let problem = KernelProblem {
         gram,
         task: &task,
         params,
+        held_out: scorer.as_deref(),
     };
     let solver = settings.solver(1);
     let out = fit_kernel_binary_shared::<G, S>(problem, solver, &columns, state, monitor, "")?;

@@ -90,6 +90,7 @@ use crate::kernels::cache::{KernelCache, SharedColumns};
 use crate::kernels::function::{Query, Targets};
 use crate::kernels::gram::Gram;
 use crate::kernels::scratch::with_scratch;
+use crate::solvers::kernel_held_out::HeldOutScore;
 use crate::solvers::linear::{check_loss_fits_task, first_step_of};
 use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
@@ -139,8 +140,21 @@ pub fn check_kernel_params(params: &ValidParams) -> Result<()> {
     if let Intercept::BiasMultiplier(_) = params.intercept {
         return bad("the kernel solver learns an unregularised bias, not a bias multiplier");
     }
-    if params.tol.is_some() || params.max_steps.is_some() {
-        return bad("the kernel solver runs a fixed number of passes (no tol, no max_steps)");
+    if params.max_steps.is_some() {
+        return bad("the kernel solver runs whole passes (no max_steps)");
+    }
+    Ok(())
+}
+
+/// An error for `tol` without held-out rows: the kernel solver runs its passes,
+/// and stops early only by a held-out score (whose improvement `tol` sets).
+fn check_tol(params: &ValidParams, held_out: bool) -> Result<()> {
+    if params.tol.is_some() && !held_out {
+        return Err(Error::InvalidParameter(
+            "the kernel solver runs a fixed number of passes: tol sets the improvement \
+             of the held-out score with early stopping only"
+                .into(),
+        ));
     }
     Ok(())
 }
@@ -271,6 +285,11 @@ pub struct KernelFitOutput {
     pub cache_misses: u64,
     /// Kernel values computed.
     pub kernel_evals: u64,
+    /// With held-out rows: whether the stopping rule was met (`None` without).
+    pub converged: Option<bool>,
+    /// With held-out rows: the score of the model after each pass of this call
+    /// ([`crate::solvers::kernel_held_out`]); empty otherwise.
+    pub validation_scores: Vec<f64>,
 }
 
 impl KernelState {
@@ -360,6 +379,8 @@ pub struct KernelProblem<'a, G> {
     pub task: &'a BinaryTask<'a>,
     /// The parameters shared with the linear solver.
     pub params: &'a ValidParams,
+    /// The held-out rows scored after every pass (early stopping), or `None`.
+    pub held_out: Option<&'a dyn HeldOutScore>,
 }
 
 impl<G> Clone for KernelProblem<'_, G> {
@@ -730,9 +751,14 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
 /// Fit one binary problem for `params.max_iter` passes (`ceil(n / k)` steps each),
 /// continuing `state`, with a kernel column cache of `solver.cache_bytes` of its
 /// own. Checks `monitor` between steps ([`Error::Interrupted`]).
+///
+/// With `held_out`, the model is scored on those rows after every pass and the
+/// stopping rule reads that score (early stopping).
+#[allow(clippy::too_many_arguments)] // a fit's inputs and the held-out rows
 pub fn fit_kernel_binary<G: Gram, S: Float>(
     gram: &G,
     task: &BinaryTask<'_>,
+    held_out: Option<&dyn HeldOutScore>,
     params: &ValidParams,
     solver: KernelSolver,
     state: &mut KernelState,
@@ -740,7 +766,12 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
     label: &str,
 ) -> Result<KernelFitOutput> {
     let columns = SharedColumns::new(gram.n(), solver.cache_bytes);
-    let problem = KernelProblem { gram, task, params };
+    let problem = KernelProblem {
+        gram,
+        task,
+        params,
+        held_out,
+    };
     fit_kernel_binary_shared::<G, S>(problem, solver, &columns, state, monitor, label)
 }
 
@@ -754,8 +785,11 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
     monitor: &Monitor,
     label: &str,
 ) -> Result<KernelFitOutput> {
-    let KernelProblem { gram, task, params } = problem;
+    let KernelProblem {
+        gram, task, params, ..
+    } = problem;
     check_kernel_params(params)?;
+    check_tol(params, problem.held_out.is_some())?;
     check_shapes(gram.n(), task, state)?;
     check_loss_fits_task(&params.loss, task)?;
     task.check_targets()?;
@@ -767,6 +801,7 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
         state,
         batch: index_buffer(k)?,
         violators: index_buffer(k)?,
+        held_out: problem.held_out,
     };
     let mut plan = PassPlan::new(per_pass, params.max_iter);
     drive(&mut plan, &mut run, params, monitor, label)?;
@@ -782,6 +817,8 @@ pub fn fit_kernel_binary_shared<G: Gram, S: Float>(
         cache_hits: hits,
         cache_misses: misses,
         kernel_evals: evals,
+        converged: problem.held_out.and(plan.converged(params)),
+        validation_scores: plan.validation_scores().to_vec(),
     })
 }
 
@@ -792,6 +829,7 @@ struct KernelRun<'a, 's, G: Gram, S: Float> {
     state: &'s mut KernelState,
     batch: Vec<usize>,
     violators: Violators,
+    held_out: Option<&'a dyn HeldOutScore>,
 }
 
 impl<G: Gram, S: Float> PassSubject for KernelRun<'_, '_, G, S> {
@@ -826,6 +864,15 @@ impl<G: Gram, S: Float> PassRunner for KernelRun<'_, '_, G, S> {
 
     fn objective(&mut self) -> Result<Option<f64>> {
         Ok(self.run.objective(self.state))
+    }
+
+    fn held_out_score(&mut self) -> Result<Option<f64>> {
+        let Some(held_out) = self.held_out else {
+            return Ok(None);
+        };
+        held_out
+            .score(&self.state.model(self.run.params.alpha))
+            .map(Some)
     }
 }
 
@@ -884,7 +931,9 @@ fn start_run<G: Gram>(
     per_pass: u64,
     state: &mut KernelState,
 ) -> Result<()> {
-    let KernelProblem { gram, task, params } = problem;
+    let KernelProblem {
+        gram, task, params, ..
+    } = problem;
     let n = gram.n();
     if state.t == 0 {
         state.t = first_step(gram, task, params)? - 1;
@@ -938,7 +987,9 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
         columns: &'a SharedColumns<S>,
         monitor: &'a Monitor,
     ) -> Result<Self> {
-        let KernelProblem { gram, task, params } = problem;
+        let KernelProblem {
+            gram, task, params, ..
+        } = problem;
         let n = gram.n();
         Ok(Run {
             gram,

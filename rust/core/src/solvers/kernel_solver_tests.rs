@@ -48,7 +48,7 @@ fn fit<G: Gram>(
     stream: u64,
 ) -> KernelState {
     let mut state = KernelState::new(gram.n(), p.seed, stream).unwrap();
-    fit_kernel_binary::<G, f64>(gram, task, p, s, &mut state, &Monitor::new(), "").unwrap();
+    fit_kernel_binary::<G, f64>(gram, task, None, p, s, &mut state, &Monitor::new(), "").unwrap();
     state
 }
 
@@ -180,6 +180,7 @@ fn restart_is_bit_exact_and_cache_and_threads_change_nothing() {
             fit_kernel_binary::<_, f64>(
                 &gram,
                 &task,
+                None,
                 &p2,
                 solver(strategy, 0, false),
                 &mut state,
@@ -291,7 +292,7 @@ fn objective_falls_and_bad_setups_are_errors() {
             Monitor::new()
         };
         let s = solver(strategy, 1 << 20, false);
-        fit_kernel_binary::<_, f64>(&gram, &task, p, s, state, &monitor, "")
+        fit_kernel_binary::<_, f64>(&gram, &task, None, p, s, state, &monitor, "")
     };
     let objective = |passes: usize| {
         let p = params(0.01, 1, passes, Sampling::Uniform);

@@ -48,6 +48,8 @@ use crate::float::Float;
 use crate::kernels::function::{Kernel, KernelRows};
 use crate::kernels::gram::{DataGram, Gram, PrecomputedGram};
 use crate::monitor::Monitor;
+use crate::solvers::held_out::HeldOutRows;
+use crate::solvers::kernel_held_out::{HeldOutSource, KernelHeldOut};
 use crate::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
     KernelModel, KernelSettings,
@@ -242,8 +244,9 @@ impl KernelSvmParams {
 
     /// The validated parameters, or [`Error::InvalidParameter`] naming the first
     /// one out of range: the kernel's, then the solver's, then what the kernel
-    /// solver does not implement (a projection, `tol`, `max_steps`, a loss
-    /// without a flat region, ...).
+    /// solver does not implement (a projection, `max_steps`, a loss without a
+    /// flat region, ...). `tol` passes here and is refused by a fit without
+    /// held-out rows (it is early stopping's tolerance).
     pub fn check(&self) -> Result<ValidParams> {
         self.kernel.validate()?;
         let params = self.params.clone().validate()?;
@@ -289,10 +292,30 @@ impl KernelSvmParams {
         labels: &Labels<'_>,
         monitor: &Monitor,
     ) -> Result<FittedKernelSvm> {
+        self.fit_labels_held_out(rows, labels, None, monitor)
+    }
+
+    /// [`fit_labels_monitored`](Self::fit_labels_monitored), every binary problem
+    /// scored on its part of the `held_out` rows after every pass when given (the
+    /// rows of its two classes for a one-vs-one pair) and stopped by that score
+    /// (early stopping, see [`crate::solvers::kernel_held_out`]).
+    pub fn fit_labels_held_out<R: Rows>(
+        &self,
+        rows: &R,
+        labels: &Labels<'_>,
+        held_out: Option<&HeldOutRows<'_, R>>,
+        monitor: &Monitor,
+    ) -> Result<FittedKernelSvm> {
         let kernel = self.kernel.validate()?;
         let params = self.params.clone().validate()?;
         let gram = DataGram::new(rows, KernelRows::new(kernel, rows)?);
-        let (model, reports) = self.fit_gram::<_, R::Value>(&gram, labels, &params, monitor)?;
+        let scored = match held_out {
+            Some(h) => Some(KernelHeldOut::new(kernel, rows, h)?),
+            None => None,
+        };
+        let source = scored.as_ref().map(|s| s as &dyn HeldOutSource);
+        let (model, reports) =
+            self.fit_gram::<_, R::Value>(&gram, labels, source, &params, monitor)?;
         Ok(FittedKernelSvm {
             fit: self.fitted(model, reports, Some(kernel), rows),
             n_classes: labels.n_classes,
@@ -311,7 +334,7 @@ impl KernelSvmParams {
         monitor: &Monitor,
     ) -> Result<FittedKernelSvm> {
         let params = self.params.clone().validate()?;
-        let (model, reports) = self.fit_gram::<_, f64>(gram, labels, &params, monitor)?;
+        let (model, reports) = self.fit_gram::<_, f64>(gram, labels, None, &params, monitor)?;
         Ok(FittedKernelSvm {
             fit: self.fitted_precomputed(model, reports, gram.n()),
             n_classes: labels.n_classes,
@@ -339,11 +362,30 @@ impl KernelSvmParams {
         sample_weight: Option<&[f64]>,
         monitor: &Monitor,
     ) -> Result<FittedKernelRegressor> {
+        self.fit_regression_held_out(rows, (targets, sample_weight), None, monitor)
+    }
+
+    /// [`fit_regression_monitored`](Self::fit_regression_monitored), scored (R^2)
+    /// on the `held_out` rows after every pass when given and stopped by that
+    /// score (early stopping).
+    pub fn fit_regression_held_out<R: Rows>(
+        &self,
+        rows: &R,
+        (targets, sample_weight): (&[f64], Option<&[f64]>),
+        held_out: Option<&HeldOutRows<'_, R>>,
+        monitor: &Monitor,
+    ) -> Result<FittedKernelRegressor> {
         let kernel = self.kernel.validate()?;
         let params = self.params.clone().validate()?;
         let gram = DataGram::new(rows, KernelRows::new(kernel, rows)?);
+        let scored = match held_out {
+            Some(h) => Some(KernelHeldOut::new(kernel, rows, h)?),
+            None => None,
+        };
+        let source = scored.as_ref().map(|s| s as &dyn HeldOutSource);
+        let examples = (targets, sample_weight);
         let (model, report) =
-            self.regress::<_, R::Value>(&gram, targets, sample_weight, &params, monitor)?;
+            self.regress::<_, R::Value>(&gram, examples, source, &params, monitor)?;
         Ok(FittedKernelRegressor {
             fit: self.fitted(model, vec![report], Some(kernel), rows),
         })
@@ -359,7 +401,7 @@ impl KernelSvmParams {
     ) -> Result<FittedKernelRegressor> {
         let params = self.params.clone().validate()?;
         let (model, report) =
-            self.regress::<_, f64>(gram, targets, sample_weight, &params, monitor)?;
+            self.regress::<_, f64>(gram, (targets, sample_weight), None, &params, monitor)?;
         Ok(FittedKernelRegressor {
             fit: self.fitted_precomputed(model, vec![report], gram.n()),
         })
@@ -371,6 +413,7 @@ impl KernelSvmParams {
         &self,
         gram: &G,
         labels: &Labels<'_>,
+        held_out: Option<&dyn HeldOutSource>,
         params: &ValidParams,
         monitor: &Monitor,
     ) -> Result<(KernelModel, Vec<KernelReport>)> {
@@ -381,7 +424,9 @@ impl KernelSvmParams {
                     model,
                     states,
                     outputs,
-                } = fit_kernel_one_vs_one::<G, S>(gram, labels, params, settings, monitor)?;
+                } = fit_kernel_one_vs_one::<G, S>(
+                    gram, labels, held_out, params, settings, monitor,
+                )?;
                 (model, states, outputs)
             }
             Decomposition::OneVsRest => {
@@ -389,6 +434,7 @@ impl KernelSvmParams {
                 let (model, outputs) = fit_kernel_one_vs_rest::<G, S>(
                     gram,
                     labels,
+                    held_out,
                     params,
                     settings,
                     &mut states,
@@ -410,8 +456,8 @@ impl KernelSvmParams {
     fn regress<G: Gram, S: Float>(
         &self,
         gram: &G,
-        targets: &[f64],
-        sample_weight: Option<&[f64]>,
+        (targets, sample_weight): (&[f64], Option<&[f64]>),
+        held_out: Option<&dyn HeldOutSource>,
         params: &ValidParams,
         monitor: &Monitor,
     ) -> Result<(KernelModel, KernelReport)> {
@@ -420,6 +466,7 @@ impl KernelSvmParams {
             gram,
             targets,
             sample_weight,
+            held_out,
             params,
             self.settings(),
             &mut state,
@@ -485,6 +532,10 @@ pub struct KernelReport {
     /// The step after which [`Strategy::Auto`] switched from the support set to the
     /// margin vector, if it did.
     pub switched_at: Option<u64>,
+    /// With held-out rows: whether the stopping rule was met (`None` without).
+    pub converged: Option<bool>,
+    /// With held-out rows: the score after each pass (empty without).
+    pub validation_scores: Vec<f64>,
 }
 
 impl KernelReport {
@@ -499,6 +550,8 @@ impl KernelReport {
             cache_misses: o.cache_misses,
             objective: o.objective,
             switched_at: s.switched_at(),
+            converged: o.converged,
+            validation_scores: o.validation_scores.clone(),
         }
     }
 }

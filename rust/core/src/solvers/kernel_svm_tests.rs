@@ -59,6 +59,7 @@ fn one_vs_rest_is_the_low_level_fit_bit_for_bit() {
     let (want, outputs) = fit_kernel_one_vs_rest::<_, f64>(
         &gram,
         &labels(&codes, &[1.0; 3]),
+        None,
         &p,
         svm.settings(),
         &mut states,
@@ -93,6 +94,7 @@ fn one_vs_one_is_the_low_level_fit_and_predicts_by_votes() {
     let want = fit_kernel_one_vs_one::<_, f64>(
         &gram,
         &labels(&codes, &cw),
+        None,
         &p,
         svm.settings(),
         &Monitor::new(),
@@ -135,9 +137,17 @@ fn regression_is_the_low_level_fit_bit_for_bit() {
     let mut state = KernelState::new(n, 3, 0).unwrap();
     let never = Monitor::new();
     let settings = svr.settings();
-    let (want, out) =
-        fit_kernel_regression::<_, f64>(&gram, &y, Some(&w), &p, settings, &mut state, &never)
-            .unwrap();
+    let (want, out) = fit_kernel_regression::<_, f64>(
+        &gram,
+        &y,
+        Some(&w),
+        None,
+        &p,
+        settings,
+        &mut state,
+        &never,
+    )
+    .unwrap();
     assert_eq!(model.support(), want.support.as_slice());
     assert_eq!(model.dual_coef(), want.dual_coef.as_slice());
     assert_eq!(model.intercept(), want.intercept.as_slice());
@@ -174,7 +184,8 @@ fn precomputed_fits_and_predicts_from_kernel_values() {
     let settings = svm.settings();
     let lab = labels(&codes, &cw);
     let (want, _) =
-        fit_kernel_one_vs_rest::<_, f64>(&gram, &lab, &p, settings, &mut states, &never).unwrap();
+        fit_kernel_one_vs_rest::<_, f64>(&gram, &lab, None, &p, settings, &mut states, &never)
+            .unwrap();
     assert_eq!(model.dual_coef(), want.dual_coef.as_slice());
     assert_eq!(model.kernel(), None);
     assert!(model.decision_function(&rows, &rows).is_err());
@@ -241,11 +252,22 @@ fn bad_parameters_are_errors() {
         builder(n).averaging(Averaging::Weighted),
         builder(n).solver_params(Params::default()), // projects
         builder(n).solver_params(Params {
-            tol: Some(1e-3),
+            max_steps: Some(10),
             projection: false,
             ..Params::default()
         }),
     ];
+    // tol sets early stopping's tolerance: a fit without held-out rows refuses it.
+    let with_tol = builder(n).solver_params(Params {
+        tol: Some(1e-3),
+        projection: false,
+        ..Params::default()
+    });
+    assert!(with_tol.check().is_ok());
+    assert!(matches!(
+        with_tol.fit(&rows, &codes),
+        Err(Error::InvalidParameter(_))
+    ));
     for svm in refused {
         assert!(svm.check().is_err(), "{svm:?}");
         assert!(svm.fit(&rows, &codes).is_err(), "{svm:?}");

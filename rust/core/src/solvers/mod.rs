@@ -17,6 +17,8 @@
 //! - `multiclass`: one-vs-rest of the linear solver and its batched prediction;
 //! - [`kernel_solver`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
 //! - [`kernel_regression`]: kernel Pegasos on real targets (epsilon-SVR);
+//! - [`kernel_held_out`]: early stopping of the kernel solver (held-out rows
+//!   scored through the support vectors);
 //! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
 //!   support vectors;
 //! - `shared_ovr` (with `shared_block`): one-vs-rest whose problems all step on
@@ -45,6 +47,7 @@
 pub mod alpha_grid;
 pub mod crammer_singer;
 pub mod held_out;
+pub mod kernel_held_out;
 pub mod kernel_model;
 pub mod kernel_regression;
 pub mod kernel_solver;

@@ -40,6 +40,7 @@ use crate::float::Float;
 use crate::kernels::gram::{Gram, SubsetGram};
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
+use crate::solvers::kernel_held_out::{HeldOutProblem, HeldOutSource};
 use crate::solvers::kernel_model::{
     fit_kernel_one_vs_rest, initial_kernel_states, merge_models, KernelModel, KernelSettings,
 };
@@ -78,9 +79,13 @@ pub fn class_pairs(n_classes: usize) -> Vec<(u32, u32)> {
 /// A visiting order (`Sampling::Order`) is followed within each pair: the pair
 /// visits its rows in the order they come in it, every row of another class
 /// skipped.
+///
+/// With `held_out`, each pair scores its model on the held-out rows of its two
+/// classes after every pass and stops by that score (early stopping).
 pub fn fit_kernel_one_vs_one<G: Gram, S: Float>(
     gram: &G,
     labels: &Labels<'_>,
+    held_out: Option<&dyn HeldOutSource>,
     params: &ValidParams,
     settings: KernelSettings,
     monitor: &Monitor,
@@ -89,8 +94,15 @@ pub fn fit_kernel_one_vs_one<G: Gram, S: Float>(
     labels.check(gram.n())?;
     if labels.n_classes == 2 {
         let mut states = initial_kernel_states(1, gram.n(), params.seed)?;
-        let (model, outputs) =
-            fit_kernel_one_vs_rest::<G, S>(gram, labels, params, settings, &mut states, monitor)?;
+        let (model, outputs) = fit_kernel_one_vs_rest::<G, S>(
+            gram,
+            labels,
+            held_out,
+            params,
+            settings,
+            &mut states,
+            monitor,
+        )?;
         return Ok(OneVsOneFit {
             model,
             states,
@@ -110,9 +122,14 @@ pub fn fit_kernel_one_vs_one<G: Gram, S: Float>(
         } else {
             String::new()
         };
+        let scorer = match held_out {
+            Some(h) => Some(h.scorer(HeldOutProblem::Pair(i, j), Some(&pair.rows))?),
+            None => None,
+        };
         let out = fit_kernel_binary::<_, S>(
             &view,
             &task,
+            scorer.as_deref(),
             &pair.params,
             solver,
             &mut state,

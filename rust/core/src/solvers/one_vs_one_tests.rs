@@ -94,6 +94,7 @@ fn threads_and_cache_change_nothing_and_the_first_class_is_positive() {
             fit_kernel_one_vs_one::<_, f64>(
                 &gram,
                 &labels(&codes, k, &cw),
+                None,
                 &p,
                 settings(threads, cache),
                 &go,
@@ -161,9 +162,15 @@ fn a_pair_is_the_binary_fit_on_its_rows_alone_with_the_same_c() {
         let p = params_with(loss, n, Sampling::Order(order.clone()));
         let mut lab = labels(&codes, k, &cw);
         lab.sample_weight = Some(&sw);
-        let fit =
-            fit_kernel_one_vs_one::<_, f64>(&gram, &lab, &p, settings(2, 1 << 16), &Monitor::new())
-                .unwrap();
+        let fit = fit_kernel_one_vs_one::<_, f64>(
+            &gram,
+            &lab,
+            None,
+            &p,
+            settings(2, 1 << 16),
+            &Monitor::new(),
+        )
+        .unwrap();
         for (q, (i, j)) in class_pairs(k).into_iter().enumerate() {
             let keep: Vec<usize> = (0..n).filter(|&r| codes[r] == i || codes[r] == j).collect();
             let sub_x: Vec<f64> = keep
@@ -193,6 +200,7 @@ fn a_pair_is_the_binary_fit_on_its_rows_alone_with_the_same_c() {
             fit_kernel_binary::<_, f64>(
                 &sub_gram,
                 &task,
+                None,
                 &sub_p,
                 solver,
                 &mut state,
@@ -216,12 +224,13 @@ fn two_classes_are_one_vs_rest_bit_for_bit() {
     for loss in LOSSES {
         let p = params_with(loss, n, Sampling::Shuffle);
         let go = Monitor::new();
-        let ovo =
-            fit_kernel_one_vs_one::<_, f64>(&gram, &lab, &p, settings(2, 1 << 16), &go).unwrap();
+        let ovo = fit_kernel_one_vs_one::<_, f64>(&gram, &lab, None, &p, settings(2, 1 << 16), &go)
+            .unwrap();
         let mut states = initial_kernel_states(1, n, p.seed).unwrap();
         let (ovr, _) = fit_kernel_one_vs_rest::<_, f64>(
             &gram,
             &lab,
+            None,
             &p,
             settings(2, 1 << 16),
             &mut states,
@@ -245,6 +254,7 @@ fn an_order_missing_a_pair_is_refused() {
     let r = fit_kernel_one_vs_one::<_, f64>(
         &gram,
         &labels(&codes, 3, &cw),
+        None,
         &p,
         settings(1, 0),
         &Monitor::new(),
