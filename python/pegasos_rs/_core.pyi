@@ -213,6 +213,7 @@ def fit_kernel(
     labels: _LabelWeights,
     params: dict[str, Any],
     n_threads: int,
+    n_held_out: int = 0,
 ) -> dict[str, Any]: ...
 def fit_kernel_regression(
     x: _Dense | _Csr,
@@ -220,6 +221,7 @@ def fit_kernel_regression(
     sample_weight: NDArray[np.float64] | None,
     params: dict[str, Any],
     n_threads: int,
+    n_held_out: int = 0,
 ) -> dict[str, Any]: ...
 def kernel_decision(
     sv: _Dense | _Csr,

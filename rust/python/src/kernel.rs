@@ -9,13 +9,16 @@ use pyo3::types::PyDict;
 use pegasos_core::thresholds::is_small;
 use pegasos_core::{
     finish_gram as core_finish_gram, kernel_decision as core_kernel_decision,
-    pairwise_kernel as core_pairwise_kernel, raw_gram as core_raw_gram, Decomposition,
-    KernelReport, KernelSvm, KernelSvmParams, Params, PrecomputedGram, Rows, Strategy,
+    pairwise_kernel as core_pairwise_kernel, raw_gram as core_raw_gram, split_labels,
+    Decomposition, HeldOutRows, HeldOutTargets, KernelReport, KernelSvm, KernelSvmParams, Params,
+    PrecomputedGram, Rows, Strategy,
 };
 
 use crate::arrays::{slice, Matrix};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
+use crate::error::CoreError;
+use crate::linear::{split_targets, training_rows};
 use crate::params::{KernelMultiClass, KernelParams, KernelSpec, LabelWeights, StrategyName};
 
 fn strategy_name(s: Strategy) -> &'static str {
@@ -68,9 +71,12 @@ fn builder(params: KernelParams<'_>, n_threads: usize) -> PyResult<KernelSvmPara
 /// `params`; one-vs-one returns a row of `dual_coef` and a report per pair of
 /// classes, in scikit-learn `SVC`'s order). `labels` holds `n_classes`,
 /// `class_weight` and `sample_weight`; `params` the kernel (`kernel`) and the
-/// solver's settings.
+/// solver's settings. With `n_held_out > 0` the last `n_held_out` rows (codes,
+/// sample weights) are held out: each problem scores its model on its part of
+/// them after every pass and stops by that score (early stopping; not with a
+/// precomputed kernel); the support indices are among the training rows.
 #[pyfunction]
-#[pyo3(signature = (x, codes, labels, params, n_threads))]
+#[pyo3(signature = (x, codes, labels, params, n_threads, n_held_out=0))]
 pub fn fit_kernel<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
@@ -78,14 +84,19 @@ pub fn fit_kernel<'py>(
     labels: LabelWeights<'py>,
     params: KernelParams<'py>,
     n_threads: usize,
+    n_held_out: usize,
 ) -> PyResult<FitReturn<'py>> {
     let kern = params.kernel.kernel()?;
     let svm = builder(params, n_threads)?;
     let codes = slice(&codes)?;
     let small = svm.is_small_fit(codes.len());
     let labels = labels.with_codes(codes)?;
+    let n_train = training_rows(&x, n_held_out)?;
+    let (labels, held_targets, held_weights) =
+        split_labels(&labels, n_held_out).map_err(CoreError)?;
     let model = match kern {
         None => {
+            refuse_held_out_precomputed(n_held_out)?;
             let (values, rows, cols) = x.precomputed()?;
             detach_interruptible(py, small, |monitor| {
                 svm.fit_precomputed(&PrecomputedGram::new(values, rows, cols)?, &labels, monitor)
@@ -94,7 +105,10 @@ pub fn fit_kernel<'py>(
         Some(kern) => {
             let svm = svm.kernel(kern);
             dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
-                svm.fit_labels_monitored(&make()?, &labels, monitor)
+                let (train, held) = make()?.split_rows(n_train)?;
+                let held = HeldOutRows::new(&held, held_targets, held_weights);
+                let held = (n_held_out > 0).then_some(&held);
+                svm.fit_labels_held_out(&train, &labels, held, monitor)
             }))?
         }
     };
@@ -107,8 +121,11 @@ pub fn fit_kernel<'py>(
 /// scratch, with optional `sample_weight`; `params` as for `fit_kernel` (its
 /// `multi_class` is not read: a regression is one problem). Returns what
 /// `fit_kernel` returns, for one problem.
+///
+/// With `n_held_out > 0` the last `n_held_out` rows are held out and scored (R^2)
+/// after every pass, as `fit_kernel` holds rows out.
 #[pyfunction]
-#[pyo3(signature = (x, targets, sample_weight, params, n_threads))]
+#[pyo3(signature = (x, targets, sample_weight, params, n_threads, n_held_out=0))]
 pub fn fit_kernel_regression<'py>(
     py: Python<'py>,
     x: Matrix<'py>,
@@ -116,6 +133,7 @@ pub fn fit_kernel_regression<'py>(
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
     params: KernelParams<'py>,
     n_threads: usize,
+    n_held_out: usize,
 ) -> PyResult<FitReturn<'py>> {
     let kern = params.kernel.kernel()?;
     let svr = builder(params, n_threads)?;
@@ -125,8 +143,12 @@ pub fn fit_kernel_regression<'py>(
         None => None,
     };
     let small = svr.is_small_fit(targets.len());
+    let n_train = training_rows(&x, n_held_out)?;
+    let ((targets, sample_weight), (held_targets, held_weights)) =
+        split_targets(targets, sample_weight, n_train, x.n_rows())?;
     let model = match kern {
         None => {
+            refuse_held_out_precomputed(n_held_out)?;
             let (values, rows, cols) = x.precomputed()?;
             detach_interruptible(py, small, |monitor| {
                 let gram = PrecomputedGram::new(values, rows, cols)?;
@@ -136,12 +158,29 @@ pub fn fit_kernel_regression<'py>(
         Some(kern) => {
             let svr = svr.kernel(kern);
             dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
-                svr.fit_regression_monitored(&make()?, targets, sample_weight, monitor)
+                let (train, held) = make()?.split_rows(n_train)?;
+                let held_targets = HeldOutTargets::Real(held_targets);
+                let held = HeldOutRows::new(&held, held_targets, held_weights);
+                let held = (n_held_out > 0).then_some(&held);
+                svr.fit_regression_held_out(&train, (targets, sample_weight), held, monitor)
             }))?
         }
     };
     let (support, dual, b) = (model.support(), model.dual_coef(), model.intercept());
     fit_return(py, support, dual, b, model.reports())
+}
+
+/// Early stopping reads the held-out rows' kernel values against the training
+/// rows, which a precomputed kernel matrix of the training rows does not hold.
+fn refuse_held_out_precomputed(n_held_out: usize) -> PyResult<()> {
+    if n_held_out > 0 {
+        return Err(PyValueError::new_err(
+            "early stopping is not available with kernel='precomputed': the held-out \
+             rows' kernel values against the training rows are not in the training \
+             kernel matrix",
+        ));
+    }
+    Ok(())
 }
 
 /// The fitted model (support indices, dual coefficients, intercepts) and the
@@ -181,6 +220,12 @@ fn fit_return<'py>(
     out.set_item("objective", objectives)?;
     let switched: Vec<Option<u64>> = reports.iter().map(|r| r.switched_at).collect();
     out.set_item("switched_at", switched)?;
+    let passes: Vec<usize> = reports.iter().map(|r| r.passes).collect();
+    out.set_item("passes", passes)?;
+    let converged: Vec<Option<bool>> = reports.iter().map(|r| r.converged).collect();
+    out.set_item("converged", converged)?;
+    let scores: Vec<&[f64]> = reports.iter().map(|r| &r.validation_scores[..]).collect();
+    out.set_item("validation_scores", scores)?;
     Ok(out)
 }
 

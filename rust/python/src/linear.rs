@@ -194,22 +194,8 @@ pub fn fit_linear_regression<'py>(
         None => None,
     };
     let n_train = training_rows(&x, n_held_out)?;
-    if targets.len() != x.n_rows() || sample_weight.is_some_and(|w| w.len() != x.n_rows()) {
-        return Err(PyValueError::new_err(format!(
-            "X has {} rows but {} targets and {} sample weights",
-            x.n_rows(),
-            targets.len(),
-            sample_weight.map_or(x.n_rows(), <[f64]>::len)
-        )));
-    }
-    let (targets, held_targets) = targets.split_at(n_train);
-    let (sample_weight, held_weights) = match sample_weight {
-        Some(w) => {
-            let (a, b) = w.split_at(n_train);
-            (Some(a), Some(b))
-        }
-        None => (None, None),
-    };
+    let ((targets, sample_weight), (held_targets, held_weights)) =
+        split_targets(targets, sample_weight, n_train, x.n_rows())?;
     let visits = x.stored_entries() as f64 * params.max_iter as f64;
     let small = visits < SMALL_VISITS;
     let builder = LinearRegressor::with_params(params.into_params());
@@ -257,9 +243,38 @@ pub fn fit_ranking<'py>(
     one_problem_return(py, model, &solver.states)
 }
 
+/// Real targets and sample weights of `n_rows` rows, split into those of the
+/// first `n_train` rows (trained on) and of the rest (held out).
+pub(crate) fn split_targets<'a>(
+    targets: &'a [f64],
+    sample_weight: Option<&'a [f64]>,
+    n_train: usize,
+    n_rows: usize,
+) -> PyResult<(Examples<'a>, Examples<'a>)> {
+    if targets.len() != n_rows || sample_weight.is_some_and(|w| w.len() != n_rows) {
+        return Err(PyValueError::new_err(format!(
+            "X has {n_rows} rows but {} targets and {} sample weights",
+            targets.len(),
+            sample_weight.map_or(n_rows, <[f64]>::len)
+        )));
+    }
+    let (train, held) = targets.split_at(n_train);
+    let (train_w, held_w) = match sample_weight {
+        Some(w) => {
+            let (a, b) = w.split_at(n_train);
+            (Some(a), Some(b))
+        }
+        None => (None, None),
+    };
+    Ok(((train, train_w), (held, held_w)))
+}
+
+/// Targets and their optional sample weights.
+pub(crate) type Examples<'a> = (&'a [f64], Option<&'a [f64]>);
+
 /// The rows a fit of `x` trains on when its last `n_held_out` rows are held out:
 /// an error unless both parts keep a row (without held-out rows, all of them).
-fn training_rows(x: &Matrix<'_>, n_held_out: usize) -> PyResult<usize> {
+pub(crate) fn training_rows(x: &Matrix<'_>, n_held_out: usize) -> PyResult<usize> {
     let n = x.n_rows();
     if n_held_out > 0 && n_held_out >= n {
         return Err(PyValueError::new_err(format!(
