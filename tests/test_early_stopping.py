@@ -188,3 +188,128 @@ def test_a_search_with_early_stopping_fits_its_candidates_one_by_one(search):
     assert hasattr(cv.best_estimator_, "validation_scores_")
     with pytest.raises(ValueError, match="early_stopping=True"):
         search(alphas=[1e-3, 1e-1], search="halving", **common).fit(X, y)
+
+
+# The kernel estimators.
+
+
+def _kernel_classes(n_classes):
+    X, y = _classes(n_classes, n=360, seed=5)
+    return X / 4.0, y
+
+
+@pytest.mark.parametrize(("n_classes", "multi_class"), [(2, "ovr"), (3, "ovr"), (4, "ovo")])
+def test_the_kernel_fit_on_the_training_rows_is_the_fit_on_them_alone(n_classes, multi_class):
+    """The kernel solver's held-out rows change nothing in its steps either: the
+    support vectors (numbered among all rows), their coefficients and intercepts are
+    those of the fit on the training rows alone; each problem's scores after each
+    pass are its accuracy on its held-out rows (a pair's: the rows of its two
+    classes, the first positive)."""
+    from pegasos_rs import KernelPegasosClassifier
+
+    X, y = _kernel_classes(n_classes)
+    w = np.random.default_rng(3).uniform(0.5, 2.0, size=y.size)
+    params = {
+        "alpha": 1e-3,
+        "gamma": 0.5,
+        "max_iter": 4,
+        "average": False,
+        "random_state": 2,
+        "multi_class": multi_class,
+        "decision_function_shape": "ovo" if multi_class == "ovo" else "ovr",
+    }
+    est = KernelPegasosClassifier(early_stopping=True, n_iter_no_change=10, **params)
+    with pytest.warns(ConvergenceWarning, match="early stopping did not stop"):
+        est.fit(X, y, sample_weight=w)
+    train, held = _split(y, 0.1, 2)
+    alone = KernelPegasosClassifier(**params).fit(X[train], y[train], sample_weight=w[train])
+    np.testing.assert_array_equal(est.support_, train[alone.support_])
+    np.testing.assert_array_equal(est.dual_coef_, alone.dual_coef_)
+    np.testing.assert_array_equal(est.intercept_, alone.intercept_)
+    np.testing.assert_array_equal(est.support_vectors_, X[est.support_])
+    np.testing.assert_array_equal(est.predict(X), alone.predict(X))
+    assert est.n_iter_ == 4
+    classes = est.classes_
+    if multi_class == "ovo":
+        problems = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+    elif n_classes == 2:
+        problems = [1]
+    else:
+        problems = list(range(n_classes))
+    assert len(est.validation_scores_) == len(problems)
+    for k in range(1, 5):
+        model = KernelPegasosClassifier(**{**params, "max_iter": k})
+        model.fit(X[train], y[train], sample_weight=w[train])
+        values = model.decision_function(X[held]).reshape(held.size, -1)
+        for p, problem in enumerate(problems):
+            if multi_class == "ovo":
+                i, j = problem
+                rows = np.isin(y[held], classes[[i, j]])
+                right = (values[rows, p] > 0) == (y[held][rows] == classes[i])
+                weights = w[held][rows]
+            else:
+                right = (values[:, p] > 0) == (y[held] == classes[problem])
+                weights = w[held]
+            expected = accuracy_score(np.ones(right.size), right, sample_weight=weights)
+            assert est.validation_scores_[p][k - 1] == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_kernel_rule_stops_with_the_stopped_passes_model():
+    from pegasos_rs import KernelPegasosClassifier
+
+    X, y = _kernel_classes(3)
+    params = {"alpha": 1e-3, "gamma": 0.5, "max_iter": 8, "average": False, "random_state": 0}
+    est = KernelPegasosClassifier(early_stopping=True, tol=1.0, n_iter_no_change=2, **params)
+    est.fit(X, y)  # every problem stops: no warning
+    assert est.n_iter_ == 3
+    train, _ = _split(y, 0.1, 0)
+    three = KernelPegasosClassifier(**{**params, "max_iter": 3}).fit(X[train], y[train])
+    np.testing.assert_array_equal(est.dual_coef_, three.dual_coef_)
+    est.set_params(early_stopping=False).fit(X, y)
+    assert est.n_iter_ == 8 and not hasattr(est, "validation_scores_")
+
+
+def test_the_kernel_regressor_scores_r2():
+    from pegasos_rs import KernelPegasosRegressor
+
+    X, y = make_regression(n_samples=300, n_features=5, noise=2.0, random_state=1)
+    X, y = X / 3.0, y / np.std(y)
+    params = {"alpha": 1e-3, "gamma": 0.3, "max_iter": 3, "average": False, "random_state": 5}
+    est = KernelPegasosRegressor(early_stopping=True, n_iter_no_change=9, **params)
+    with pytest.warns(ConvergenceWarning, match="early stopping"):
+        est.fit(X, y)
+    train, held = _split(y, 0.1, 5, stratified=False)
+    alone = KernelPegasosRegressor(**params).fit(X[train], y[train])
+    np.testing.assert_array_equal(est.dual_coef_, alone.dual_coef_)
+    np.testing.assert_array_equal(est.support_, train[alone.support_])
+    expected = r2_score(y[held], alone.predict(X[held]))
+    assert est.validation_scores_[0][-1] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_precomputed_kernel_cannot_stop_early():
+    from pegasos_rs import KernelPegasosClassifier
+
+    X, y = _kernel_classes(2)
+    gram = X @ X.T
+    est = KernelPegasosClassifier(kernel="precomputed", early_stopping=True)
+    with pytest.raises(ValueError, match="precomputed"):
+        est.fit(gram, y)
+
+
+def test_a_kernel_search_with_early_stopping_fits_its_candidates_one_by_one():
+    from pegasos_rs import KernelPegasosClassifier, KernelPegasosClassifierCV
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    X, y = _kernel_classes(2)
+    folds = StratifiedKFold(3)
+    common = {"early_stopping": True, "n_iter_no_change": 2, "max_iter": 6, "random_state": 4}
+    cv = KernelPegasosClassifierCV(Cs=[1.0, 8.0], gammas=[0.5], cv=folds, **common).fit(X, y)
+    grid = GridSearchCV(
+        KernelPegasosClassifier(**common),
+        {"gamma": [0.5], "alpha": [1 / (1.0 * 240), 1 / (8.0 * 240)]},
+        cv=folds,
+    ).fit(X, y)
+    for k in range(3):
+        np.testing.assert_array_equal(
+            cv.cv_results_[f"split{k}_test_score"], grid.cv_results_[f"split{k}_test_score"]
+        )

@@ -12,14 +12,16 @@ decision values are written here once.
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _model_file
+from pegasos_rs import _core, _early_stopping, _model_file
 from pegasos_rs._fitted import fitted_param
 from pegasos_rs._validation import (
     INPUT_CHECKS,
@@ -56,6 +58,9 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "random_state": ["random_state"],
     "n_jobs": [None, Integral],
     "verbose": ["verbose"],
+    "tol": [None, Interval(Real, 0, None, closed="left")],
+    "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+    **_early_stopping.constraints(),
 }
 
 #: ``multi_class="auto"`` trains the pairs of more than two classes when a pair has at
@@ -191,11 +196,16 @@ class KernelExpansionMixin:
     def _kernel_params(self, gamma: float, loss: str, epsilon: Float = 0.0) -> dict:
         """The hyper-parameters as the extension reads them (one named dict): the
         kernel, the solver's settings with the loss, the cache and the strategy."""
+        # tol and n_iter_no_change are early stopping's only (without it the
+        # kernel solver runs all its passes).
+        stopping = bool(getattr(self, "early_stopping", False))
         solver = solver_params(
             self,
             max_iter=self.max_iter,
             seed=seed_from(self.random_state),
             average="suffix" if self.average else "off",
+            tol=getattr(self, "tol", None) if stopping else None,
+            n_iter_no_change=getattr(self, "n_iter_no_change", 1) if stopping else 1,
         )
         solver["loss"] = {"name": loss, "epsilon": float(epsilon)}
         return {
@@ -205,12 +215,31 @@ class KernelExpansionMixin:
             "strategy_name": self.strategy,
         }
 
-    def _store_expansion(self, X, Xk, result: dict) -> NDArray[np.intp]:
+    def _hold_out(self, X, labels, weights, n_classes: int | None):
+        """Early stopping: ``(X, labels, weights)`` with the held-out rows last (a
+        copy; ``labels`` the class codes, stratified, or ``n_classes`` None for a
+        regression's targets), the order of the rows, and how many are held out;
+        without it, the inputs as given, ``None`` and 0."""
+        if not _early_stopping.check_early_stopping(self, n_classes or 2):
+            return X, labels, weights, None, 0
+        if self.kernel == "precomputed":
+            raise ValueError(
+                "early_stopping=True is not available with kernel='precomputed': the "
+                "held-out rows' kernel values against the training rows are not in the "
+                "training kernel matrix"
+            )
+        stratify = labels if n_classes is not None else None
+        order, n_held = _early_stopping.held_out_order(self, stratify, X.shape[0])
+        X, labels, weights = _early_stopping.reorder(order, X, labels, weights)
+        return X, labels, weights, order, n_held
+
+    def _store_expansion(self, X, Xk, result: dict, order=None) -> NDArray[np.intp]:
         """Set the fitted attributes of the expansion from what the extension's fit
-        returns (``X`` validated, ``Xk`` the matrix the kernel read); returns the
-        indices of the support vectors."""
+        returns (``X`` validated, ``Xk`` the matrix the kernel read; with early
+        stopping, their rows in ``order``); returns the indices of the support
+        vectors among the rows of ``X``."""
         support = result["support"]
-        self.support_ = support.astype(np.int32)
+        self.support_ = (support if order is None else order[support]).astype(np.int32)
         self.shape_fit_ = X.shape
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0), dtype=np.float64)
@@ -220,8 +249,28 @@ class KernelExpansionMixin:
             self._sv_kernel_rows = Xk[support] if Xk is not X else None
         self.dual_coef_ = result["dual_coef"]
         self.intercept_ = result["intercept"]
-        self.n_iter_ = int(self.max_iter)
+        self.n_iter_ = int(max(result["passes"]))
         self.t_ = int(result["steps"][0])
+        scores = result["validation_scores"]
+        if any(len(s) for s in scores):
+            self.validation_scores_ = [np.asarray(s, dtype=np.float64) for s in scores]
+            converged = result["converged"]
+            tol = getattr(self, "tol", None)
+            if not all(converged):
+                missed = sum(not c for c in converged)
+                which = (
+                    f" {missed} of {len(converged)} binary problems" if len(converged) > 1 else ""
+                )
+                warnings.warn(
+                    f"{type(self).__name__}: early stopping did not stop{which} within "
+                    f"max_iter={self.max_iter} passes: the held-out score still improved by "
+                    f"tol={1e-3 if tol is None else tol}; increase max_iter or "
+                    "tol to improve the fit.",
+                    ConvergenceWarning,
+                    stacklevel=4,
+                )
+        elif hasattr(self, "validation_scores_"):
+            del self.validation_scores_
         self.fit_report_ = [
             dict(zip(REPORT_KEYS, values, strict=True))
             for values in zip(*(result[n] for n in REPORT_KEYS), strict=True)

@@ -136,6 +136,12 @@ class KernelPegasosClassifier(
         pilot found, never times, and assumes the default ``cache_size``: the
         choice, hence the model, is the same on every machine, thread count and
         cache size. ``fit_report_`` says what ran.
+    tol : float or None, default=None
+        With ``early_stopping``: the improvement of the held-out score that counts
+        (None: 1e-3). Not used otherwise (the kernel solver runs its passes).
+    n_iter_no_change : int, default=5
+        With ``early_stopping``: passes without improvement tolerated.
+    {early_stopping}
     {random_state}
     n_jobs : int or None, default=None
         Threads for training (classes, kernel columns) and prediction (-1: all cores).
@@ -220,7 +226,8 @@ class KernelPegasosClassifier(
         :class:`sklearn.svm.SVC`'s.
     n_features_in_ : int
     n_iter_ : int
-        Passes run (``max_iter``).
+        Passes run (``max_iter``; with ``early_stopping``, the most any binary
+        problem ran).
     t_ : int
         Steps taken per binary problem (the first problem's; with
         ``loss="squared_hinge"`` counted from the first step ``t0 - 1``, which
@@ -233,6 +240,7 @@ class KernelPegasosClassifier(
         usually lower), and ``"switched_at"``: the step after which
         ``strategy="auto"`` switched from ``"support"`` to ``"margins"`` (``None``
         when it did not).
+    {validation_scores}
     {platt_attributes}
 
     Notes
@@ -289,6 +297,10 @@ class KernelPegasosClassifier(
         class_weight: ClassWeight = None,
         cache_size: Float = 200,
         strategy: Literal["auto", "margins", "support"] = "auto",
+        tol: Float | None = None,
+        n_iter_no_change: Int = 5,
+        early_stopping: bool = False,
+        validation_fraction: Float = 0.1,
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
         verbose: Int = 0,
@@ -310,6 +322,10 @@ class KernelPegasosClassifier(
         self.class_weight = class_weight
         self.cache_size = cache_size
         self.strategy = strategy
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -345,24 +361,29 @@ class KernelPegasosClassifier(
         weights = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, classes, present, counts)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
-
-        Xk = self._kernel_rows(X)
+        # Early stopping: the held-out rows last (a copy; the folds of the
+        # probabilities read X).
+        rows, codes_fit, weights_fit, order, n_held = self._hold_out(
+            X, codes, weights, classes.size
+        )
+        Xk = self._kernel_rows(rows)
         result = _core.fit_kernel(
             as_rust_matrix(Xk),
-            codes,
+            codes_fit,
             {
                 "n_classes": int(classes.size),
                 "class_weight": class_weight,
-                "sample_weight": weights,
+                "sample_weight": weights_fit,
             },
             self._solver_params(gamma, used),
             n_threads(self.n_jobs),
+            n_held,
         )
         self.classes_ = classes
         self.multi_class_ = used
         self._gamma = gamma
-        support = self._store_expansion(X, Xk, result)
-        self.n_support_ = np.bincount(codes[support], minlength=classes.size).astype(np.int32)
+        self._store_expansion(rows, Xk, result, order)
+        self.n_support_ = np.bincount(codes[self.support_], minlength=classes.size).astype(np.int32)
         self._fit_probability(X, y, weights, n_folds, pairwise=precomputed)
         return self
 

@@ -145,7 +145,10 @@ class _KernelSearch(_search.SearchMixin):
             _search.check_fold_classes(name, classes, codes, folds)
         score_of = _search.scorer_from_predictions(base, self.scoring)
         candidates = grid.candidates(gammas)
-        if score_of is None or not self._shares_matrices(X):
+        # Early stopping holds rows out of each fit, and reads their kernel values
+        # against the fold's rows: each candidate fits on its own.
+        alone = bool(getattr(self, "early_stopping", False))
+        if score_of is None or alone or not self._shares_matrices(X):
             measured = _search.fit_one_by_one(
                 base, candidates, X, y, sample_weight, folds, self.scoring
             )
@@ -338,10 +341,12 @@ class KernelPegasosClassifierCV(_KernelSearch, ClassifierMixin, BaseEstimator):
     ----------
     {_SEARCH_DOC}
     loss, kernel, degree, coef0, max_iter, batch_size, fit_intercept, average, \
-sampling, class_weight, cache_size, strategy, random_state, n_jobs, verbose, \
-probability, multi_class, decision_function_shape
+sampling, class_weight, cache_size, strategy, tol, n_iter_no_change, early_stopping, \
+validation_fraction, random_state, n_jobs, verbose, probability, multi_class, \
+decision_function_shape
         As :class:`KernelPegasosClassifier` (``sampling`` not an array: the folds
-        train on different rows).
+        train on different rows; ``early_stopping`` fits each candidate on its
+        own).
 
     Attributes
     ----------
@@ -381,6 +386,10 @@ probability, multi_class, decision_function_shape
         class_weight: Any = None,
         cache_size: float = 200,
         strategy: str = "auto",
+        tol: float | None = None,
+        n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -407,6 +416,10 @@ probability, multi_class, decision_function_shape
         self.class_weight = class_weight
         self.cache_size = cache_size
         self.strategy = strategy
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -447,8 +460,10 @@ class KernelPegasosRegressorCV(_KernelSearch, R2Score, RegressorMixin, BaseEstim
     ----------
     {_SEARCH_DOC}
     loss, epsilon, kernel, degree, coef0, max_iter, batch_size, fit_intercept, \
-average, sampling, cache_size, strategy, random_state, n_jobs, verbose
-        As :class:`KernelPegasosRegressor` (``sampling`` not an array).
+average, sampling, cache_size, strategy, tol, n_iter_no_change, early_stopping, \
+validation_fraction, random_state, n_jobs, verbose
+        As :class:`KernelPegasosRegressor` (``sampling`` not an array;
+        ``early_stopping`` fits each candidate on its own).
 
     Attributes
     ----------
@@ -487,6 +502,10 @@ average, sampling, cache_size, strategy, random_state, n_jobs, verbose
         sampling: Any = "uniform",
         cache_size: float = 200,
         strategy: str = "auto",
+        tol: float | None = None,
+        n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -510,6 +529,10 @@ average, sampling, cache_size, strategy, random_state, n_jobs, verbose
         self.sampling = sampling
         self.cache_size = cache_size
         self.strategy = strategy
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose

@@ -124,6 +124,12 @@ class KernelPegasosRegressor(
         margin violations, most examples stay outside the tube, and a kernel
         column per violation costs more than a row against the support set (it
         was slower on cpusmall and abalone).
+    tol : float or None, default=None
+        With ``early_stopping``: the improvement of the held-out R^2 that counts
+        (None: 1e-3). Not used otherwise (the kernel solver runs its passes).
+    n_iter_no_change : int, default=5
+        With ``early_stopping``: passes without improvement tolerated.
+    {early_stopping}
     {random_state}
     n_jobs : int or None, default=None
         Threads for the kernel columns and for prediction (-1: all cores).
@@ -152,7 +158,7 @@ class KernelPegasosRegressor(
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the columns of a data frame ``X``, when they are all strings.
     n_iter_ : int
-        Passes run (``max_iter``).
+        Passes run (``max_iter``, or fewer with ``early_stopping``).
     t_ : int
         Steps taken.
     fit_report_ : list of one dict
@@ -160,6 +166,7 @@ class KernelPegasosRegressor(
         computed, cache hits and misses, the primal objective of the last iterate
         (``"margins"`` strategy only) and ``"switched_at"``, as
         :class:`KernelPegasosClassifier`'s.
+    {validation_scores}
 
     Notes
     -----
@@ -215,6 +222,10 @@ class KernelPegasosRegressor(
         ),
         cache_size: Float = 200,
         strategy: Literal["auto", "margins", "support"] = "auto",
+        tol: Float | None = None,
+        n_iter_no_change: Int = 5,
+        early_stopping: bool = False,
+        validation_fraction: Float = 0.1,
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
         verbose: Int = 0,
@@ -233,6 +244,10 @@ class KernelPegasosRegressor(
         self.sampling = sampling
         self.cache_size = cache_size
         self.strategy = strategy
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -261,16 +276,18 @@ class KernelPegasosRegressor(
         targets = buffer(np.asarray(y, dtype=np.float64))
         weights = sample_weight_vector(sample_weight, X)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
-        Xk = self._kernel_rows(X)
+        rows, targets, weights, order, n_held = self._hold_out(X, targets, weights, None)
+        Xk = self._kernel_rows(rows)
         result = _core.fit_kernel_regression(
             as_rust_matrix(Xk),
-            targets,
+            buffer(targets),
             weights,
             self._kernel_params(gamma, self.loss, self.epsilon),
             n_threads(self.n_jobs),
+            n_held,
         )
         self._gamma = gamma
-        support = self._store_expansion(X, Xk, result)
+        support = self._store_expansion(rows, Xk, result, order)
         self.n_support_ = np.array([support.size], dtype=np.int32)
         return self
 
