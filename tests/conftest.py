@@ -260,6 +260,14 @@ def cluster_cases(*axes, processes):
     ]
 
 
+def in_memory_params(est) -> dict:
+    """The parameters of ``est.to_local()`` for a Dask estimator ``est``: its own
+    but the cluster's, and early stopping (the in-memory estimators' only) at its
+    defaults."""
+    own = {k: v for k, v in est.get_params().items() if k not in ("mode", "client", "round_bytes")}
+    return {**own, "early_stopping": False, "validation_fraction": 0.1}
+
+
 def concurrently(*calls):
     """``[call() for call in calls]``, the calls running at once in threads (the first
     exception raised by one is raised).

@@ -31,7 +31,7 @@ da = pytest.importorskip("dask.array")
 
 import pegasos_rs  # noqa: E402
 import pegasos_rs.dask as pdask  # noqa: E402
-from conftest import cluster_cases, concurrently, make_problem  # noqa: E402
+from conftest import cluster_cases, concurrently, in_memory_params, make_problem  # noqa: E402
 from pegasos_rs import _core  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -394,9 +394,7 @@ def test_regressor_predicts_scores_saves_and_continues(client, tmp_path):
     est.fit(dX, dy)
     local = est.to_local()
     assert type(local) is pegasos_rs.PegasosRegressor
-    assert local.get_params() == {
-        k: v for k, v in est.get_params().items() if k not in ("mode", "client", "round_bytes")
-    }
+    assert local.get_params() == in_memory_params(est)
     predicted = est.predict(dX)
     assert isinstance(predicted, da.Array)
     assert client.compute(predicted).result().tobytes() == local.predict(X).tobytes()

@@ -79,7 +79,7 @@ import re
 import sys
 import time
 import warnings
-from typing import Literal
+from typing import Any, Literal
 
 # Nothing here imports numpy, scipy or scikit-learn when the module is imported:
 # --help must answer at once, and the linear path never needs the last two.
@@ -1070,10 +1070,13 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             est: pdask.PegasosClassifier | pdask.PegasosRegressor
             if args.task == "regressor":
                 params = _regressor_params(args, int(X.shape[0]))
-                est = pdask.PegasosRegressor(**params, mode=args.mode, client=on)
+                cls: Any = pdask.PegasosRegressor
             else:
                 params = _linear_params(args, int(X.shape[0]), class_weight)
-                est = pdask.PegasosClassifier(**params, mode=args.mode, client=on)
+                cls = pdask.PegasosClassifier
+            # The in-memory estimators' own parameters (early stopping) stay out.
+            params = {k: v for k, v in params.items() if k in cls._get_param_names()}
+            est = cls(**params, mode=args.mode, client=on)
             bar = _bar(args, "training", "steps")
             est.fit(X, y, callback=None if bar is None else _dask_progress(bar))
     except (OSError, ValueError) as e:

@@ -82,7 +82,9 @@ class DaskLinearMixin:
         check_is_fitted(self)
         cls: Any = self._local_class
         fitted = _fitted.fit_params(self)  # the model is what its fit made of them
-        local = cls(**{k: fitted[k] for k in cls._get_param_names()})
+        # Parameters the Dask estimator does not have (early stopping) keep the
+        # in-memory default: its fit did not use them.
+        local = cls(**{k: fitted[k] for k in cls._get_param_names() if k in fitted})
         _fitted.record(local)
         for attr in self._fitted_attributes:
             if hasattr(self, attr):
