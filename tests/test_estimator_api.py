@@ -62,6 +62,7 @@ def test_class_weight_check_without_projection():
         PegasosClassifier(random_state=0, loss="log_loss"),
         PegasosClassifier(random_state=0, loss="squared_hinge"),
         PegasosClassifier(random_state=0, loss="modified_huber"),
+        PegasosClassifier(random_state=0, early_stopping=True),
     ],
     expected_failed_checks=_expected_failed_checks,
 )
@@ -86,6 +87,7 @@ def _regressor_failed_checks(estimator):
         PegasosRegressor(random_state=0, loss="squared_epsilon_insensitive"),
         PegasosRegressor(random_state=0, loss="squared_error"),
         PegasosRegressor(random_state=0, loss="huber"),
+        PegasosRegressor(random_state=0, early_stopping=True),
     ],
     expected_failed_checks=_regressor_failed_checks,
 )

@@ -153,6 +153,7 @@ def _expected_failed_checks(estimator):
         KernelPegasosClassifier(
             random_state=0, multi_class="ovo", decision_function_shape="ovo", probability=True
         ),
+        KernelPegasosClassifier(random_state=0, multi_class="ovo", early_stopping=True),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

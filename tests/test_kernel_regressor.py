@@ -65,6 +65,7 @@ def _expected_failed_checks(estimator):
         KernelPegasosRegressor(random_state=0),
         KernelPegasosRegressor(random_state=0, kernel="precomputed"),
         KernelPegasosRegressor(random_state=0, loss="squared_epsilon_insensitive"),
+        KernelPegasosRegressor(random_state=0, early_stopping=True),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

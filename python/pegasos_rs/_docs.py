@@ -42,7 +42,8 @@ probA_, probB_ : ndarray of shape (1,) or (n_classes,)
     "early_stopping": """\
 early_stopping : bool, default=False
     Hold out ``validation_fraction`` of the training rows (stratified by class
-    for a classifier; drawn with ``random_state``), train on the others, score
+    for a classifier, at least one row of each class; drawn with
+    ``random_state``), train on the others, score
     the model on the held-out rows after every pass (its ``score``: the accuracy
     of each binary problem on its own labels, R^2 for a regression, weighted by
     ``sample_weight``), and stop once that score has not improved by at least

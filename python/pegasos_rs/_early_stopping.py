@@ -44,6 +44,10 @@ def held_out_order(est: Any, codes: np.ndarray | None, n_rows: int) -> tuple[np.
 
     fraction = float(est.validation_fraction)
     n_held = int(np.ceil(fraction * n_rows))
+    if codes is not None:
+        # A stratified split holds out a row of every class at least (scikit-learn's
+        # splitter refuses fewer), so each one-vs-rest problem has both labels.
+        n_held = max(n_held, int(np.unique(codes).size))
     if n_held == 0 or n_held >= n_rows:
         raise ValueError(
             f"Splitting {n_rows} samples into a train set and a validation set with "
