@@ -133,7 +133,6 @@ def test_partial_fit_runs_its_pass_on_all_rows():
         ({"validation_fraction": 0.0}, {}, "validation_fraction"),
         ({"validation_fraction": 1.0}, {}, "validation_fraction"),
         ({"validation_fraction": 0.999}, {}, "led to an empty set"),
-        ({"validation_fraction": 0.001}, {}, "greater or equal to the number of classes"),
         ({"multi_class": "crammer_singer"}, {}, "multi_class='ovr'"),
         ({"multi_class": "ovr_shared"}, {}, "multi_class='ovr'"),
         ({"max_steps": 100}, {}, "max_steps"),
@@ -145,6 +144,21 @@ def test_what_early_stopping_cannot_do_is_refused(params, fit, match):
     est = PegasosClassifier(early_stopping=True, **params)
     with pytest.raises(ValueError, match=match):
         est.fit(X, y, **fit)
+
+
+def test_a_small_fraction_holds_out_a_row_of_every_class():
+    """ceil(0.001 m) is one row; the stratified split holds out one of each class."""
+    X, y = _classes(3, n=300)
+    params = {"max_iter": 3, "average": False, "random_state": 1}
+    est = PegasosClassifier(early_stopping=True, validation_fraction=0.001, n_iter_no_change=9)
+    with pytest.warns(ConvergenceWarning):
+        est.set_params(**params).fit(X, y)
+    n = y.size
+    train, held = next(StratifiedShuffleSplit(test_size=3, random_state=1).split(X, y))
+    assert sorted(y[held]) == [0, 1, 2]
+    alone = PegasosClassifier(**params).fit(X[np.sort(train)], y[np.sort(train)])
+    np.testing.assert_array_equal(est.coef_, alone.coef_)
+    assert n - train.size == 3
 
 
 def test_a_class_too_small_to_stratify_is_named():
