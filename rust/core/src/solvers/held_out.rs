@@ -375,7 +375,13 @@ mod tests {
         assert_eq!(pair.labels, labels);
         let one = held.examples(HeldOutProblem::Problem(1)).unwrap();
         assert_eq!(one.index, [0, 1, 2, 3, 4]);
-        let labels = [(-1.0, 1.0), (-1.0, 2.0), (1.0, 3.0), (-1.0, 4.0), (-1.0, 5.0)];
+        let labels = [
+            (-1.0, 1.0),
+            (-1.0, 2.0),
+            (1.0, 3.0),
+            (-1.0, 4.0),
+            (-1.0, 5.0),
+        ];
         assert_eq!(one.labels, labels);
         assert!(!one.regression);
         let y = [0.5, 1.0, 2.0, 3.0, 4.0];
