@@ -152,13 +152,15 @@ def solver_params(
     max_steps=None,
     tol=None,
     n_iter_no_change: int | np.integer = 1,
+    sampling=None,
 ) -> dict:
     """The solver's settings as the extension reads them (one named dict, the same
     for the linear and the kernel solver): ``estimator``'s ``alpha``,
     ``batch_size``, ``fit_intercept``, ``sampling`` and ``verbose``, and the rest
     as given (``average``: "off", "suffix", "from" (from step ``average_start``) or
-    "weighted")."""
-    sampling_name, order = sampling_args(estimator.sampling)
+    "weighted"; ``sampling``: instead of ``estimator.sampling``)."""
+    chosen = estimator.sampling if sampling is None else sampling
+    sampling_name, order = sampling_args(chosen)
     return {
         "alpha": float(estimator.alpha),
         "batch_size": int(estimator.batch_size),

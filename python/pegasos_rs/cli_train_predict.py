@@ -162,7 +162,8 @@ Pegasos' own options:
   --batch-size k examples per step (the paper's k)                   (default 1)
   --average 0|1  1: the suffix-averaged iterate, 0: the last iterate (default 1)
   --projection 0|1  project onto the ball of radius 1/sqrt(alpha) (linear; 1)
-  --sampling s   uniform, shuffle or balanced                   (default uniform)
+  --sampling s   uniform, shuffle or balanced  (default uniform; classifiers of
+                 50 classes or more: shuffle, on draws shared by the classes)
   --seed s       random seed                                          (default 0)
   --threads n    threads, -1 for all cores                            (default 1)
   --dask [SCHEDULER]  train on a Dask cluster (linear solvers, -s 0-4, 7, 11-13):
@@ -307,7 +308,7 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("--average", type=int, choices=[0, 1], help=hide)
     p.add_argument("--projection", type=int, choices=[0, 1], help=hide)
     p.add_argument(
-        "--sampling", choices=["uniform", "shuffle", "balanced"], default="uniform", help=hide
+        "--sampling", choices=["uniform", "shuffle", "balanced"], default=None, help=hide
     )
     p.add_argument("--seed", type=int, default=0, help=hide)
     p.add_argument("--threads", type=int, default=1, help=hide)
@@ -530,7 +531,10 @@ def _linear_params(args, n_samples: int, class_weight) -> dict:
         **_common_linear_params(args, n_samples),
         "class_weight": class_weight or None,
         "probability": bool(args.probability),
-        "multi_class": "crammer_singer" if args.solver == CRAMMER_SINGER else "ovr",
+        # The estimator's defaults: "auto" (one-vs-rest; many classes on shared,
+        # shuffled draws), as its model file says.
+        "multi_class": "crammer_singer" if args.solver == CRAMMER_SINGER else "auto",
+        "sampling": args.sampling or "auto",
     }
 
 
@@ -551,7 +555,7 @@ def _common_linear_params(args, n_samples: int) -> dict:
         "fit_intercept": bias > 0,
         "intercept_scaling": None if args.unregularized_bias else (bias if bias > 0 else 1.0),
         "average": True if args.average is None else bool(args.average),
-        "sampling": args.sampling,
+        "sampling": args.sampling or "uniform",
         "tol": args.tol,
         "n_iter_no_change": 5,
         "early_stopping": False,
@@ -601,7 +605,7 @@ def _estimator(args, n_samples: int, class_weight):
         "batch_size": args.batch,
         "fit_intercept": bool(args.unregularized_bias),
         "average": True if args.average is None else bool(args.average),
-        "sampling": args.sampling,
+        "sampling": args.sampling or "uniform",
         "cache_size": args.cache,
         "random_state": args.seed,
         "n_jobs": args.threads,
@@ -697,7 +701,7 @@ def _train_ranker(args, class_weight, on_dask: bool) -> int:
         ("-B", args.bias > 0),
         ("-R", args.unregularized_bias),
         ("-wi", bool(class_weight)),
-        ("--sampling", args.sampling != "uniform"),
+        ("--sampling", args.sampling not in (None, "uniform")),
     ]
     for flag, given in refused:
         if given:

@@ -115,7 +115,10 @@ class _LinearSearch(_search.SearchMixin):
         from the held-out decision values."""
         n_folds = len(folds)
         alphas = np.stack([grid.alphas_for(tr.size) for tr, _ in folds])
-        params = _linear_solver.linear_solver_params(base, False, base.max_iter, base.max_steps)
+        n_classes = 0 if labels is None else int(labels[0].size)
+        params = _linear_solver.linear_solver_params(
+            base, False, base.max_iter, base.max_steps, n_classes=max(n_classes, 2)
+        )
         params["verbose"] = False
         if labels is not None:
             classes, _, _, codes = labels
@@ -303,7 +306,7 @@ multi_class
         fit_intercept: bool = True,
         intercept_scaling: float | None = 1.0,
         average: bool | int = True,
-        sampling: Any = "uniform",
+        sampling: Any = "auto",
         class_weight: Any = None,
         tol: float | None = None,
         n_iter_no_change: int = 5,
@@ -313,7 +316,7 @@ multi_class
         n_jobs: int | None = None,
         verbose: int = 0,
         probability: bool = False,
-        multi_class: str = "ovr",
+        multi_class: str = "auto",
     ) -> None:
         self.alphas = alphas
         self.Cs = Cs

@@ -125,6 +125,9 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
     }
 
     _local_class = _linear.PegasosClassifier
+    #: ``multi_class="auto"`` resolves to one-vs-rest here: the cluster sends each
+    #: class its own draws (``"ovr_shared"`` is refused).
+    _shared_draws = False
     _fitted_attributes = _FITTED
 
     def __init__(
@@ -304,7 +307,9 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
                     moved[:, np.searchsorted(known, present)] = data.counts
                     data.classes, data.counts = known, moved
                 solver = copy.deepcopy(self._solver) if resume else _core.LinearSolverState()
-                params = self._solver_params(resume, max_iter, max_steps, partial=partial)
+                params = self._solver_params(
+                    resume, max_iter, max_steps, partial=partial, n_classes=int(known.size)
+                )
                 result = self._run(data, params, solver, class_weight, callback)
             finally:
                 data.release()
