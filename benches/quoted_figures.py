@@ -480,6 +480,28 @@ def quoted_kernel_selection() -> dict[str, Quote]:
     return q
 
 
+def quoted_multiclass_auto() -> dict[str, Quote]:
+    """bench_multiclass_auto.py: multi_class='auto' and sampling='auto' on many
+    classes against LIBLINEAR -s 3 -B 1 and one-vs-rest with uniform draws."""
+    q: dict[str, Quote] = {}
+    table = "Time to LIBLINEAR's test accuracy"
+    for d in MULTICLASS_AUTO_SETS:
+        for curve, short in (
+            ("ovr, uniform (the defaults before auto)", "ovr"),
+            ("ovr_shared, shuffle", "shared"),
+            ("ovr_shared, shuffle, last iterate", "shared_last"),
+            ("auto (the defaults)", "auto"),
+        ):
+            row = {"dataset": d, "curve": curve}
+            q[f"{d}.{short}.ratio"] = cell(table, row, "ratio")
+            q[f"{d}.{short}.passes"] = cell(table, row, "passes")
+        q[f"{d}.classes"] = cell(table, {"dataset": d, "curve": "auto (the defaults)"}, "classes")
+    return q
+
+
+#: The many-class data sets of bench_multiclass_auto.py the guide quotes.
+MULTICLASS_AUTO_SETS = ("letter-like", "20news", "sector")
+
 #: The data sets of bench_kernel_selection.py the guide quotes.
 KERNEL_SELECTION_SETS = ("usps", "a9a-10k")
 
@@ -505,4 +527,5 @@ QUOTED: dict[str, dict[str, Quote]] = {
     "calls": quoted_calls(),
     "model_selection": quoted_model_selection(),
     "kernel_selection": quoted_kernel_selection(),
+    "multiclass_auto": quoted_multiclass_auto(),
 }

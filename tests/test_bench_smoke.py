@@ -68,6 +68,11 @@ sys.meta_path.insert(0, _Hidden())
             "## Time to LIBLINEAR -s 4's test accuracy - 0.3 pp",
             ["liblinear"],
         ),
+        (
+            "bench_multiclass_auto.py",
+            "## Time to LIBLINEAR's test accuracy - 0.3 pp",
+            ["liblinear"],
+        ),
         ("bench_onnx.py", "## 1 row and 10,000 rows", ["onnxruntime", "skl2onnx"]),
         ("bench_spread.py", "## SVR losses to LIBLINEAR's test MSE + 2 %", ["liblinear"]),
         ("bench_kernel_overlap.py", "## 3b. The same pair, other schedules", ["liblinear"]),
