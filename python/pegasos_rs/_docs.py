@@ -50,7 +50,8 @@ early_stopping : bool, default=False
     ``tol`` (1e-3 when ``tol`` is None) for ``n_iter_no_change`` passes, as
     scikit-learn's ``SGDClassifier`` does. The model returned is the one of the
     last pass run; the scores are in ``validation_scores_``. Until the rule
-    stops it, the model is, bit for bit, the fit on the other rows alone. Not
+    stops it, the model is, bit for bit, the fit on the other rows alone (a
+    kernel's ``gamma="scale"`` is computed on all the rows given). Not
     with ``partial_fit`` (one pass on the rows it is given), nor with
     ``check_input=False``.
 validation_fraction : float, default=0.1
