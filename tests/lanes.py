@@ -75,6 +75,7 @@ NEWEST_ONLY: dict[str, str] = {
     "test_interrupts.py": "Ctrl-C in the extension",
     "test_kernel_ovo.py": "the one-vs-one solver's results",
     "test_multiclass_auto.py": "what the linear classifier's 'auto' options resolve to",
+    "test_search_verbose.py": "the searches' verbose report",
     "test_leaks.py": "the extension's memory",
     "test_lanes.py": "the lanes' lists themselves",
     "test_progress.py": "progress bars",

@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs._base import available_if
+from pegasos_rs._progress import VerboseReport, reporting
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -306,10 +307,13 @@ def cv_results(
     return results
 
 
-def fit_one_by_one(base, candidates: list[Candidate], X, y, sample_weight, folds, scoring):
+def fit_one_by_one(
+    base, candidates: list[Candidate], X, y, sample_weight, folds, scoring, report=None
+):
     """Each candidate fitted on each fold's training rows and scored on its
     held-out rows by ``scoring``, as ``GridSearchCV`` does: the ``(n_candidates,
-    n_folds)`` scores, fit times, score times and passes."""
+    n_folds)`` scores, fit times, score times and passes. ``report``
+    (:class:`SearchReport`), when given, says each fit's score as it ends."""
     scorer = check_scoring(base, scoring=scoring)
     weigh = sample_weight is not None and accepts_sample_weight(scorer)
     shape = (len(candidates), len(folds))
@@ -328,7 +332,65 @@ def fit_one_by_one(base, candidates: list[Candidate], X, y, sample_weight, folds
             scores[a, f] = scorer(model, X_te, y_te, **score_kwargs)
             timed[a, f] = time.perf_counter() - started
             n_iter[a, f] = model.n_iter_
+            if report is not None:
+                report.fitted(f, len(folds), candidate, scores[a, f], fits[a, f])
     return scores, fits, timed, n_iter
+
+
+class SearchReport:
+    """The ``verbose`` report of a search, on :data:`sys.stderr` (as the
+    estimators' reports): what it fits, a progress line every few seconds during a
+    long call of the extension, each candidate's mean score (with ``verbose >= 2``
+    also each fit's, when the candidates are fitted one by one), the best and the
+    refit. The candidates' own fits are silent; the refit reports as the
+    estimator does."""
+
+    def __init__(self, search: Any) -> None:
+        self.level = int(search.verbose)
+        self.lines = VerboseReport(f"{type(search).__name__}.fit", "steps")
+
+    def start(self, n_folds: int, candidates: list[Candidate], shared: bool) -> None:
+        """The first line: the folds, the candidates and how they are fitted."""
+        n = len(candidates)
+        how = "their fits sharing one call" if shared else "fitted one by one"
+        self.lines.write(
+            f"fitting {n_folds} folds for each of {n} candidates, totalling "
+            f"{n_folds * n} fits ({how})"
+        )
+
+    def progress(self):
+        """The context in which the extension's long calls report their progress."""
+        return reporting(self.lines)
+
+    def fitted(self, fold: int, n_folds: int, candidate: Candidate, score, seconds) -> None:
+        """One fit's score (``verbose >= 2``)."""
+        if self.level >= 2:
+            self.lines.write(
+                f"[fold {fold + 1}/{n_folds}] {_shown(candidate.params)}: score "
+                f"{score:.4f}, {seconds:.2f}s"
+            )
+
+    def scored(self, candidates: list[Candidate], results: dict) -> None:
+        """Each candidate's mean score over the folds, in the order of
+        ``cv_results_``."""
+        for a, candidate in enumerate(candidates):
+            self.lines.write(
+                f"candidate {a + 1}/{len(candidates)} {_shown(candidate.params)}: mean "
+                f"test score {results['mean_test_score'][a]:.4f} (std "
+                f"{results['std_test_score'][a]:.4f}), {results['mean_n_iter'][a]:g} passes"
+            )
+
+    def best(self, candidate: Candidate, score: float, refit_rows: int | None) -> None:
+        """The best candidate, and the refit that follows (``None``: none)."""
+        then = "" if refit_rows is None else f"; refit on all {refit_rows:,} rows"
+        self.lines.write(f"best {_shown(candidate.params)}: mean test score {score:.4f}{then}")
+
+
+def _shown(params: dict) -> str:
+    """``C=0.5, gamma=0.01``: a candidate's parameters, short."""
+    return ", ".join(
+        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()
+    )
 
 
 def _has_refit(search: Any) -> bool:
@@ -375,12 +437,26 @@ class SearchMixin:
         params.update(changes)
         return self._estimator_class(**params)
 
+    def _report(self) -> SearchReport | None:
+        """The search's verbose report, when ``verbose`` is set."""
+        return SearchReport(self) if getattr(self, "verbose", 0) else None
+
     def _choose_and_refit(
-        self, base, candidates: list[Candidate], measured, X, y, sample_weight, labels, n_splits
+        self,
+        base,
+        candidates: list[Candidate],
+        measured,
+        X,
+        y,
+        sample_weight,
+        labels,
+        n_splits,
+        report: SearchReport | None = None,
     ) -> None:
         """Set ``cv_results_`` from the ``measured`` (scores, fit times, score times,
         passes), the best candidate's attributes, and refit it on all the rows
-        (``base`` with its parameters) when ``refit``."""
+        (``base`` with its parameters and the search's ``verbose``) when
+        ``refit``; ``report`` says the scores and the choice."""
         results = cv_results(candidates, *measured)
         n_rows = X.shape[0]
         self.cv_results_ = results
@@ -395,9 +471,13 @@ class SearchMixin:
             self.gamma_ = best.extra["gamma"]
         if labels is not None:
             self.classes_ = labels[0]
+        if report is not None:
+            report.scored(candidates, results)
+            report.best(best, self.best_score_, n_rows if self.refit else None)
         if not self.refit:
             return
-        model = clone(base).set_params(**best.changes(n_rows))
+        verbose = getattr(self, "verbose", 0)
+        model = clone(base).set_params(**best.changes(n_rows), verbose=verbose)
         kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
         started = time.perf_counter()
         model.fit(X, y, **kwargs)

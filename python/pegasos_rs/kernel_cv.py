@@ -18,6 +18,7 @@ every fold.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +137,9 @@ class _KernelSearch(_search.SearchMixin):
                 "whose folds train on different rows; use 'uniform' or 'shuffle'"
             )
         seed = seed_from(self.random_state)  # type: ignore[attr-defined]
-        base = self._estimator(alpha=1.0, random_state=seed)
+        # The candidates' fits are silent: the search reports for them.
+        base = self._estimator(alpha=1.0, random_state=seed, verbose=0)
+        report = self._report()
         grid = _search.resolve_grid(self, _default_cs, 6)
         gammas = _gammas(self, X)
         folds = _search.folds_of(self, X, y, groups)
@@ -148,15 +151,21 @@ class _KernelSearch(_search.SearchMixin):
         # Early stopping holds rows out of each fit, and reads their kernel values
         # against the fold's rows: each candidate fits on its own.
         alone = bool(getattr(self, "early_stopping", False))
-        if score_of is None or alone or not self._shares_matrices(X):
-            measured = _search.fit_one_by_one(
-                base, candidates, X, y, sample_weight, folds, self.scoring
-            )
-        else:
-            measured = self._shared_kernel(
-                base, X, y, sample_weight, labels, grid, gammas, folds, score_of
-            )
-        self._choose_and_refit(base, candidates, measured, X, y, sample_weight, labels, len(folds))
+        one_by_one = score_of is None or alone or not self._shares_matrices(X)
+        if report is not None:
+            report.start(len(folds), candidates, shared=not one_by_one)
+        with contextlib.nullcontext() if report is None else report.progress():
+            if one_by_one:
+                measured = _search.fit_one_by_one(
+                    base, candidates, X, y, sample_weight, folds, self.scoring, report
+                )
+            else:
+                measured = self._shared_kernel(
+                    base, X, y, sample_weight, labels, grid, gammas, folds, score_of
+                )
+        self._choose_and_refit(
+            base, candidates, measured, X, y, sample_weight, labels, len(folds), report
+        )
 
     def _shares_matrices(self, X) -> bool:
         """Whether the candidates train on kernel matrices computed once per gamma
@@ -280,7 +289,12 @@ _SEARCH_DOC = """
         ``GridSearchCV`` does (no matrix is shared).
     refit : bool, default=True
         Refit the best candidate on all the rows with the kernel itself
-        (``best_estimator_``; the search then predicts with it).
+        (``best_estimator_``; the search then predicts with it).    verbose : int, default=0
+        ``1``: report to :data:`sys.stderr` what the search fits, a progress line
+        every few seconds during a long call, each candidate's mean score, the
+        best and the refit (whose passes report as the estimator's ``verbose``
+        does); the candidates' own fits are silent. ``2``: also each fit's score
+        when the candidates are fitted one by one.
 """
 
 _HOW = """
@@ -342,7 +356,7 @@ class KernelPegasosClassifierCV(_KernelSearch, ClassifierMixin, BaseEstimator):
     {_SEARCH_DOC}
     loss, kernel, degree, coef0, max_iter, batch_size, fit_intercept, average, \
 sampling, class_weight, cache_size, strategy, tol, n_iter_no_change, early_stopping, \
-validation_fraction, random_state, n_jobs, verbose, probability, multi_class, \
+validation_fraction, random_state, n_jobs, probability, multi_class, \
 decision_function_shape
         As :class:`KernelPegasosClassifier` (``sampling`` not an array: the folds
         train on different rows; ``early_stopping`` fits each candidate on its
@@ -461,7 +475,7 @@ class KernelPegasosRegressorCV(_KernelSearch, R2Score, RegressorMixin, BaseEstim
     {_SEARCH_DOC}
     loss, epsilon, kernel, degree, coef0, max_iter, batch_size, fit_intercept, \
 average, sampling, cache_size, strategy, tol, n_iter_no_change, early_stopping, \
-validation_fraction, random_state, n_jobs, verbose
+validation_fraction, random_state, n_jobs
         As :class:`KernelPegasosRegressor` (``sampling`` not an array;
         ``early_stopping`` fits each candidate on its own).
 

@@ -11,6 +11,7 @@ scores are ``GridSearchCV``'s over the same folds.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from numbers import Real
 from typing import TYPE_CHECKING, Any
@@ -68,7 +69,9 @@ class _LinearSearch(_search.SearchMixin):
         """Score every candidate on every fold, choose the best, refit."""
         name = type(self).__name__
         seed = seed_from(self.random_state)  # type: ignore[attr-defined]
-        base = self._estimator(alpha=1.0, random_state=seed, warm_start=False)
+        # The candidates' fits are silent: the search reports for them.
+        base = self._estimator(alpha=1.0, random_state=seed, warm_start=False, verbose=0)
+        report = self._report()
         grid = _search.resolve_grid(self, lambda n: self._default_cs(X, n), 10)
         folds = _search.folds_of(self, X, y, groups)
         if labels is not None:
@@ -85,23 +88,20 @@ class _LinearSearch(_search.SearchMixin):
                 "scoring or a scorer of probabilities do not run in; use search='exact'"
             )
         candidates = grid.candidates()
-        if score_of is None or alone:
-            scores, fit_time, score_time, n_iter = _search.fit_one_by_one(
-                base, candidates, X, y, sample_weight, folds, self.scoring
-            )
-        else:
-            scores, fit_time, score_time, n_iter = self._shared_grid(
-                base, as_rust_matrix(X), y, sample_weight, labels, grid, folds, score_of
-            )
+        one_by_one = score_of is None or alone
+        if report is not None:
+            report.start(len(folds), candidates, shared=not one_by_one)
+        with contextlib.nullcontext() if report is None else report.progress():
+            if one_by_one:
+                measured = _search.fit_one_by_one(
+                    base, candidates, X, y, sample_weight, folds, self.scoring, report
+                )
+            else:
+                measured = self._shared_grid(
+                    base, as_rust_matrix(X), y, sample_weight, labels, grid, folds, score_of
+                )
         self._choose_and_refit(
-            base,
-            candidates,
-            (scores, fit_time, score_time, n_iter),
-            X,
-            y,
-            sample_weight,
-            labels,
-            len(folds),
+            base, candidates, measured, X, y, sample_weight, labels, len(folds), report
         )
 
     def _default_cs(self, X, n: int):
@@ -219,7 +219,12 @@ _SEARCH_DOC = """
         the start, one problem at a time (the same draws: the same models, more
         passes).
     factor : float, default=3
-        The halving search's ``1 / factor`` kept at each rung (> 1).
+        The halving search's ``1 / factor`` kept at each rung (> 1).    verbose : int, default=0
+        ``1``: report to :data:`sys.stderr` what the search fits, a progress line
+        every few seconds during a long call, each candidate's mean score, the
+        best and the refit (whose passes report as the estimator's ``verbose``
+        does); the candidates' own fits are silent. ``2``: also each fit's score
+        when the candidates are fitted one by one.
 """
 
 _SEARCH_ATTRIBUTES = """
@@ -267,7 +272,7 @@ class PegasosClassifierCV(_LinearSearch, ClassifierMixin, BaseEstimator):
     {_SEARCH_DOC}
     loss, max_iter, max_steps, batch_size, projection, fit_intercept, \
 intercept_scaling, average, sampling, class_weight, tol, n_iter_no_change, \
-early_stopping, validation_fraction, random_state, n_jobs, verbose, probability, \
+early_stopping, validation_fraction, random_state, n_jobs, probability, \
 multi_class
         As :class:`PegasosClassifier` (``sampling`` not an array: the folds train
         on different rows). ``n_jobs`` also runs the folds' problems in parallel.
@@ -382,7 +387,7 @@ class PegasosRegressorCV(_LinearSearch, R2Score, RegressorMixin, BaseEstimator):
     loss, epsilon, max_iter, max_steps, batch_size, projection, fit_intercept, \
 intercept_scaling, average, sampling, tol, n_iter_no_change, early_stopping, \
 validation_fraction, random_state, \
-n_jobs, verbose
+n_jobs
         As :class:`PegasosRegressor` (``sampling`` not an array).
 
     Attributes
