@@ -125,6 +125,20 @@ def pegasos(
     )
 
 
+def sweep_to(target: float, measure, args, what: str) -> dict:
+    """The points of ``measure(passes)`` (a dict of ``passes``, ``time``, ``acc``,
+    ``runs``) along ``args.schedule`` until the accuracy reaches ``target`` (or the
+    budget ``args.cap`` runs out), the reaching point retimed ``args.repeats`` times
+    (its accuracy must not change): ``{"points", "reached"}``, printed."""
+    points = budget_sweep(measure, args.schedule, args.cap, lambda p: p["acc"] >= target)
+    reached = next((p for p in points if p["acc"] >= target), None)
+    if reached is not None:
+        retime_point(reached, lambda: measure(reached["passes"]), args.repeats, ("acc",), what)
+    said = f"{reached['passes']} passes, {reached['time']:.3f} s" if reached else "not reached"
+    print(f"  {what}: {said}")
+    return {"points": points, "reached": reached}
+
+
 def run_dataset(name: str, args) -> dict | None:
     data = load(name)
     if data is None:
@@ -150,19 +164,7 @@ def run_dataset(name: str, args) -> dict | None:
                 "runs": 1,
             }
 
-        points = budget_sweep(measure, args.schedule, args.cap, lambda p: p["acc"] >= target)
-        reached = next((p for p in points if p["acc"] >= target), None)
-        if reached is not None:
-            retime_point(
-                reached,
-                lambda r=reached, f=measure: f(r["passes"]),
-                args.repeats,
-                ("acc",),
-                f"{name} {label}",
-            )
-        curves.append({"label": label, "points": points, "reached": reached})
-        what = f"{reached['passes']} passes, {reached['time']:.3f} s" if reached else "not reached"
-        print(f"  {label}: {what}")
+        curves.append({"label": label, **sweep_to(target, measure, args, f"{name} {label}")})
     return {
         "dataset": name,
         "n_train": m,

@@ -32,9 +32,9 @@ import sys
 
 import common  # noqa: F401 (sets the one-thread environment before numpy is imported)
 import numpy as np
-from bench_multiclass import liblinear_accuracy
+from bench_multiclass import liblinear_accuracy, sweep_to
 from bench_multiclass import load as load_multiclass
-from common import RESULTS_DIR, budget_sweep, retime_point, select_names, time_once, timeit
+from common import RESULTS_DIR, select_names, time_once, timeit
 from report import measure_and_publish, write_json
 
 SCHEDULE = [1, 2, 3, 5, 8, 13, 20, 30, 50, 80]
@@ -127,19 +127,7 @@ def run_dataset(name: str, args) -> dict | None:
             t, est = time_once(lambda: pegasos(alpha, passes, mc, sa, av).fit(X, y))
             return {"passes": passes, "time": t, "acc": float(est.score(Xt, yt)), "runs": 1}
 
-        points = budget_sweep(measure, args.schedule, args.cap, lambda p: p["acc"] >= target)
-        reached = next((p for p in points if p["acc"] >= target), None)
-        if reached is not None:
-            retime_point(
-                reached,
-                lambda r=reached, f=measure: f(r["passes"]),
-                args.repeats,
-                ("acc",),
-                f"{name} {label}",
-            )
-        curves.append({"label": label, "points": points, "reached": reached})
-        what = f"{reached['passes']} passes, {reached['time']:.3f} s" if reached else "not reached"
-        print(f"  {label}: {what}")
+        curves.append({"label": label, **sweep_to(target, measure, args, f"{name} {label}")})
     # "auto" is the model of the curve it picks: checked at one pass.
     picked = CURVES[1] if n_classes >= AUTO_MANY_CLASSES else CURVES[0]
     a = pegasos(alpha, 1, "auto", "auto", True).fit(X, y)

@@ -13,6 +13,7 @@ fitting and scoring each candidate as ``GridSearchCV`` does.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -437,9 +438,26 @@ class SearchMixin:
         params.update(changes)
         return self._estimator_class(**params)
 
-    def _report(self) -> SearchReport | None:
-        """The search's verbose report, when ``verbose`` is set."""
-        return SearchReport(self) if getattr(self, "verbose", 0) else None
+    def _measure_and_choose(self, base, candidates, folds, data, shared) -> None:
+        """Score every candidate on every fold, by ``shared()`` (one call of the
+        extension for them all) or, when it is ``None``, fitting them one by one;
+        then choose the best and refit it (:meth:`_choose_and_refit`). ``data`` is
+        ``(X, y, sample_weight, labels)``; ``verbose`` reports all of it."""
+        X, y, sample_weight, labels = data
+        report = SearchReport(self) if getattr(self, "verbose", 0) else None
+        if report is not None:
+            report.start(len(folds), candidates, shared=shared is not None)
+        with contextlib.nullcontext() if report is None else report.progress():
+            if shared is None:
+                scoring = getattr(self, "scoring", None)
+                measured = fit_one_by_one(
+                    base, candidates, X, y, sample_weight, folds, scoring, report
+                )
+            else:
+                measured = shared()
+        self._choose_and_refit(
+            base, candidates, measured, X, y, sample_weight, labels, len(folds), report
+        )
 
     def _choose_and_refit(
         self,

@@ -18,7 +18,6 @@ every fold.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -139,7 +138,6 @@ class _KernelSearch(_search.SearchMixin):
         seed = seed_from(self.random_state)  # type: ignore[attr-defined]
         # The candidates' fits are silent: the search reports for them.
         base = self._estimator(alpha=1.0, random_state=seed, verbose=0)
-        report = self._report()
         grid = _search.resolve_grid(self, _default_cs, 6)
         gammas = _gammas(self, X)
         folds = _search.folds_of(self, X, y, groups)
@@ -151,21 +149,15 @@ class _KernelSearch(_search.SearchMixin):
         # Early stopping holds rows out of each fit, and reads their kernel values
         # against the fold's rows: each candidate fits on its own.
         alone = bool(getattr(self, "early_stopping", False))
-        one_by_one = score_of is None or alone or not self._shares_matrices(X)
-        if report is not None:
-            report.start(len(folds), candidates, shared=not one_by_one)
-        with contextlib.nullcontext() if report is None else report.progress():
-            if one_by_one:
-                measured = _search.fit_one_by_one(
-                    base, candidates, X, y, sample_weight, folds, self.scoring, report
-                )
-            else:
-                measured = self._shared_kernel(
+        shared = None
+        if score_of is not None and not alone and self._shares_matrices(X):
+
+            def shared():
+                return self._shared_kernel(
                     base, X, y, sample_weight, labels, grid, gammas, folds, score_of
                 )
-        self._choose_and_refit(
-            base, candidates, measured, X, y, sample_weight, labels, len(folds), report
-        )
+
+        self._measure_and_choose(base, candidates, folds, (X, y, sample_weight, labels), shared)
 
     def _shares_matrices(self, X) -> bool:
         """Whether the candidates train on kernel matrices computed once per gamma

@@ -11,7 +11,6 @@ scores are ``GridSearchCV``'s over the same folds.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from numbers import Real
 from typing import TYPE_CHECKING, Any
@@ -71,7 +70,6 @@ class _LinearSearch(_search.SearchMixin):
         seed = seed_from(self.random_state)  # type: ignore[attr-defined]
         # The candidates' fits are silent: the search reports for them.
         base = self._estimator(alpha=1.0, random_state=seed, warm_start=False, verbose=0)
-        report = self._report()
         grid = _search.resolve_grid(self, lambda n: self._default_cs(X, n), 10)
         folds = _search.folds_of(self, X, y, groups)
         if labels is not None:
@@ -88,21 +86,15 @@ class _LinearSearch(_search.SearchMixin):
                 "scoring or a scorer of probabilities do not run in; use search='exact'"
             )
         candidates = grid.candidates()
-        one_by_one = score_of is None or alone
-        if report is not None:
-            report.start(len(folds), candidates, shared=not one_by_one)
-        with contextlib.nullcontext() if report is None else report.progress():
-            if one_by_one:
-                measured = _search.fit_one_by_one(
-                    base, candidates, X, y, sample_weight, folds, self.scoring, report
-                )
-            else:
-                measured = self._shared_grid(
+        shared = None
+        if score_of is not None and not alone:
+
+            def shared():
+                return self._shared_grid(
                     base, as_rust_matrix(X), y, sample_weight, labels, grid, folds, score_of
                 )
-        self._choose_and_refit(
-            base, candidates, measured, X, y, sample_weight, labels, len(folds), report
-        )
+
+        self._measure_and_choose(base, candidates, folds, (X, y, sample_weight, labels), shared)
 
     def _default_cs(self, X, n: int):
         """``n`` values of ``C`` from LIBLINEAR's start for ``X`` up to its largest."""

@@ -83,7 +83,7 @@ pub mod thresholds;
 
 // Data: row views, labels, the examples of a block.
 pub use data::examples::Examples;
-pub use data::labels::{class_counts, Labels};
+pub use data::labels::{class_counts, Labels, RowTargets};
 pub use data::moments::{moments, Moments};
 pub use data::rows::{CsrRows, DenseRows, Rows};
 pub use data::task::BinaryTask;

@@ -20,6 +20,23 @@ pub fn class_counts(codes: &[u32], n_classes: usize) -> Result<Vec<u64>> {
     Ok(counts)
 }
 
+/// What rows are labelled with: class codes (`0..n_classes`, one-vs-rest
+/// problems) or real targets (a regression). A cross-validated search's rows
+/// ([`crate::solvers::alpha_grid::GridTargets`]) and a fit's held-out rows
+/// ([`crate::solvers::held_out::HeldOutTargets`]) are given so.
+#[derive(Clone, Copy, Debug)]
+pub enum RowTargets<'a> {
+    /// Class codes and the number of classes (at least 2).
+    Classes {
+        /// The class code of every row.
+        codes: &'a [u32],
+        /// The number of classes.
+        n_classes: usize,
+    },
+    /// The real target of every row.
+    Real(&'a [f64]),
+}
+
 /// Labels shared by all binary sub-problems.
 #[derive(Clone, Copy, Debug)]
 pub struct Labels<'a> {

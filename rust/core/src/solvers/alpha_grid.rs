@@ -35,7 +35,7 @@
 
 use std::ops::Range;
 
-use crate::data::labels::Labels;
+use crate::data::labels::{Labels, RowTargets};
 use crate::data::rows::Rows;
 use crate::data::subset::RowSubset;
 use crate::data::task::BinaryTask;
@@ -54,18 +54,7 @@ use crate::solvers::sampler::{Draws, Sampler};
 
 /// What a grid learns: class codes (`0..n_classes`, one-vs-rest problems) or
 /// real targets (a regression).
-#[derive(Clone, Copy, Debug)]
-pub enum GridTargets<'a> {
-    /// Class codes and the number of classes (at least 2).
-    Classes {
-        /// The class code of every row.
-        codes: &'a [u32],
-        /// The number of classes.
-        n_classes: usize,
-    },
-    /// The real target of every row.
-    Real(&'a [f64]),
-}
+pub type GridTargets<'a> = RowTargets<'a>;
 
 /// One fold of a search: its training and held-out rows (indices into the rows of
 /// the search), the class weights its training rows give (one per class; empty for

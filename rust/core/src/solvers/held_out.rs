@@ -18,7 +18,7 @@
 //! rows are a view of the same storage and their fit is, bit for bit, the fit on
 //! them alone.
 
-use crate::data::labels::Labels;
+use crate::data::labels::{Labels, RowTargets};
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{Error, Result};
@@ -67,19 +67,9 @@ impl<'a, R: Rows> HeldOut<'a, R> {
     }
 }
 
-/// What the held-out rows of a fit are labelled with.
-#[derive(Clone, Copy, Debug)]
-pub enum HeldOutTargets<'a> {
-    /// Class codes (`0..n_classes`), as the training rows' [`Labels`].
-    Classes {
-        /// The class code of every held-out row.
-        codes: &'a [u32],
-        /// The number of classes of the fit.
-        n_classes: usize,
-    },
-    /// Real targets (a regression).
-    Real(&'a [f64]),
-}
+/// What the held-out rows of a fit are labelled with: class codes (of the fit's
+/// classes, as the training rows' [`Labels`]) or real targets.
+pub type HeldOutTargets<'a> = RowTargets<'a>;
 
 /// The held-out rows of a fit of one or several binary problems (one-vs-rest),
 /// their targets and sample weights: what a front's fit takes for early

@@ -128,6 +128,29 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
     Ok((merge(states, params.alpha)?, outputs))
 }
 
+/// [`fit_kernel_one_vs_rest`] from fresh states (problem `p` on stream `p` of the
+/// seed): the model, the final states and the reports.
+pub fn fit_kernel_one_vs_rest_fresh<G: Gram, S: Float>(
+    gram: &G,
+    labels: &Labels<'_>,
+    held_out: Option<&dyn HeldOutSource>,
+    params: &ValidParams,
+    settings: KernelSettings,
+    monitor: &Monitor,
+) -> Result<(KernelModel, Vec<KernelState>, Vec<KernelFitOutput>)> {
+    let mut states = initial_kernel_states(labels.n_problems(), gram.n(), params.seed)?;
+    let (model, outputs) = fit_kernel_one_vs_rest::<G, S>(
+        gram,
+        labels,
+        held_out,
+        params,
+        settings,
+        &mut states,
+        monitor,
+    )?;
+    Ok((model, states, outputs))
+}
+
 /// The union model of the problems' current iterates.
 fn merge(states: &[KernelState], alpha: f64) -> Result<KernelModel> {
     let models: Vec<_> = states.iter().map(|s| s.model(alpha)).collect();

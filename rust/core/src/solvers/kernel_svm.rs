@@ -51,8 +51,8 @@ use crate::monitor::Monitor;
 use crate::solvers::held_out::HeldOutRows;
 use crate::solvers::kernel_held_out::{HeldOutSource, KernelHeldOut};
 use crate::solvers::kernel_model::{
-    fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function, kernel_matrix,
-    KernelModel, KernelSettings,
+    fit_kernel_one_vs_rest_fresh, kernel_decision_function, kernel_matrix, KernelModel,
+    KernelSettings,
 };
 use crate::solvers::kernel_regression::fit_kernel_regression;
 use crate::solvers::kernel_solver::{check_kernel_params, KernelFitOutput, KernelState, Strategy};
@@ -429,19 +429,9 @@ impl KernelSvmParams {
                 )?;
                 (model, states, outputs)
             }
-            Decomposition::OneVsRest => {
-                let mut states = initial_kernel_states(labels.n_problems(), gram.n(), params.seed)?;
-                let (model, outputs) = fit_kernel_one_vs_rest::<G, S>(
-                    gram,
-                    labels,
-                    held_out,
-                    params,
-                    settings,
-                    &mut states,
-                    monitor,
-                )?;
-                (model, states, outputs)
-            }
+            Decomposition::OneVsRest => fit_kernel_one_vs_rest_fresh::<G, S>(
+                gram, labels, held_out, params, settings, monitor,
+            )?,
         };
         let reports = states
             .iter()

@@ -5,6 +5,7 @@
 use super::*;
 use crate::data::rows::DenseRows;
 use crate::rng::Rng;
+use crate::solvers::kernel_model::{fit_kernel_one_vs_rest, initial_kernel_states};
 
 /// `n` points in the plane around `classes` centres on a circle, class by centre.
 fn blobs(n: usize, classes: u32, seed: u64) -> (Vec<f64>, Vec<u32>) {

@@ -42,7 +42,7 @@ use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::kernel_held_out::{HeldOutProblem, HeldOutSource};
 use crate::solvers::kernel_model::{
-    fit_kernel_one_vs_rest, initial_kernel_states, merge_models, KernelModel, KernelSettings,
+    fit_kernel_one_vs_rest_fresh, merge_models, KernelModel, KernelSettings,
 };
 use crate::solvers::kernel_solver::{
     check_kernel_params, fit_kernel_binary, KernelFitOutput, KernelState,
@@ -93,15 +93,8 @@ pub fn fit_kernel_one_vs_one<G: Gram, S: Float>(
     check_kernel_params(params)?;
     labels.check(gram.n())?;
     if labels.n_classes == 2 {
-        let mut states = initial_kernel_states(1, gram.n(), params.seed)?;
-        let (model, outputs) = fit_kernel_one_vs_rest::<G, S>(
-            gram,
-            labels,
-            held_out,
-            params,
-            settings,
-            &mut states,
-            monitor,
+        let (model, states, outputs) = fit_kernel_one_vs_rest_fresh::<G, S>(
+            gram, labels, held_out, params, settings, monitor,
         )?;
         return Ok(OneVsOneFit {
             model,

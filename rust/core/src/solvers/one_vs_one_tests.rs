@@ -6,7 +6,9 @@ use crate::data::rows::DenseRows;
 use crate::kernels::function::{Kernel, KernelRows};
 use crate::kernels::gram::DataGram;
 use crate::rng::Rng;
-use crate::solvers::kernel_model::kernel_decision_function;
+use crate::solvers::kernel_model::{
+    fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function,
+};
 use crate::solvers::kernel_solver::Strategy;
 use crate::solvers::loss::LossFunction;
 use crate::solvers::params::{Averaging, Intercept};
