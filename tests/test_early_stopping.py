@@ -327,3 +327,22 @@ def test_a_kernel_search_with_early_stopping_fits_its_candidates_one_by_one():
         np.testing.assert_array_equal(
             cv.cv_results_[f"split{k}_test_score"], grid.cv_results_[f"split{k}_test_score"]
         )
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("row", [5, 193])
+def test_a_bad_value_is_named_at_its_row_of_x(sparse, row):
+    """Holding rows out reorders them: a NaN is still reported at its row of X (it
+    was at its row of the reordered copy, a training or a held-out row)."""
+    from pegasos_rs import KernelPegasosClassifier
+
+    X, y = _classes(2, n=200)
+    X[row, 2] = np.nan
+    X = sp.csr_matrix(X) if sparse else X
+    for est in (
+        PegasosClassifier(early_stopping=True),
+        PegasosRegressor(early_stopping=True),
+        KernelPegasosClassifier(early_stopping=True),
+    ):
+        with pytest.raises(ValueError, match=rf"NaN at row {row}, column 2\b"):
+            est.fit(X, y)

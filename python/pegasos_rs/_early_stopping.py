@@ -73,9 +73,20 @@ def held_out_order(est: Any, codes: np.ndarray | None, n_rows: int) -> tuple[np.
     return np.concatenate([np.sort(train), np.sort(held)]), int(held.size)
 
 
-def reorder(order: np.ndarray, *arrays: Any) -> list[Any]:
-    """Each of ``arrays`` (a matrix, labels, weights; None stays None) with its rows
-    in ``order``: a copy, C-ordered or CSR as the extension reads it."""
+def reorder(order: np.ndarray, X: Any, *arrays: Any) -> list[Any]:
+    """The matrix ``X`` and each of ``arrays`` (labels, weights; None stays None)
+    with their rows in ``order``: copies, C-ordered or CSR as the extension reads
+    them. ``X`` is checked first (structure, finite values), so that an error names
+    the row of ``X``, not of the copy."""
+    from pegasos_rs import _core
+    from pegasos_rs._arrays import as_rust_matrix
+
+    _core.check_matrix(as_rust_matrix(X))
+    return _reordered(order, X, *arrays)
+
+
+def _reordered(order: np.ndarray, *arrays: Any) -> list[Any]:
+    """Each of ``arrays`` with its rows in ``order`` (see :func:`reorder`)."""
     out: list[Any] = []
     for a in arrays:
         if a is None:
