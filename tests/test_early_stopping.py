@@ -346,3 +346,16 @@ def test_a_bad_value_is_named_at_its_row_of_x(sparse, row):
     ):
         with pytest.raises(ValueError, match=rf"NaN at row {row}, column 2\b"):
             est.fit(X, y)
+
+
+def test_held_out_rows_that_all_weigh_zero_are_refused():
+    """No score can be computed on them: as scikit-learn, an error (the rule would
+    otherwise stop every fit after n_iter_no_change passes on a score of 0)."""
+    X, y = _classes(2, n=200)
+    _, held = _split(y, 0.1, 0)
+    w = np.ones(y.size)
+    w[held] = 0.0
+    with pytest.raises(ValueError, match="held-out rows are all zero"):
+        PegasosClassifier(early_stopping=True, random_state=0).fit(X, y, sample_weight=w)
+    w[held[0]] = 1.0
+    PegasosClassifier(early_stopping=True, random_state=0, max_iter=2).fit(X, y, sample_weight=w)

@@ -33,12 +33,15 @@ def constraints() -> dict[str, list[Any]]:
     }
 
 
-def held_out_order(est: Any, codes: np.ndarray | None, n_rows: int) -> tuple[np.ndarray, int]:
+def held_out_order(
+    est: Any, codes: np.ndarray | None, n_rows: int, sample_weight: np.ndarray | None = None
+) -> tuple[np.ndarray, int]:
     """The order of the rows that puts the held-out ones last, and their number.
 
     ``codes`` are the class codes (a stratified split, as scikit-learn's
     ``SGDClassifier``), or None for a regression (a plain shuffled split).
-    Raises ``ValueError`` when either part would be empty, as scikit-learn does.
+    Raises ``ValueError`` when either part would be empty, or when the held-out
+    rows all weigh 0 (no score to stop by), as scikit-learn does.
     """
     from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
@@ -70,6 +73,12 @@ def held_out_order(est: Any, codes: np.ndarray | None, n_rows: int) -> tuple[np.
             f"early_stopping holds out validation_fraction={fraction} of the rows, "
             f"stratified by class: {e}"
         ) from e
+    if sample_weight is not None and not np.any(sample_weight[held] > 0):
+        raise ValueError(
+            "early_stopping: the sample weights of the held-out rows are all zero, so "
+            "no score can be computed on them; use another random_state or "
+            "validation_fraction"
+        )
     return np.concatenate([np.sort(train), np.sort(held)]), int(held.size)
 
 

@@ -229,7 +229,7 @@ class KernelExpansionMixin:
                 "training kernel matrix"
             )
         stratify = labels if n_classes is not None else None
-        order, n_held = _early_stopping.held_out_order(self, stratify, X.shape[0])
+        order, n_held = _early_stopping.held_out_order(self, stratify, X.shape[0], weights)
         X, labels, weights = _early_stopping.reorder(order, X, labels, weights)
         return X, labels, weights, order, n_held
 

@@ -501,7 +501,7 @@ default="auto"
         rows, weights, n_held = X, sample_weight, 0
         if _early_stopping.check_early_stopping(self, known.size, partial=partial):
             # The held-out rows last (a copy); the probabilities' folds read X.
-            order, n_held = _early_stopping.held_out_order(self, codes, X.shape[0])
+            order, n_held = _early_stopping.held_out_order(self, codes, X.shape[0], sample_weight)
             rows, codes, weights = _early_stopping.reorder(order, X, codes, sample_weight)
         labels = (known, present, counts, codes)
         # partial_fit runs one pass by design, and max_steps one "pass" of T steps:

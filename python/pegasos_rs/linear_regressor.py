@@ -299,7 +299,7 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         )
         rows, n_held = X, 0
         if _early_stopping.check_early_stopping(self, partial=partial):
-            order, n_held = _early_stopping.held_out_order(self, None, X.shape[0])
+            order, n_held = _early_stopping.held_out_order(self, None, X.shape[0], sample_weight)
             rows, y, sample_weight = _early_stopping.reorder(order, X, y, sample_weight)
         unconverged = self._train(as_rust_matrix(rows), y, sample_weight, resume, params, n_held)
         warn_unconverged(unconverged, not partial and max_steps is None)
