@@ -99,3 +99,19 @@ def test_auto_is_not_an_average():
     X, y = _data(3)
     with pytest.raises(ValueError, match="average"):
         PegasosClassifier(average="auto").fit(X, y)
+
+
+def test_multi_class_says_what_the_last_fit_trained():
+    """``multi_class_`` resolves "auto" for the classes and the parameters of the
+    last fit (a parameter set after it does not change it)."""
+    many, y_many = _data(AUTO_MANY_CLASSES, n=1200)
+    few, y_few = _data(3)
+    est = PegasosClassifier(max_iter=1, random_state=0)
+    assert not hasattr(est, "multi_class_")
+    assert est.fit(many, y_many).multi_class_ == "ovr_shared"
+    est.set_params(multi_class="crammer_singer")
+    assert est.multi_class_ == "ovr_shared"
+    assert est.fit(few, y_few).multi_class_ == "crammer_singer"
+    assert est.set_params(multi_class="auto").fit(few, y_few).multi_class_ == "ovr"
+    stops = PegasosClassifier(early_stopping=True, max_iter=2, random_state=0)
+    assert stops.fit(many, y_many).multi_class_ == "ovr"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -10,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _early_stopping, _linear_solver, _platt
+from pegasos_rs import _core, _early_stopping, _fitted, _linear_solver, _platt
 from pegasos_rs._base import (
     PegasosModelMixin,
     available_if,
@@ -256,6 +257,8 @@ default="auto"
         :class:`~sklearn.exceptions.ConvergenceWarning` is issued.
     t_ : int
         Total steps taken so far (the paper's t; the maximum over classes).
+    multi_class_ : {"ovr", "ovr_shared", "crammer_singer"}
+        The decomposition the last fit trained (``multi_class="auto"`` resolved).
     objective_ : ndarray or None
         Primal objective per binary problem after the last pass, when computed
         (``tol`` or ``verbose`` set); with ``multi_class="crammer_singer"`` one
@@ -542,6 +545,17 @@ default="auto"
         return _linear_solver.linear_solver_params(
             self, resume, max_iter, max_steps, partial=partial, n_classes=n_classes
         )
+
+    @property
+    def multi_class_(self) -> str:
+        """The decomposition the last fit trained: ``multi_class`` as that fit had it,
+        ``"auto"`` resolved for its classes (``"ovr"``, ``"ovr_shared"`` or
+        ``"crammer_singer"``)."""
+        check_is_fitted(self)
+        fitted = SimpleNamespace(
+            **_fitted.fit_params(self), _shared_draws=getattr(self, "_shared_draws", True)
+        )
+        return str(_linear_solver.decided(fitted, int(self.classes_.size))["multi_class"])
 
     @reported("rows")
     def decision_function(self, X: MatrixLike) -> NDArray[np.float64]:
