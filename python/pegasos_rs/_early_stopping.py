@@ -21,6 +21,16 @@ import numpy as np
 
 from pegasos_rs._fit_inputs import seed_from
 
+#: The improvement of the held-out score that counts when ``tol`` is None (the
+#: core's ``SCORE_TOL``, scikit-learn's default ``tol``).
+SCORE_TOL = 1e-3
+
+
+def score_tol(est: Any) -> float:
+    """The improvement of the held-out score early stopping asks of ``est``."""
+    tol = getattr(est, "tol", None)
+    return SCORE_TOL if tol is None else float(tol)
+
 
 def constraints() -> dict[str, list[Any]]:
     """The ``_parameter_constraints`` entries of ``early_stopping`` and

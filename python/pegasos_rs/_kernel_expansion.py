@@ -255,7 +255,6 @@ class KernelExpansionMixin:
         if any(len(s) for s in scores):
             self.validation_scores_ = [np.asarray(s, dtype=np.float64) for s in scores]
             converged = result["converged"]
-            tol = getattr(self, "tol", None)
             if not all(converged):
                 missed = sum(not c for c in converged)
                 which = (
@@ -264,7 +263,7 @@ class KernelExpansionMixin:
                 warnings.warn(
                     f"{type(self).__name__}: early stopping did not stop{which} within "
                     f"max_iter={self.max_iter} passes: the held-out score still improved by "
-                    f"tol={1e-3 if tol is None else tol}; increase max_iter or "
+                    f"tol={_early_stopping.score_tol(self)}; increase max_iter or "
                     "tol to improve the fit.",
                     ConvergenceWarning,
                     stacklevel=4,

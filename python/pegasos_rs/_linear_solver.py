@@ -18,6 +18,7 @@ import numpy as np
 from pegasos_rs import _core, _model_file
 from pegasos_rs._arrays import buffer, n_threads
 from pegasos_rs._counts import counted, plural
+from pegasos_rs._early_stopping import score_tol
 from pegasos_rs._fit_inputs import (
     check_targets,
     class_weight_vector,
@@ -302,7 +303,7 @@ def store_fit(est, result: dict) -> str | None:
         return (
             f"{_name(est)}: early stopping did not stop within max_iter={est.max_iter} "
             f"{plural(est.max_iter, 'pass')}{which}: the held-out score still improved by "
-            f"tol={1e-3 if est.tol is None else est.tol}; increase max_iter or tol to "
+            f"tol={score_tol(est)}; increase max_iter or tol to "
             "improve the fit."
         )
     return (
