@@ -111,7 +111,9 @@ pub use solvers::linear_svm::{
 pub use solvers::multiclass::decision_function;
 
 // Early stopping: rows held out of a fit and scored after every pass.
-pub use solvers::held_out::{split_labels, HeldOut, HeldOutRows, HeldOutTargets};
+pub use solvers::held_out::{
+    split_labels, split_targets, HeldOut, HeldOutRows, HeldOutTargets, TargetsAndWeights,
+};
 
 // Kernel Pegasos: the builder, its fitted types and the types it takes.
 pub use kernels::function::Kernel;

@@ -10,7 +10,7 @@ use pegasos_core::thresholds::is_small;
 use pegasos_core::{
     finish_gram as core_finish_gram, kernel_decision as core_kernel_decision,
     pairwise_kernel as core_pairwise_kernel, raw_gram as core_raw_gram, split_labels,
-    Decomposition, HeldOutRows, HeldOutTargets, KernelReport, KernelSvm, KernelSvmParams, Params,
+    split_targets, Decomposition, HeldOutRows, KernelReport, KernelSvm, KernelSvmParams, Params,
     PrecomputedGram, Rows, Strategy,
 };
 
@@ -18,7 +18,7 @@ use crate::arrays::{slice, Matrix};
 use crate::detach::detach_interruptible;
 use crate::dispatch_rows;
 use crate::error::CoreError;
-use crate::linear::{split_targets, training_rows};
+use crate::linear::training_rows;
 use crate::params::{KernelMultiClass, KernelParams, KernelSpec, LabelWeights, StrategyName};
 
 fn strategy_name(s: Strategy) -> &'static str {
@@ -145,7 +145,7 @@ pub fn fit_kernel_regression<'py>(
     let small = svr.is_small_fit(targets.len());
     let n_train = training_rows(&x, n_held_out)?;
     let ((targets, sample_weight), (held_targets, held_weights)) =
-        split_targets(targets, sample_weight, n_train, x.n_rows())?;
+        split_targets(targets, sample_weight, n_held_out).map_err(CoreError)?;
     let model = match kern {
         None => {
             refuse_held_out_precomputed(n_held_out)?;
@@ -159,7 +159,6 @@ pub fn fit_kernel_regression<'py>(
             let svr = svr.kernel(kern);
             dispatch_rows!(x, make => detach_interruptible(py, small, |monitor| {
                 let (train, held) = make()?.split_rows(n_train)?;
-                let held_targets = HeldOutTargets::Real(held_targets);
                 let held = HeldOutRows::new(&held, held_targets, held_weights);
                 let held = (n_held_out > 0).then_some(&held);
                 svr.fit_regression_held_out(&train, (targets, sample_weight), held, monitor)

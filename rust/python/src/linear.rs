@@ -8,9 +8,9 @@ use pyo3::types::{PyBytes, PyDict};
 
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
-    class_counts as core_class_counts, decision_function as core_decision, split_labels, FitOutput,
-    FittedLinearModel, HeldOutRows, HeldOutTargets, LinearRanker, LinearRegressor, LinearState,
-    LinearSvm, Rows,
+    class_counts as core_class_counts, decision_function as core_decision, split_labels,
+    split_targets, FitOutput, FittedLinearModel, HeldOutRows, LinearRanker, LinearRegressor,
+    LinearState, LinearSvm, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
@@ -195,14 +195,14 @@ pub fn fit_linear_regression<'py>(
     };
     let n_train = training_rows(&x, n_held_out)?;
     let ((targets, sample_weight), (held_targets, held_weights)) =
-        split_targets(targets, sample_weight, n_train, x.n_rows())?;
+        split_targets(targets, sample_weight, n_held_out).map_err(CoreError)?;
     let visits = x.stored_entries() as f64 * params.max_iter as f64;
     let small = visits < SMALL_VISITS;
     let builder = LinearRegressor::with_params(params.into_params());
     let mut states = solver.states.clone();
     let model = dispatch_rows!(x, checked = check_input, make => detach_interruptible(py, small, |cancel| {
         let (train, held) = make()?.split_rows(n_train)?;
-        let held = HeldOutRows::new(&held, HeldOutTargets::Real(held_targets), held_weights);
+        let held = HeldOutRows::new(&held, held_targets, held_weights);
         let held = (n_held_out > 0).then_some(&held);
         builder.fit_held_out(&train, (targets, sample_weight), held, &mut states, cancel)
     }))?;
@@ -242,35 +242,6 @@ pub fn fit_ranking<'py>(
     solver.states = states;
     one_problem_return(py, model, &solver.states)
 }
-
-/// Real targets and sample weights of `n_rows` rows, split into those of the
-/// first `n_train` rows (trained on) and of the rest (held out).
-pub(crate) fn split_targets<'a>(
-    targets: &'a [f64],
-    sample_weight: Option<&'a [f64]>,
-    n_train: usize,
-    n_rows: usize,
-) -> PyResult<(Examples<'a>, Examples<'a>)> {
-    if targets.len() != n_rows || sample_weight.is_some_and(|w| w.len() != n_rows) {
-        return Err(PyValueError::new_err(format!(
-            "X has {n_rows} rows but {} targets and {} sample weights",
-            targets.len(),
-            sample_weight.map_or(n_rows, <[f64]>::len)
-        )));
-    }
-    let (train, held) = targets.split_at(n_train);
-    let (train_w, held_w) = match sample_weight {
-        Some(w) => {
-            let (a, b) = w.split_at(n_train);
-            (Some(a), Some(b))
-        }
-        None => (None, None),
-    };
-    Ok(((train, train_w), (held, held_w)))
-}
-
-/// Targets and their optional sample weights.
-pub(crate) type Examples<'a> = (&'a [f64], Option<&'a [f64]>);
 
 /// The rows a fit of `x` trains on when its last `n_held_out` rows are held out:
 /// an error unless both parts keep a row (without held-out rows, all of them).

@@ -176,23 +176,9 @@ pub fn split_labels<'a>(
     n_held_out: usize,
 ) -> Result<(Labels<'a>, HeldOutTargets<'a>, Option<&'a [f64]>)> {
     let n = labels.codes.len();
-    let n_train = n.checked_sub(n_held_out).ok_or_else(|| {
-        Error::InvalidInput(format!("{n_held_out} held-out rows of {n} labelled rows"))
-    })?;
+    let n_train = training_part(n, n_held_out)?;
     let (codes, held_codes) = labels.codes.split_at(n_train);
-    let (weights, held_weights) = match labels.sample_weight {
-        Some(sw) if sw.len() == n => {
-            let (a, b) = sw.split_at(n_train);
-            (Some(a), Some(b))
-        }
-        Some(sw) => {
-            return Err(Error::ShapeMismatch(format!(
-                "sample_weight has {} entries for {n} samples",
-                sw.len()
-            )))
-        }
-        None => (None, None),
-    };
+    let (weights, held_weights) = split_weights(labels.sample_weight, n, n_train)?;
     let train = Labels {
         codes,
         sample_weight: weights,
@@ -203,6 +189,55 @@ pub fn split_labels<'a>(
         n_classes: labels.n_classes,
     };
     Ok((train, held, held_weights))
+}
+
+/// The real targets and sample weights of a fit whose last `n_held_out` rows are
+/// held out: those of the training rows, and the held-out rows' targets and
+/// weights (see [`split_labels`]).
+pub fn split_targets<'a>(
+    targets: &'a [f64],
+    sample_weight: Option<&'a [f64]>,
+    n_held_out: usize,
+) -> Result<TargetsAndWeights<'a>> {
+    let n = targets.len();
+    let n_train = training_part(n, n_held_out)?;
+    let (train, held) = targets.split_at(n_train);
+    let (weights, held_weights) = split_weights(sample_weight, n, n_train)?;
+    Ok(((train, weights), (HeldOutTargets::Real(held), held_weights)))
+}
+
+/// What [`split_targets`] gives: the training rows' targets and weights, the
+/// held-out rows' targets and weights.
+pub type TargetsAndWeights<'a> = (
+    (&'a [f64], Option<&'a [f64]>),
+    (HeldOutTargets<'a>, Option<&'a [f64]>),
+);
+
+/// The training rows of `n` labelled rows whose last `n_held_out` are held out.
+fn training_part(n: usize, n_held_out: usize) -> Result<usize> {
+    n.checked_sub(n_held_out).ok_or_else(|| {
+        Error::InvalidInput(format!("{n_held_out} held-out rows of {n} labelled rows"))
+    })
+}
+
+/// Sample weights of `n` rows (if any), split after the first `n_train`.
+#[allow(clippy::type_complexity)] // the two halves of one optional slice
+fn split_weights(
+    sample_weight: Option<&[f64]>,
+    n: usize,
+    n_train: usize,
+) -> Result<(Option<&[f64]>, Option<&[f64]>)> {
+    match sample_weight {
+        Some(sw) if sw.len() == n => {
+            let (a, b) = sw.split_at(n_train);
+            Ok((Some(a), Some(b)))
+        }
+        Some(sw) => Err(Error::ShapeMismatch(format!(
+            "sample_weight has {} entries for {n} samples",
+            sw.len()
+        ))),
+        None => Ok((None, None)),
+    }
 }
 
 /// The score of the decision values `decision(i)` of `task`'s rows (see the
