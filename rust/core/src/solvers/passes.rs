@@ -282,8 +282,7 @@ impl PassPlan {
 
     /// The stopping rule after a pass that ended at `value` (the objective, or
     /// the negated held-out score), `stalled` when it did not improve on the best
-    /// so far by the rule's tolerance; `why`
-    /// names the rule in the verbose lines.
+    /// so far by the rule's tolerance; `why` names the rule in the verbose lines.
     fn apply_rule<S: PassSubject>(
         &mut self,
         (stalled, value, why): (bool, f64, &str),
