@@ -88,10 +88,14 @@ def largest_squared_norm(matrix, fit_intercept: bool, intercept_scaling) -> floa
         norms = np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel()
     else:
         norms = np.einsum("ij,ij->i", matrix, matrix)
-    bias = 0.0
-    if fit_intercept:
-        bias = 1.0 if intercept_scaling is None else float(intercept_scaling) ** 2
-    return float(norms.max(initial=0.0)) + bias
+    return float(norms.max(initial=0.0)) + bias_square(fit_intercept, intercept_scaling)
+
+
+def bias_square(fit_intercept: bool, intercept_scaling) -> float:
+    """The square of the bias feature a fit appends to every row (0 without one)."""
+    if not fit_intercept:
+        return 0.0
+    return 1.0 if intercept_scaling is None else float(intercept_scaling) ** 2
 
 
 class Grid:
@@ -470,13 +474,18 @@ class SearchMixin:
         labels,
         n_splits,
         report: SearchReport | None = None,
+        *,
+        n_rows: int | None = None,
+        fit_kwargs: dict | None = None,
     ) -> None:
         """Set ``cv_results_`` from the ``measured`` (scores, fit times, score times,
         passes), the best candidate's attributes, and refit it on all the rows
-        (``base`` with its parameters and the search's ``verbose``) when
-        ``refit``; ``report`` says the scores and the choice."""
+        (``base`` with its parameters and the search's ``verbose``, fitted with
+        ``fit_kwargs`` beside the weights) when ``refit``; ``report`` says the
+        scores and the choice. ``n_rows``: the rows of ``X`` (by default its
+        shape's)."""
         results = cv_results(candidates, *measured)
-        n_rows = X.shape[0]
+        n_rows = X.shape[0] if n_rows is None else n_rows
         self.cv_results_ = results
         self.n_splits_ = n_splits
         self.best_index_ = int(np.argmin(results["rank_test_score"]))
@@ -496,7 +505,9 @@ class SearchMixin:
             return
         verbose = getattr(self, "verbose", 0)
         model = clone(base).set_params(**best.changes(n_rows), verbose=verbose)
-        kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
+        kwargs = dict(fit_kwargs or {})
+        if sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight
         started = time.perf_counter()
         model.fit(X, y, **kwargs)
         self.refit_time_ = time.perf_counter() - started

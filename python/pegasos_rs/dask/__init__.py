@@ -4,6 +4,9 @@
 * :class:`PegasosClassifier`: :class:`pegasos_rs.PegasosClassifier` on dask arrays
   and dataframes, with every loss; its default "exact" mode gives the in-memory
   solver's model bit for bit while reading only the rows it draws.
+* :class:`PegasosClassifierCV`: :class:`pegasos_rs.PegasosClassifierCV` on the
+  cluster, every fold's fits in exact mode, each drawn row fetched once for all
+  the candidates of its fold.
 * :class:`PegasosRegressor`: :class:`pegasos_rs.PegasosRegressor` on dask
   collections of rows and real targets, with the same two modes.
 * :func:`read_svmlight`: svmlight files as dask arrays, split at line boundaries
@@ -41,6 +44,7 @@ except ImportError as e:
 # machinery, dask.array) before the first fit's first task.
 if TYPE_CHECKING:
     from pegasos_rs.dask._classifier import PegasosClassifier
+    from pegasos_rs.dask._classifier_cv import PegasosClassifierCV
     from pegasos_rs.dask._kept import block_cache_info, drop_block_cache, limit_block_cache
     from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
     from pegasos_rs.dask._regressor import PegasosRegressor
@@ -50,6 +54,7 @@ __all__ = [
     "AdditiveKernelMap",
     "Nystroem",
     "PegasosClassifier",
+    "PegasosClassifierCV",
     "PegasosRegressor",
     "RandomFourierFeatures",
     "block_cache_info",
@@ -62,6 +67,7 @@ _HOME = {
     "AdditiveKernelMap": "_maps",
     "Nystroem": "_maps",
     "PegasosClassifier": "_classifier",
+    "PegasosClassifierCV": "_classifier_cv",
     "PegasosRegressor": "_regressor",
     "RandomFourierFeatures": "_maps",
     "block_cache_info": "_kept",

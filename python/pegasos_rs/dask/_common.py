@@ -16,7 +16,26 @@ from pegasos_rs._validation import n_threads, seed_from
 from pegasos_rs.dask import _exact, _parallel
 
 
-class DaskLinearMixin:
+class DaskClientMixin:
+    """An estimator with a ``client`` parameter: a clone shares the client (it is
+    not copied), a pickle leaves it out (a connection is not part of a model). Put
+    it left of the in-memory class in the bases."""
+
+    def __sklearn_clone__(self):
+        # The client is shared, not copied (scikit-learn would deep-copy it).
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(**{k: clone(v, safe=False) for k, v in params.items()}, client=client)
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())  # a copy: the base may return __dict__
+        state["client"] = None  # a connection is not part of a model
+        if _fitted.ATTRIBUTE in state:
+            state[_fitted.ATTRIBUTE] = {**state[_fitted.ATTRIBUTE], "client": None}
+        return state
+
+
+class DaskLinearMixin(DaskClientMixin):
     """The Dask side of a linear estimator (before the in-memory class in the
     bases: ``class PegasosRegressor(DaskLinearMixin, linear_regressor.
     PegasosRegressor)``)."""
@@ -91,19 +110,6 @@ class DaskLinearMixin:
                 setattr(local, attr, copy.deepcopy(getattr(self, attr)))
         local._solver = copy.deepcopy(self._solver)  # type: ignore[attr-defined]
         return local
-
-    def __sklearn_clone__(self):
-        # The client is shared, not copied (scikit-learn would deep-copy it).
-        params = self.get_params(deep=False)
-        client = params.pop("client")
-        return type(self)(**{k: clone(v, safe=False) for k, v in params.items()}, client=client)
-
-    def __getstate__(self):
-        state = dict(super().__getstate__())  # a copy: the base may return __dict__
-        state["client"] = None  # a connection is not part of a model
-        if _fitted.ATTRIBUTE in state:
-            state[_fitted.ATTRIBUTE] = {**state[_fitted.ATTRIBUTE], "client": None}
-        return state
 
     def save(self, path) -> None:
         """Save the fitted model (as :meth:`to_local` returns it) to ``path``."""
