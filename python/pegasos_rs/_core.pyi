@@ -16,6 +16,7 @@ __all__ = [
     "class_counts",
     "cv_linear",
     "decision_function",
+    "decision_function_rows",
     "finish_gram",
     "first_step_sums",
     "first_steps",
@@ -204,6 +205,13 @@ def class_counts(codes: NDArray[np.uint32], n_classes: int) -> NDArray[np.uint64
 def decision_function(
     x: _Dense | _Csr,
     coef: NDArray[np.float64],
+    intercept: NDArray[np.float64],
+    n_threads: int,
+) -> NDArray[np.float64]: ...
+def decision_function_rows(
+    x: _Dense | _Csr,
+    ids: NDArray[np.int64],
+    coef_t: NDArray[np.float64],
     intercept: NDArray[np.float64],
     n_threads: int,
 ) -> NDArray[np.float64]: ...

@@ -25,6 +25,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from pegasos_rs._validation import as_rust_matrix
 from pegasos_rs.dask import _fold_blocks
 from pegasos_rs.dask._cluster import scatter
 from pegasos_rs.dask._exact import _MAX_ROUND_DRAWS, _Progress, _Rounds, gather, placements
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @dataclass
@@ -48,7 +52,8 @@ class FoldPlan:
 
 def local_ids(data, rows: np.ndarray) -> list[np.ndarray]:
     """The rows of ``rows`` in each block, as increasing local indices."""
-    rows = np.sort(rows)
+    if rows.size > 1 and not np.all(rows[1:] >= rows[:-1]):
+        rows = np.sort(rows)
     cuts = np.searchsorted(rows, data.offsets)
     return [
         (rows[a:b] - data.offsets[i]).astype(np.int64) for i, (a, b) in enumerate(pairwise(cuts))
@@ -218,27 +223,24 @@ def held_out_decisions(data, folds: list[FoldPlan], results, *, counts: bool = F
     n_outputs = int(np.atleast_2d(results[0][0]["coef"]).shape[0])
     models = [
         (
-            np.vstack([np.atleast_2d(r["coef"]) for r in fold]),
+            np.ascontiguousarray(np.vstack([np.atleast_2d(r["coef"]) for r in fold]).T),
             np.concatenate([np.atleast_1d(r["intercept"]) for r in fold]),
         )
         for fold in results
     ]
     [models_future] = scatter(data.client, [models])
     ids = [local_ids(data, f.test) for f in folds]
-    if counts:
-        func, extra = _fold_blocks.correct_counts, (data.classes,)
-    else:
-        func, extra = _fold_blocks.decisions, ()
+    func: Callable[..., Any] = _fold_blocks.correct_counts if counts else _fold_blocks.decisions
+    extra: tuple = (data.classes, n_outputs) if counts else ()
     client = data.client
     futures = [
         client.submit(
             func,
             block,
             data.dtype,
-            *extra,
             models_future,
             [fold_ids[b] for fold_ids in ids],
-            *((n_outputs,) if counts else ()),
+            *extra,
             pure=False,
             **place,
         )
@@ -256,7 +258,5 @@ def held_out_decisions(data, folds: list[FoldPlan], results, *, counts: bool = F
         values = np.concatenate([p[f] for p in parts])
         ordered = np.empty_like(values)
         ordered[where] = values
-        out.append(
-            [ordered[:, a * n_outputs : (a + 1) * n_outputs] for a in range(len(fold.fits))]
-        )
+        out.append([ordered[:, a * n_outputs : (a + 1) * n_outputs] for a in range(len(fold.fits))])
     return out

@@ -88,20 +88,25 @@ def loss_chain(block: Block, classes, class_weights, dtype, models, loss: dict, 
 
 def decisions(block: Block, dtype, models, ids):
     """The decision values of fold ``f``'s models on the fold's held-out rows
-    ``ids[f]`` of this block, as ``decision_function`` computes them (each output
-    its own dot product): ``models[f]`` is ``(coef, intercept)`` of all the fold's
-    models stacked (``n_models * outputs`` rows), ``out[f]`` of shape (rows,
-    n_models * outputs)."""
-    X = full_matrix(block, dtype)
+    ``ids[f]`` of this block, bit for bit as ``decision_function`` computes them,
+    each row read once for all the models: ``models[f]`` is ``(coef_t,
+    intercept)`` of all the fold's models stacked, ``coef_t`` feature-major (shape
+    (n_features, n_models * outputs)); ``out[f]`` of shape (rows, n_models *
+    outputs)."""
+    matrix = as_rust_matrix(full_matrix(block, dtype))
     return [
-        _core.decision_function(
-            as_rust_matrix(X[rows]), buffer(coef, np.float64), buffer(intercept, np.float64), 1
+        _core.decision_function_rows(
+            matrix,
+            buffer(rows, np.int64),
+            buffer(coef_t, np.float64),
+            buffer(intercept, np.float64),
+            1,
         )
-        for (coef, intercept), rows in zip(models, ids, strict=True)
+        for (coef_t, intercept), rows in zip(models, ids, strict=True)
     ]
 
 
-def correct_counts(block: Block, dtype, classes, models, ids, n_outputs: int):
+def correct_counts(block: Block, dtype, models, ids, classes, n_outputs: int):
     """Per fold and model, how many of the fold's held-out rows in this block the
     model predicts right (as ``predict`` decides: the sign of one output, class 1
     when positive; else the first largest output); ``models`` and ``ids`` as

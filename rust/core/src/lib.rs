@@ -108,7 +108,7 @@ pub use solvers::linear_regressor::{
 pub use solvers::linear_svm::{
     Classification, FittedLinearSvm, LinearSvm, LinearSvmParams, MultiClass,
 };
-pub use solvers::multiclass::decision_function;
+pub use solvers::multiclass::{decision_function, decision_function_many};
 
 // Early stopping: rows held out of a fit and scored after every pass.
 pub use solvers::held_out::{

@@ -39,6 +39,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(linear::fit_linear_regression, m)?)?;
     m.add_function(wrap_pyfunction!(linear::fit_ranking, m)?)?;
     m.add_function(wrap_pyfunction!(linear::decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(linear::decision_function_rows, m)?)?;
     m.add_function(wrap_pyfunction!(linear::class_counts, m)?)?;
     m.add_function(wrap_pyfunction!(grid::cv_linear, m)?)?;
     m.add_class::<streamed::StreamedLinearFit>()?;

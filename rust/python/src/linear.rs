@@ -8,9 +8,9 @@ use pyo3::types::{PyBytes, PyDict};
 
 use pegasos_core::io::codec::{decode_states, encode_states};
 use pegasos_core::{
-    class_counts as core_class_counts, decision_function as core_decision, split_labels,
-    split_targets, FitOutput, FittedLinearModel, HeldOutRows, LinearRanker, LinearRegressor,
-    LinearState, LinearSvm, Rows,
+    class_counts as core_class_counts, decision_function as core_decision,
+    decision_function_many as core_decision_many, split_labels, split_targets, FitOutput,
+    FittedLinearModel, HeldOutRows, LinearRanker, LinearRegressor, LinearState, LinearSvm, Rows,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
@@ -320,6 +320,38 @@ pub fn decision_function<'py>(
         Ok((out, rows.n_rows()))
     }))?;
     PyArray1::from_vec(py, values).reshape([n, k])
+}
+
+/// Decision values of `k` models on the rows `ids` of `x` (in that order), each
+/// model's bit for bit `decision_function`'s (`pegasos_core::decision_function_many`):
+/// `coef_t` is the models' weights feature-major, shape `(n_features, k)`. Shape
+/// `(len(ids), k)`.
+#[pyfunction]
+#[pyo3(signature = (x, ids, coef_t, intercept, n_threads))]
+pub fn decision_function_rows<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    ids: PyReadonlyArray1<'py, i64>,
+    coef_t: PyReadonlyArray2<'py, f64>,
+    intercept: PyReadonlyArray1<'py, f64>,
+    n_threads: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let ids: Vec<usize> = slice(&ids)?
+        .iter()
+        .map(|&i| {
+            usize::try_from(i)
+                .map_err(|_| PyValueError::new_err(format!("row index {i} is negative")))
+        })
+        .collect::<PyResult<_>>()?;
+    let coef_s = slice(&coef_t)?;
+    let intercept_s = slice(&intercept)?;
+    let k = intercept_s.len();
+    let small = is_small(x.stored_entries().saturating_mul(k.max(1)));
+    let values = dispatch_rows!(x, make => detach_interruptible(py, small, |cancel| {
+        let rows = make()?;
+        core_decision_many(&rows, &ids, coef_s, intercept_s, n_threads, cancel)
+    }))?;
+    PyArray1::from_vec(py, values).reshape([ids.len(), k])
 }
 
 /// The number of examples of each of `n_classes` classes in `codes`, checking each

@@ -26,6 +26,11 @@ pub trait Rows: Sync {
     fn n_stored(&self) -> usize;
     /// `<x_i, w>`, with `w.len() >= n_features()`.
     fn dot(&self, i: usize, w: &[f64]) -> f64;
+    /// `<x_i, w_c>` for `k = out.len()` vectors stored feature-major (`w_t[j * k +
+    /// c]` is `w_c[j]`), into `out[c]`: each bit for bit [`Rows::dot`] with `w_c`
+    /// (the same lanes in the same order), with one read of the row for all.
+    /// `lanes` is scratch of `k * LANES` values.
+    fn dot_many(&self, i: usize, w_t: &[f64], lanes: &mut [f64], out: &mut [f64]);
     /// `w += alpha * x_i`.
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]);
     /// `w += alpha * x_i`, returning `||w_new||^2 - ||w_old||^2`, accumulated entry by
@@ -178,6 +183,16 @@ impl<T: Float> Rows for DenseRows<'_, T> {
             lanes.0[l] += x.to_f64() * wj;
         }
         lanes.sum()
+    }
+    #[inline]
+    fn dot_many(&self, i: usize, w_t: &[f64], lanes: &mut [f64], out: &mut [f64]) {
+        let k = out.len();
+        lanes.fill(0.0);
+        for (j, x) in self.row(i).iter().enumerate() {
+            // Feature j goes to lane j % LANES, as `dot`'s chunks put it.
+            add_to_lanes(lanes, j % LANES, x.to_f64(), &w_t[j * k..(j + 1) * k]);
+        }
+        sum_lanes(lanes, out);
     }
     #[inline]
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
@@ -409,6 +424,18 @@ impl<T: Float, I: Index> Rows for CsrRows<'_, T, I> {
         lanes.sum()
     }
     #[inline]
+    fn dot_many(&self, i: usize, w_t: &[f64], lanes: &mut [f64], out: &mut [f64]) {
+        let k = out.len();
+        let (vals, idx) = self.span(i);
+        lanes.fill(0.0);
+        // Entry e goes to lane e % LANES, as `dot`'s chunks put it.
+        for (e, (x, j)) in vals.iter().zip(idx).enumerate() {
+            let j = j.to_usize();
+            add_to_lanes(lanes, e % LANES, x.to_f64(), &w_t[j * k..(j + 1) * k]);
+        }
+        sum_lanes(lanes, out);
+    }
+    #[inline]
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
         let (vals, idx) = self.span(i);
         for (x, j) in vals.iter().zip(idx) {
@@ -458,6 +485,26 @@ impl Lanes {
     #[inline]
     fn sum(&self) -> f64 {
         (self.0[0] + self.0[1]) + (self.0[2] + self.0[3])
+    }
+}
+
+/// `lanes[lane * k + c] += x * w[c]` for every output `c` of `k = w.len()` (the
+/// product, then the sum: [`Rows::dot`]'s two roundings; the outputs of a lane
+/// side by side, so the loop runs over contiguous values).
+#[inline]
+fn add_to_lanes(lanes: &mut [f64], lane: usize, x: f64, w: &[f64]) {
+    let k = w.len();
+    for (acc, wc) in lanes[lane * k..(lane + 1) * k].iter_mut().zip(w) {
+        *acc += x * wc;
+    }
+}
+
+/// `out[c]` = the sum of output `c`'s lanes, in [`Lanes::sum`]'s order.
+#[inline]
+fn sum_lanes(lanes: &[f64], out: &mut [f64]) {
+    let k = out.len();
+    for (c, o) in out.iter_mut().enumerate() {
+        *o = Lanes([lanes[c], lanes[k + c], lanes[2 * k + c], lanes[3 * k + c]]).sum();
     }
 }
 

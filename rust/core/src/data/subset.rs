@@ -68,6 +68,10 @@ impl<R: Rows> Rows for RowSubset<'_, R> {
         self.rows.dot(self.index[i], w)
     }
     #[inline]
+    fn dot_many(&self, i: usize, w_t: &[f64], lanes: &mut [f64], out: &mut [f64]) {
+        self.rows.dot_many(self.index[i], w_t, lanes, out);
+    }
+    #[inline]
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
         self.rows.axpy(self.index[i], alpha, w);
     }

@@ -6,7 +6,8 @@
 use crate::monitor::Monitor;
 
 use crate::data::labels::Labels;
-use crate::data::rows::Rows;
+use crate::data::rows::{Rows, LANES};
+use crate::data::subset::RowSubset;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::parallel::{for_each_problem, row_blocks_of};
 use crate::solvers::crammer_singer::CrammerSingerState;
@@ -165,4 +166,107 @@ pub fn decision_function<R: Rows>(
         Ok(())
     })?;
     Ok(out)
+}
+
+/// [`decision_function`] of many models at once on the rows `ids` of `rows` (in
+/// that order), bit for bit: `coef_t` holds their weights feature-major
+/// (`coef_t[j * k + c]`, the transpose of `decision_function`'s `coef`), so each
+/// row is read once for all `k` outputs ([`Rows::dot_many`]), and no row is
+/// copied: what scoring a grid of models on its held-out rows wants. An index out
+/// of range is an [`Error::InvalidInput`].
+pub fn decision_function_many<R: Rows>(
+    rows: &R,
+    ids: &[usize],
+    coef_t: &[f64],
+    intercept: &[f64],
+    n_threads: usize,
+    monitor: &Monitor,
+) -> Result<Vec<f64>> {
+    let rows = RowSubset::new(rows, ids)?;
+    let d = rows.n_features();
+    let k = intercept.len();
+    if Some(coef_t.len()) != k.checked_mul(d) {
+        return Err(Error::ShapeMismatch(format!(
+            "coef has {} values, expected {d} x {k}",
+            coef_t.len()
+        )));
+    }
+    let len = rows
+        .n_rows()
+        .checked_mul(k)
+        .ok_or_else(|| Error::OutOfMemory(format!("{} x {k} decision values", rows.n_rows())))?;
+    let mut out = try_filled_vec(len, 0.0, "the decision values")?;
+    if k == 0 {
+        return Ok(out);
+    }
+    row_blocks_of(&mut out, k, 1024, n_threads, monitor, |first, block| {
+        let mut lanes = vec![0.0; k * LANES];
+        for (r, row_out) in block.chunks_mut(k).enumerate() {
+            rows.dot_many(first + r, coef_t, &mut lanes, row_out);
+            for (o, b) in row_out.iter_mut().zip(intercept) {
+                *o += b;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::rows::{CsrRows, DenseRows};
+
+    /// `k` models' weights, row-major, and their transpose.
+    fn models(k: usize, d: usize) -> (Vec<f64>, Vec<f64>) {
+        let coef: Vec<f64> = (0..k * d)
+            .map(|i| ((i * 7919 % 1009) as f64 - 504.0) / 97.0)
+            .collect();
+        let mut coef_t = vec![0.0; k * d];
+        for c in 0..k {
+            for j in 0..d {
+                coef_t[j * k + c] = coef[c * d + j];
+            }
+        }
+        (coef, coef_t)
+    }
+
+    /// The values `decision_function` gives the rows `ids` one by one.
+    fn one_by_one<R: Rows>(rows: &R, ids: &[usize], coef: &[f64], b: &[f64]) -> Vec<f64> {
+        let all = decision_function(rows, coef, b, 1, &Monitor::new()).unwrap();
+        let k = b.len();
+        ids.iter()
+            .flat_map(|&i| all[i * k..(i + 1) * k].to_vec())
+            .collect()
+    }
+
+    #[test]
+    fn many_models_at_once_are_each_model_bit_for_bit() {
+        let (n, d, k) = (9, 11, 5); // rows and rows' entries not multiples of the lanes
+        let dense: Vec<f64> = (0..n * d)
+            .map(|i| ((i * 31 % 17) as f64 - 8.0) / 3.0)
+            .collect();
+        let (coef, coef_t) = models(k, d);
+        let b = [0.5, -1.0, 0.0, 2.0, 1e-3];
+        let ids = [4, 0, 8, 4, 7];
+        let rows = DenseRows::new(&dense, n, d).unwrap();
+        let many = decision_function_many(&rows, &ids, &coef_t, &b, 2, &Monitor::new()).unwrap();
+        assert_eq!(many, one_by_one(&rows, &ids, &coef, &b));
+        // CSR rows of 0 to 8 entries, one with a repeated column.
+        let mut indptr = vec![0i32];
+        let (mut indices, mut data) = (Vec::new(), Vec::new());
+        for r in 0..n {
+            for e in 0..r {
+                indices.push(((r * 3 + e * 5) % d) as i32);
+                data.push((r as f64 + 1.0) / (e as f64 + 2.0));
+            }
+            indptr.push(indices.len() as i32);
+        }
+        indices[7] = indices[6];
+        let csr = CsrRows::new(&data, &indices, &indptr, n, d).unwrap();
+        let many = decision_function_many(&csr, &ids, &coef_t, &b, 1, &Monitor::new()).unwrap();
+        assert_eq!(many, one_by_one(&csr, &ids, &coef, &b));
+        let bad = decision_function_many(&csr, &[9], &coef_t, &b, 1, &Monitor::new());
+        assert!(matches!(bad, Err(Error::InvalidInput(_))));
+    }
 }
