@@ -156,7 +156,7 @@ def report(args, d, state, r) -> None:
             f"{args.steps} averaged steps per fit, random_state=0; the client's steps on "
             f"one thread; medians of {args.repeats} runs; load average at the start "
             f"{state['load'][0]:.2f}.",
-            markdown_table(["", "median", "runs [s]"], rows, align="lrr"),
+            markdown_table(["run", "median", "runs [s]"], rows, align="lrr"),
             f"The search takes {ratio:.2f} of the time of the fits one after another; "
             f"target at most 1/4: **{met}**. Each fold's score of the search equals the "
             "held-out accuracy of the fit of (b) with the same alpha (checked).",

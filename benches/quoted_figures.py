@@ -346,6 +346,23 @@ def quoted_dask_exact() -> dict[str, Quote]:
     }
 
 
+def quoted_dask_model_selection() -> dict[str, Quote]:
+    """bench_dask_model_selection.py: the Dask search against its fits one by one."""
+    table = "Choosing alpha on a Dask cluster"
+    return {
+        "rows": Line(r"^([\d,]+) Zipf rows"),
+        "steps": Line(r"; (\d+) averaged steps per fit"),
+        "search_time": cell(
+            table, {"run": "(a) PegasosClassifierCV, 8 alphas x 3 folds, refit included"}, "median"
+        ),
+        "refit_time": cell(table, {"run": "(a) of which the refit on all rows"}, "median"),
+        "one_by_one_time": cell(
+            table, {"run": "(b) the 24 exact fits one after another"}, "median"
+        ),
+        "ratio": Line(r"The search takes ([\d.]+) of the time"),
+    }
+
+
 def quoted_dask_reuse() -> dict[str, Quote]:
     """bench_dask_reuse.py: a second checked fit on the same files."""
     return {
@@ -521,6 +538,7 @@ QUOTED: dict[str, dict[str, Quote]] = {
     "dask_headline": quoted_dask_headline(),
     "dask": quoted_dask(),
     "dask_exact": quoted_dask_exact(),
+    "dask_model_selection": quoted_dask_model_selection(),
     "dask_reuse": quoted_dask_reuse(),
     "dask_modes": quoted_dask_modes(),
     "onnx": quoted_onnx(),

@@ -269,7 +269,9 @@ class PegasosClassifierCV(DaskClientMixin, _linear_cv.PegasosClassifierCV):
                 len(folds),
                 report,
                 n_rows=data.n_rows,
-                fit_kwargs={"check_input": check_input},
+                # The search's distribute checked every value already (when
+                # check_input): the refit checks what it reads, as check_input=False.
+                fit_kwargs={"check_input": False},
             )
         if self.refit:
             self.best_estimator_.set_params(client=self.client)
