@@ -644,7 +644,16 @@ def test_a_worker_killed_mid_fit_costs_nothing_but_time(tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX-only")
-def test_ctrl_c_stops_the_fit_and_leaves_the_cluster_usable(client):
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        "pdask.PegasosClassifier(client=c, max_iter=10_000, round_bytes=50_000)",
+        # The search's fits (each round steps every candidate of a fold).
+        "pdask.PegasosClassifierCV(client=c, alphas=[1e-3, 1e-4], cv=2, max_iter=10_000, "
+        "round_bytes=50_000)",
+    ],
+)
+def test_ctrl_c_stops_the_fit_and_leaves_the_cluster_usable(client, estimator):
     code = textwrap.dedent(
         f"""
         import faulthandler, signal, sys
@@ -656,11 +665,12 @@ def test_ctrl_c_stops_the_fit_and_leaves_the_cluster_usable(client):
         y = (X[:, 0] > 0.5).astype(int)
         def progress(info):
             print("round", flush=True)
+        est = {estimator}
         try:
-            pdask.PegasosClassifier(client=c, max_iter=10_000, round_bytes=50_000).fit(
-                X, y, callback=progress)
+            est.fit(X, y, callback=progress)
         except KeyboardInterrupt:
-            print("interrupted", flush=True)
+            # Nothing half-fitted is left behind.
+            print("interrupted", hasattr(est, "n_features_in_"), flush=True)
             c.close()
             sys.exit(0)
         sys.exit(3)
@@ -676,7 +686,7 @@ def test_ctrl_c_stops_the_fit_and_leaves_the_cluster_usable(client):
     finally:
         proc.kill()
     assert proc.returncode == 0, err
-    assert "interrupted" in out
+    assert "interrupted False" in out
     # The cluster still trains.
     X, y = make_problem(n_samples=100, n_features=4, seed=0)
     dX, dy = _as_dask(X, y, [50, 50], unknown=False)
