@@ -512,7 +512,9 @@ def quoted_multiclass_auto() -> dict[str, Quote]:
             row = {"dataset": d, "curve": curve}
             q[f"{d}.{short}.ratio"] = cell(table, row, "ratio")
             q[f"{d}.{short}.passes"] = cell(table, row, "passes")
-        q[f"{d}.classes"] = cell(table, {"dataset": d, "curve": "auto (the defaults)"}, "classes")
+        auto = {"dataset": d, "curve": "auto (the defaults)"}
+        q[f"{d}.classes"] = cell(table, auto, "classes")
+        q[f"{d}.liblinear_time"] = cell(table, auto, "LIBLINEAR s")
     return q
 
 
