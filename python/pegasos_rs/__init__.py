@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pegasos_rs.linear_cv import PegasosClassifierCV, PegasosRegressorCV
     from pegasos_rs.linear_regressor import PegasosRegressor
     from pegasos_rs.model_io import load, save
+    from pegasos_rs.one_class import PegasosOneClassSVM
     from pegasos_rs.onnx import to_onnx
     from pegasos_rs.pairwise import pairwise_kernels
     from pegasos_rs.ranker import PegasosRanker
@@ -47,6 +48,7 @@ __all__ = [
     "PegasosClassifier",
     "PegasosClassifierCV",
     "PegasosError",
+    "PegasosOneClassSVM",
     "PegasosRanker",
     "PegasosRegressor",
     "PegasosRegressorCV",
@@ -76,6 +78,7 @@ _HOME = {
     "PegasosClassifierCV": "linear_cv",
     "PegasosError": "exceptions",
     "PegasosRanker": "ranker",
+    "PegasosOneClassSVM": "one_class",
     "PegasosRegressor": "linear_regressor",
     "PegasosRegressorCV": "linear_cv",
     "RandomFourierFeatures": "kernel_approximation",

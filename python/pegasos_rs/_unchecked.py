@@ -121,3 +121,22 @@ def unchecked_counts(classes, codes):
             "renumber the codes), or pass class_weight as a dict"
         )
     return counts
+
+
+def check_width(estimator, n_features: int, resume: bool) -> None:
+    """``ValueError`` when a fit continuing ``estimator`` gets another number of
+    columns than it was fitted with (``check_input=False`` reads no column names)."""
+    if resume and n_features != estimator.n_features_in_:
+        raise ValueError(
+            f"X has {n_features} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input"
+        )
+
+
+def record_width(estimator, n_features: int, resume: bool) -> None:
+    """After a fresh unchecked fit: the number of columns, and no column names (the
+    unchecked input has none)."""
+    if not resume:
+        estimator.n_features_in_ = n_features
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_

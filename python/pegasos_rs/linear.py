@@ -23,7 +23,13 @@ from pegasos_rs._linear_solver import CLASSIFICATION_LOSSES
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
-from pegasos_rs._unchecked import unchecked_codes, unchecked_counts, unchecked_matrix
+from pegasos_rs._unchecked import (
+    check_width,
+    record_width,
+    unchecked_codes,
+    unchecked_counts,
+    unchecked_matrix,
+)
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     as_rust_matrix,
@@ -452,11 +458,7 @@ default="auto"
                 "cross-validation of the probabilities reads every row"
             )
         matrix, (n_rows, n_features) = unchecked_matrix(X)
-        if resume and n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {n_features} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
+        check_width(self, n_features, resume)
         name = type(self).__name__
         if classes is not None:
             known, codes = unchecked_codes(name, y, classes, n_rows)
@@ -482,10 +484,7 @@ default="auto"
         )
         params["check_input"] = False
         self._train(matrix, labels, sample_weight, resume, params, self.max_steps is None)
-        if not resume:
-            self.n_features_in_ = n_features
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
+        record_width(self, n_features, resume)
         self._fit_probability(None, None, None, 0)  # removes earlier probabilities
         return self
 

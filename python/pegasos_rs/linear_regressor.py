@@ -18,7 +18,7 @@ from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
 from pegasos_rs._registry import persisted
 from pegasos_rs._typing import fit_context
-from pegasos_rs._unchecked import unchecked_matrix
+from pegasos_rs._unchecked import check_width, record_width, unchecked_matrix
 from pegasos_rs._validation import (
     INPUT_CHECKS,
     as_rust_matrix,
@@ -309,11 +309,7 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
     def _fit_unchecked(self, X, y, sample_weight, resume):
         _early_stopping.check_early_stopping(self, unchecked=True)
         matrix, (n_rows, n_features) = unchecked_matrix(X)
-        if resume and n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {n_features} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
+        check_width(self, n_features, resume)
         y = regression_targets(type(self).__name__, y)
         if y.ndim != 1 or y.shape[0] != n_rows:
             raise ValueError(f"y must be 1-d with one target per row of X ({n_rows})")
@@ -323,10 +319,7 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
         params["check_input"] = False
         unconverged = self._train(matrix, y, sample_weight, resume, params)
         warn_unconverged(unconverged, self.max_steps is None)
-        if not resume:
-            self.n_features_in_ = n_features
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
+        record_width(self, n_features, resume)
         return self
 
     def _train(

@@ -338,6 +338,8 @@ pub struct SolverParams<'py> {
     /// `False`: the input is checked row by row as the solver reads it (`fit`'s
     /// `check_input=False`); absent means `True`.
     pub(crate) check_input: bool,
+    /// The one-class SVM (`alpha` is then `nu`); absent means `False`.
+    one_class: bool,
     /// `"ovr"` (independent draws per class, the default when absent or None),
     /// `"ovr_shared"` (one drawn row serves every class's step) or
     /// `"crammer_singer"` (one joint multiclass objective).
@@ -368,6 +370,7 @@ impl<'py> FromPyObject<'_, 'py> for SolverParams<'py> {
             seed: required(d, o, "seed", false)?,
             verbose: required(d, o, "verbose", false)?,
             check_input: item(d, o, "check_input", false)?.unwrap_or(true),
+            one_class: item(d, o, "one_class", false)?.unwrap_or(false),
             multi_class: item::<Option<MultiClass>>(d, o, "multi_class", true)?
                 .flatten()
                 .unwrap_or(MultiClass::Ovr),
@@ -595,6 +598,7 @@ impl SolverParams<'_> {
             n_iter_no_change: self.n_iter_no_change,
             seed: self.seed,
             verbose: self.verbose,
+            one_class: self.one_class,
         }
         .validate()
         .map_err(CoreError)?)

@@ -24,6 +24,25 @@
 //! hinge `kappa = 1` and `L0 = mean_i c_i` (the paper's duality argument with dual
 //! variables bounded by `c_i`), the paper's `1/sqrt(lambda)` when all weights are 1.
 //!
+//! # The one-class SVM
+//! With `params.one_class` the objective is Schölkopf et al.'s (2001) times `nu`,
+//! `min_{w, rho} nu/2 ||w||^2 - nu rho + 1/m sum_i c_i max(0, rho - <w, x_i>)`
+//! (scikit-learn's `SGDOneClassSVM`'s). With `b = 1 - rho` it is the hinge of the
+//! rows all labelled `+1`, with `lambda = nu`, plus `nu b` (and a constant). Its
+//! sub-gradient in `w` is the binary one, so the step of `w` is Pegasos' with
+//! `eta_t = 1 / (nu t)`; in `b` it is `nu - 1/k sum_{violators} c_i`, so the bias
+//! takes the binary step and drifts by `-eta_t nu = -1/t`:
+//!
+//! ```text
+//! b_{t+1}   = b_t + eta_t / k * sum_{i in A_t} c_i g_i - 1/t
+//! ```
+//!
+//! The dual makes `w = sum_i beta_i x_i` a convex combination of the rows, so the
+//! optimum lies in the ball of radius `max_i ||x_i||`, the projection's radius here
+//! ([`one_class_sq_radius`]). The decision value is `<w, x> + b - 1 = <w, x> - rho`,
+//! the returned intercept `-rho`; the offset is solved exactly for the returned
+//! weights, and after every pass for the iterate ([`crate::solvers::one_class`]).
+//!
 //! # Cost of a step
 //! `w` is stored as `a * v` with `||w||^2` tracked: the shrink and the projection
 //! multiply the scalar `a` (O(1)); adding `x_i` touches only its non-zeros and
@@ -48,6 +67,7 @@ use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::solvers::held_out::HeldOut;
 use crate::solvers::loss::{Loss, LossFunction};
+use crate::solvers::one_class;
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe};
 use crate::solvers::sampler::{Drawn, Draws, KeyDraws, Sampler};
@@ -374,6 +394,9 @@ pub struct StepRule {
     pub(crate) batch_size: usize,
     /// Weigh each averaged iterate by its step number ([`Averaging::Weighted`]).
     pub(crate) weighted: bool,
+    /// The one-class SVM's drift of the bias, `b -= bias_drift / t` each step
+    /// (`eta_t nu = 1 / t`, as `lambda = nu`); 0 otherwise.
+    pub(crate) bias_drift: f64,
 }
 
 impl StepRule {
@@ -394,6 +417,7 @@ impl StepRule {
             inv_alpha_k: 1.0 / (params.alpha * params.batch_size as f64),
             batch_size: params.batch_size,
             weighted: params.averaging == Averaging::Weighted,
+            bias_drift: if params.one_class { 1.0 } else { 0.0 },
         }
     }
 
@@ -452,6 +476,9 @@ impl StepRule {
             if self.learn_bias {
                 state.bias += g;
             }
+        }
+        if self.learn_bias && self.bias_drift != 0.0 {
+            state.bias -= self.bias_drift * inv_t;
         }
         state.end_step(self.sq_radius, self.weighted);
     }
@@ -908,11 +935,40 @@ fn make_context<'a, R: Rows>(
     // Real targets are checked here, once per call (O(m), as the sum below).
     task.check_targets()?;
     let zero_loss = zero_loss.unwrap_or_else(|| mean_zero_loss(task, &params.loss));
+    let mut rule = StepRule::new(params, zero_loss);
+    if params.one_class && params.projection {
+        rule.sq_radius = one_class_sq_radius(rows, task)?;
+    }
     Ok(Context {
         rows,
         task,
-        rule: StepRule::new(params, zero_loss),
+        rule,
         draws,
+    })
+}
+
+/// The squared radius of the ball that holds the one-class SVM's optimum: its dual
+/// makes `w` a convex combination of the rows of positive weight, so `||w|| <=
+/// max_i ||x_i||` over them (exact for rows that repeat a column, whose entries add
+/// up; rows with a value that is not finite are left out, and refused when drawn).
+/// Infinite (no projection) when every such row is zero. One pass, O(nnz).
+pub(crate) fn one_class_sq_radius<R: Rows>(rows: &R, task: &BinaryTask<'_>) -> Result<f64> {
+    let mut scratch = try_filled_vec(rows.n_features(), 0.0, "a row's values")?;
+    let mut largest = 0.0f64;
+    for i in 0..rows.n_rows() {
+        if task.weight(i) == 0.0 || rows.check_row(i).is_err() {
+            continue;
+        }
+        let sq = rows.axpy_sq_delta(i, 1.0, &mut scratch);
+        rows.for_each_entry(i, |j, _| scratch[j] = 0.0);
+        if sq.is_finite() {
+            largest = largest.max(sq);
+        }
+    }
+    Ok(if largest > 0.0 {
+        largest
+    } else {
+        f64::INFINITY
     })
 }
 
@@ -1061,13 +1117,24 @@ impl<R: Rows> PassSubject for LinearRun<'_, '_, R> {
 
 impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
     fn run_pass(&mut self, steps: u64) -> Result<()> {
-        self.ctx.run(self.state, steps, self.monitor)
+        self.ctx.run(self.state, steps, self.monitor)?;
+        if self.params.one_class && self.ctx.rule.learn_bias {
+            one_class::reset_bias(self.ctx.rows, self.ctx.task, self.state, self.params.alpha);
+        }
+        Ok(())
     }
 
     fn probe(&mut self) -> Result<Option<Probe>> {
+        if self.params.one_class {
+            // Its objective is 0 at w = 0 and falls below 0, to about 0 on rows
+            // around the origin: the last pass's decrease relative to it says
+            // nothing there. Without tol the one-class fit is not probed.
+            return Ok(None);
+        }
         let (rows, task) = (self.ctx.rows, self.ctx.task);
-        let (b, reg_sq) = current_model(self.params, self.state, self.coef);
         let stride = probe_stride(rows.n_rows());
+        let model = current_model(self.params, self.state, self.coef);
+        let (b, reg_sq) = best_offset(rows, task, self.params, self.coef, model, stride);
         Ok(probe_binary(
             rows,
             task,
@@ -1091,7 +1158,8 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
         }
         let (rows, task) = (self.ctx.rows, self.ctx.task);
         check_every_row(rows, task, &mut self.all_checked)?;
-        let (b, reg_sq) = current_model(self.params, self.state, self.coef);
+        let model = current_model(self.params, self.state, self.coef);
+        let (b, reg_sq) = best_offset(rows, task, self.params, self.coef, model, 1);
         let alpha = self.params.alpha;
         Ok(Some(primal_objective(
             rows,
@@ -1105,11 +1173,38 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
     }
 }
 
-/// The model a pass ends with, written to `coef`: its intercept and the squared
-/// regularised bias weight (see [`objective_from_loss`]).
+/// The model a pass ends with, written to `coef`: its intercept and what the
+/// objective adds to `||w||^2` ([`objective_from_loss`]'s `reg_sq`): the squared
+/// regularised bias weight, and for the one-class SVM `2 (b - 1)`, so that its
+/// objective is `nu/2 ||w||^2 - nu rho + 1/m sum_i c_i max(0, rho - <w, x_i>)`
+/// with `rho = 1 - b` (Schölkopf et al.'s, times `nu`).
 pub fn current_model(params: &ValidParams, state: &LinearState, coef: &mut [f64]) -> (f64, f64) {
     let b = state.write_model(params.intercept, coef);
-    (b, regularised_bias_sq(params.intercept, b))
+    let mut reg_sq = regularised_bias_sq(params.intercept, b);
+    if params.one_class {
+        reg_sq += 2.0 * (b - 1.0);
+    }
+    (b, reg_sq)
+}
+
+/// The one-class SVM's model `coef` with its best offset on every `stride`-th row
+/// ([`one_class::best_rho`]): `(b, reg_sq)` as [`current_model`] gives them;
+/// `model` (what `current_model` gave) for any other fit, or without an intercept.
+pub(crate) fn best_offset<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    params: &ValidParams,
+    coef: &[f64],
+    model: (f64, f64),
+    stride: usize,
+) -> (f64, f64) {
+    if !params.one_class || params.intercept != Intercept::Unregularized {
+        return model;
+    }
+    match one_class::best_rho(rows, task, coef, params.alpha, stride) {
+        Some(rho) => (1.0 - rho, -2.0 * rho),
+        None => model,
+    }
 }
 
 /// The squared regularised bias weight of a model with intercept `b`: with a bias
@@ -1184,7 +1279,18 @@ pub fn fit_binary<R: Rows>(
         held_out,
     };
     drive(&mut plan, &mut run, params, monitor, label)?;
-    Ok(finish_linear_fit(&plan, params, run.state, run.coef))
+    let mut out = finish_linear_fit(&plan, params, run.state, run.coef);
+    if params.one_class {
+        // The one-class SVM's decision value is <w, x> + b - 1 = <w, x> - rho: its
+        // intercept -rho, with the offset exact for the returned weights.
+        let rho = match params.intercept {
+            Intercept::Unregularized => one_class::best_rho(rows, task, run.coef, params.alpha, 1)
+                .unwrap_or(1.0 - out.intercept),
+            _ => 1.0 - out.intercept,
+        };
+        out.intercept = -rho;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -58,11 +58,23 @@ impl Naive {
         }
         if p.intercept == Intercept::Unregularized {
             self.b += eta / k as f64 * gb;
+            if p.one_class {
+                self.b -= eta * p.alpha; // the drift -eta nu of the one-class bias
+            }
         }
         if p.projection {
             let norm = self.w.iter().map(|v| v * v).sum::<f64>().sqrt();
             let mean_c = (0..task.len()).map(|i| task.weight(i)).sum::<f64>() / task.len() as f64;
-            let r = (mean_c / p.alpha).sqrt();
+            let r = if p.one_class {
+                // max ||x_i|| over the rows of positive weight
+                (0..task.len())
+                    .filter(|&i| task.weight(i) > 0.0)
+                    .map(|i| x[i * d..(i + 1) * d].iter().map(|v| v * v).sum::<f64>())
+                    .fold(0.0, f64::max)
+                    .sqrt()
+            } else {
+                (mean_c / p.alpha).sqrt()
+            };
             if norm > r {
                 for v in &mut self.w {
                     *v *= r / norm;
@@ -93,7 +105,10 @@ fn close(a: &[f64], b: &[f64], tol: f64) {
 
 fn check_against_naive(params: Params, steps: u64) {
     let (n, d) = (60, 7);
-    let (x, codes) = dataset(n, d, 11);
+    let (x, mut codes) = dataset(n, d, 11);
+    if params.one_class {
+        codes.fill(1); // every example positive
+    }
     let weights: Vec<f64> = (0..n).map(|i| [1.0, 0.5, 2.0, 0.0][i % 4]).collect();
     let task = BinaryTask::new(&codes, 1, Some(&weights), 1.5, 1.0).unwrap();
     let rows = DenseRows::new(&x, n, d).unwrap();
@@ -132,7 +147,7 @@ fn check_against_naive(params: Params, steps: u64) {
             (tracked - exact).abs() <= 1e-8 * (1.0 + exact),
             "{tracked} vs {exact}"
         );
-        if params.projection {
+        if params.projection && !params.one_class {
             let mean_c = (0..n).map(|i| task.weight(i)).sum::<f64>() / n as f64;
             assert!(exact <= (1.0 + 1e-9) * mean_c / params.alpha);
         }
@@ -142,6 +157,102 @@ fn check_against_naive(params: Params, steps: u64) {
         let mean: Vec<f64> = naive.sum.iter().map(|s| s / naive.count as f64).collect();
         close(&w, &mean, 1e-9);
         assert!((b - naive.bsum / naive.count as f64).abs() <= 1e-8);
+    }
+}
+
+#[test]
+fn one_class_steps_match_the_derivation() {
+    // The one-class SVM: every row positive, lambda = nu, the bias drifting by
+    // -eta_t nu, the projection onto the ball of radius max_i ||x_i||.
+    for (batch_size, projection) in [(1, true), (4, true), (3, false)] {
+        check_against_naive(
+            Params {
+                alpha: 0.2,
+                batch_size,
+                projection,
+                one_class: true,
+                averaging: Averaging::FromStep(50),
+                ..Params::default()
+            },
+            400,
+        );
+    }
+}
+
+#[test]
+fn one_class_objective_and_parameters() {
+    let (n, d) = (80, 5);
+    let (x, _) = dataset(n, d, 3);
+    let codes = vec![1u32; n];
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let nu = 0.3;
+    let vp = Params {
+        alpha: nu,
+        one_class: true,
+        max_iter: 5,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap();
+    let mut state = LinearState::new(d, 1, 0).unwrap();
+    let mut coef = vec![0.0; d];
+    let out = fit_binary(
+        &rows,
+        &task,
+        None,
+        &vp,
+        &mut state,
+        &mut coef,
+        &Monitor::new(),
+        "",
+    )
+    .unwrap();
+    let (b, reg_sq) = current_model(&vp, &state, &mut coef);
+    // Schölkopf et al.'s objective times nu, at rho = 1 - b.
+    let rho = 1.0 - b;
+    let hinge: f64 = (0..n)
+        .map(|i| {
+            let p: f64 = x[i * d..(i + 1) * d]
+                .iter()
+                .zip(&coef)
+                .map(|(a, w)| a * w)
+                .sum();
+            (rho - p).max(0.0)
+        })
+        .sum::<f64>()
+        / n as f64;
+    let want = 0.5 * nu * coef.iter().map(|w| w * w).sum::<f64>() - nu * rho + hinge;
+    let got = objective_from_loss(
+        loss_sum(&rows, &task, &vp.loss, &coef, b, -0.0),
+        n,
+        &coef,
+        reg_sq,
+        nu,
+    );
+    assert!(
+        (got - want).abs() <= 1e-12 * (1.0 + want.abs()),
+        "{got} vs {want}"
+    );
+    assert_eq!(out.n_iter, 5);
+    for bad in [
+        Params {
+            alpha: 1.5,
+            one_class: true,
+            ..Params::default()
+        },
+        Params {
+            loss: LossFunction::SquaredHinge,
+            one_class: true,
+            ..Params::default()
+        },
+        Params {
+            sampling: Sampling::Balanced,
+            one_class: true,
+            ..Params::default()
+        },
+    ] {
+        assert!(matches!(bad.validate(), Err(Error::InvalidParameter(_))));
     }
 }
 

@@ -60,6 +60,7 @@ pub mod linear_svm;
 pub mod loss;
 pub(crate) mod mixing;
 pub(crate) mod multiclass;
+pub mod one_class;
 pub mod one_vs_one;
 pub mod params;
 pub(crate) mod passes;

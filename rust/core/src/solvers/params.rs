@@ -86,6 +86,11 @@ pub struct Params {
     pub seed: u64,
     /// Print one line per pass to stderr.
     pub verbose: bool,
+    /// The one-class SVM (Schölkopf et al. 2001) instead of a classification: every
+    /// example is positive, `alpha` is `nu` (in `(0, 1]`) and the unregularised
+    /// bias `b = 1 - rho` drifts by `-eta_t nu` each step (see
+    /// [`crate::solvers::linear`]); the hinge only.
+    pub one_class: bool,
 }
 
 impl Default for Params {
@@ -104,6 +109,7 @@ impl Default for Params {
             n_iter_no_change: 5,
             seed: 0,
             verbose: false,
+            one_class: false,
         }
     }
 }
@@ -184,6 +190,25 @@ impl Params {
         if let Sampling::Order(o) = &self.sampling {
             if o.is_empty() {
                 return bad("the visiting order must not be empty".into());
+            }
+        }
+        if self.one_class {
+            if self.loss != LossFunction::Hinge {
+                return bad(format!(
+                    "the one-class SVM minimises the hinge, not loss {:?}",
+                    self.loss.name()
+                ));
+            }
+            if self.alpha > 1.0 {
+                return bad(format!(
+                    "nu (alpha of the one-class SVM) must be in (0, 1], got {}",
+                    self.alpha
+                ));
+            }
+            if self.sampling == Sampling::Balanced {
+                return bad(
+                    "balanced sampling needs two classes; the one-class SVM has one".into(),
+                );
             }
         }
         Ok(ValidParams(self))

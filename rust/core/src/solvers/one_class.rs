@@ -1,0 +1,101 @@
+//! The offset of the one-class SVM (Schölkopf, Platt, Shawe-Taylor, Smola,
+//! Williamson, "Estimating the support of a high-dimensional distribution", Neural
+//! Computation 2001), solved exactly for a given `w`.
+//!
+//! The linear solver ([`crate::solvers::linear`]) trains the one-class SVM as
+//! Pegasos on rows all labelled `+1` with `lambda = nu` and an unregularised bias
+//! `b = 1 - rho`. Its steps move `b` by at most `max(1, nu) / (nu t)` at step `t`,
+//! so after `T` steps `b` has moved `O(log T / nu)`: far too little on data away
+//! from the origin, whose `rho` is large. But for a fixed `w` the objective in `rho`,
+//!
+//! ```text
+//! f(rho) = -nu rho + 1/m sum_i c_i max(0, rho - s_i),   s_i = <w, x_i>,
+//! ```
+//!
+//! is convex and piecewise linear with slope `-nu + 1/m sum_{s_i < rho} c_i`: it is
+//! least at the weighted `nu`-quantile of the scores, the smallest `s_k` with
+//! `sum_{s_i <= s_k} c_i >= nu sum_i c_i` (with `1/m sum_i c_i = 1`, unit
+//! weights). So after every pass the bias is set to `1 - rho` of the iterate on a
+//! sample of the rows ([`reset_bias`]), and the returned model's offset is the exact
+//! quantile over all the rows ([`best_rho`]): the nu-property then holds on the
+//! training rows by construction (rows strictly below `rho` weigh at most `nu`,
+//! rows at or below it at least `nu`, of the total weight).
+
+use crate::data::rows::Rows;
+use crate::data::task::BinaryTask;
+use crate::solvers::linear::LinearState;
+
+/// Rows the per-pass reset of the bias scores at most (every `stride`-th row).
+pub const RESET_ROWS: usize = 8192;
+
+/// The weighted lower `nu`-quantile of `scored` (score, weight) pairs of positive
+/// weight: the smallest score whose cumulative weight reaches `nu` of the total.
+/// `None` when nothing is scored.
+pub fn nu_quantile(scored: &mut [(f64, f64)], nu: f64) -> Option<f64> {
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = scored.iter().map(|&(_, c)| c).sum();
+    let goal = nu * total;
+    let mut seen = 0.0;
+    for &(s, c) in scored.iter() {
+        seen += c;
+        if seen >= goal {
+            return Some(s);
+        }
+    }
+    scored.last().map(|&(s, _)| s)
+}
+
+/// The best offset `rho` for the weights `w` (dense, `n_features` long; scores
+/// `<w, x_i>`): the `nu`-quantile of the scores of every `stride`-th row of
+/// positive weight whose values are finite (rows not checked yet are checked here
+/// and skipped when bad: the steps refuse them when they draw them). `None` when
+/// no row is scored. The returned model's decision value is `<w, x> - rho`, its
+/// intercept `-rho` exactly, so a row scoring `rho` has the decision value 0.
+pub fn best_rho<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    w: &[f64],
+    nu: f64,
+    stride: usize,
+) -> Option<f64> {
+    let mut scored = Vec::with_capacity(rows.n_rows().div_ceil(stride.max(1)));
+    for i in (0..rows.n_rows()).step_by(stride.max(1)) {
+        let c = task.weight(i);
+        if c > 0.0 && rows.check_row(i).is_ok() {
+            let s = rows.dot(i, w);
+            if s.is_finite() {
+                scored.push((s, c));
+            }
+        }
+    }
+    nu_quantile(&mut scored, nu)
+}
+
+/// Set the bias of the iterate in `state` to `1 - rho`, [`best_rho`] of its weights on at
+/// most [`RESET_ROWS`] rows (a deterministic stride), after a pass.
+pub fn reset_bias<R: Rows>(rows: &R, task: &BinaryTask<'_>, state: &mut LinearState, nu: f64) {
+    let d = rows.n_features();
+    let w: Vec<f64> = state.v[..d].iter().map(|v| v * state.scale).collect();
+    let stride = rows.n_rows().div_ceil(RESET_ROWS).max(1);
+    if let Some(rho) = best_rho(rows, task, &w, nu, stride) {
+        state.bias = 1.0 - rho;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quantile_splits_the_weight_at_nu() {
+        let mut s = vec![(3.0, 1.0), (1.0, 1.0), (2.0, 1.0), (4.0, 1.0)];
+        assert_eq!(nu_quantile(&mut s, 0.5), Some(2.0));
+        assert_eq!(nu_quantile(&mut s, 0.25), Some(1.0));
+        assert_eq!(nu_quantile(&mut s, 0.26), Some(2.0));
+        assert_eq!(nu_quantile(&mut s, 1.0), Some(4.0));
+        let mut weighted = vec![(1.0, 3.0), (2.0, 1.0)];
+        assert_eq!(nu_quantile(&mut weighted, 0.7), Some(1.0));
+        assert_eq!(nu_quantile(&mut weighted, 0.8), Some(2.0));
+        assert_eq!(nu_quantile(&mut [], 0.5), None);
+    }
+}
