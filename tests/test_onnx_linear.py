@@ -327,3 +327,32 @@ def test_a_cross_validated_search_exports_its_refit_model(search):
     assert_values(values.ravel(), pipe.predict(X))
     with pytest.raises(ValueError, match="refit=False"):
         pegasos_rs.to_onnx(PegasosClassifierCV(alphas=[0.1], cv=3, refit=False).fit(X, y), X)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_class_matches_onnxruntime_and_skl2onnx_s_own_converter(sparse, dtype):
+    from sklearn.linear_model import SGDOneClassSVM
+    from skl2onnx import to_onnx as skl_to_onnx
+
+    X, _ = _problem(2, sparse)
+    est = pegasos_rs.PegasosOneClassSVM(nu=0.2, random_state=0).fit(X)
+    label, scores = run(pegasos_rs.to_onnx(est, X, dtype=dtype), X, dtype)
+    assert label.dtype == np.int64 and label.shape == scores.shape == (X.shape[0],)
+    decision = est.decision_function(X)
+    if dtype == np.float64:
+        np.testing.assert_allclose(scores, decision, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(label, est.predict(X))  # 1 at a score of 0 too
+    else:
+        assert_values(scores, decision)
+        assert_labels(label, est.predict(X))
+    # A reference that cannot share a defect of ours: skl2onnx's converter of
+    # SGDOneClassSVM given the same coef_ and offset_ (its label is the sign of the
+    # score, 0 where the score is 0, where predict gives 1).
+    ref = SGDOneClassSVM(nu=0.2, max_iter=1).fit(X.toarray() if sparse else X)
+    ref.coef_, ref.offset_ = est.coef_.ravel().copy(), est.offset_.copy()
+    dense = X.toarray() if sparse else X
+    ref_label, ref_scores = run(skl_to_onnx(ref, dense.astype(dtype)), X, dtype)
+    assert_values(scores, np.asarray(ref_scores).ravel())
+    nonzero = np.asarray(ref_scores).ravel() != 0
+    np.testing.assert_array_equal(label[nonzero], np.asarray(ref_label)[nonzero])

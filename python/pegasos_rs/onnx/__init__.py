@@ -139,6 +139,15 @@ _KERNEL_REGRESSOR = Converter(
 CONVERTERS: tuple[Converter, ...] = (
     _LINEAR_CLASSIFIER,
     _LINEAR_REGRESSOR,
+    Converter(
+        "one_class",
+        "PegasosOneClassSVM",
+        "_linear",
+        "check_one_class",
+        "one_class_shape",
+        "convert_one_class",
+        None,
+    ),
     _KERNEL_CLASSIFIER,
     _KERNEL_REGRESSOR,
     Converter(
@@ -328,8 +337,9 @@ def to_onnx(
     ----------
     model : estimator or :class:`~sklearn.pipeline.Pipeline`
         Fitted. Covered: ``PegasosClassifier`` (every loss and ``multi_class``,
-        Platt's ``probability=True``), ``PegasosRegressor``,
-        ``KernelPegasosClassifier`` and ``KernelPegasosRegressor`` (every kernel but
+        Platt's ``probability=True``), ``PegasosRegressor``, ``PegasosOneClassSVM``
+        (outputs ``label``, +1 / -1, and ``scores``, the decision values, as
+        skl2onnx gives ``SGDOneClassSVM``'s), ``KernelPegasosClassifier`` and ``KernelPegasosRegressor`` (every kernel but
         ``"precomputed"``; one-vs-one scores as ``decision_function_shape`` says),
         ``RandomFourierFeatures``, ``Nystroem`` (not ``kernel="precomputed"``),
         ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that

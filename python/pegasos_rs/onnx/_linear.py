@@ -1,5 +1,5 @@
-"""Converters of :class:`~pegasos_rs.PegasosClassifier` and
-:class:`~pegasos_rs.PegasosRegressor`.
+"""Converters of :class:`~pegasos_rs.PegasosClassifier`,
+:class:`~pegasos_rs.PegasosRegressor` and :class:`~pegasos_rs.PegasosOneClassSVM`.
 
 The decision values are ``X coef_.T + intercept_`` (MatMul, Add). Labels are the
 index of the largest score, as ``predict`` (never of the largest probability:
@@ -82,11 +82,53 @@ def convert_regressor(scope: Any, operator: Any, container: Any) -> None:
     g.op("Identity", [out], operator.outputs[0].full_name)
 
 
+def check_one_class(model: Any) -> None:
+    """Refuse an unfitted one-class SVM."""
+    check_fitted(model, ["coef_", "offset_"])
+
+
+def one_class_shape(operator: Any) -> None:
+    """skl2onnx's outputs of an outlier detector: ``label`` and ``scores``, both
+    (N,), as skl2onnx gives ``SGDOneClassSVM``'s."""
+    from skl2onnx.common.data_types import Int64TensorType
+
+    n = operator.inputs[0].get_first_dimension()
+    operator.outputs[0].type = Int64TensorType([n])
+    operator.outputs[1].type.shape = [n]
+
+
+def convert_one_class(scope: Any, operator: Any, container: Any) -> None:
+    """skl2onnx converter of :class:`~pegasos_rs.PegasosOneClassSVM`: ``scores`` is
+    ``decision_function``, ``X coef_.T - offset_``; ``label`` is ``predict``, 1
+    where the score is at least 0, else -1."""
+    model = operator.raw_operator
+    g = Graph(scope, operator, container)
+    coef = np.asarray(model.coef_, dtype=np.float64).reshape(-1, 1)
+    check_width(operator, coef.shape[0])
+    offset = -np.asarray(model.offset_, dtype=np.float64).reshape(1, 1)
+    f = g.affine(g.input, coef, offset)
+    scores = g.op("Reshape", [f, g.const(np.array([-1]), "flat", np.int64)])
+    outlier = g.op("Less", [scores, g.const(np.zeros(1), "zero")])
+    g.op(
+        "Where",
+        [
+            outlier,
+            g.const(np.array([-1]), "minus", np.int64),
+            g.const(np.array([1]), "plus", np.int64),
+        ],
+        operator.outputs[0].full_name,
+    )
+    g.op("Identity", [scores], operator.outputs[1].full_name)
+
+
 __all__ = [
     "check_classifier",
+    "check_one_class",
     "check_regressor",
     "classifier_shape",
+    "one_class_shape",
     "convert_classifier",
+    "convert_one_class",
     "convert_regressor",
     "regressor_shape",
 ]
