@@ -332,8 +332,8 @@ def test_a_cross_validated_search_exports_its_refit_model(search):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_one_class_matches_onnxruntime_and_skl2onnx_s_own_converter(sparse, dtype):
-    from sklearn.linear_model import SGDOneClassSVM
     from skl2onnx import to_onnx as skl_to_onnx
+    from sklearn.linear_model import SGDOneClassSVM
 
     X, _ = _problem(2, sparse)
     est = pegasos_rs.PegasosOneClassSVM(nu=0.2, random_state=0).fit(X)

@@ -339,8 +339,9 @@ def to_onnx(
         Fitted. Covered: ``PegasosClassifier`` (every loss and ``multi_class``,
         Platt's ``probability=True``), ``PegasosRegressor``, ``PegasosOneClassSVM``
         (outputs ``label``, +1 / -1, and ``scores``, the decision values, as
-        skl2onnx gives ``SGDOneClassSVM``'s), ``KernelPegasosClassifier`` and ``KernelPegasosRegressor`` (every kernel but
-        ``"precomputed"``; one-vs-one scores as ``decision_function_shape`` says),
+        skl2onnx gives ``SGDOneClassSVM``'s), ``KernelPegasosClassifier`` and
+        ``KernelPegasosRegressor`` (every kernel but ``"precomputed"``; one-vs-one
+        scores as ``decision_function_shape`` says),
         ``RandomFourierFeatures``, ``Nystroem`` (not ``kernel="precomputed"``),
         ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that
         skl2onnx converts (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``...).

@@ -126,9 +126,9 @@ __all__ = [
     "check_one_class",
     "check_regressor",
     "classifier_shape",
-    "one_class_shape",
     "convert_classifier",
     "convert_one_class",
     "convert_regressor",
+    "one_class_shape",
     "regressor_shape",
 ]
