@@ -400,8 +400,7 @@ def test_libsvm_c_svc_with_a_kernel_is_accepted_other_types_are_refused(files, t
         (["-s", "2", "-t", "rbf"], "one-class SVM.*-s 0"),
         (["-s", "4", "-t", "2"], "nu-SVR.*epsilon-SVR.*-s 3"),
         (["-s", "6"], "-s 6 is LIBLINEAR's L1-regularised.*-s 0"),
-        (["-s", "21"], "one-class SVM"),
-        (["-s", "9"], "not a LIBLINEAR solver type.*0-4, 7.*11-13"),
+        (["-s", "9"], "not a LIBLINEAR solver type.*0-4, 7.*11-13.*21"),
     ]:
         with pytest.raises(SystemExit, match=message):
             main(["train", *argv, str(train), str(path)])
@@ -722,3 +721,62 @@ def test_parameter_search_of_the_svr_searches_p_too(files, tmp_path, capsys, mon
     assert out[0] == "Doing parameter search with 5-fold cross validation."
     assert re.fullmatch(r"Best C = \S+ Best p = \S+  CV MSE = \S+", out[1]), out
     assert not list(tmp_path.glob("*.model"))
+
+
+def test_s_21_trains_the_one_class_svm_and_predict_writes_plus_or_minus_one(
+    files, tmp_path, capsys
+):
+    """LIBLINEAR's -s 21 -n nu: PegasosOneClassSVM with its defaults and the seed;
+    predict writes +1 / -1 (and the accuracy against the file's labels, as
+    LIBLINEAR's predict does)."""
+    _, train, test, _ = files
+    model, out = tmp_path / "oc.model", tmp_path / "out.txt"
+    assert main(["train", "-s", "21", "-n", "0.2", "--passes", "5", str(train), str(model)]) == 0
+    assert "one class (novelty detection)" in capsys.readouterr().err
+    est = pegasos_rs.load(model)
+    X, _ = pegasos_rs.load_svmlight_file(train, n_features=10)
+    ref = pegasos_rs.PegasosOneClassSVM(nu=0.2, max_iter=5, random_state=0).fit(X)
+    assert type(est) is pegasos_rs.PegasosOneClassSVM and est.nu == 0.2
+    np.testing.assert_array_equal(est.coef_, ref.coef_)
+    np.testing.assert_array_equal(est.offset_, ref.offset_)
+    assert main(["predict", str(test), str(model), str(out)]) == 0
+    X_test, _ = pegasos_rs.load_svmlight_file(test, n_features=10)
+    written = np.loadtxt(out)
+    np.testing.assert_array_equal(written, est.predict(X_test))
+    assert set(np.unique(written)) <= {-1.0, 1.0}
+    assert "Accuracy = " in capsys.readouterr().out
+    for argv, message in [
+        (["-s", "3", "-n", "0.2"], "-n is nu of the one-class SVM"),
+        (["-s", "21", "-n", "0"], "invalid -n 0"),
+        (["-s", "21", "-v", "3"], "takes no -v"),
+        (["-s", "21", "-b", "1"], "takes no -b 1"),
+        (["-s", "21", "-w1", "2"], "takes no -wi"),
+    ]:
+        with pytest.raises(SystemExit, match=message):
+            main(["train", *argv, str(train), str(model)])
+    # -c has no effect there: a warning, then the same model as without it.
+    assert (
+        main(["train", "-s", "21", "-n", "0.2", "-c", "4", "--passes", "5", str(train), str(model)])
+        == 0
+    )
+    assert "-c 4 has no effect with -s 21" in capsys.readouterr().err
+    np.testing.assert_array_equal(pegasos_rs.load(model).coef_, ref.coef_)
+
+
+def test_s_21_agrees_with_liblinears_one_class_svm(tmp_path):
+    """The same objective as liblinear-official's -s 21 (its exact dual solver): the
+    labels of nearly every row agree, and ours keep at most nu of them outliers."""
+    llu = pytest.importorskip("liblinear.liblinearutil")
+    # Rows away from the origin (around it the optimum is w = 0, rho = 0, and the
+    # labels are arbitrary).
+    X, _ = make_problem(n_samples=300, n_features=10, seed=5)
+    train = tmp_path / "away.svm"
+    dump_svmlight_file(X + 0.5, np.ones(300), train, zero_based=False)
+    model = tmp_path / "oc.model"
+    assert main(["train", "-q", "-s", "21", "-n", "0.1", str(train), str(model)]) == 0
+    ys, xs = llu.svm_read_problem(str(train))
+    theirs, _, _ = llu.predict(ys, xs, llu.train(ys, xs, "-s 21 -n 0.1 -q"), "-q")
+    X, _ = pegasos_rs.load_svmlight_file(train, n_features=10)
+    ours = pegasos_rs.load(model).predict(X)
+    assert np.mean(ours == np.array(theirs)) >= 0.95
+    assert np.mean(ours < 0) <= 0.1

@@ -222,7 +222,7 @@ def test_refusals_name_the_class_and_the_reason(tmp_path):
     from sklearn.linear_model import LogisticRegression
 
     other = LogisticRegression().fit(X, y)
-    _refused(tmp_path, other, TypeError, "LogisticRegression: .*PegasosClassifier or Pegasos")
+    _refused(tmp_path, other, TypeError, "LogisticRegression: .*PegasosClassifier, Pegasos")
     _refused(tmp_path, PegasosClassifier, TypeError, "pass a fitted estimator")
     platt = PegasosClassifier(probability=True, max_iter=2).fit(X, y)
     _refused(tmp_path, platt, ValueError, "probability=True: .*Platt's sigmoids")
@@ -297,3 +297,26 @@ def test_cli_export_errors_are_one_line_messages(tmp_path):
     PegasosClassifier(max_iter=1).fit(X, y).save(saved)
     with pytest.raises(SystemExit, match=r"^pegasos-rs export: .*No such file"):
         main(["export", "--format", "liblinear", str(saved), str(tmp_path / "no" / "out")])
+
+
+def test_one_class_svm_predicts_in_liblinear_as_here(tmp_path):
+    """A PegasosOneClassSVM written as LIBLINEAR's -s 21 file: LIBLINEAR's decision
+    values are ours, its labels ours but at a score of exactly rho (LIBLINEAR's
+    -1 for w.x - rho = 0, scikit-learn's rule +1); read back as LIBLINEAR's
+    one-class model."""
+    from pegasos_rs import PegasosOneClassSVM
+    from pegasos_rs.foreign_models import read_model
+
+    X, _ = make_problem(n_samples=150, n_features=6, n_classes=2, seed=4)
+    X = X + 0.5
+    est = PegasosOneClassSVM(nu=0.2, random_state=0).fit(X)
+    path = tmp_path / "oc.liblinear"
+    write_liblinear_model(est, path)
+    y = np.ones(X.shape[0])
+    labels, values, _ = _liblinear_predict(tmp_path, path, X, y)
+    ours = est.decision_function(X)
+    _close(ours, values.ravel())
+    away = np.abs(ours) > 1e-9
+    np.testing.assert_array_equal(labels[away], est.predict(X)[away])
+    back = read_model(path)
+    np.testing.assert_allclose(back.decision_function(X).ravel(), ours, rtol=1e-12, atol=1e-12)

@@ -28,6 +28,7 @@ PROVIDERS = (
     "pegasos_rs.linear",
     "pegasos_rs.linear_regressor",
     "pegasos_rs.ranker",
+    "pegasos_rs.one_class",
     "pegasos_rs.kernel",
     "pegasos_rs.kernel_regressor",
     "pegasos_rs.kernel_approximation",

@@ -23,10 +23,11 @@ import sys
 #: code: ``pegasos_rs.onnx.CONVERTERS`` and ``REFUSED``, and the classes
 #: ``write_liblinear_model`` accepts.
 EXPORTED = {
-    "liblinear": ("PegasosClassifier", "PegasosRegressor"),
+    "liblinear": ("PegasosClassifier", "PegasosRegressor", "PegasosOneClassSVM"),
     "onnx": (
         "PegasosClassifier",
         "PegasosRegressor",
+        "PegasosOneClassSVM",
         "KernelPegasosClassifier",
         "KernelPegasosRegressor",
         "RandomFourierFeatures",

@@ -98,10 +98,13 @@ LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
                    4      Crammer-Singer multiclass SVM (multi_class=crammer_singer)
                    11, 12 L2-loss SVR (squared_epsilon_insensitive)
                    13     L1-loss SVR (epsilon_insensitive)
+                   21     one-class SVM (PegasosOneClassSVM, -n nu)
                  with -t, LIBSVM's svm type: 0 C-SVC, 3 epsilon-SVR (default 0).
                  Other types are refused, saying why and what to use instead
   -p epsilon     epsilon of the SVR's insensitive tube (-s 11-13, -t k -s 3)
                                                                   (default 0.1)
+  -n nu          nu of the one-class SVM (-s 21), in (0, 1]: at most a share nu
+                 of the training rows are outliers                  (default 0.5)
   -c cost        C; the paper's lambda is 1 / (C * n_samples)
                  (default 1, LIBLINEAR's; -c and --alpha exclude each other)
   -e epsilon     stopping tolerance, with another rule than LIBLINEAR's (which
@@ -172,17 +175,14 @@ Pegasos' own options:
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
                  parameter mixing (many passes over data that does not fit)
   --help         this text
-Refused, with what to use instead: -n (nu; threads are --threads), -t 4
-(precomputed kernels: the Python API takes them), -s 5 and 6 (L1
-regularisation), 21 (one-class SVM), and LIBSVM's -s 1, 2, 4 (nu-SVC,
-one-class, nu-SVR).
+Refused, with what to use instead: -n but with -s 21 (threads are --threads),
+-t 4 (precomputed kernels: the Python API takes them), -s 5 and 6 (L1
+regularisation), and LIBSVM's -s 1, 2, 4 (nu-SVC, the kernel one-class SVM,
+nu-SVR). -s 21 takes no -v, -C, -b 1, -wi, --dask or --rank, and ignores -c.
 """
 
 #: LIBLINEAR / LIBSVM letters whose meaning pegasos-rs does not offer: the message.
-REFUSED = {
-    "-n": "-n is nu in LIBLINEAR and LIBSVM (nu-SVC and one-class SVM are not "
-    "available); threads are --threads",
-}
+REFUSED: dict[str, str] = {}
 
 #: LIBSVM's kernel numbers.
 KERNEL_NUMBERS = {"0": "linear", "1": "poly", "2": "rbf", "3": "sigmoid"}
@@ -202,6 +202,7 @@ LIBLINEAR_SOLVERS = {
     12: ("regressor", "squared_epsilon_insensitive"),
     13: ("regressor", "epsilon_insensitive"),
     4: ("classifier", "hinge"),
+    21: ("one_class", "hinge"),
 }
 
 #: LIBLINEAR's solver type of the Crammer-Singer multiclass SVM
@@ -216,7 +217,6 @@ LIBLINEAR_REFUSED = {
     6: "L1-regularised: Pegasos' step is the sub-gradient step of the L2-regularised "
     "objective (its shrink by 1 - 1/t is the L2 term's); use -s 0 (L2-regularised "
     "logistic regression)",
-    21: "the one-class SVM (novelty detection is not available)",
 }
 
 #: LIBSVM's svm types (svm-train -s) with -t: (estimator, loss) of those the kernel
@@ -226,7 +226,7 @@ LIBSVM_SOLVERS = {0: ("classifier", "hinge"), 3: ("regressor", "epsilon_insensit
 #: LIBSVM's other svm types.
 LIBSVM_TYPES = {
     1: "nu-SVC (nu is not available; C-SVC with -c is: -s 0)",
-    2: "the one-class SVM (novelty detection is not available)",
+    2: "the kernel one-class SVM (not available yet; the linear one is -s 21 without -t)",
     4: "nu-SVR (nu is not available; epsilon-SVR with -c and -p is: -s 3)",
 }
 
@@ -289,6 +289,7 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", type=float, dest="C", help=hide)
     p.add_argument("-e", type=float, dest="tol", help=hide)
     p.add_argument("-p", type=float, dest="epsilon", help=hide)
+    p.add_argument("-n", type=float, dest="nu", help=hide)
     p.add_argument("-B", type=float, dest="bias", default=-1.0, help=hide)
     p.add_argument("-R", action="store_true", dest="unregularized_bias", help=hide)
     p.add_argument("-t", dest="kernel", help=hide)
@@ -418,13 +419,15 @@ def _check_liblinear_choices(args) -> None:
         )
     args.task, args.loss = _solver_type(args.solver, kernel_given)
     args.kernel = kernel
+    _check_nu(args)
     if args.task == "regressor":
         _check_regression_options(args)
     elif args.epsilon is not None:
         print(
             f"pegasos-rs train: WARNING: -p {args.epsilon:g} has no effect with -s "
             f"{args.solver if args.solver is not None else (0 if kernel_given else 3)}, "
-            "a classifier (it is the SVR's epsilon); ignored",
+            + ("a classifier" if args.task == "classifier" else "the one-class SVM")
+            + " (it is the SVR's epsilon); ignored",
             file=sys.stderr,
         )
     args.epsilon_given = args.epsilon is not None
@@ -457,6 +460,36 @@ def _check_liblinear_choices(args) -> None:
             setattr(args, attr, default)
 
 
+def _check_nu(args) -> None:
+    """``-n`` only with the one-class SVM (``-s 21``), in (0, 1]; its default 0.5.
+    ``-c`` / ``--alpha`` have no effect there (``nu`` regularises): a warning."""
+    one_class = args.task == "one_class"
+    if args.nu is not None and not one_class:
+        raise SystemExit(
+            "pegasos-rs train: -n is nu of the one-class SVM (-s 21); nu-SVC and "
+            "nu-SVR are not available, and threads are --threads"
+        )
+    if not one_class:
+        return
+    if args.nu is None:
+        args.nu = 0.5
+    if args.bias > 0:
+        print(
+            f"pegasos-rs train: WARNING: -B {args.bias:g} has no effect with -s 21: the "
+            "one-class SVM learns its offset rho (unregularised); ignored",
+            file=sys.stderr,
+        )
+    if not (0.0 < args.nu <= 1.0):
+        raise SystemExit(f"pegasos-rs train: invalid -n {args.nu:g}: expected nu in (0, 1]")
+    for flag, value in (("-c", args.C), ("--alpha", args.alpha)):
+        if value is not None:
+            print(
+                f"pegasos-rs train: WARNING: {flag} {value:g} has no effect with -s 21, "
+                "the one-class SVM (nu, -n, sets its regularisation); ignored",
+                file=sys.stderr,
+            )
+
+
 def _solver_type(solver: int | None, kernel_given: bool) -> tuple[str, str]:
     """``-s`` of LIBLINEAR (without ``-t``) or of LIBSVM (with ``-t``) as the
     estimator (``"classifier"`` or ``"regressor"``) and loss that solve its
@@ -477,7 +510,7 @@ def _solver_type(solver: int | None, kernel_given: bool) -> tuple[str, str]:
     if solver not in LIBLINEAR_REFUSED:
         raise SystemExit(
             f"pegasos-rs train: -s {solver} is not a LIBLINEAR solver type; Pegasos "
-            "solves 0-4, 7 (classification) and 11-13 (regression)"
+            "solves 0-4, 7 (classification), 11-13 (regression) and 21 (one-class SVM)"
         )
     raise SystemExit(f"pegasos-rs train: -s {solver} is LIBLINEAR's {LIBLINEAR_REFUSED[solver]}")
 
@@ -574,6 +607,21 @@ def _estimator(args, n_samples: int, class_weight):
         from pegasos_rs.linear_regressor import PegasosRegressor
 
         return PegasosRegressor(**_regressor_params(args, n_samples))
+    if args.task == "one_class":
+        from pegasos_rs.one_class import PegasosOneClassSVM
+
+        return PegasosOneClassSVM(
+            nu=args.nu,
+            max_iter=args.passes or 20,
+            max_steps=args.max_steps,
+            batch_size=args.batch,
+            projection=bool(args.projection),
+            average=True if args.average is None else bool(args.average),
+            sampling=args.sampling or "uniform",
+            tol=args.tol,
+            random_state=args.seed,
+            n_jobs=args.threads,
+        )
     if args.kernel == "linear":
         from pegasos_rs.linear import PegasosClassifier
 
@@ -653,6 +701,8 @@ def train(argv: list[str]) -> int:
         raise SystemExit(
             f"pegasos-rs train: -wi weights classes; -s {args.solver} trains a regression"
         )
+    if args.task == "one_class":
+        _check_one_class(args, class_weight, on_dask)
     if args.search:
         _check_search(args, on_dask)
     if args.rank:
@@ -673,6 +723,22 @@ def train(argv: list[str]) -> int:
     if linear_classifier and not args.folds and not args.probability:
         return _train_linear(args, data_file, model_file, class_weight)
     return _train_estimator(args, data_file, model_file, class_weight)
+
+
+def _check_one_class(args, class_weight, on_dask: bool) -> None:
+    """Exit saying why, for an option ``-s 21`` (the one-class SVM) cannot take: it
+    learns from the rows alone, so nothing scores it against classes."""
+    for flag, given in (
+        ("-v (cross-validation scores classes, which it does not learn)", bool(args.folds)),
+        ("-C (its search has no classes to score)", bool(args.search)),
+        ("-b 1 (it has no class probabilities)", bool(args.probability)),
+        ("-wi (it has no classes)", bool(class_weight)),
+        ("--dask (not available yet)", on_dask),
+        ("--rank", bool(args.rank)),
+        ("--sampling balanced (it has one class)", args.sampling == "balanced"),
+    ):
+        if given:
+            raise SystemExit(f"pegasos-rs train: -s 21 (the one-class SVM) takes no {flag}")
 
 
 def _read(args, data_file: str, *, as_arrays: bool):
@@ -987,10 +1053,12 @@ def _rows(n_rows: int, n_features: int) -> str:
 
 
 def task_of(model) -> str:
-    """What a trained model predicts, as the summary lines say it: ``"3 classes"``, or
-    ``"regression"``."""
+    """What a trained model predicts, as the summary lines say it: ``"3 classes"``,
+    ``"one class (novelty detection)"`` or ``"regression"``."""
     if hasattr(model, "classes_"):
         return counted(len(model.classes_), "class")
+    if hasattr(model, "offset_"):
+        return "one class (novelty detection)"
     return "regression"
 
 

@@ -70,6 +70,11 @@ def write_liblinear_model(model: Any, path: PathLike) -> None:
       is written as ``MCSVM_CS`` with two columns, ``coef_[0]`` for ``classes_[1]``
       and zeros for ``classes_[0]``: LIBLINEAR predicts two classes from the first
       column's sign, which is ours.
+    * :class:`~pegasos_rs.PegasosOneClassSVM` as LIBLINEAR's one-class SVM
+      (``ONECLASS_SVM``, ``train -s 21``): ``rho`` its ``offset_``, no bias.
+      LIBLINEAR's ``predict`` gives +1 where ``w.x - rho > 0``, ``predict`` here
+      where it is ``>= 0`` (scikit-learn's rule): a row scoring exactly ``rho`` is
+      an outlier there, an inlier here.
     * :class:`~pegasos_rs.PegasosRegressor`, one column and no ``label`` line, as
       LIBLINEAR's regression files: ``epsilon_insensitive`` as
       ``L2R_L1LOSS_SVR_DUAL``, the other losses as ``L2R_L2LOSS_SVR``; the type
@@ -131,14 +136,17 @@ def _model_text(model: Any) -> str:
             "does not write"
         )
     classifier = isinstance(model, classes["PegasosClassifier"])
-    if not classifier and not isinstance(model, classes["PegasosRegressor"]):
+    one_class = isinstance(model, classes["PegasosOneClassSVM"])
+    if not (classifier or one_class or isinstance(model, classes["PegasosRegressor"])):
         raise TypeError(
             f"{where}: LIBLINEAR model files hold linear models; write_liblinear_model "
-            "writes a fitted PegasosClassifier or PegasosRegressor"
+            "writes a fitted PegasosClassifier, PegasosRegressor or PegasosOneClassSVM"
         )
     if getattr(model, "coef_", None) is None:
         raise NotFittedError(f"{where} that is not fitted: call fit before writing it")
     coef = np.asarray(model.coef_, dtype=np.float64)
+    if one_class:
+        return _one_class_text(coef, float(np.asarray(model.offset_)[0]), where)
     intercept = np.asarray(model.intercept_, dtype=np.float64).reshape(-1)
     if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept))):
         raise ValueError(f"{where} with non-finite weights (inf or NaN)")
@@ -159,6 +167,23 @@ def _model_text(model: Any) -> str:
     rows = np.vstack([W, b[None, :]]) if with_bias else W
     # LIBLINEAR's "%.17g " after every value, the line included.
     lines += ["".join(f"{_g(v)} " for v in row) for row in rows.tolist()]
+    return "\n".join(lines) + "\n"
+
+
+def _one_class_text(coef: np.ndarray, rho: float, where: str) -> str:
+    """LIBLINEAR's ``-s 21`` file: ``ONECLASS_SVM``, no label line, no bias, ``rho``
+    before the weights (LIBLINEAR's ``save_model`` order)."""
+    if not (np.all(np.isfinite(coef)) and math.isfinite(rho)):
+        raise ValueError(f"{where} with non-finite weights (inf or NaN)")
+    lines = [
+        "solver_type ONECLASS_SVM",
+        "nr_class 2",
+        f"nr_feature {coef.shape[1]}",
+        f"bias {_g(-1.0)}",
+        f"rho {_g(rho)}",
+        "w",
+    ]
+    lines += [f"{_g(v)} " for v in coef[0].tolist()]
     return "\n".join(lines) + "\n"
 
 
