@@ -132,6 +132,7 @@ SETTINGS: dict[str, dict[str, str]] = {
         "twice the in-memory time + 0.5 s": TARGET,
         "twice it + 0.5 s": TARGET,
         "not the 3× aimed at": TARGET,
+        "the AUC within 0.01, a miss of the 1/2": TARGET,
     },
     "docs/changes.rst": {
         "``ConvergenceWarning`` when that is more than 5 %": UNSETTLED,

@@ -363,6 +363,23 @@ def quoted_dask_model_selection() -> dict[str, Quote]:
     }
 
 
+def quoted_one_class() -> dict[str, Quote]:
+    """bench_one_class.py: the linear one-class SVM against SGDOneClassSVM and
+    LIBLINEAR -s 21."""
+    q: dict[str, Quote] = {}
+    for d, where in (("usps", "usps (Nyström 1000)"), ("20news", "20news (raw)")):
+        for method, short in (
+            ("PegasosOneClassSVM", "pegasos"),
+            ("SGDOneClassSVM", "sgd"),
+            ("LIBLINEAR -s 21", "liblinear"),
+        ):
+            row = {"data": where, "method": method}
+            q[f"{d}.{short}.auc"] = cell(None, row, "AUC")
+            q[f"{d}.{short}.time"] = cell(None, row, "s")
+        q[f"{d}.ratio"] = Line(rf"^- {d}: .* time ([\d.]+) of the faster one's")
+    return q
+
+
 def quoted_dask_reuse() -> dict[str, Quote]:
     """bench_dask_reuse.py: a second checked fit on the same files."""
     return {
@@ -541,6 +558,7 @@ QUOTED: dict[str, dict[str, Quote]] = {
     "dask": quoted_dask(),
     "dask_exact": quoted_dask_exact(),
     "dask_model_selection": quoted_dask_model_selection(),
+    "one_class": quoted_one_class(),
     "dask_reuse": quoted_dask_reuse(),
     "dask_modes": quoted_dask_modes(),
     "onnx": quoted_onnx(),

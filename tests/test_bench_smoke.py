@@ -55,6 +55,7 @@ sys.meta_path.insert(0, _Hidden())
         ("bench_dask_exact.py", "## (c) Exact mode to A - 0.5 pp", ["distributed", "dask_ml"]),
         ("bench_dask_modes.py", "## Fastest fit to each gap", ["distributed", "liblinear"]),
         ("bench_dask_model_selection.py", "## Mean held-out accuracy", ["distributed"]),
+        ("bench_one_class.py", "The two share columns are the nu-property", ["liblinear"]),
         ("bench_leak.py", "## RSS curve [MiB] every 10 cycles", []),
         ("bench_calls.py", "## per-call times measured", []),
         ("bench_cli.py", "## start-up times measured", ["liblinear"]),

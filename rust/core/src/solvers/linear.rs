@@ -953,14 +953,28 @@ fn make_context<'a, R: Rows>(
 /// up; rows with a value that is not finite are left out, and refused when drawn).
 /// Infinite (no projection) when every such row is zero. One pass, O(nnz).
 pub(crate) fn one_class_sq_radius<R: Rows>(rows: &R, task: &BinaryTask<'_>) -> Result<f64> {
-    let mut scratch = try_filled_vec(rows.n_features(), 0.0, "a row's values")?;
+    // Rows whose columns increase (every dense row, canonical CSR) are summed entry
+    // by entry; a row that repeats or reorders columns through a scratch vector of
+    // n_features, allocated at the first such row.
+    let mut scratch: Vec<f64> = Vec::new();
     let mut largest = 0.0f64;
     for i in 0..rows.n_rows() {
         if task.weight(i) == 0.0 || rows.check_row(i).is_err() {
             continue;
         }
-        let sq = rows.axpy_sq_delta(i, 1.0, &mut scratch);
-        rows.for_each_entry(i, |j, _| scratch[j] = 0.0);
+        let (mut sq, mut last, mut increasing) = (0.0, None, true);
+        rows.for_each_entry(i, |j, x| {
+            increasing &= last.is_none_or(|l| j > l);
+            last = Some(j);
+            sq += x * x;
+        });
+        if !increasing {
+            if scratch.is_empty() {
+                scratch = try_filled_vec(rows.n_features(), 0.0, "a row's values")?;
+            }
+            sq = rows.axpy_sq_delta(i, 1.0, &mut scratch);
+            rows.for_each_entry(i, |j, _| scratch[j] = 0.0);
+        }
         if sq.is_finite() {
             largest = largest.max(sq);
         }

@@ -58,11 +58,22 @@ pub fn best_rho<R: Rows>(
     nu: f64,
     stride: usize,
 ) -> Option<f64> {
+    scaled_best_rho(rows, task, (w, 1.0), nu, stride)
+}
+
+/// [`best_rho`] for the weights `scale * w` (the solver's `w = a v`, read in place).
+fn scaled_best_rho<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    (w, scale): (&[f64], f64),
+    nu: f64,
+    stride: usize,
+) -> Option<f64> {
     let mut scored = Vec::with_capacity(rows.n_rows().div_ceil(stride.max(1)));
     for i in (0..rows.n_rows()).step_by(stride.max(1)) {
         let c = task.weight(i);
         if c > 0.0 && rows.check_row(i).is_ok() {
-            let s = rows.dot(i, w);
+            let s = scale * rows.dot(i, w);
             if s.is_finite() {
                 scored.push((s, c));
             }
@@ -74,10 +85,9 @@ pub fn best_rho<R: Rows>(
 /// Set the bias of the iterate in `state` to `1 - rho`, [`best_rho`] of its weights on at
 /// most [`RESET_ROWS`] rows (a deterministic stride), after a pass.
 pub fn reset_bias<R: Rows>(rows: &R, task: &BinaryTask<'_>, state: &mut LinearState, nu: f64) {
-    let d = rows.n_features();
-    let w: Vec<f64> = state.v[..d].iter().map(|v| v * state.scale).collect();
+    // The bias-multiplier weight v[d] is 0: the one-class SVM's bias is b.
     let stride = rows.n_rows().div_ceil(RESET_ROWS).max(1);
-    if let Some(rho) = best_rho(rows, task, &w, nu, stride) {
+    if let Some(rho) = scaled_best_rho(rows, task, (&state.v, state.scale), nu, stride) {
         state.bias = 1.0 - rho;
     }
 }
