@@ -16,10 +16,10 @@ import numpy as np
 import pegasos_rs
 import pytest
 import scipy.sparse as sp
+from conftest import parametrize_with_checks
 from pegasos_rs import PegasosOneClassSVM
 from sklearn.datasets import make_blobs
 from sklearn.svm import OneClassSVM
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 
 def _objective(X, nu, w, rho, sample_weight=None):
