@@ -11,7 +11,7 @@
 # Needs $root (the checkout) and $py (a python3 to read tests/lanes.py with).
 second_smoke="bench_dask.py or bench_dask_reuse.py or bench_dask_exact.py"
 second_smoke+=" or bench_dask_modes.py or bench_cli.py or bench_linear.py"
-second_smoke+=" or bench_model_selection.py"
+second_smoke+=" or bench_model_selection.py or bench_dask_model_selection.py"
 newest_args=(tests -p no:cacheprovider --durations=25 -k "not ($second_smoke)")
 smoke_args=(tests/test_bench_smoke.py -p no:cacheprovider -q --durations=6 -k "$second_smoke")
 mapfile -t oldest_files < <("$py" "$root/tests/lanes.py" oldest)
