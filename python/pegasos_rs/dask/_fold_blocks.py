@@ -10,7 +10,6 @@ and the decision values of the fold's models on its held-out rows.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from pegasos_rs import _core
 from pegasos_rs._validation import as_rust_matrix, buffer
@@ -23,15 +22,13 @@ def labels_and_weights(block: Block):
 
 
 def largest_squared_norm(block: Block, dtype: str) -> float:
-    """``max_i ||x_i||^2`` over the block's rows (0 for an empty block)."""
-    X = full_matrix(block, dtype)
-    if X.shape[0] == 0:
-        return 0.0
-    if sp.issparse(X):
-        norms = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    else:
-        norms = np.einsum("ij,ij->i", X, X)
-    return float(norms.max())
+    """``max_i ||x_i||^2`` over the block's rows (0 for an empty block), as the
+    in-memory search computes it (without the bias feature)."""
+    # Imported here: the other tasks' workers need not import the search's
+    # scikit-learn machinery.
+    from pegasos_rs import _search
+
+    return _search.largest_squared_norm(full_matrix(block, dtype), False, None)
 
 
 def fold_rows(X, y, labels: dict, ids: np.ndarray):

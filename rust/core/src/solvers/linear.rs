@@ -1147,8 +1147,7 @@ impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
         }
         let (rows, task) = (self.ctx.rows, self.ctx.task);
         let stride = probe_stride(rows.n_rows());
-        let model = current_model(self.params, self.state, self.coef);
-        let (b, reg_sq) = best_offset(rows, task, self.params, self.coef, model, stride);
+        let (b, reg_sq) = current_model(self.params, self.state, self.coef);
         Ok(probe_binary(
             rows,
             task,
