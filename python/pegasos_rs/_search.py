@@ -312,6 +312,32 @@ def cv_results(
     return results
 
 
+def scores_from_held_out(folds, n_points: int, y, sample_weight, classes, score_of, held_out):
+    """The ``(n_points, n_folds)`` scores and score times of a shared fit's
+    candidates: ``held_out(f, a)`` gives candidate ``a``'s held-out decision values
+    on fold ``f`` (shape (rows, outputs)), or its accuracy already counted (a float,
+    accuracy_score's number); ``classes`` is None for a regression; ``score_of`` as
+    :func:`scorer_from_predictions` gives it."""
+    from pegasos_rs import _linear_solver
+
+    shape = (n_points, len(folds))
+    scores, timed = np.zeros(shape), np.zeros(shape)
+    for f, (_, te) in enumerate(folds):
+        y_te = y[te]
+        w_te = None if sample_weight is None else sample_weight[te]
+        for a in range(n_points):
+            started = time.perf_counter()
+            values = held_out(f, a)
+            if isinstance(values, float):
+                scores[a, f] = values
+            else:
+                values = values[:, 0] if values.shape[1] == 1 else values
+                pred = values if classes is None else _linear_solver.labels_of(classes, values)
+                scores[a, f] = score_of(y_te, pred, values, w_te)
+            timed[a, f] = time.perf_counter() - started
+    return scores, timed
+
+
 def fit_one_by_one(
     base, candidates: list[Candidate], X, y, sample_weight, folds, scoring, report=None
 ):

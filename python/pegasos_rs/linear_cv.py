@@ -138,22 +138,18 @@ class _LinearSearch(_search.SearchMixin):
             n_threads(self.n_jobs),
         )
         elapsed = time.perf_counter() - started
+        counted = labels is not None and self.scoring is None and sample_weight is None
+
+        def held_out(f, a):
+            decision, _, accuracy = out[f]
+            # The extension's count, as accuracy_score's.
+            return float(accuracy[a]) if counted else decision[a]
+
+        scores, timed = _search.scores_from_held_out(
+            folds, len(grid), y, sample_weight, classes if labels else None, score_of, held_out
+        )
         shape = (len(grid), n_folds)
-        scores, timed, n_iter = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        for f, ((_, te), (decision, passes, accuracy)) in enumerate(zip(folds, out, strict=True)):
-            y_te = y[te]
-            w_te = None if sample_weight is None else sample_weight[te]
-            for a in range(len(grid)):
-                started = time.perf_counter()
-                values = decision[a]
-                values = values[:, 0] if values.shape[1] == 1 else values
-                if labels is not None and self.scoring is None and w_te is None:
-                    scores[a, f] = accuracy[a]  # the extension's count, as accuracy_score's
-                else:
-                    pred = _linear_solver.labels_of(classes, values) if labels else values
-                    scores[a, f] = score_of(y_te, pred, values, w_te)
-                timed[a, f] = time.perf_counter() - started
-                n_iter[a, f] = passes[a]
+        n_iter = np.array([[out[f][1][a] for f in range(n_folds)] for a in range(len(grid))])
         # One call trained them all: each candidate is given an equal share.
         fit_time = np.full(shape, elapsed / (n_folds * len(grid)))
         return scores, fit_time, timed, n_iter

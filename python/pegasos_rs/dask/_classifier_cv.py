@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _linear_solver, _search
+from pegasos_rs import _core, _search
 from pegasos_rs import linear_cv as _linear_cv
 from pegasos_rs._base import unchanged_on_error
 from pegasos_rs._validation import n_threads, seed_from
@@ -363,22 +363,15 @@ class PegasosClassifierCV(DaskClientMixin, _linear_cv.PegasosClassifierCV):
         counted = self.scoring is None and sw is None
         decisions = _exact_grid.held_out_decisions(data, plans, results, counts=counted)
         elapsed = time.perf_counter() - started
+
+        def held_out(f, a):
+            return decisions[f][a] / folds[f][1].size if counted else decisions[f][a]
+
+        scores, timed = _search.scores_from_held_out(
+            folds, len(grid), y, sw, classes, score_of, held_out
+        )
         shape = (len(grid), len(folds))
-        scores, timed, n_iter = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        for f, (_, te) in enumerate(folds):
-            y_te = y[te]
-            w_te = None if sw is None else sw[te]
-            for a in range(len(grid)):
-                started = time.perf_counter()
-                n_iter[a, f] = max(results[f][a]["n_iter"])
-                if counted:
-                    scores[a, f] = decisions[f][a] / te.size
-                    continue
-                values = decisions[f][a]
-                values = values[:, 0] if values.shape[1] == 1 else values
-                pred = _linear_solver.labels_of(classes, values)
-                scores[a, f] = score_of(y_te, pred, values, w_te)
-                timed[a, f] = time.perf_counter() - started
+        n_iter = np.array([[max(r[a]["n_iter"]) for r in results] for a in range(len(grid))])
         fit_time = np.full(shape, elapsed / (len(folds) * len(grid)))
         return scores, fit_time, timed, n_iter
 
