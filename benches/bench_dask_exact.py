@@ -30,6 +30,7 @@ no worker process to start and import into, and nothing here depends on them).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import statistics
@@ -109,8 +110,10 @@ def distributed_wait(client, collections) -> None:
         wait(futures_of(collections))
 
 
-def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser(description: str | None = None) -> argparse.ArgumentParser:
+    """The options of the benchmarks on the persisted problem (this one's and
+    bench_dask_model_selection.py's, described by ``description``)."""
+    ap = argparse.ArgumentParser(description=description or __doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=6_000_000)
     ap.add_argument("--steps", type=int, default=1 << 20)
     ap.add_argument("--repeats", type=int, default=3)
@@ -120,7 +123,6 @@ def parser() -> argparse.ArgumentParser:
 
 def main() -> None:
     args = parser().parse_args()
-    import distributed
 
     sys.path.insert(0, str(HERE))
     d, args.blocks, processes = N_FEATURES, BLOCKS, True
@@ -129,6 +131,17 @@ def main() -> None:
         args.blocks, processes = 4, False
     state = machine_state()
     Xt, yt = zipf_rows(10_000, 100_000 if not args.smoke else 5_000, d)
+    with two_workers(processes) as client:
+        results = run(client, args, d, Xt, yt)
+    report(args, d, state, results)
+
+
+@contextlib.contextmanager
+def two_workers(processes: bool):
+    """A client of a LocalCluster of 2 workers x 1 thread (worker processes, or
+    threads of this process), quiet, closed after use."""
+    import distributed
+
     with (
         distributed.LocalCluster(
             n_workers=2,
@@ -139,8 +152,7 @@ def main() -> None:
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as client,
     ):
-        results = run(client, args, d, Xt, yt)
-    report(args, d, state, results)
+        yield client
 
 
 def run(client, args, d, Xt, yt) -> dict:

@@ -27,9 +27,7 @@ Writes ``benches/results/dask_model_selection.md`` and ``.json`` (only prints wi
 
 from __future__ import annotations
 
-import argparse
 import json
-import logging
 import statistics
 import sys
 import time
@@ -37,7 +35,7 @@ from pathlib import Path
 
 import common  # noqa: F401 (one-thread environment before numpy)
 import numpy as np
-from bench_dask_exact import N_FEATURES, distributed_wait, persisted
+from bench_dask_exact import N_FEATURES, distributed_wait, parser, persisted, two_workers
 from common import RESULTS_DIR, check, time_once
 from report import machine_state, markdown_table, publish
 
@@ -48,35 +46,15 @@ FOLDS = 3
 BLOCKS = 24
 
 
-def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rows", type=int, default=6_000_000)
-    ap.add_argument("--steps", type=int, default=1 << 20)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--smoke", action="store_true")
-    return ap
-
-
 def main() -> None:
-    args = parser().parse_args()
-    import distributed
-
+    args = parser(__doc__.splitlines()[0]).parse_args()
     sys.path.insert(0, str(HERE))
     d, args.blocks, processes = N_FEATURES, BLOCKS, True
     if args.smoke:
         args.rows, args.steps, args.repeats, d = 12_000, 1 << 12, 1, 2_000
         args.blocks, processes = 4, False
     state = machine_state()
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=processes,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        distributed.Client(cluster, set_as_default=False) as client,
-    ):
+    with two_workers(processes) as client:
         results = run(client, args, d)
     report(args, d, state, results)
 
