@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         RandomFourierFeatures,
     )
     from pegasos_rs.kernel_cv import KernelPegasosClassifierCV, KernelPegasosRegressorCV
+    from pegasos_rs.kernel_one_class import KernelPegasosOneClassSVM
     from pegasos_rs.kernel_regressor import KernelPegasosRegressor
     from pegasos_rs.liblinear_format import write_liblinear_model
     from pegasos_rs.linear import PegasosClassifier
@@ -42,6 +43,7 @@ __all__ = [
     "DataFormatError",
     "KernelPegasosClassifier",
     "KernelPegasosClassifierCV",
+    "KernelPegasosOneClassSVM",
     "KernelPegasosRegressor",
     "KernelPegasosRegressorCV",
     "Nystroem",
@@ -71,6 +73,7 @@ _HOME = {
     "DataFormatError": "exceptions",
     "KernelPegasosClassifier": "kernel",
     "KernelPegasosClassifierCV": "kernel_cv",
+    "KernelPegasosOneClassSVM": "kernel_one_class",
     "KernelPegasosRegressor": "kernel_regressor",
     "KernelPegasosRegressorCV": "kernel_cv",
     "Nystroem": "kernel_approximation",

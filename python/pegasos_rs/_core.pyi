@@ -37,6 +37,7 @@ __all__ = [
     "nystroem_features",
     "nystroem_fit",
     "nystroem_uniform_landmarks",
+    "one_class_offset",
     "pairwise_kernel",
     "panic_in_worker",
     "parse_svmlight",
@@ -341,6 +342,9 @@ def platt_proba(
 ) -> NDArray[np.float64]: ...
 def moments(x: _Dense | _Csr, n_threads: int) -> tuple[int, float, float]: ...
 def variance_of(parts: list[tuple[int, float, float]]) -> float: ...
+def one_class_offset(
+    scores: NDArray[np.float64], sample_weight: NDArray[np.float64] | None, nu: float
+) -> float: ...
 def index_svmlight(
     text: NDArray[np.uint8], base: int
 ) -> tuple[NDArray[np.uint64], NDArray[np.float64]]: ...

@@ -166,12 +166,15 @@ class KernelExpansionMixin:
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
-    def _training_matrix(self, X, y, **y_checks):
+    def _training_matrix(self, X, y="no_validation", **y_checks):
         """``(X, y)`` validated for training (a square Gram matrix for a precomputed
-        kernel); sets ``n_features_in_``."""
+        kernel; ``y`` None when not validated); sets ``n_features_in_``."""
         precomputed = self.kernel == "precomputed"
         checks = PRECOMPUTED_CHECKS if precomputed else INPUT_CHECKS
-        X, y = validate_input(self, X, y, **checks, **y_checks)
+        if isinstance(y, str) and y == "no_validation":
+            X, y = validate_input(self, X, **checks), None
+        else:
+            X, y = validate_input(self, X, y, **checks, **y_checks)
         if precomputed and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"a precomputed kernel must be a square matrix for fit, got shape {X.shape}"
@@ -200,7 +203,7 @@ class KernelExpansionMixin:
         # kernel solver runs all its passes).
         stopping = bool(getattr(self, "early_stopping", False))
         solver = solver_params(
-            self,
+            self._solver_fields(),
             max_iter=self.max_iter,
             seed=seed_from(self.random_state),
             average="suffix" if self.average else "off",
@@ -214,6 +217,11 @@ class KernelExpansionMixin:
             "cache_size": float(self.cache_size),
             "strategy_name": self.strategy,
         }
+
+    def _solver_fields(self):
+        """What the solver's settings read ``alpha``, ``batch_size``,
+        ``fit_intercept``, ``sampling`` and ``verbose`` from: the estimator."""
+        return self
 
     def _hold_out(self, X, labels, weights, n_classes: int | None):
         """Early stopping: ``(X, labels, weights)`` with the held-out rows last (a
@@ -276,10 +284,12 @@ class KernelExpansionMixin:
         ]
         return support
 
-    def _expansion(self, X: MatrixLike) -> NDArray[np.float64]:
+    def _expansion(self, X: MatrixLike, intercept=None) -> NDArray[np.float64]:
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_`` for the
-        rows of ``X``: one column per problem (1-d for one problem)."""
+        rows of ``X`` (``intercept`` instead of ``intercept_`` when given): one
+        column per problem (1-d for one problem)."""
         check_is_fitted(self)
+        b = buffer(self.intercept_ if intercept is None else intercept, np.float64)
         if fitted_param(self, "kernel") == "precomputed":
             X = validate_input(self, X, reset=False, **PRECOMPUTED_CHECKS)
             if X.shape[1] != self.shape_fit_[0]:
@@ -287,7 +297,7 @@ class KernelExpansionMixin:
                     f"X.shape[1] = {X.shape[1]} should be equal to {self.shape_fit_[0]}, "
                     "the number of samples at training time"
                 )
-            return self._support_sums(X[:, self.support_])
+            return self._support_sums(X[:, self.support_], b)
         else:
             X = validate_input(self, X, reset=False, **INPUT_CHECKS)
             sv = getattr(self, "_sv_kernel_rows", None)
@@ -295,14 +305,15 @@ class KernelExpansionMixin:
                 as_rust_matrix(self.support_vectors_ if sv is None else sv),
                 as_rust_matrix(X),
                 buffer(self.dual_coef_, np.float64),
-                buffer(self.intercept_, np.float64),
+                b,
                 kernel=self._kernel_spec(self._gamma),
                 n_threads=n_threads(self.n_jobs),
             )
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def _support_sums(self, kernel_values) -> NDArray[np.float64]:
-        """``sum_i dual_coef_[:, i] kernel_values[:, i] + intercept_``, the decision
+    def _support_sums(self, kernel_values, intercept=None) -> NDArray[np.float64]:
+        """``sum_i dual_coef_[:, i] kernel_values[:, i] + intercept_`` (or
+        ``intercept``), the decision
         values of rows whose kernel values against the support vectors are the
         columns of ``kernel_values`` (one column per problem, 1-d for one): the
         core's fixed-order product, not BLAS, so a row's values do not depend on the
@@ -310,7 +321,7 @@ class KernelExpansionMixin:
         scores = _core.decision_function(
             buffer(kernel_values),
             buffer(self.dual_coef_, np.float64),
-            buffer(self.intercept_, np.float64),
+            buffer(self.intercept_ if intercept is None else intercept, np.float64),
             n_threads(self.n_jobs),
         )
         return scores.ravel() if scores.shape[1] == 1 else scores

@@ -31,6 +31,7 @@ PROVIDERS = (
     "pegasos_rs.one_class",
     "pegasos_rs.kernel",
     "pegasos_rs.kernel_regressor",
+    "pegasos_rs.kernel_one_class",
     "pegasos_rs.kernel_approximation",
     "pegasos_rs.foreign_models",
 )

@@ -109,6 +109,7 @@ pub use solvers::linear_svm::{
     Classification, FittedLinearSvm, LinearSvm, LinearSvmParams, MultiClass,
 };
 pub use solvers::multiclass::{decision_function, decision_function_many};
+pub use solvers::one_class::one_class_offset;
 
 // Early stopping: rows held out of a fit and scored after every pass.
 pub use solvers::held_out::{

@@ -71,6 +71,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(statistics::platt_proba, m)?)?;
     m.add_function(wrap_pyfunction!(statistics::moments, m)?)?;
     m.add_function(wrap_pyfunction!(statistics::variance_of, m)?)?;
+    m.add_function(wrap_pyfunction!(statistics::one_class_offset, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::parse_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::format_svmlight, m)?)?;
     m.add_function(wrap_pyfunction!(svmlight::index_svmlight, m)?)?;

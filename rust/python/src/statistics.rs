@@ -1,14 +1,15 @@
 //! Python entry points of the portable statistics: Platt's sigmoids and the
 //! probabilities of `probability=True` (`pegasos_core::fit_sigmoid`), and the
-//! variance of `gamma="scale"` (`pegasos_core::moments`).
+//! variance of `gamma="scale"` (`pegasos_core::moments`), and the one-class
+//! SVM's offset (`pegasos_core::one_class_offset`).
 
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 
 use pegasos_core::thresholds::is_small;
 use pegasos_core::{
-    class_probabilities, fit_sigmoid, moments as core_moments, sigmoid_classes, Moments,
-    SigmoidFit, SIGMOID_MAX_ITER,
+    class_probabilities, fit_sigmoid, moments as core_moments, one_class_offset as core_offset,
+    sigmoid_classes, Moments, SigmoidFit, SIGMOID_MAX_ITER,
 };
 
 use crate::arrays::{shape2, slice, Matrix};
@@ -93,4 +94,18 @@ pub fn variance_of(parts: Vec<(u64, f64, f64)>) -> PyResult<f64> {
                 .map(|(count, mean, m2)| Moments { count, mean, m2 }),
         );
     Ok(merged.variance().map_err(CoreError)?)
+}
+
+/// The one-class SVM's offset `rho`: the weighted `nu`-quantile of a model's
+/// `scores` on its training rows (`sample_weight` None for unit weights; rows of
+/// weight 0 skipped), `pegasos_core::one_class_offset`.
+#[pyfunction]
+#[pyo3(signature = (scores, sample_weight, nu))]
+pub fn one_class_offset(
+    scores: PyReadonlyArray1<'_, f64>,
+    sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+    nu: f64,
+) -> PyResult<f64> {
+    let w = sample_weight.as_ref().map(slice).transpose()?;
+    Ok(core_offset(slice(&scores)?, w, nu).map_err(CoreError)?)
 }

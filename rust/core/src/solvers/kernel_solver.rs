@@ -40,6 +40,25 @@
 //! After `T` steps the model is `f(x) = 1/(lambda T) sum_j a_j K(x_j, x) + b`,
 //! a sum over the support vectors (`a_j != 0`) only.
 //!
+//! # The one-class SVM
+//! With `params.one_class` the objective is Schölkopf et al.'s (2001) times `nu`
+//! in the feature space, `nu/2 ||w||^2 - nu rho + 1/m sum_i c_i max(0, rho -
+//! <w, phi(x_i)>)` (scikit-learn's `OneClassSVM` divided by `C m`): the hinge of the
+//! rows all labelled `+1` with `lambda = nu` and `b = 1 - rho`, as for the linear
+//! solver ([`crate::solvers::linear`], where the steps are derived). The
+//! coefficients take the two-class steps, the bias drifts by `-1/t` each step, and
+//! at the steps `t = 2, 4, 8, ...` and after every pass it is reset to `1 - rho`
+//! with `rho` the `nu`-quantile of the iterate's scores on at most [`RESET_ROWS`]
+//! rows ([`crate::solvers::one_class`]). The early resets matter: the first step
+//! moves the bias by `1/nu - 1` (every row violates at `w = 0`), and its drift of
+//! `-1/t` would take `e^(1/nu - 1)` steps to bring it back (8,000 at `nu = 0.1`),
+//! the whole first pass of a small set with no other row a support vector.
+//! The model's scores are `sum_s dual_coef[s] K(x_{support[s]}, x)`; its exact
+//! offset over all the rows is the caller's: the `nu`-quantile of the returned
+//! model's scores computed as its predictions compute them
+//! ([`crate::solvers::one_class::nu_quantile`]), so the nu-property holds on the
+//! training rows bit for bit.
+//!
 //! # Where a run starts
 //! The losses with a curvature ([`Loss::curvature`] `Some(kappa)`: the squared
 //! losses and the modified Huber loss): from `t = 1` the first steps, `eta_t c_i
@@ -93,6 +112,7 @@ use crate::kernels::scratch::with_scratch;
 use crate::solvers::kernel_held_out::HeldOutScore;
 use crate::solvers::linear::{check_loss_fits_task, first_step_of};
 use crate::solvers::loss::{Loss, LossFunction};
+use crate::solvers::one_class::{nu_quantile, RESET_ROWS};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Draws, Sampler};
@@ -703,6 +723,10 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         }
         if self.learn_bias {
             state.bias += bias_step / (self.params.alpha * t as f64 * k);
+            if self.params.one_class {
+                // The one-class SVM's drift -eta_t nu (crate::solvers::linear).
+                state.bias -= 1.0 / t as f64;
+            }
         }
         state.t = t;
         let avg = &mut state.avg;
@@ -718,6 +742,31 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             avg.h += 1.0 / t as f64;
             avg.bias_sum += state.bias;
             avg.count += 1;
+        }
+        Ok(())
+    }
+
+    /// The one-class SVM after a pass: the bias set to `1 - rho`, `rho` the weighted
+    /// `nu`-quantile of the iterate's scores `<w_{t+1}, phi(x_i)>` on at most
+    /// [`RESET_ROWS`] rows (a fixed stride; see [`crate::solvers::one_class`]). The
+    /// scores are the steps' own: the margin vector, or kernel rows against the
+    /// support set (cached as a step's are).
+    fn reset_one_class_bias(&mut self, state: &mut KernelState) -> Result<()> {
+        if state.t == 0 {
+            return Ok(());
+        }
+        let scale = 1.0 / (self.params.alpha * state.t as f64);
+        let n = self.gram.n();
+        let stride = n.div_ceil(RESET_ROWS).max(1);
+        let mut scored = Vec::with_capacity(n.div_ceil(stride));
+        for i in (0..n).step_by(stride) {
+            let c = self.task.weight(i);
+            if c > 0.0 {
+                scored.push((scale * self.raw_margin(state, i)?, c));
+            }
+        }
+        if let Some(rho) = nu_quantile(&mut scored, self.params.alpha) {
+            state.bias = 1.0 - rho;
         }
         Ok(())
     }
@@ -744,7 +793,13 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
                 self.task.weight(i) * self.params.loss.value(f, self.task.y(i))
             })
             .sum();
-        Some(0.5 * self.params.alpha * sq + loss / n as f64)
+        // The one-class SVM's `- nu rho` with `rho = 1 - b`.
+        let offset = if self.params.one_class {
+            self.params.alpha * (state.bias - 1.0)
+        } else {
+            0.0
+        };
+        Some(0.5 * self.params.alpha * sq + loss / n as f64 + offset)
     }
 }
 
@@ -859,7 +914,11 @@ impl<G: Gram, S: Float> PassSubject for KernelRun<'_, '_, G, S> {
 impl<G: Gram, S: Float> PassRunner for KernelRun<'_, '_, G, S> {
     fn run_pass(&mut self, steps: u64) -> Result<()> {
         self.run
-            .pass(self.state, steps, &mut self.batch, &mut self.violators)
+            .pass(self.state, steps, &mut self.batch, &mut self.violators)?;
+        if self.run.params.one_class && self.run.learn_bias {
+            self.run.reset_one_class_bias(self.state)?;
+        }
+        Ok(())
     }
 
     fn objective(&mut self) -> Result<Option<f64>> {
@@ -1079,6 +1138,9 @@ impl<'a, G: Gram, S: Float> Run<'a, G, S> {
                 batch.push(self.draws.draw(&mut state.sampler));
             }
             self.step(state, batch, violators)?;
+            if self.params.one_class && self.learn_bias && state.t.is_power_of_two() {
+                self.reset_one_class_bias(state)?;
+            }
             if state.decide_at > 0
                 && 2 * (state.t - state.pilot_from) == state.decide_at - state.pilot_from
             {

@@ -414,3 +414,133 @@ fn auto_keeps_margins_from_the_start_on_small_fits() {
     assert_eq!(auto.coef, margins.coef);
     assert_eq!(auto.margins, margins.margins);
 }
+
+/// The one-class SVM written out with an explicit `w` (the linear kernel): every
+/// row labelled +1, lambda = nu, `w` and `b` the two-class steps, the bias drifting
+/// by -1/t and reset to 1 - rho (rho the nu-quantile of the scores of every
+/// `stride`-th row of positive weight) at t = 2, 4, 8, ... and after every pass.
+/// Returns `(w, b)` of the last iterate.
+fn naive_one_class(
+    x: &[f64],
+    d: usize,
+    weights: &[f64],
+    (nu, k, passes, seed): (f64, usize, usize, u64),
+) -> (Vec<f64>, f64) {
+    let n = weights.len();
+    let mut rng = crate::rng::Rng::stream(seed, 0);
+    let (mut w, mut b) = (vec![0.0; d], 0.0);
+    let row = |i: usize| &x[i * d..(i + 1) * d];
+    let dot = |w: &[f64], i: usize| row(i).iter().zip(w).map(|(a, b)| a * b).sum::<f64>();
+    let reset = |w: &[f64], b: &mut f64| {
+        let stride = n.div_ceil(crate::solvers::one_class::RESET_ROWS).max(1);
+        let mut scored: Vec<(f64, f64)> = (0..n)
+            .step_by(stride)
+            .filter(|&i| weights[i] > 0.0)
+            .map(|i| (dot(w, i), weights[i]))
+            .collect();
+        *b = 1.0 - nu_quantile(&mut scored, nu).unwrap();
+    };
+    let mut t = 0u64;
+    for _ in 0..passes {
+        for _ in 0..n.div_ceil(k) {
+            t += 1;
+            let batch: Vec<usize> = (0..k).map(|_| rng.below(n as u64) as usize).collect();
+            let mut grad = vec![0.0; d];
+            let mut gb = 0.0;
+            for &i in &batch {
+                if weights[i] > 0.0 && dot(&w, i) + b < 1.0 {
+                    for (g, v) in grad.iter_mut().zip(row(i)) {
+                        *g += weights[i] * v;
+                    }
+                    gb += weights[i];
+                }
+            }
+            let eta = 1.0 / (nu * t as f64);
+            for (wj, g) in w.iter_mut().zip(&grad) {
+                *wj = (1.0 - eta * nu) * *wj + eta / k as f64 * g;
+            }
+            b += eta / k as f64 * gb - 1.0 / t as f64;
+            if t.is_power_of_two() {
+                reset(&w, &mut b);
+            }
+        }
+        reset(&w, &mut b);
+    }
+    (w, b)
+}
+
+#[test]
+fn one_class_steps_match_the_derivation() {
+    let (n, d) = (150, 5);
+    let (x, _) = dataset(n, d, 9);
+    let shifted: Vec<f64> = x.iter().map(|v| v + 1.5).collect();
+    let rows = DenseRows::new(&shifted, n, d).unwrap();
+    let ones = vec![1; n];
+    let weights: Vec<f64> = (0..n).map(|i| [1.0, 0.5, 2.0, 0.0][i % 4]).collect();
+    let unit = vec![1.0; n];
+    for (k, sw) in [(1, &unit), (4, &weights), (3, &unit)] {
+        let task = BinaryTask::new(&ones, 1, Some(&sw[..]), 1.0, 1.0).unwrap();
+        let nu = 0.2;
+        let p = Params {
+            alpha: nu,
+            one_class: true,
+            intercept: Intercept::Unregularized,
+            ..(*params(nu, k, 5, Sampling::Uniform)).clone()
+        }
+        .validate()
+        .unwrap();
+        let (w, b) = naive_one_class(&shifted, d, sw, (nu, k, 5, p.seed));
+        let gram = DataGram::new(&rows, KernelRows::new(Kernel::Linear, &rows).unwrap());
+        for strategy in STRATEGIES {
+            let state = fit(&gram, &task, &p, solver(strategy, 1 << 20, false), 0);
+            assert!(
+                (state.bias - b).abs() <= 1e-9 * (1.0 + b.abs()),
+                "{} vs {b}",
+                state.bias
+            );
+            let mut model = state.model(p.alpha);
+            model.intercept = 0.0;
+            let got = decide(Kernel::Linear, &rows, &model, &rows);
+            for (i, g) in got.iter().enumerate() {
+                let want = rows.dot(i, &w);
+                assert!(
+                    (g - want).abs() <= 1e-9 * (1.0 + want.abs()),
+                    "{strategy:?} k={k}: {g} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn one_class_bias_steps_drift_and_reset_after_each_pass() {
+    // rbf: after every pass the bias is 1 - rho with rho the nu-quantile of the
+    // iterate's scores on the rows, so a fraction nu of the rows violates.
+    let (n, d) = (200, 4);
+    let (x, _) = dataset(n, d, 4);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let ones = vec![1; n];
+    let task = BinaryTask::new(&ones, 1, None, 1.0, 1.0).unwrap();
+    let nu = 0.25;
+    let p = Params {
+        alpha: nu,
+        one_class: true,
+        intercept: Intercept::Unregularized,
+        ..(*params(nu, 1, 3, Sampling::Shuffle)).clone()
+    }
+    .validate()
+    .unwrap();
+    let kernel = Kernel::Rbf { gamma: 0.3 };
+    let gram = DataGram::new(&rows, KernelRows::new(kernel, &rows).unwrap());
+    for strategy in STRATEGIES {
+        let state = fit(&gram, &task, &p, solver(strategy, 1 << 20, false), 0);
+        let mut model = state.model(p.alpha);
+        model.intercept = state.bias - 1.0;
+        let values = decide(kernel, &rows, &model, &rows);
+        let below = values.iter().filter(|&&v| v < -1e-9).count();
+        let at_most = values.iter().filter(|&&v| v <= 1e-9).count();
+        assert!(below as f64 <= nu * n as f64, "{strategy:?}: {below}");
+        assert!(at_most as f64 >= nu * n as f64, "{strategy:?}: {at_most}");
+        assert!(state.support.len() >= at_most);
+    }
+}

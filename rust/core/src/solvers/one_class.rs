@@ -23,6 +23,7 @@
 
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
+use crate::error::{Error, Result};
 use crate::solvers::linear::LinearState;
 
 /// Rows the per-pass reset of the bias scores at most (every `stride`-th row).
@@ -43,6 +44,41 @@ pub fn nu_quantile(scored: &mut [(f64, f64)], nu: f64) -> Option<f64> {
         }
     }
     scored.last().map(|&(s, _)| s)
+}
+
+/// The exact offset `rho` of a one-class model whose scores on its training rows
+/// are `scores` (weights `sample_weight`, 1 without): the weighted `nu`-quantile
+/// over the rows of positive weight ([`nu_quantile`]). A caller that computes
+/// `scores` as its predictions do gets the nu-property on the training rows bit for
+/// bit (the kernel models: see [`crate::solvers::kernel_solver`]). An error when
+/// the lengths differ, a score is not finite or no row weighs anything.
+pub fn one_class_offset(scores: &[f64], sample_weight: Option<&[f64]>, nu: f64) -> Result<f64> {
+    if let Some(w) = sample_weight {
+        if w.len() != scores.len() {
+            return Err(Error::ShapeMismatch(format!(
+                "{} scores but {} sample weights",
+                scores.len(),
+                w.len()
+            )));
+        }
+    }
+    if !(nu > 0.0 && nu <= 1.0) {
+        return Err(Error::InvalidParameter(format!(
+            "nu must be in (0, 1], got {nu}"
+        )));
+    }
+    let mut scored = Vec::with_capacity(scores.len());
+    for (i, &s) in scores.iter().enumerate() {
+        let c = sample_weight.map_or(1.0, |w| w[i]);
+        if !s.is_finite() {
+            return Err(Error::InvalidInput(format!("score {i} is {s}")));
+        }
+        if c > 0.0 {
+            scored.push((s, c));
+        }
+    }
+    nu_quantile(&mut scored, nu)
+        .ok_or_else(|| Error::InvalidInput("no row of positive weight to place the offset".into()))
 }
 
 /// The best offset `rho` for the weights `w` (dense, `n_features` long; scores
@@ -107,5 +143,17 @@ mod tests {
         assert_eq!(nu_quantile(&mut weighted, 0.7), Some(1.0));
         assert_eq!(nu_quantile(&mut weighted, 0.8), Some(2.0));
         assert_eq!(nu_quantile(&mut [], 0.5), None);
+    }
+
+    #[test]
+    fn the_offset_skips_rows_of_no_weight_and_refuses_bad_input() {
+        let s = [3.0, 1.0, 2.0, 4.0];
+        assert_eq!(one_class_offset(&s, None, 0.5).unwrap(), 2.0);
+        let w = [1.0, 0.0, 1.0, 1.0];
+        assert_eq!(one_class_offset(&s, Some(&w), 0.5).unwrap(), 3.0);
+        assert!(one_class_offset(&s, Some(&w[..2]), 0.5).is_err());
+        assert!(one_class_offset(&[f64::NAN], None, 0.5).is_err());
+        assert!(one_class_offset(&s, Some(&[0.0; 4]), 0.5).is_err());
+        assert!(one_class_offset(&s, None, 0.0).is_err());
     }
 }
