@@ -71,6 +71,9 @@ impl<R: Rows> Rows for RowSubset<'_, R> {
     fn dot_many(&self, i: usize, w_t: &[f64], lanes: &mut [f64], out: &mut [f64]) {
         self.rows.dot_many(self.index[i], w_t, lanes, out);
     }
+    fn dot_block(&self, i: usize, w_t: &[f64]) -> [f64; crate::data::rows::DOT_BLOCK] {
+        self.rows.dot_block(self.index[i], w_t)
+    }
     #[inline]
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
         self.rows.axpy(self.index[i], alpha, w);

@@ -28,7 +28,7 @@
 //! The additive kernels read the other rows entry by entry, so those rows must not
 //! repeat a column index (checked).
 
-use crate::data::rows::Rows;
+use crate::data::rows::{Rows, DOT_BLOCK};
 use crate::error::{Error, Result};
 use crate::math;
 
@@ -132,6 +132,22 @@ pub struct KernelRows<'a, R> {
     stored: usize,
 }
 
+/// Up to `width` query rows scattered feature-major into one buffer
+/// (`buf[k * width + c]` is feature `k` of query `c`; unused columns stay 0), ready
+/// to be compared with every row of a [`KernelRows`] in one read of each
+/// ([`KernelRows::eval_query_block`]).
+#[derive(Clone, Debug)]
+pub struct QueryBlock {
+    buf: Vec<f64>,
+    touched: Vec<Vec<usize>>,
+    sq_norm: Vec<f64>,
+    width: usize,
+    loaded: usize,
+}
+
+/// Queries of a [`QueryBlock`]: [`Rows::dot_block`]'s vectors.
+pub const QUERY_BLOCK: usize = DOT_BLOCK;
+
 /// One query row `x` scattered into a dense buffer, ready to be compared with every
 /// row of a [`KernelRows`].
 #[derive(Clone, Debug)]
@@ -206,6 +222,11 @@ impl<'a, R: Rows> KernelRows<'a, R> {
         })
     }
 
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
     /// Mean number of non-zero values per row of the prepared matrix.
     pub fn mean_row_nonzeros(&self) -> f64 {
         if self.is_empty() {
@@ -250,20 +271,7 @@ impl<'a, R: Rows> KernelRows<'a, R> {
             )));
         }
         drain(&mut q.buf, &mut q.touched);
-        let (buf, touched) = (&mut q.buf, &mut q.touched);
-        rows.for_each_entry(i, |k, x| {
-            if buf[k] == 0.0 {
-                touched.push(k);
-            }
-            buf[k] += x;
-        });
-        let (mut sq, mut sum, mut negative) = (0.0, 0.0, false);
-        for &k in &q.touched {
-            let x = q.buf[k];
-            sq += x * x;
-            sum += x;
-            negative |= x < 0.0;
-        }
+        let (sq, sum, negative) = scatter(rows, i, (&mut q.buf, 1, 0), &mut q.touched);
         if self.kernel.is_additive() && negative {
             return Err(Error::InvalidInput(format!(
                 "the {} kernel needs non-negative data; row {i} of X has a negative value",
@@ -273,6 +281,67 @@ impl<'a, R: Rows> KernelRows<'a, R> {
         q.x_sq_norm = sq;
         q.x_sum = sum;
         Ok(())
+    }
+
+    /// An empty [`QueryBlock`] of up to [`QUERY_BLOCK`] queries for these rows.
+    pub fn query_block(&self) -> QueryBlock {
+        let width = QUERY_BLOCK;
+        QueryBlock {
+            buf: vec![0.0; self.others.n_features() * width],
+            touched: vec![Vec::new(); width],
+            sq_norm: vec![0.0; width],
+            width,
+            loaded: 0,
+        }
+    }
+
+    /// Make the rows `first..first + count` of `rows` (`count <= QUERY_BLOCK`) the
+    /// queries of `b`, for [`KernelRows::eval_query_block`].
+    pub fn load_block<Q: Rows>(
+        &self,
+        b: &mut QueryBlock,
+        rows: &Q,
+        first: usize,
+        count: usize,
+    ) -> Result<()> {
+        if rows.n_features() != self.others.n_features() {
+            return Err(Error::ShapeMismatch(format!(
+                "X has {} features, but the model was fitted with {}",
+                rows.n_features(),
+                self.others.n_features()
+            )));
+        }
+        let w = b.width;
+        for (c, touched) in b.touched.iter_mut().enumerate() {
+            for k in touched.drain(..) {
+                b.buf[k * w + c] = 0.0;
+            }
+        }
+        b.loaded = count.min(w);
+        for c in 0..b.loaded {
+            let (sq, _, _) = scatter(rows, first + c, (&mut b.buf, w, c), &mut b.touched[c]);
+            b.sq_norm[c] = sq;
+        }
+        Ok(())
+    }
+
+    /// `out[c * len() + j] = K(x_c, y_j)` for the queries `x_c` loaded in `b` and
+    /// every prepared row `y_j`: the same bits as [`KernelRows::eval_into`] of each
+    /// query alone ([`Rows::dot_many`] keeps [`Rows::dot`]'s lanes), with each
+    /// prepared row read once for all the queries. Only for the dot-product kernels
+    /// ([`Kernel::is_dot_product`]); `out` holds at least `b`'s loaded queries' rows.
+    pub fn eval_query_block(&self, b: &mut QueryBlock, out: &mut [f64]) {
+        debug_assert!(self.kernel.is_dot_product());
+        let (n, m) = (self.len(), b.loaded);
+        for j in 0..n {
+            let dots = self.others.dot_block(j, &b.buf);
+            for (c, d) in dots[..m].iter().enumerate() {
+                out[c * n + j] = *d;
+            }
+        }
+        for (c, row) in out.chunks_mut(n.max(1)).take(m).enumerate() {
+            self.finish(row, b.sq_norm[c], 0.0, |t| t);
+        }
     }
 
     /// `K(x, y_j)` for the query `x` loaded in `q` (the same bits as
@@ -605,6 +674,33 @@ impl<'a, R: Rows> KernelRow<'a, R> {
 }
 
 /// Zero the touched entries of `buf`, returning their sum of squares and their sum.
+/// Scatter row `i` of `rows` into `buf[k * stride + column]` (zero there before),
+/// recording in `touched` each feature the first time its value leaves 0; returns
+/// the row's squared norm, its sum and whether a value is negative, summed over
+/// `touched` in that order (repeated CSR columns first add up).
+fn scatter<Q: Rows>(
+    rows: &Q,
+    i: usize,
+    (buf, stride, column): (&mut [f64], usize, usize),
+    touched: &mut Vec<usize>,
+) -> (f64, f64, bool) {
+    rows.for_each_entry(i, |k, x| {
+        let slot = &mut buf[k * stride + column];
+        if *slot == 0.0 {
+            touched.push(k);
+        }
+        *slot += x;
+    });
+    let (mut sq, mut sum, mut negative) = (0.0, 0.0, false);
+    for &k in touched.iter() {
+        let x = buf[k * stride + column];
+        sq += x * x;
+        sum += x;
+        negative |= x < 0.0;
+    }
+    (sq, sum, negative)
+}
+
 fn drain(buf: &mut [f64], touched: &mut Vec<usize>) -> (f64, f64) {
     let (mut sq, mut sum) = (0.0, 0.0);
     for k in touched.drain(..) {
@@ -717,6 +813,65 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn query_blocks_give_each_query_s_values_bit_for_bit() {
+        // Dense and unsorted CSR rows on both sides, a repeated query column, blocks
+        // full and partial: every value equals eval_into's for the query alone.
+        let (n, m, d) = (11, 13, 10);
+        let xs = data(n, d, 4);
+        let ys = data(m, d, 5);
+        let (v, c, p) = reversed_csr(&ys, m, d);
+        let (mut qv, mut qc, mut qp) = reversed_csr(&xs, n, d);
+        // Row 0 repeats column 3 (the values add up).
+        qv.insert(0, 0.75);
+        qc.insert(0, 3);
+        for e in qp.iter_mut().skip(1) {
+            *e += 1;
+        }
+        let dense_y = DenseRows::new(&ys, m, d).unwrap();
+        let csr_y = CsrRows::new(&v, &c, &p, m, d).unwrap();
+        let dense_x = DenseRows::new(&xs, n, d).unwrap();
+        let csr_x = CsrRows::new(&qv, &qc, &qp, n, d).unwrap();
+        fn check<R: Rows, Q: Rows>(prep: &KernelRows<'_, R>, x: &Q, width: usize) {
+            let (n, m) = (x.n_rows(), prep.len());
+            let mut q = prep.query();
+            let mut one = vec![0.0; m];
+            let mut block = prep.query_block();
+            let mut many = vec![0.0; width * m];
+            for first in (0..n).step_by(width) {
+                let count = width.min(n - first);
+                prep.load_block(&mut block, x, first, count).unwrap();
+                prep.eval_query_block(&mut block, &mut many);
+                for c in 0..count {
+                    prep.load(&mut q, x, first + c).unwrap();
+                    prep.eval_into(&q, Targets::Range(0), &mut one);
+                    let got = &many[c * m..(c + 1) * m];
+                    assert!(
+                        got.iter()
+                            .zip(&one)
+                            .all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{:?} width {width} row {}: {got:?} vs {one:?}",
+                        prep.kernel(),
+                        first + c
+                    );
+                }
+            }
+        }
+        for kernel in KERNELS.into_iter().filter(Kernel::is_dot_product) {
+            // Blocks of one, three (the last partial) and four queries.
+            for width in [1, 3, QUERY_BLOCK] {
+                let (a, b) = (
+                    KernelRows::new(kernel, &dense_y).unwrap(),
+                    KernelRows::new(kernel, &csr_y).unwrap(),
+                );
+                check(&a, &dense_x, width);
+                check(&a, &csr_x, width);
+                check(&b, &dense_x, width);
+                check(&b, &csr_x, width);
             }
         }
     }

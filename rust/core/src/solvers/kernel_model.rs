@@ -13,7 +13,7 @@ use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::float::Float;
 use crate::kernels::cache::SharedColumns;
-use crate::kernels::function::{KernelRows, Targets};
+use crate::kernels::function::{KernelRows, Targets, QUERY_BLOCK};
 use crate::kernels::gram::Gram;
 use crate::parallel::{for_each_problem, row_blocks};
 use crate::solvers::kernel_held_out::{HeldOutProblem, HeldOutSource};
@@ -221,6 +221,28 @@ pub fn kernel_decision_function<R: Rows, Q: Rows>(
     } else {
         None
     };
+    if block.is_none() && n_sv > 0 && prep.kernel().is_dot_product() {
+        // Several query rows against each support vector read once: the same values
+        // (dot_many keeps dot's lanes), far fewer reads of the support vectors.
+        row_blocks(&mut out, k, n_threads, monitor, |first, chunk| {
+            let mut qb = prep.query_block();
+            let mut kv = vec![0.0; QUERY_BLOCK * n_sv];
+            for (b, rows_out) in chunk.chunks_mut(QUERY_BLOCK * k).enumerate() {
+                let count = rows_out.len() / k;
+                prep.load_block(&mut qb, x, first + b * QUERY_BLOCK, count)?;
+                prep.eval_query_block(&mut qb, &mut kv);
+                for (row_out, values) in rows_out.chunks_mut(k).zip(kv.chunks(n_sv.max(1))) {
+                    for (p, o) in row_out.iter_mut().enumerate() {
+                        let coef = &dual_coef[p * n_sv..(p + 1) * n_sv];
+                        *o =
+                            coef.iter().zip(values).map(|(c, v)| c * v).sum::<f64>() + intercept[p];
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        return Ok(out);
+    }
     row_blocks(&mut out, k, n_threads, monitor, |first, chunk| {
         let mut q = prep.query();
         let mut kv = vec![0.0; n_sv];

@@ -52,6 +52,9 @@ impl<R: Rows> Rows for SubsetRows<'_, R> {
     fn dot_many(&self, i: usize, w_t: &[f64], lanes: &mut [f64], out: &mut [f64]) {
         self.whole.dot_many(self.picked[i], w_t, lanes, out);
     }
+    fn dot_block(&self, i: usize, w_t: &[f64]) -> [f64; crate::data::rows::DOT_BLOCK] {
+        self.whole.dot_block(self.picked[i], w_t)
+    }
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
         self.whole.axpy(self.picked[i], alpha, w);
     }
