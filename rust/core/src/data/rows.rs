@@ -538,7 +538,7 @@ pub const DOT_BLOCK: usize = 4;
 type BlockLanes = [[f64; DOT_BLOCK]; LANES];
 
 /// `acc[lane][c] += x * w[c]`.
-#[inline(always)]
+#[inline]
 fn add_block(acc: &mut BlockLanes, lane: usize, x: f64, w: &[f64]) {
     let w: &[f64; DOT_BLOCK] = w.try_into().expect("a block of DOT_BLOCK weights");
     for c in 0..DOT_BLOCK {
@@ -547,7 +547,7 @@ fn add_block(acc: &mut BlockLanes, lane: usize, x: f64, w: &[f64]) {
 }
 
 /// Each output's lanes summed in [`Lanes::sum`]'s order.
-#[inline(always)]
+#[inline]
 fn sum_block(acc: &BlockLanes) -> [f64; DOT_BLOCK] {
     std::array::from_fn(|c| Lanes([acc[0][c], acc[1][c], acc[2][c], acc[3][c]]).sum())
 }

@@ -817,6 +817,34 @@ mod tests {
         }
     }
 
+    /// Each value of `x`'s rows in blocks of `width` queries against `prep`, bit for
+    /// bit `eval_into`'s of the query alone.
+    fn check_query_blocks<R: Rows, Q: Rows>(prep: &KernelRows<'_, R>, x: &Q, width: usize) {
+        let (n, m) = (x.n_rows(), prep.len());
+        let mut q = prep.query();
+        let mut one = vec![0.0; m];
+        let mut block = prep.query_block();
+        let mut many = vec![0.0; width * m];
+        for first in (0..n).step_by(width) {
+            let count = width.min(n - first);
+            prep.load_block(&mut block, x, first, count).unwrap();
+            prep.eval_query_block(&mut block, &mut many);
+            for c in 0..count {
+                prep.load(&mut q, x, first + c).unwrap();
+                prep.eval_into(&q, Targets::Range(0), &mut one);
+                let got = &many[c * m..(c + 1) * m];
+                assert!(
+                    got.iter()
+                        .zip(&one)
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{:?} width {width} row {}: {got:?} vs {one:?}",
+                    prep.kernel(),
+                    first + c
+                );
+            }
+        }
+    }
+
     #[test]
     fn query_blocks_give_each_query_s_values_bit_for_bit() {
         // Dense and unsorted CSR rows on both sides, a repeated query column, blocks
@@ -836,31 +864,6 @@ mod tests {
         let csr_y = CsrRows::new(&v, &c, &p, m, d).unwrap();
         let dense_x = DenseRows::new(&xs, n, d).unwrap();
         let csr_x = CsrRows::new(&qv, &qc, &qp, n, d).unwrap();
-        fn check<R: Rows, Q: Rows>(prep: &KernelRows<'_, R>, x: &Q, width: usize) {
-            let (n, m) = (x.n_rows(), prep.len());
-            let mut q = prep.query();
-            let mut one = vec![0.0; m];
-            let mut block = prep.query_block();
-            let mut many = vec![0.0; width * m];
-            for first in (0..n).step_by(width) {
-                let count = width.min(n - first);
-                prep.load_block(&mut block, x, first, count).unwrap();
-                prep.eval_query_block(&mut block, &mut many);
-                for c in 0..count {
-                    prep.load(&mut q, x, first + c).unwrap();
-                    prep.eval_into(&q, Targets::Range(0), &mut one);
-                    let got = &many[c * m..(c + 1) * m];
-                    assert!(
-                        got.iter()
-                            .zip(&one)
-                            .all(|(a, b)| a.to_bits() == b.to_bits()),
-                        "{:?} width {width} row {}: {got:?} vs {one:?}",
-                        prep.kernel(),
-                        first + c
-                    );
-                }
-            }
-        }
         for kernel in KERNELS.into_iter().filter(Kernel::is_dot_product) {
             // Blocks of one, three (the last partial) and four queries.
             for width in [1, 3, QUERY_BLOCK] {
@@ -868,10 +871,10 @@ mod tests {
                     KernelRows::new(kernel, &dense_y).unwrap(),
                     KernelRows::new(kernel, &csr_y).unwrap(),
                 );
-                check(&a, &dense_x, width);
-                check(&a, &csr_x, width);
-                check(&b, &dense_x, width);
-                check(&b, &csr_x, width);
+                check_query_blocks(&a, &dense_x, width);
+                check_query_blocks(&a, &csr_x, width);
+                check_query_blocks(&b, &dense_x, width);
+                check_query_blocks(&b, &csr_x, width);
             }
         }
     }

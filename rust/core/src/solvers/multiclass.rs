@@ -270,12 +270,11 @@ mod tests {
         assert!(matches!(bad, Err(Error::InvalidInput(_))));
         // dot_block: DOT_BLOCK models at once, each dot's bits, on every row (0 to 8
         // entries, dense rows of 11).
-        use crate::data::rows::DOT_BLOCK;
-        let (coef, coef_t) = models(DOT_BLOCK, d);
+        let (coef, coef_t) = models(crate::data::rows::DOT_BLOCK, d);
         for i in 0..n {
             let dense_got = rows.dot_block(i, &coef_t);
             let csr_got = csr.dot_block(i, &coef_t);
-            for c in 0..DOT_BLOCK {
+            for c in 0..crate::data::rows::DOT_BLOCK {
                 let w = &coef[c * d..(c + 1) * d];
                 assert_eq!(dense_got[c].to_bits(), rows.dot(i, w).to_bits());
                 assert_eq!(csr_got[c].to_bits(), csr.dot(i, w).to_bits());
