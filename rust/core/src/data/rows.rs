@@ -47,6 +47,11 @@ pub trait Rows: Sync {
     /// Call `f(j, x_ij)` for every stored entry of row `i`, in storage order (CSR rows
     /// may repeat a column; their values then add up).
     fn for_each_entry<F: FnMut(usize, f64)>(&self, i: usize, f: F);
+    /// Row `i` as a slice of all `n_features()` values, when the rows are stored
+    /// densely ([`Rows::for_each_entry`] then yields them all in order).
+    fn dense_row(&self, _i: usize) -> Option<&[Self::Value]> {
+        None
+    }
     /// Whether the whole input was validated on construction. When not (a view
     /// made to be checked as it is read, e.g. [`CsrRows::checked_when_read`]), a
     /// reader must call [`Rows::check_row`] on a row before any other method.
@@ -248,6 +253,10 @@ impl<T: Float> Rows for DenseRows<'_, T> {
         for (j, x) in self.row(i).iter().enumerate() {
             f(j, x.to_f64());
         }
+    }
+    #[inline]
+    fn dense_row(&self, i: usize) -> Option<&[T]> {
+        Some(self.row(i))
     }
     fn prefetch_row(&self, i: usize) {
         let row = self.row(i);

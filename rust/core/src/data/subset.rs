@@ -74,6 +74,9 @@ impl<R: Rows> Rows for RowSubset<'_, R> {
     fn dot_block(&self, i: usize, w_t: &[f64]) -> [f64; crate::data::rows::DOT_BLOCK] {
         self.rows.dot_block(self.index[i], w_t)
     }
+    fn dense_row(&self, i: usize) -> Option<&[Self::Value]> {
+        self.rows.dense_row(self.index[i])
+    }
     #[inline]
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
         self.rows.axpy(self.index[i], alpha, w);

@@ -30,6 +30,7 @@
 
 use crate::data::rows::{Rows, DOT_BLOCK};
 use crate::error::{Error, Result};
+use crate::float::Float;
 use crate::math;
 
 /// A kernel and its parameters.
@@ -154,6 +155,8 @@ pub const QUERY_BLOCK: usize = DOT_BLOCK;
 pub struct Query {
     buf: Vec<f64>,
     touched: Vec<usize>,
+    /// Every value of `buf` was written by a dense row (`touched` unused).
+    full: bool,
     x_sq_norm: f64,
     x_sum: f64,
 }
@@ -164,6 +167,7 @@ impl Query {
         Self {
             buf: Vec::new(),
             touched: Vec::new(),
+            full: false,
             x_sq_norm: 0.0,
             x_sum: 0.0,
         }
@@ -256,6 +260,7 @@ impl<'a, R: Rows> KernelRows<'a, R> {
         Query {
             buf: vec![0.0; self.others.n_features()],
             touched: Vec::new(),
+            full: false,
             x_sq_norm: 0.0,
             x_sum: 0.0,
         }
@@ -270,8 +275,32 @@ impl<'a, R: Rows> KernelRows<'a, R> {
                 q.buf.len()
             )));
         }
-        drain(&mut q.buf, &mut q.touched);
-        let (sq, sum, negative) = scatter(rows, i, (&mut q.buf, 1, 0), &mut q.touched);
+        let (sq, sum, negative) = if let Some(row) = rows.dense_row(i) {
+            // Every feature written: no scatter, and nothing to clear before the next
+            // dense row. The sums run in feature order, as the scatter's would.
+            if !q.full {
+                drain(&mut q.buf, &mut q.touched);
+            }
+            q.full = true;
+            let (mut sq, mut sum, mut negative) = (0.0, 0.0, false);
+            for (b, x) in q.buf.iter_mut().zip(row) {
+                // 0 + x, as the scatter adds to a cleared buffer (-0 becomes +0).
+                let x = 0.0 + x.to_f64();
+                *b = x;
+                sq += x * x;
+                sum += x;
+                negative |= x < 0.0;
+            }
+            (sq, sum, negative)
+        } else {
+            if q.full {
+                q.buf.fill(0.0);
+                q.full = false;
+            } else {
+                drain(&mut q.buf, &mut q.touched);
+            }
+            scatter(rows, i, (&mut q.buf, 1, 0), &mut q.touched)
+        };
         if self.kernel.is_additive() && negative {
             return Err(Error::InvalidInput(format!(
                 "the {} kernel needs non-negative data; row {i} of X has a negative value",
@@ -542,8 +571,15 @@ impl<R: Rows> KernelRows<'_, R> {
     /// instead of one gather per block row (fast on sparse, high-dimensional rows).
     pub fn eval_block_loaded(&self, block: &InvertedBlock, q: &Query, out: &mut [f64]) {
         let entries = |f: &mut dyn FnMut(usize, f64)| {
-            for &k in &q.touched {
-                f(k, q.buf[k]);
+            if q.full {
+                // A dense row: every feature, in the order the scatter would touch them.
+                for (k, &x) in q.buf.iter().enumerate() {
+                    f(k, x);
+                }
+            } else {
+                for &k in &q.touched {
+                    f(k, q.buf[k]);
+                }
             }
         };
         self.block_kernel(block, entries, q.x_sq_norm, q.x_sum, out);
@@ -875,6 +911,60 @@ mod tests {
                 check_query_blocks(&a, &csr_x, width);
                 check_query_blocks(&b, &dense_x, width);
                 check_query_blocks(&b, &csr_x, width);
+            }
+        }
+    }
+
+    #[test]
+    fn dense_queries_load_as_their_sorted_csr_rows_do() {
+        // A dense row is copied, not scattered; with one query alternating between
+        // dense and CSR rows, every kernel value (gathered and through an inverted
+        // block) keeps the bits of the CSR row loaded into a fresh query.
+        let (n, m, d) = (6, 7, 9);
+        let xs: Vec<f64> = data(n, d, 6).iter().map(|v| v - 1.0).collect();
+        let ys = data(m, d, 7);
+        let dense_x = DenseRows::new(&xs, n, d).unwrap();
+        let (mut qv, mut qc, mut qp) = (vec![], vec![], vec![0]);
+        for i in 0..n {
+            for j in 0..d {
+                if xs[i * d + j] != 0.0 {
+                    qv.push(xs[i * d + j]);
+                    qc.push(j as i32);
+                }
+            }
+            qp.push(qv.len() as i32);
+        }
+        let csr_x = CsrRows::new(&qv, &qc, &qp, n, d).unwrap();
+        let dense_y = DenseRows::new(&ys, m, d).unwrap();
+        for kernel in KERNELS.into_iter().filter(|k| !k.is_additive()) {
+            let prep = KernelRows::new(kernel, &dense_y).unwrap();
+            let mut block = prep.block();
+            prep.set_block(&mut block, &(0..m as u32).collect::<Vec<_>>());
+            let mut shared = prep.query();
+            let (mut a, mut b) = (vec![0.0; m], vec![0.0; m]);
+            for i in [0, 1, 1, 2, 3, 3, 4, 5] {
+                let from_dense = i % 2 == 0;
+                if from_dense {
+                    prep.load(&mut shared, &dense_x, i).unwrap();
+                } else {
+                    prep.load(&mut shared, &csr_x, i).unwrap();
+                }
+                let mut fresh = prep.query();
+                prep.load(&mut fresh, &csr_x, i).unwrap();
+                prep.eval_into(&shared, Targets::Range(0), &mut a);
+                prep.eval_into(&fresh, Targets::Range(0), &mut b);
+                assert_eq!(
+                    a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    b.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    "{kernel:?} row {i}"
+                );
+                prep.eval_block_loaded(&block, &shared, &mut a);
+                prep.eval_block_loaded(&block, &fresh, &mut b);
+                assert_eq!(
+                    a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    b.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    "{kernel:?} row {i} (block)"
+                );
             }
         }
     }

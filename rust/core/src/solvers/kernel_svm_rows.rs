@@ -55,6 +55,9 @@ impl<R: Rows> Rows for SubsetRows<'_, R> {
     fn dot_block(&self, i: usize, w_t: &[f64]) -> [f64; crate::data::rows::DOT_BLOCK] {
         self.whole.dot_block(self.picked[i], w_t)
     }
+    fn dense_row(&self, i: usize) -> Option<&[Self::Value]> {
+        self.whole.dense_row(self.picked[i])
+    }
     fn axpy(&self, i: usize, alpha: f64, w: &mut [f64]) {
         self.whole.axpy(self.picked[i], alpha, w);
     }
