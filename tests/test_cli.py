@@ -397,7 +397,6 @@ def test_libsvm_c_svc_with_a_kernel_is_accepted_other_types_are_refused(files, t
     assert type(pegasos_rs.load(path)).__name__ == "PegasosClassifier"
     for argv, message in [
         (["-s", "1", "-t", "2"], "LIBSVM's svm type, and -s 1 is nu-SVC.*-s 0"),
-        (["-s", "2", "-t", "rbf"], "one-class SVM.*-s 0"),
         (["-s", "4", "-t", "2"], "nu-SVR.*epsilon-SVR.*-s 3"),
         (["-s", "6"], "-s 6 is LIBLINEAR's L1-regularised.*-s 0"),
         (["-s", "9"], "not a LIBLINEAR solver type.*0-4, 7.*11-13.*21"),
@@ -761,6 +760,38 @@ def test_s_21_trains_the_one_class_svm_and_predict_writes_plus_or_minus_one(
     )
     assert "-c 4 has no effect with -s 21" in capsys.readouterr().err
     np.testing.assert_array_equal(pegasos_rs.load(model).coef_, ref.coef_)
+
+
+def test_t_s_2_trains_the_kernel_one_class_svm_as_libsvm_s_svm_train(files, tmp_path, capsys):
+    """LIBSVM's -s 2 -n nu with -t: KernelPegasosOneClassSVM with the kernel's
+    options and the seed; predict writes +1 / -1; the linear kernel (-t 0) trains
+    the linear one-class SVM; what the one-class SVM takes no is refused by LIBSVM's
+    type's name."""
+    _, train, test, _ = files
+    model, out = tmp_path / "koc.model", tmp_path / "out.txt"
+    argv = ["train", "-s", "2", "-t", "2", "-g", "0.3", "-n", "0.2", "--passes", "3"]
+    assert main([*argv, str(train), str(model)]) == 0
+    assert "one class (novelty detection)" in capsys.readouterr().err
+    est = pegasos_rs.load(model)
+    X, _ = pegasos_rs.load_svmlight_file(train, n_features=10)
+    ref = pegasos_rs.KernelPegasosOneClassSVM(nu=0.2, gamma=0.3, max_iter=3, random_state=0)
+    ref.fit(X)
+    assert type(est) is pegasos_rs.KernelPegasosOneClassSVM
+    np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
+    np.testing.assert_array_equal(est.offset_, ref.offset_)
+    assert main(["predict", str(test), str(model), str(out)]) == 0
+    X_test, _ = pegasos_rs.load_svmlight_file(test, n_features=10)
+    written = np.loadtxt(out)
+    np.testing.assert_array_equal(written, est.predict(X_test))
+    assert set(np.unique(written)) == {-1.0, 1.0}
+    linear = ["train", "-q", "-s", "2", "-t", "0", "-n", "0.2", str(train), str(model)]
+    assert main(linear) == 0
+    assert type(pegasos_rs.load(model)) is pegasos_rs.PegasosOneClassSVM
+    with pytest.raises(SystemExit, match=r"-s 2 \(the one-class SVM\) takes no -v"):
+        main(["train", "-s", "2", "-t", "2", "-v", "3", str(train), str(model)])
+    capsys.readouterr()
+    assert main(["train", "-q", "-s", "2", "-t", "2", "-c", "3", str(train), str(model)]) == 0
+    assert "-c 3 has no effect with -s 2" in capsys.readouterr().err
 
 
 def test_s_21_agrees_with_liblinears_one_class_svm(tmp_path):

@@ -30,6 +30,7 @@ from pegasos_rs.foreign_models import (
     LiblinearModel,
     LiblinearRegressionModel,
     LibsvmModel,
+    LibsvmOneClassModel,
     LibsvmRegressionModel,
     read_model,
 )
@@ -420,6 +421,28 @@ def test_libsvm_regression_models_predict_like_libsvm(tmp_path, kernel, svm_type
         assert not hasattr(ours, name), name
 
 
+@pytest.mark.parametrize("kernel", list(KERNELS))
+def test_libsvm_one_class_models_predict_like_libsvm(tmp_path, kernel):
+    """The one-class SVM (svm-train -s 2) with each kernel: svm_predict's scores
+    sum_s coef_s K(sv_s, x) - rho and its labels (+1 where positive, else -1), on
+    real data; pegasos_rs.load refuses the file (read_model reads it)."""
+    X, y, Xt, _ = real_data("breast_cancer")
+    # rbf's -g 2 is too narrow for 30 standardised features: every test row an outlier.
+    options = "-t 2 -g 0.03" if kernel == "rbf" else KERNELS[kernel]
+    path, model = libsvm_file(tmp_path, X, y, f"-s 2 -n 0.2 {options}")
+    want, want_values = libsvm_reference(model, Xt)
+    ours = read_model(path)
+    assert isinstance(ours, LibsvmOneClassModel)
+    assert (ours.svm_type, ours.kernel) == ("one_class", kernel)
+    assert_close_values(ours.decision_function(Xt), want_values[:, 0])
+    np.testing.assert_array_equal(ours.predict(Xt), want)
+    assert set(want) == {-1.0, 1.0}
+    for name in ("predict_proba", "classes_", "labels"):
+        assert not hasattr(ours, name), name
+    with pytest.raises(ValueError, match=r"a LIBSVM model file.*read_model"):
+        pegasos_rs.load(path)
+
+
 def test_libsvm_regression_with_probability_and_constant_kernels(tmp_path):
     """An SVR model trained with -b 1 (its file has a probA line) predicts the same
     values; a hand-made rbf model with gamma 0 (a constant kernel) too."""
@@ -566,6 +589,23 @@ def test_cli_predicts_with_libsvm_models_like_svm_predict(tmp_path, svm_files, c
     np.testing.assert_array_equal(got, want)
 
 
+def test_cli_predicts_with_libsvm_one_class_models_like_svm_predict(tmp_path, svm_files, capsys):
+    """svm-predict with a one-class model writes +1/-1 and the accuracy against the
+    file's labels (classification)."""
+    X, y, test, yt = svm_files
+    model_path, model = libsvm_file(tmp_path, X, y, "-s 2 -n 0.3 -t 2 -g 0.5")
+    Xt, _ = pegasos_rs.load_svmlight_file(test)
+    want, _ = libsvm_reference(model, Xt)
+    line = run_predict(capsys, test, model_path, tmp_path / "out")
+    correct = int(np.sum(want == yt))
+    assert line.startswith("Accuracy = ") and line.endswith(
+        f"({correct}/{len(yt)}) (classification)"
+    ), line
+    got = (tmp_path / "out").read_text().split()
+    assert set(got) <= {"1", "-1"}
+    np.testing.assert_array_equal(np.array(got, dtype=float), want)
+
+
 def predict_c_regression_lines(pred, target):
     """The two lines LIBLINEAR's predict.c (and LIBSVM's svm-predict.c) print for a
     regression model: its running sums, row by row, then its formulas (a plain
@@ -688,9 +728,6 @@ def test_what_predict_reports_as_regression():
 def refused_models(tmp_path, X, y):
     """(model file, line, fragment of the message) for each model type refused."""
     out, labels = [], y.astype(float).tolist()
-    path = tmp_path / "libsvm0.model"
-    svmutil.svm_save_model(str(path), svmutil.svm_train(labels, X, "-s 2 -t 2 -q"))
-    out.append((path, 1, "one-class"))
     K = np.hstack([np.arange(1, X.shape[0] + 1)[:, None], (X @ X.T).toarray()])
     for options in ("-t 4", "-s 3 -t 4"):  # a classifier, a regression model
         path = tmp_path / f"precomputed{len(out)}.model"
@@ -707,11 +744,11 @@ def test_refused_model_types_say_what_is_supported(tmp_path, svm_files):
         e = info.value
         assert (e.file, e.line) == (str(path), line), str(e)
         assert what in e.reason
-        assert "c_svc, nu_svc, epsilon_svr and nu_svr" in e.reason
+        assert "c_svc, nu_svc, epsilon_svr, nu_svr and one_class" in e.reason
         with pytest.raises(SystemExit, match=re.escape(f"{path}: line {line}: ")):
             main(["predict", str(test), str(path), str(tmp_path / "out")])
     with pytest.raises(ValueError, match=r"a LIBSVM model file.*read_model"):
-        pegasos_rs.load(tmp_path / "libsvm0.model")
+        pegasos_rs.load(tmp_path / "precomputed0.model")
 
 
 def test_a_bad_model_file_is_one_line_and_exit_status_1(tmp_path, svm_files):

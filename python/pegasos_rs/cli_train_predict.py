@@ -99,12 +99,13 @@ LIBLINEAR / LIBSVM options (same meaning as in LIBLINEAR's train and svm-train):
                    11, 12 L2-loss SVR (squared_epsilon_insensitive)
                    13     L1-loss SVR (epsilon_insensitive)
                    21     one-class SVM (PegasosOneClassSVM, -n nu)
-                 with -t, LIBSVM's svm type: 0 C-SVC, 3 epsilon-SVR (default 0).
+                 with -t, LIBSVM's svm type: 0 C-SVC, 2 one-class SVM
+                 (KernelPegasosOneClassSVM, -n nu), 3 epsilon-SVR (default 0).
                  Other types are refused, saying why and what to use instead
   -p epsilon     epsilon of the SVR's insensitive tube (-s 11-13, -t k -s 3)
                                                                   (default 0.1)
-  -n nu          nu of the one-class SVM (-s 21), in (0, 1]: at most a share nu
-                 of the training rows are outliers                  (default 0.5)
+  -n nu          nu of the one-class SVM (-s 21; -s 2 with -t), in (0, 1]: at
+                 most a share nu of the training rows are outliers  (default 0.5)
   -c cost        C; the paper's lambda is 1 / (C * n_samples)
                  (default 1, LIBLINEAR's; -c and --alpha exclude each other)
   -e epsilon     stopping tolerance, with another rule than LIBLINEAR's (which
@@ -175,10 +176,11 @@ Pegasos' own options:
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
                  parameter mixing (many passes over data that does not fit)
   --help         this text
-Refused, with what to use instead: -n but with -s 21 (threads are --threads),
--t 4 (precomputed kernels: the Python API takes them), -s 5 and 6 (L1
-regularisation), and LIBSVM's -s 1, 2, 4 (nu-SVC, the kernel one-class SVM,
-nu-SVR). -s 21 takes no -v, -C, -b 1, -wi, --dask or --rank, and ignores -c.
+Refused, with what to use instead: -n but with the one-class SVM (threads are
+--threads), -t 4 (precomputed kernels: the Python API takes them), -s 5 and 6
+(L1 regularisation), and LIBSVM's -s 1 and 4 (nu-SVC, nu-SVR). The one-class
+SVM (-s 21, or -t k -s 2) takes no -v, -C, -b 1, -wi, --dask or --rank, and
+ignores -c.
 """
 
 #: LIBLINEAR / LIBSVM letters whose meaning pegasos-rs does not offer: the message.
@@ -221,12 +223,15 @@ LIBLINEAR_REFUSED = {
 
 #: LIBSVM's svm types (svm-train -s) with -t: (estimator, loss) of those the kernel
 #: solver trains.
-LIBSVM_SOLVERS = {0: ("classifier", "hinge"), 3: ("regressor", "epsilon_insensitive")}
+LIBSVM_SOLVERS = {
+    0: ("classifier", "hinge"),
+    2: ("one_class", "hinge"),
+    3: ("regressor", "epsilon_insensitive"),
+}
 
 #: LIBSVM's other svm types.
 LIBSVM_TYPES = {
     1: "nu-SVC (nu is not available; C-SVC with -c is: -s 0)",
-    2: "the kernel one-class SVM (not available yet; the linear one is -s 21 without -t)",
     4: "nu-SVR (nu is not available; epsilon-SVR with -c and -p is: -s 3)",
 }
 
@@ -419,6 +424,8 @@ def _check_liblinear_choices(args) -> None:
         )
     args.task, args.loss = _solver_type(args.solver, kernel_given)
     args.kernel = kernel
+    # How the messages name the one-class SVM's type: LIBLINEAR's or LIBSVM's.
+    args.one_class_type = "-s 2" if kernel_given else "-s 21"
     _check_nu(args)
     if args.task == "regressor":
         _check_regression_options(args)
@@ -461,12 +468,14 @@ def _check_liblinear_choices(args) -> None:
 
 
 def _check_nu(args) -> None:
-    """``-n`` only with the one-class SVM (``-s 21``), in (0, 1]; its default 0.5.
+    """``-n`` only with the one-class SVM (``-s 21``, or LIBSVM's ``-s 2`` with
+    ``-t``), in (0, 1]; its default 0.5.
     ``-c`` / ``--alpha`` have no effect there (``nu`` regularises): a warning."""
     one_class = args.task == "one_class"
     if args.nu is not None and not one_class:
         raise SystemExit(
-            "pegasos-rs train: -n is nu of the one-class SVM (-s 21); nu-SVC and "
+            "pegasos-rs train: -n is nu of the one-class SVM (-s 21, or -s 2 with -t); "
+            "nu-SVC and "
             "nu-SVR are not available, and threads are --threads"
         )
     if not one_class:
@@ -475,7 +484,8 @@ def _check_nu(args) -> None:
         args.nu = 0.5
     if args.bias > 0:
         print(
-            f"pegasos-rs train: WARNING: -B {args.bias:g} has no effect with -s 21: the "
+            f"pegasos-rs train: WARNING: -B {args.bias:g} has no effect with "
+            f"{args.one_class_type}: the "
             "one-class SVM learns its offset rho (unregularised); ignored",
             file=sys.stderr,
         )
@@ -484,7 +494,8 @@ def _check_nu(args) -> None:
     for flag, value in (("-c", args.C), ("--alpha", args.alpha)):
         if value is not None:
             print(
-                f"pegasos-rs train: WARNING: {flag} {value:g} has no effect with -s 21, "
+                f"pegasos-rs train: WARNING: {flag} {value:g} has no effect with "
+                f"{args.one_class_type}, "
                 "the one-class SVM (nu, -n, sets its regularisation); ignored",
                 file=sys.stderr,
             )
@@ -501,8 +512,8 @@ def _solver_type(solver: int | None, kernel_given: bool) -> tuple[str, str]:
         what = LIBSVM_TYPES.get(solver, "not a LIBSVM svm type")
         raise SystemExit(
             f"pegasos-rs train: with -t, -s is LIBSVM's svm type, and -s {solver} is "
-            f"{what}; the kernel solver trains C-SVC (-s 0, the default with -t) and "
-            "epsilon-SVR (-s 3)"
+            f"{what}; the kernel solver trains C-SVC (-s 0, the default with -t), the "
+            "one-class SVM (-s 2) and epsilon-SVR (-s 3)"
         )
     solver = 3 if solver is None else solver
     if solver in LIBLINEAR_SOLVERS:
@@ -607,6 +618,8 @@ def _estimator(args, n_samples: int, class_weight):
         from pegasos_rs.linear_regressor import PegasosRegressor
 
         return PegasosRegressor(**_regressor_params(args, n_samples))
+    if args.task == "one_class" and args.kernel != "linear":
+        return _kernel_one_class(args)
     if args.task == "one_class":
         from pegasos_rs.one_class import PegasosOneClassSVM
 
@@ -628,14 +641,7 @@ def _estimator(args, n_samples: int, class_weight):
         return PegasosClassifier(**_linear_params(args, n_samples, class_weight))
     from pegasos_rs.kernel import KernelPegasosClassifier
 
-    gamma = args.gamma
-    if gamma not in ("scale", "auto"):
-        try:
-            gamma = float(gamma)
-        except ValueError:
-            raise SystemExit(
-                f"pegasos-rs train: invalid -g {gamma}: expected a number, scale or auto"
-            ) from None
+    gamma = _gamma(args)
     if args.bias > 0 and not args.unregularized_bias:
         raise SystemExit(
             "pegasos-rs train: kernels learn only the paper's unregularised bias: "
@@ -665,6 +671,40 @@ def _estimator(args, n_samples: int, class_weight):
         return KernelPegasosRegressor(loss=args.loss, epsilon=args.epsilon, **params)
     return KernelPegasosClassifier(
         **params, class_weight=class_weight or None, probability=bool(args.probability)
+    )
+
+
+def _gamma(args):
+    """``-g``: a number, ``scale`` or ``auto``."""
+    if args.gamma in ("scale", "auto"):
+        return args.gamma
+    try:
+        return float(args.gamma)
+    except ValueError:
+        raise SystemExit(
+            f"pegasos-rs train: invalid -g {args.gamma}: expected a number, scale or auto"
+        ) from None
+
+
+def _kernel_one_class(args):
+    """``-t k -s 2``: LIBSVM's one-class SVM, a KernelPegasosOneClassSVM."""
+    from pegasos_rs.kernel_one_class import KernelPegasosOneClassSVM
+
+    if args.max_steps is not None:
+        raise SystemExit("pegasos-rs train: --max-steps is for linear models")
+    return KernelPegasosOneClassSVM(
+        nu=args.nu,
+        kernel=args.kernel,
+        gamma=_gamma(args),
+        degree=args.degree,
+        coef0=args.coef0,
+        max_iter=args.passes or 10,
+        batch_size=args.batch,
+        average=True if args.average is None else bool(args.average),
+        sampling=args.sampling or "uniform",
+        cache_size=args.cache,
+        random_state=args.seed,
+        n_jobs=args.threads,
     )
 
 
@@ -726,7 +766,8 @@ def train(argv: list[str]) -> int:
 
 
 def _check_one_class(args, class_weight, on_dask: bool) -> None:
-    """Exit saying why, for an option ``-s 21`` (the one-class SVM) cannot take: it
+    """Exit saying why, for an option the one-class SVM (``-s 21``; ``-s 2`` with
+    ``-t``) cannot take: it
     learns from the rows alone, so nothing scores it against classes."""
     for flag, given in (
         ("-v (cross-validation scores classes, which it does not learn)", bool(args.folds)),
@@ -738,7 +779,9 @@ def _check_one_class(args, class_weight, on_dask: bool) -> None:
         ("--sampling balanced (it has one class)", args.sampling == "balanced"),
     ):
         if given:
-            raise SystemExit(f"pegasos-rs train: -s 21 (the one-class SVM) takes no {flag}")
+            raise SystemExit(
+                f"pegasos-rs train: {args.one_class_type} (the one-class SVM) takes no {flag}"
+            )
 
 
 def _read(args, data_file: str, *, as_arrays: bool):
@@ -1224,6 +1267,7 @@ def predict(argv: list[str]) -> int:
     from pegasos_rs.foreign_models import (
         LiblinearModel,
         LibsvmModel,
+        LibsvmOneClassModel,
         LibsvmRegressionModel,
         read_model,
     )
@@ -1245,7 +1289,7 @@ def predict(argv: list[str]) -> int:
     # since then writes the same for integer labels below 10^6). Predicted values
     # (regression) are written with %.17g, as both programs do.
     label_format, task = ".17g", " (classification)"
-    if not isinstance(model, (LibsvmModel, LibsvmRegressionModel)):
+    if not isinstance(model, (LibsvmModel, LibsvmRegressionModel, LibsvmOneClassModel)):
         label_format, task = (".17g" if regression else "g"), ""
         # for LIBSVM's kernels every feature counts (rbf); linear models drop the rest
         X = _linear_width(X, model.n_features_in_, args.data_file)

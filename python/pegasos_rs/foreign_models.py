@@ -27,14 +27,17 @@ LIBLINEAR's text format (first line ``solver_type ...``) or LIBSVM's (first line
 * :class:`LibsvmRegressionModel`: LIBSVM's ``epsilon_svr`` and ``nu_svr`` models
   (``svm-train -s 3``, ``-s 4``) with the same kernels predict the value
   ``sum_s coef_s K(sv_s, x) - rho``.
+* :class:`LibsvmOneClassModel`: LIBSVM's ``one_class`` models (``svm-train -s 2``)
+  score ``sum_s coef_s K(sv_s, x) - rho`` and predict ``+1`` where it is positive,
+  else ``-1``.
 
-The kernel values of both LIBSVM models come from the Rust kernels of
+The kernel values of the LIBSVM models come from the Rust kernels of
 :func:`pegasos_rs.pairwise_kernels`, many rows at a time; LIBLINEAR's scores from
 the Rust products the estimators use. The values agree with LIBLINEAR's and LIBSVM's
 to the last bits (the sums are added in another order), and so do the predicted
 labels, except where a score lies within that rounding of a tie.
-LIBSVM's one-class models and precomputed kernels are refused. The regression models
-have ``predict`` only (no ``decision_function``, ``predict_proba`` or classes).
+LIBSVM's precomputed kernels are refused. The regression models have ``predict``
+only (no ``decision_function``, ``predict_proba`` or classes).
 
 Feature indices in both formats are 1-based, as in svmlight files: column ``j`` of
 ``X`` is feature ``j + 1``. LIBSVM's support-vector lines (``c1 ... ck index:value
@@ -99,7 +102,8 @@ LIBSVM_KERNELS = {"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmo
 LIBSVM_CLASSIFIERS = ("c_svc", "nu_svc")
 #: LIBSVM's regression models (``svm-train -s 3``, ``-s 4``).
 LIBSVM_REGRESSORS = ("epsilon_svr", "nu_svr")
-_LIBSVM_REFUSED = {"one_class": "a one-class (novelty detection) model"}
+#: LIBSVM's one-class SVM (``svm-train -s 2``).
+LIBSVM_ONE_CLASS = "one_class"
 _LIBSVM_KEYS = (
     "svm_type",
     "kernel_type",
@@ -351,30 +355,27 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel | LibsvmRegres
 
     Returns
     -------
-    model : LibsvmModel or LibsvmRegressionModel
+    model : LibsvmModel, LibsvmRegressionModel or LibsvmOneClassModel
         A :class:`LibsvmModel` for ``c_svc`` and ``nu_svc`` models, a
-        :class:`LibsvmRegressionModel` for ``epsilon_svr`` and ``nu_svr`` models.
+        :class:`LibsvmRegressionModel` for ``epsilon_svr`` and ``nu_svr`` models, a
+        :class:`LibsvmOneClassModel` for ``one_class`` models.
 
     Raises
     ------
     DataFormatError
         Malformed or truncated text, or a model type other than ``c_svc``,
-        ``nu_svc``, ``epsilon_svr`` and ``nu_svr`` with a ``linear``,
-        ``polynomial``, ``rbf`` or ``sigmoid`` kernel.
+        ``nu_svc``, ``epsilon_svr``, ``nu_svr`` and ``one_class`` with a
+        ``linear``, ``polynomial``, ``rbf`` or ``sigmoid`` kernel.
     """
     lines = text.splitlines()
     header = _Header(lines, "SV", _LIBSVM_KEYS, where, "LIBSVM")
     supported = (
-        "pegasos-rs predicts with LIBSVM's c_svc, nu_svc, epsilon_svr and nu_svr models "
-        "with kernel_type " + ", ".join(LIBSVM_KERNELS)
+        "pegasos-rs predicts with LIBSVM's c_svc, nu_svc, epsilon_svr, nu_svr and "
+        "one_class models with kernel_type " + ", ".join(LIBSVM_KERNELS)
     )
     svm_type = header.value("svm_type", str)
-    if svm_type not in (*LIBSVM_CLASSIFIERS, *LIBSVM_REGRESSORS):
-        what = (
-            f"LIBSVM svm_type {svm_type} is {_LIBSVM_REFUSED[svm_type]}"
-            if svm_type in _LIBSVM_REFUSED
-            else f"unknown LIBSVM svm_type {svm_type[:40]!r}"
-        )
+    if svm_type not in (*LIBSVM_CLASSIFIERS, *LIBSVM_REGRESSORS, LIBSVM_ONE_CLASS):
+        what = f"unknown LIBSVM svm_type {svm_type[:40]!r}"
         raise DataFormatError(f"{what}; {supported}", where, header.line("svm_type"))
     classifier = svm_type in LIBSVM_CLASSIFIERS
     kernel_type = header.value("kernel_type", str)
@@ -405,7 +406,8 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel | LibsvmRegres
     total = header.value("total_sv", int)
     if total < 0:
         raise DataFormatError(f"bad total_sv {total}", where, header.line("total_sv"))
-    # Regression models have no label and nr_sv lines (LIBSVM ignores them).
+    # Regression and one-class models have no label and nr_sv lines (LIBSVM ignores
+    # them).
     labels = _labels(header, n_class) if classifier else np.zeros(0)
     n_sv = (
         np.array(header.values("nr_sv", int, n_class), dtype=np.int64)
@@ -440,6 +442,16 @@ def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel | LibsvmRegres
             raise DataFormatError(
                 f"text after the {total} support vectors: {lines[k][:40]!r}", where, k + 1
             )
+    if svm_type == LIBSVM_ONE_CLASS:
+        return LibsvmOneClassModel(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            support_vectors=sv,
+            dual_coef=coef[:, 0].copy(),
+            rho=float(rho[0]),
+        )
     if not classifier:
         return LibsvmRegressionModel(
             svm_type=svm_type,
@@ -1071,6 +1083,79 @@ class LibsvmRegressionModel(_SupportVectorExpansion):
         """
         C = sp.csc_matrix(self.dual_coef[:, None])
         return self._expansion(X, C, np.array([self.rho]), n_jobs)[:, 0]
+
+
+class LibsvmOneClassModel(_SupportVectorExpansion):
+    """A LIBSVM ``one_class`` model read from its model file (see :func:`read_libsvm`):
+    ``svm-train -s 2``. Its score is ``sum_s dual_coef_s K(sv_s, x) - rho``, and it
+    predicts ``+1`` where the score is positive, else ``-1``, as LIBSVM's
+    ``svm_predict`` (scikit-learn's ``OneClassSVM``, and pegasos-rs' one-class
+    estimators, predict ``+1`` at a score of exactly 0).
+
+    Attributes
+    ----------
+    svm_type : str
+        ``"one_class"``.
+    kernel : str
+        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
+    gamma, degree, coef0 : float, int, float
+        The kernel's parameters.
+    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
+    dual_coef : ndarray of shape (total_sv,)
+        LIBSVM's ``sv_coef`` (its dual, which sums to ``nu`` times the training rows).
+    rho : float
+    """
+
+    def __init__(
+        self,
+        *,
+        kernel: str,
+        gamma: float,
+        degree: int,
+        coef0: float,
+        support_vectors: sp.csr_matrix,
+        dual_coef: np.ndarray,
+        rho: float,
+    ) -> None:
+        super().__init__(
+            svm_type=LIBSVM_ONE_CLASS,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            support_vectors=support_vectors,
+        )
+        self.dual_coef = dual_coef
+        self.rho = rho
+
+    def __repr__(self) -> str:
+        return (
+            f"LibsvmOneClassModel(kernel={self.kernel!r}, "
+            f"total_sv={self.support_vectors.shape[0]})"
+        )
+
+    def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """LIBSVM's scores ``sum_s dual_coef_s K(sv_s, x) - rho``: positive for
+        inliers.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Column ``j`` is feature ``j + 1``.
+        n_jobs : int, default=None
+            Threads for the kernel values (-1: all cores).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+        """
+        C = sp.csc_matrix(self.dual_coef[:, None])
+        return self._expansion(X, C, np.array([self.rho]), n_jobs)[:, 0]
+
+    def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
+        """``+1.0`` where :meth:`decision_function` is positive, else ``-1.0``
+        (LIBSVM's labels)."""
+        return np.where(self.decision_function(X, n_jobs) > 0, 1.0, -1.0)
 
 
 def _pad(X: np.ndarray, width: int) -> np.ndarray:
