@@ -59,9 +59,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--passes", type=int, default=None, help="PegasosOneClassSVM's max_iter (its default)"
     )
-    ap.add_argument(
-        "--no-kernel", dest="kernel", action="store_false", help="skip the kernel rows"
-    )
+    ap.add_argument("--no-kernel", dest="kernel", action="store_false", help="skip the kernel rows")
     ap.add_argument("--smoke", action="store_true")
     return ap
 
@@ -183,10 +181,8 @@ def run_dataset(name: str, args, methods, kernel_methods) -> dict:
         _measure(methods, Z, Zt, yt != c, args.repeats, per)
         if kernel:
             _measure(kernel_methods, Xd[y == c], Xtd, yt != c, args.repeats, per_kernel)
-        print(
-            f"{name} class {c}: "
-            + ", ".join(f"{m} {v['auc'][-1]:.4f}" for m, v in {**per, **per_kernel}.items() if v["auc"])
-        )
+        done = {**per, **per_kernel}.items()
+        print(f"{name} class {c}: " + ", ".join(f"{m} {v['auc'][-1]:.4f}" for m, v in done))
     return {
         "name": name,
         "mapped": mapped,
