@@ -181,7 +181,7 @@ def run_dataset(name: str, args, methods, kernel_methods) -> dict:
         _measure(methods, Z, Zt, yt != c, args.repeats, per)
         if kernel:
             _measure(kernel_methods, Xd[y == c], Xtd, yt != c, args.repeats, per_kernel)
-        done = {**per, **per_kernel}.items()
+        done = [(m, v) for m, v in {**per, **per_kernel}.items() if v["auc"]]
         print(f"{name} class {c}: " + ", ".join(f"{m} {v['auc'][-1]:.4f}" for m, v in done))
     return {
         "name": name,
