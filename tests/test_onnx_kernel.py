@@ -562,3 +562,39 @@ def test_cpusmall(svm_ops):
     X32 = X_test.toarray().astype(np.float32)
     (pred,), _ = _run(model, X32, options={id(model): {"svm_ops": svm_ops}})
     _assert_within(pred, model.predict(X32)[:, np.newaxis], _scale(model, X32), "cpusmall")
+
+
+# -------------------------------------------------------------- one-class SVM
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("svm_ops", [True, False])
+def test_one_class(kernel, svm_ops):
+    """``label`` (+1 / -1 as predict) and ``scores`` (decision_function) against the
+    model, and the scores against a reference that cannot share the model's
+    defects: scikit-learn's pairwise kernels times dual_coef_, minus offset_."""
+    from sklearn.metrics.pairwise import pairwise_kernels as sk_kernels
+
+    X, _, X32 = _problem(2, sparse=True)
+    model = pegasos_rs.KernelPegasosOneClassSVM(nu=0.2, kernel=kernel, max_iter=3, random_state=0)
+    model.fit(X)
+    (label, scores), onx = _run(model, X32, options={id(model): {"svm_ops": svm_ops}})
+    assert [o.name for o in onx.graph.output] == ["label", "scores"]
+    assert label.dtype == np.int64 and label.shape == scores.shape == (X32.shape[0],)
+    uses_svm = ("ai.onnx.ml", "SVMRegressor") in _node_types(onx)
+    assert uses_svm is (svm_ops and kernel not in ("chi2", "intersection"))
+    scale = _scale(model, X32)[:, 0]
+    _assert_within(scores, model.decision_function(X32), scale, kernel)
+    _assert_labels(label, model.predict(X32))
+    params = {"gamma": model._gamma} if kernel in ("rbf", "poly", "sigmoid", "chi2") else {}
+    if kernel in ("poly", "sigmoid"):
+        params["coef0"] = model.coef0
+    if kernel == "poly":
+        params["degree"] = model.degree
+    sv = model.support_vectors_.toarray()
+    if kernel == "intersection":  # not among scikit-learn's kernels
+        ref = np.array([[np.minimum(x, s).sum() for s in sv] for x in X32.astype(np.float64)])
+    else:
+        ref = sk_kernels(X32.astype(np.float64), sv, metric=kernel, **params)
+    ref = ref @ model.dual_coef_[0] - model.offset_[0]
+    _assert_within(scores, ref, scale, f"{kernel} against scikit-learn's kernels")

@@ -30,6 +30,7 @@ EXPORTED = {
         "PegasosOneClassSVM",
         "KernelPegasosClassifier",
         "KernelPegasosRegressor",
+        "KernelPegasosOneClassSVM",
         "RandomFourierFeatures",
         "Nystroem",
         "AdditiveKernelMap",

@@ -348,7 +348,9 @@ def _read_liblinear_classifier(text: str, where: str) -> LiblinearModel:
 
 
 @filled
-def read_libsvm(text: str, where: str = "<model>") -> LibsvmModel | LibsvmRegressionModel:
+def read_libsvm(
+    text: str, where: str = "<model>"
+) -> LibsvmModel | LibsvmRegressionModel | LibsvmOneClassModel:
     """Parse the text of a LIBSVM model file.
 
     {reader_parameters}
@@ -1130,8 +1132,7 @@ class LibsvmOneClassModel(_SupportVectorExpansion):
 
     def __repr__(self) -> str:
         return (
-            f"LibsvmOneClassModel(kernel={self.kernel!r}, "
-            f"total_sv={self.support_vectors.shape[0]})"
+            f"LibsvmOneClassModel(kernel={self.kernel!r}, total_sv={self.support_vectors.shape[0]})"
         )
 
     def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:

@@ -151,6 +151,15 @@ CONVERTERS: tuple[Converter, ...] = (
     _KERNEL_CLASSIFIER,
     _KERNEL_REGRESSOR,
     Converter(
+        "kernel_one_class",
+        "KernelPegasosOneClassSVM",
+        "_kernel",
+        "check_one_class",
+        "one_class_shape",
+        "convert_one_class",
+        {"svm_ops": [True, False]},
+    ),
+    Converter(
         "kernel_approximation",
         "RandomFourierFeatures",
         "_maps",
@@ -341,7 +350,8 @@ def to_onnx(
         (outputs ``label``, +1 / -1, and ``scores``, the decision values, as
         skl2onnx gives ``SGDOneClassSVM``'s), ``KernelPegasosClassifier`` and
         ``KernelPegasosRegressor`` (every kernel but ``"precomputed"``; one-vs-one
-        scores as ``decision_function_shape`` says),
+        scores as ``decision_function_shape`` says), ``KernelPegasosOneClassSVM``
+        (``label`` and ``scores``, as ``PegasosOneClassSVM``),
         ``RandomFourierFeatures``, ``Nystroem`` (not ``kernel="precomputed"``),
         ``AdditiveKernelMap``, and pipelines of these with scikit-learn steps that
         skl2onnx converts (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``...).

@@ -290,6 +290,35 @@ def output_shape(operator: Any, width: int) -> None:
     operator.outputs[0].type = (DoubleTensorType if double else FloatTensorType)(shape=[n, width])
 
 
+def one_class_shape(operator: Any) -> None:
+    """skl2onnx's outputs of an outlier detector: ``label`` and ``scores``, both
+    (N,), as skl2onnx gives ``SGDOneClassSVM``'s and ``OneClassSVM``'s."""
+    from skl2onnx.common.data_types import Int64TensorType
+
+    n = operator.inputs[0].get_first_dimension()
+    operator.outputs[0].type = Int64TensorType([n])
+    operator.outputs[1].type.shape = [n]
+
+
+def one_class_outputs(g: Graph, f: str) -> None:
+    """A one-class SVM's outputs from its decision values ``f`` ``(N, 1)``:
+    ``scores`` (N,) and ``label``, ``predict``'s 1 where the score is at least 0,
+    else -1."""
+    outputs = g.operator.outputs
+    scores = g.op("Reshape", [f, g.const(np.array([-1]), "flat", np.int64)])
+    outlier = g.op("Less", [scores, g.const(np.zeros(1), "zero")])
+    g.op(
+        "Where",
+        [
+            outlier,
+            g.const(np.array([-1]), "minus", np.int64),
+            g.const(np.array([1]), "plus", np.int64),
+        ],
+        outputs[0].full_name,
+    )
+    g.op("Identity", [scores], outputs[1].full_name)
+
+
 def check_width(operator: Any, expected: int) -> None:
     """``ValueError`` when the input's width is known and differs from the model's."""
     model = operator.raw_operator

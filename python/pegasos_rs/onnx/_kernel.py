@@ -1,7 +1,8 @@
-"""Converters of :class:`~pegasos_rs.KernelPegasosClassifier` and
-:class:`~pegasos_rs.KernelPegasosRegressor`.
+"""Converters of :class:`~pegasos_rs.KernelPegasosClassifier`,
+:class:`~pegasos_rs.KernelPegasosRegressor` and
+:class:`~pegasos_rs.KernelPegasosOneClassSVM`.
 
-Both models predict through the expansion
+The models predict through the expansion
 ``f(x) = sum_i dual_coef_[p, i] K(support_vectors_[i], x) + intercept_[p]``, one
 column per binary problem ``p``. The graph computes it in the input's float type,
 the parameters rounded to it:
@@ -37,6 +38,10 @@ decision scores: ``[-f, f]`` for two classes, one column per class, or with
 ``(N, n_classes (n_classes - 1) / 2)`` as ``decision_function`` gives them (then no
 ``ZipMap``: the columns are pairs, not classes).
 
+The one-class SVM's outputs are skl2onnx's of ``OneClassSVM``: ``label`` (int64, 1
+where the score is at least 0, else -1: ``predict``) and ``scores``, the decision
+values ``f`` (N,) with ``intercept_ = -offset_``.
+
 The additive kernels need non-negative input, as the model does; the graph cannot
 raise, so a negative value gives a meaningless score instead of the model's error.
 """
@@ -57,6 +62,8 @@ from pegasos_rs.onnx._common import (
     classifier_outputs,
     classifier_shape,
     label_kind,
+    one_class_outputs,
+    one_class_shape,
     output_shape,
     probabilities,
     refuse,
@@ -360,6 +367,22 @@ def kernel_classifier_shape(operator: Any) -> None:
         )
 
 
+def check_one_class(model: Any) -> None:
+    """Refuse an unfitted one-class SVM and a kernel without an ONNX form."""
+    check_fitted(model, [*_FITTED, "offset_"])
+    _check_expansion(model)
+
+
+def convert_one_class(scope: Any, operator: Any, container: Any) -> None:
+    """skl2onnx converter of :class:`~pegasos_rs.KernelPegasosOneClassSVM`: ``label``
+    and ``scores`` (see the module documentation)."""
+    model = operator.raw_operator
+    g = Graph(scope, operator, container)
+    check_width(operator, int(model.n_features_in_))
+    options = container.get_options(model, dict(svm_ops=True))
+    one_class_outputs(g, _expansion(g, model, bool(options["svm_ops"])))
+
+
 def regressor_shape(operator: Any) -> None:
     output_shape(operator, 1)
 
@@ -388,3 +411,17 @@ def parse_classifier(scope: Any, model: Any, inputs: list, custom_parsers: Any =
     if not options["zipmap"] or _pair_output(model, bool(options["raw_scores"])):
         return outputs
     return _apply_zipmap(options["zipmap"], scope, model, inputs[0].type, outputs)
+
+
+__all__ = [
+    "check_classifier",
+    "check_one_class",
+    "check_regressor",
+    "convert_classifier",
+    "convert_one_class",
+    "convert_regressor",
+    "kernel_classifier_shape",
+    "one_class_shape",
+    "parse_classifier",
+    "regressor_shape",
+]

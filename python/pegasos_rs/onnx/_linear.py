@@ -30,6 +30,8 @@ from pegasos_rs.onnx._common import (
     classifier_outputs,
     classifier_shape,
     label_kind,
+    one_class_outputs,
+    one_class_shape,
     output_shape,
     probabilities,
     two_columns,
@@ -87,16 +89,6 @@ def check_one_class(model: Any) -> None:
     check_fitted(model, ["coef_", "offset_"])
 
 
-def one_class_shape(operator: Any) -> None:
-    """skl2onnx's outputs of an outlier detector: ``label`` and ``scores``, both
-    (N,), as skl2onnx gives ``SGDOneClassSVM``'s."""
-    from skl2onnx.common.data_types import Int64TensorType
-
-    n = operator.inputs[0].get_first_dimension()
-    operator.outputs[0].type = Int64TensorType([n])
-    operator.outputs[1].type.shape = [n]
-
-
 def convert_one_class(scope: Any, operator: Any, container: Any) -> None:
     """skl2onnx converter of :class:`~pegasos_rs.PegasosOneClassSVM`: ``scores`` is
     ``decision_function``, ``X coef_.T - offset_``; ``label`` is ``predict``, 1
@@ -106,19 +98,7 @@ def convert_one_class(scope: Any, operator: Any, container: Any) -> None:
     coef = np.asarray(model.coef_, dtype=np.float64).reshape(-1, 1)
     check_width(operator, coef.shape[0])
     offset = -np.asarray(model.offset_, dtype=np.float64).reshape(1, 1)
-    f = g.affine(g.input, coef, offset)
-    scores = g.op("Reshape", [f, g.const(np.array([-1]), "flat", np.int64)])
-    outlier = g.op("Less", [scores, g.const(np.zeros(1), "zero")])
-    g.op(
-        "Where",
-        [
-            outlier,
-            g.const(np.array([-1]), "minus", np.int64),
-            g.const(np.array([1]), "plus", np.int64),
-        ],
-        operator.outputs[0].full_name,
-    )
-    g.op("Identity", [scores], operator.outputs[1].full_name)
+    one_class_outputs(g, g.affine(g.input, coef, offset))
 
 
 __all__ = [
