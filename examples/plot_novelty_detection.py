@@ -22,9 +22,9 @@ import numpy as np
 from pegasos_rs import KernelPegasosOneClassSVM, Nystroem, PegasosOneClassSVM
 from sklearn.datasets import load_digits
 from sklearn.linear_model import SGDOneClassSVM
-from sklearn.svm import OneClassSVM
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
+from sklearn.svm import OneClassSVM
 
 X, y = load_digits(return_X_y=True)
 X = X / 16.0
