@@ -170,7 +170,7 @@ Pegasos' own options:
                  50 classes or more: shuffle, on draws shared by the classes)
   --seed s       random seed                                          (default 0)
   --threads n    threads, -1 for all cores                            (default 1)
-  --dask [SCHEDULER]  train on a Dask cluster (linear solvers, -s 0-4, 7, 11-13):
+  --dask [SCHEDULER]  train on a Dask cluster (linear solvers, -s 0-4, 7, 11-13, 21):
                  the files stay on the workers; a local cluster when no
                  scheduler address is given
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
@@ -179,8 +179,8 @@ Pegasos' own options:
 Refused, with what to use instead: -n but with the one-class SVM (threads are
 --threads), -t 4 (precomputed kernels: the Python API takes them), -s 5 and 6
 (L1 regularisation), and LIBSVM's -s 1 and 4 (nu-SVC, nu-SVR). The one-class
-SVM (-s 21, or -t k -s 2) takes no -v, -C, -b 1, -wi, --dask or --rank, and
-ignores -c.
+SVM (-s 21, or -t k -s 2) takes no -v, -C, -b 1, -wi or --rank (nor --dask with
+a kernel), and ignores -c.
 """
 
 #: LIBLINEAR / LIBSVM letters whose meaning pegasos-rs does not offer: the message.
@@ -623,18 +623,7 @@ def _estimator(args, n_samples: int, class_weight):
     if args.task == "one_class":
         from pegasos_rs.one_class import PegasosOneClassSVM
 
-        return PegasosOneClassSVM(
-            nu=args.nu,
-            max_iter=args.passes or 20,
-            max_steps=args.max_steps,
-            batch_size=args.batch,
-            projection=bool(args.projection),
-            average=True if args.average is None else bool(args.average),
-            sampling=args.sampling or "uniform",
-            tol=args.tol,
-            random_state=args.seed,
-            n_jobs=args.threads,
-        )
+        return PegasosOneClassSVM(**_one_class_params(args))
     if args.kernel == "linear":
         from pegasos_rs.linear import PegasosClassifier
 
@@ -672,6 +661,22 @@ def _estimator(args, n_samples: int, class_weight):
     return KernelPegasosClassifier(
         **params, class_weight=class_weight or None, probability=bool(args.probability)
     )
+
+
+def _one_class_params(args) -> dict:
+    """The parameters of the linear one-class SVM (``-s 21``; ``-s 2 -t 0``)."""
+    return {
+        "nu": args.nu,
+        "max_iter": args.passes or 20,
+        "max_steps": args.max_steps,
+        "batch_size": args.batch,
+        "projection": bool(args.projection),
+        "average": True if args.average is None else bool(args.average),
+        "sampling": args.sampling or "uniform",
+        "tol": args.tol,
+        "random_state": args.seed,
+        "n_jobs": args.threads,
+    }
 
 
 def _gamma(args):
@@ -774,7 +779,10 @@ def _check_one_class(args, class_weight, on_dask: bool) -> None:
         ("-C (its search has no classes to score)", bool(args.search)),
         ("-b 1 (it has no class probabilities)", bool(args.probability)),
         ("-wi (it has no classes)", bool(class_weight)),
-        ("--dask (not available yet)", on_dask),
+        (
+            "--dask with a kernel (the Dask one-class SVM is linear)",
+            on_dask and args.kernel != "linear",
+        ),
         ("--rank", bool(args.rank)),
         ("--sampling balanced (it has one class)", args.sampling == "balanced"),
     ):
@@ -1182,10 +1190,13 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
                     import dask.array as da
 
                     class_weight = _weights_of_present_labels(class_weight, da.unique(y).compute())
-            est: pdask.PegasosClassifier | pdask.PegasosRegressor
+            est: pdask.PegasosClassifier | pdask.PegasosRegressor | pdask.PegasosOneClassSVM
             if args.task == "regressor":
                 params = _regressor_params(args, int(X.shape[0]))
                 cls: Any = pdask.PegasosRegressor
+            elif args.task == "one_class":
+                params = _one_class_params(args)
+                cls = pdask.PegasosOneClassSVM
             else:
                 params = _linear_params(args, int(X.shape[0]), class_weight)
                 cls = pdask.PegasosClassifier
@@ -1193,7 +1204,8 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             params = {k: v for k, v in params.items() if k in cls._get_param_names()}
             est = cls(**params, mode=args.mode, client=on)
             bar = _bar(args, "training", "steps")
-            est.fit(X, y, callback=None if bar is None else _dask_progress(bar))
+            targets = None if args.task == "one_class" else y  # the one-class SVM reads none
+            est.fit(X, targets, callback=None if bar is None else _dask_progress(bar))
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
     finally:

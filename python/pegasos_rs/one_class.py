@@ -296,6 +296,12 @@ class PegasosOneClassSVM(CachedParamNames, OutlierMixin, BaseEstimator):
             params,
             1,
         )
+        return self._store(result, solver)
+
+    def _store(self, result: dict, solver: _core.LinearSolverState) -> str | None:
+        """Set the fitted attributes and the solver state from what the extension's
+        fit returns (its intercept is ``-rho``); returns the text of the
+        ``ConvergenceWarning`` to issue, if any."""
         unconverged = _linear_solver.store_fit(self, result)
         # The extension's intercept is -rho (the decision value <w, x> - rho):
         # scikit-learn's offset_ is rho.

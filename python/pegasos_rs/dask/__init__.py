@@ -9,6 +9,8 @@
   the candidates of its fold.
 * :class:`PegasosRegressor`: :class:`pegasos_rs.PegasosRegressor` on dask
   collections of rows and real targets, with the same two modes.
+* :class:`PegasosOneClassSVM`: :class:`pegasos_rs.PegasosOneClassSVM` on dask
+  collections of rows, in exact mode.
 * :func:`read_svmlight`: svmlight files as dask arrays, split at line boundaries
   and parsed on the workers; the workers keep the checked, parsed blocks for
   later fits on the same files (:func:`drop_block_cache`, :func:`block_cache_info`,
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
     from pegasos_rs.dask._classifier_cv import PegasosClassifierCV
     from pegasos_rs.dask._kept import block_cache_info, drop_block_cache, limit_block_cache
     from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
+    from pegasos_rs.dask._one_class import PegasosOneClassSVM
     from pegasos_rs.dask._regressor import PegasosRegressor
     from pegasos_rs.dask._svmlight import read_svmlight
 
@@ -55,6 +58,7 @@ __all__ = [
     "Nystroem",
     "PegasosClassifier",
     "PegasosClassifierCV",
+    "PegasosOneClassSVM",
     "PegasosRegressor",
     "RandomFourierFeatures",
     "block_cache_info",
@@ -68,6 +72,7 @@ _HOME = {
     "Nystroem": "_maps",
     "PegasosClassifier": "_classifier",
     "PegasosClassifierCV": "_classifier_cv",
+    "PegasosOneClassSVM": "_one_class",
     "PegasosRegressor": "_regressor",
     "RandomFourierFeatures": "_maps",
     "block_cache_info": "_kept",

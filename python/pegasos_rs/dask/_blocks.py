@@ -359,9 +359,14 @@ def svmlight_block(spec: SvmlightSpec, n_features: int, check: bool, y, sample_w
 
 
 def with_labels(block: MemoryBlock | SvmlightBlock, y, sample_weight) -> Block:
-    """``block`` with labels (and sample weights) from separate arrays."""
+    """``block`` with labels (and sample weights) from separate arrays (``y`` None:
+    its labels kept)."""
     from dataclasses import replace
 
+    if y is None:
+        return replace(
+            block, sample_weight=_weights(sample_weight, block.labels.shape[0], block.name)
+        )
     labels = _labels(y, _rows_of(block), block.name)
     extra: dict[str, Any] = {"file_labels": False} if isinstance(block, SvmlightBlock) else {}
     return replace(
@@ -370,6 +375,33 @@ def with_labels(block: MemoryBlock | SvmlightBlock, y, sample_weight) -> Block:
         sample_weight=_weights(sample_weight, labels.shape[0], block.name),
         **extra,
     )
+
+
+def all_positive(block: MemoryBlock | SvmlightBlock) -> Block:
+    """The one-class SVM's view of ``block``: every row labelled 1 (labels it had,
+    from ``y`` or its files, are not read), its sample weights kept."""
+    return with_labels(block, np.ones(_rows_of(block)), block.sample_weight)
+
+
+def one_class_sq_norm_chain(block: Block, dtype, acc):
+    """The largest squared norm of the rows of positive weight so far: ``acc``'s
+    one value and this block's (``pegasos_rs._core.one_class_sq_norm``)."""
+    X = full_matrix(block, dtype)
+    w = None if block.sample_weight is None else buffer(block.sample_weight, np.float64)
+    return [max(acc[0], _core.one_class_sq_norm(as_rust_matrix(X), w))]
+
+
+def one_class_scores(block: Block, dtype, coef):
+    """The scores ``<w, x>`` of this block's rows of positive weight, with their
+    weights, for the one-class SVM's exact offset (the in-memory solver scores the
+    same rows, ``decision_function``'s bits)."""
+    X = full_matrix(block, dtype)
+    coef = buffer(coef, np.float64)
+    scores = _core.decision_function(as_rust_matrix(X), coef, np.zeros(1), 1).ravel()
+    sw = block.sample_weight
+    weights = np.ones(scores.shape[0]) if sw is None else np.asarray(sw, dtype=np.float64)
+    keep = (weights > 0) & np.isfinite(scores)
+    return scores[keep], weights[keep]
 
 
 def _rows_of(block: MemoryBlock | SvmlightBlock) -> int:

@@ -159,14 +159,26 @@ def check_feature_names(est, X) -> None:
 
 
 def distribute(
-    client, X, y, sample_weight, *, check: bool, ctrl_c: CtrlC, regression: bool = False
+    client,
+    X,
+    y,
+    sample_weight,
+    *,
+    check: bool,
+    ctrl_c: CtrlC,
+    regression: bool = False,
+    one_class: bool = False,
 ) -> TrainingData:
     """Put ``(X, y, sample_weight)`` on the cluster, one block per row partition
     (see the module doc). ``check``: check every value as the in-memory estimator
     does (else only the rows training reads are checked, when it reads them; a
     regression's targets are always checked). ``regression``: ``y`` holds real
-    targets, not classes. Waits stop at Ctrl-C (``ctrl_c``)."""
-    if y is None:
+    targets, not classes. ``one_class``: ``y`` is not read (None, or ignored), every
+    row is of class 1 of the classes ``[0, 1]``, the one-class SVM's two-class view.
+    Waits stop at Ctrl-C (``ctrl_c``)."""
+    if one_class:
+        y = None
+    elif y is None:
         raise ValueError("y is required")
     source = svmlight_source(X, y)
     if source is not None:
@@ -207,6 +219,8 @@ def distribute(
         ]
     blocks = client.compute(make)
     try:
+        if one_class:
+            blocks = [client.submit(_blocks.all_positive, b, pure=False) for b in blocks]
         if ys is None or sws is None:
             blocks = _attach_late(client, blocks, y, sample_weight, ctrl_c)
         summaries = ctrl_c.gather(
@@ -223,6 +237,10 @@ def distribute(
         client.cancel(blocks, force=True)
         raise
     data = _merge(client, blocks, summaries, _feature_names(X), regression)
+    if one_class:
+        # Every row is class 1 of two: the binary problem the one-class SVM trains.
+        data.classes = np.array([0.0, 1.0])
+        data.counts = np.column_stack([np.zeros_like(data.counts[:, -1]), data.counts[:, -1]])
     data.ctrl_c = ctrl_c
     data.checked = check
     data.files = source is not None

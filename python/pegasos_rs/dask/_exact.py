@@ -244,7 +244,12 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
         labels["n_classes"] = int(data.classes.size)
         labels["class_weight"] = class_weight
         labels["class_counts"] = data.counts.sum(axis=0).astype(np.uint64)
+    one_class = bool(params.get("one_class"))
+    if one_class and params["projection"]:
+        [largest] = chain(data, _blocks.one_class_sq_norm_chain, data.dtype, initial=0.0)
+        labels["one_class_sq_norm"] = float(largest)
     fit = _core.StreamedLinearFit(solver, params, data.n_rows, data.n_features, labels, n_threads)
+    sample = _OneClassSample(data, fit) if one_class else None
     k = params["batch_size"]
     problems = fit.n_problems
     rounds = _Rounds(data, params["sampling_name"] == "balanced", problems)
@@ -279,10 +284,17 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                 data.ctrl_c.check()
                 done += n_steps
                 report("train", pass_no, done, total, rounds)
-            losses = None
+            if sample is not None:
+                sample.reset(rounds)
+            losses = rho = None
             if fit.wants_objective:
+                coef, intercept = fit.models()
+                if one_class and params["fit_intercept"]:
+                    # As in memory: measured with the best offset of its weights.
+                    rho = one_class_offset(data, coef, params["alpha"])
+                    intercept = np.array([1.0 - rho])
                 # The model goes to the cluster once, not with every block's task.
-                [model] = scatter(data.client, [fit.models()])
+                [model] = scatter(data.client, [(coef, intercept)])
                 losses = chain(
                     data,
                     _blocks.loss_chain,
@@ -295,11 +307,49 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                     joint=joint,
                 )
                 report("objective", pass_no, total, total, rounds)
-            lines = fit.end_pass(losses)
+            lines = fit.end_pass(losses, rho)
             reporter = _progress.current()
             if reporter is not None and lines:
                 reporter.update(0, 0, None, lines, False)
-    return fit.finish(solver)
+    result = fit.finish(solver)
+    if one_class and params["fit_intercept"]:
+        result["intercept"] = np.array([-one_class_offset(data, result["coef"], params["alpha"])])
+    return result
+
+
+class _OneClassSample:
+    """The one-class SVM's rows whose scores reset the bias after each pass (as the
+    in-memory solver resets it): fetched once, at the first reset."""
+
+    def __init__(self, data, fit):
+        self.fit = fit
+        self.ids = fit.one_class_sample()
+        self.rows = None
+
+    def reset(self, rounds) -> None:
+        if self.ids.size == 0:
+            return
+        if self.rows is None:
+            X, _, sw, [position] = rounds.collect(rounds.submit([self.ids]))
+            self.rows = (X[position], None if sw is None else sw[position])
+        X, sw = self.rows
+        self.fit.one_class_reset(as_rust_matrix(X), sw)
+
+
+def one_class_offset(data, coef, nu: float) -> float:
+    """The one-class SVM's exact offset ``rho`` for the weights ``coef``: the
+    weighted ``nu``-quantile of the scores of all rows of positive weight, scored
+    on the workers and ranked in row order (the in-memory solver's numbers)."""
+    [model] = scatter(data.client, [np.asarray(coef, dtype=np.float64).reshape(1, -1)])
+    place = placements(data, data.blocks)
+    futures = [
+        data.client.submit(_blocks.one_class_scores, b, data.dtype, model, pure=False, **where)
+        for b, where in zip(data.blocks, place, strict=True)
+    ]
+    parts = gather(data, futures, list(range(len(futures))))
+    scores = np.concatenate([s for s, _ in parts])
+    weights = np.concatenate([w for _, w in parts])
+    return _core.one_class_offset(scores, weights, float(nu))
 
 
 class _Progress:

@@ -36,9 +36,10 @@ def _decision_block(block, model):
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 
-def decision_function(est, X):
-    """``est``'s decision values on ``X`` (a regressor's predictions), a dask array
-    with X's row chunks."""
+def decision_function(est, X, intercept=None):
+    """``est``'s decision values on ``X`` (a regressor's predictions; with
+    ``intercept`` in place of ``est.intercept_``), a dask array with X's row
+    chunks."""
     check_feature_names(est, X)
     rows = _rows(X)
     if not np.isnan(rows.shape[1]) and rows.shape[1] != est.n_features_in_:
@@ -47,7 +48,8 @@ def decision_function(est, X):
             f"{est.n_features_in_} features as input."
         )
     coef = np.atleast_2d(est.coef_)  # a regressor's is 1-D
-    model = dask.delayed((coef, est.intercept_), pure=True)
+    b = est.intercept_ if intercept is None else intercept
+    model = dask.delayed((coef, b), pure=True)
     k = coef.shape[0]
     if k == 1:
         return rows.map_blocks(

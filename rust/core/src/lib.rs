@@ -109,7 +109,7 @@ pub use solvers::linear_svm::{
     Classification, FittedLinearSvm, LinearSvm, LinearSvmParams, MultiClass,
 };
 pub use solvers::multiclass::{decision_function, decision_function_many};
-pub use solvers::one_class::one_class_offset;
+pub use solvers::one_class::{one_class_offset, one_class_sq_norm};
 
 // Early stopping: rows held out of a fit and scored after every pass.
 pub use solvers::held_out::{

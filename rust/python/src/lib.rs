@@ -50,6 +50,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(streamed::first_steps, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::mean_zero_losses, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::check_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(streamed::one_class_sq_norm, m)?)?;
     m.add_function(wrap_pyfunction!(mixing::local_pass, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel_regression, m)?)?;

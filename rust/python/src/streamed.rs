@@ -7,8 +7,8 @@
 //! rows, and `run` takes the steps on them, so the model is the in-memory
 //! solver's, bit for bit (`pegasos_core::StreamedFit`, which holds the
 //! solver; this module converts arrays). The problems are those of one-vs-rest
-//! classification, the one problem of a regression, or the joint problem of the
-//! Crammer–Singer multiclass SVM.
+//! classification, the one problem of a regression (or of the one-class SVM), or
+//! the joint problem of the Crammer–Singer multiclass SVM.
 
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -16,7 +16,8 @@ use pyo3::prelude::*;
 
 use pegasos_core::thresholds::SMALL_VISITS;
 use pegasos_core::{
-    ClassSummary, FirstStepSums, LabelSummary as CoreSummary, StreamedFit, Targets as CoreTargets,
+    one_class_sq_norm as core_sq_norm, ClassSummary, FirstStepSums, LabelSummary as CoreSummary,
+    StreamedFit, Targets as CoreTargets,
 };
 
 use crate::arrays::{slice, Matrix, MatrixAndVector};
@@ -48,6 +49,10 @@ pub struct LabelSummary<'py> {
     /// are to start at the in-memory solver's first step.
     #[pyo3(default)]
     first_step_sums: Option<Vec<Sums>>,
+    /// The one-class SVM with projection: the largest squared norm of the rows of
+    /// positive weight (`one_class_sq_norm` of every block, the largest).
+    #[pyo3(default)]
+    one_class_sq_norm: Option<f64>,
 }
 
 impl LabelSummary<'_> {
@@ -83,6 +88,7 @@ impl LabelSummary<'_> {
                 .first_step_sums
                 .as_ref()
                 .map(|s| s.iter().copied().map(first_sums).collect()),
+            one_class_sq_norm: self.one_class_sq_norm,
         })
     }
 }
@@ -224,12 +230,49 @@ impl StreamedLinearFit {
         Ok((coef, PyArray1::from_vec(py, intercept)))
     }
 
+    /// The one-class SVM: the rows (global indices, in order) whose scores reset
+    /// the bias after each pass (`one_class_reset`); empty for other fits.
+    fn one_class_sample<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let rows = self.fit.one_class_sample();
+        PyArray1::from_vec(py, rows.into_iter().map(|i| i as i64).collect())
+    }
+
+    /// The one-class SVM after a pass: the bias set from the scores of the rows
+    /// `x` (those of `one_class_sample`, in order) with their sample weights, as
+    /// the in-memory solver sets it; nothing for other fits.
+    #[pyo3(signature = (x, sample_weight))]
+    fn one_class_reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        x: Matrix<'py>,
+        sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    ) -> PyResult<()> {
+        let sample_weight = match &sample_weight {
+            Some(a) => Some(slice(a)?),
+            None => None,
+        };
+        let fit = &mut self.fit;
+        dispatch_rows!(x, make => detach(py, || {
+            fit.one_class_reset(&make()?, sample_weight)
+        }))
+    }
+
     /// End the pass of the problems that ran it, with their summed weighted
     /// losses over the training set (`loss_sums`; `None` unless
     /// `wants_objective`): applies the stopping rule of `tol` and returns the
-    /// verbose lines (empty unless `verbose`) for the caller to print.
-    fn end_pass(&mut self, loss_sums: Option<Vec<f64>>) -> PyResult<Vec<String>> {
-        Ok(self.fit.end_pass(loss_sums.as_deref()).map_err(CoreError)?)
+    /// verbose lines (empty unless `verbose`) for the caller to print. The
+    /// one-class SVM with an offset to learn: `one_class_rho`, the exact offset of
+    /// the iterate's weights (the losses summed with the intercept `1 - rho`).
+    #[pyo3(signature = (loss_sums, one_class_rho=None))]
+    fn end_pass(
+        &mut self,
+        loss_sums: Option<Vec<f64>>,
+        one_class_rho: Option<f64>,
+    ) -> PyResult<Vec<String>> {
+        Ok(self
+            .fit
+            .end_pass(loss_sums.as_deref(), one_class_rho)
+            .map_err(CoreError)?)
     }
 
     /// Write the final states to `solver` and return the fit as
@@ -371,4 +414,21 @@ pub fn mean_zero_losses(
 #[pyfunction]
 pub fn check_matrix<'py>(py: Python<'py>, x: Matrix<'py>) -> PyResult<()> {
     dispatch_rows!(x, make => detach(py, || make().map(|_| ())))
+}
+
+/// The largest squared norm of the rows of `x` of positive sample weight (0 when
+/// none): `pegasos_core::largest_sq_norm`, the one-class SVM's projection radius
+/// over a block (the blocks' largest is the training set's).
+#[pyfunction]
+#[pyo3(signature = (x, sample_weight))]
+pub fn one_class_sq_norm<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<f64> {
+    let sample_weight = match &sample_weight {
+        Some(a) => Some(slice(a)?),
+        None => None,
+    };
+    dispatch_rows!(x, make => detach(py, || core_sq_norm(&make()?, sample_weight)))
 }

@@ -949,10 +949,28 @@ fn make_context<'a, R: Rows>(
 
 /// The squared radius of the ball that holds the one-class SVM's optimum: its dual
 /// makes `w` a convex combination of the rows of positive weight, so `||w|| <=
-/// max_i ||x_i||` over them (exact for rows that repeat a column, whose entries add
-/// up; rows with a value that is not finite are left out, and refused when drawn).
-/// Infinite (no projection) when every such row is zero. One pass, O(nnz).
+/// max_i ||x_i||` over them ([`largest_sq_norm`]). Infinite (no projection) when
+/// every such row is zero. One pass, O(nnz).
 pub(crate) fn one_class_sq_radius<R: Rows>(rows: &R, task: &BinaryTask<'_>) -> Result<f64> {
+    Ok(one_class_radius_of(largest_sq_norm(rows, task)?))
+}
+
+/// The one-class SVM's squared projection radius from the largest squared row norm
+/// over the rows of positive weight ([`largest_sq_norm`], of all the rows at once or
+/// the largest of parts'): infinite when it is 0.
+pub fn one_class_radius_of(largest: f64) -> f64 {
+    if largest > 0.0 {
+        largest
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// The largest squared norm of the rows of positive weight (0 when there are
+/// none): exact for rows that repeat a column, whose entries add up; rows with a
+/// value that is not finite are left out (refused when drawn). A maximum: the parts
+/// of a training set give the whole set's, whatever their order.
+pub fn largest_sq_norm<R: Rows>(rows: &R, task: &BinaryTask<'_>) -> Result<f64> {
     // Rows whose columns increase (every dense row, canonical CSR) are summed entry
     // by entry; a row that repeats or reorders columns through a scratch vector of
     // n_features, allocated at the first such row.
@@ -979,11 +997,7 @@ pub(crate) fn one_class_sq_radius<R: Rows>(rows: &R, task: &BinaryTask<'_>) -> R
             largest = largest.max(sq);
         }
     }
-    Ok(if largest > 0.0 {
-        largest
-    } else {
-        f64::INFINITY
-    })
+    Ok(largest)
 }
 
 /// Plan a fit of `params` on `n_rows` examples continuing `state` (see

@@ -23,7 +23,7 @@
 
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
-use crate::error::{Error, Result};
+use crate::error::{try_filled_vec, Error, Result};
 use crate::solvers::linear::LinearState;
 
 /// Rows the per-pass reset of the bias scores at most (every `stride`-th row).
@@ -118,11 +118,38 @@ fn scaled_best_rho<R: Rows>(
     nu_quantile(&mut scored, nu)
 }
 
+/// The largest squared norm of the rows of `rows` of positive sample weight (0
+/// when none; [`crate::solvers::linear::largest_sq_norm`]): the one-class SVM's
+/// squared projection radius, over a part of the training set (the parts' largest
+/// is the whole set's).
+pub fn one_class_sq_norm<R: Rows>(rows: &R, sample_weight: Option<&[f64]>) -> Result<f64> {
+    let codes = try_filled_vec(rows.n_rows(), 1u32, "the rows' codes")?;
+    let task = BinaryTask::new(&codes, 1, sample_weight, 1.0, 1.0)?;
+    crate::solvers::linear::largest_sq_norm(rows, &task)
+}
+
+/// The stride of the rows a reset of the bias scores among `n_rows`: every
+/// `stride`-th row, at most [`RESET_ROWS`] of them.
+pub fn reset_stride(n_rows: usize) -> usize {
+    n_rows.div_ceil(RESET_ROWS).max(1)
+}
+
 /// Set the bias of the iterate in `state` to `1 - rho`, [`best_rho`] of its weights on at
-/// most [`RESET_ROWS`] rows (a deterministic stride), after a pass.
+/// most [`RESET_ROWS`] rows (every [`reset_stride`]-th), after a pass.
 pub fn reset_bias<R: Rows>(rows: &R, task: &BinaryTask<'_>, state: &mut LinearState, nu: f64) {
+    reset_bias_strided(rows, task, state, nu, reset_stride(rows.n_rows()));
+}
+
+/// [`reset_bias`] on every `stride`-th row of `rows` (1: `rows` are the sample
+/// already, as a caller holding only those rows supplies them).
+pub fn reset_bias_strided<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    state: &mut LinearState,
+    nu: f64,
+    stride: usize,
+) {
     // The bias-multiplier weight v[d] is 0: the one-class SVM's bias is b.
-    let stride = rows.n_rows().div_ceil(RESET_ROWS).max(1);
     if let Some(rho) = scaled_best_rho(rows, task, (&state.v, state.scale), nu, stride) {
         state.bias = 1.0 - rho;
     }

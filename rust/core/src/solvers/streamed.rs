@@ -33,11 +33,13 @@ use crate::parallel::for_each_problem;
 use crate::solvers::crammer_singer::{self, CrammerSingerState, CsRule};
 use crate::solvers::linear::{
     self, bias_feature, check_loss_fits, current_model, finish_linear_fit, first_step_from_sums,
-    objective_from_loss, plan_linear_fit, start_at, FirstStepSums, FitOutput, LinearState,
-    StepRule,
+    objective_from_loss, one_class_radius_of, plan_linear_fit, start_at, FirstStepSums, FitOutput,
+    LinearState, StepRule,
 };
 use crate::solvers::loss::{Loss, LossFunction};
 use crate::solvers::multiclass::{initial_states, problem_label};
+use crate::solvers::one_class;
+use crate::solvers::params::Intercept;
 use crate::solvers::params::{Sampling, ValidParams};
 use crate::solvers::passes::PassPlan;
 use crate::solvers::sampler::{Drawn, KeyDraws};
@@ -55,6 +57,10 @@ pub struct LabelSummary {
     /// fresh states of a loss that starts late (a squared loss) are to start at the
     /// in-memory solver's first step.
     pub first_step_sums: Option<Vec<FirstStepSums>>,
+    /// The one-class SVM with projection: the largest squared norm of the rows of
+    /// positive weight ([`linear::largest_sq_norm`], the largest over the blocks),
+    /// which sets its projection radius.
+    pub one_class_sq_norm: Option<f64>,
 }
 
 /// The classes of a classification fit.
@@ -313,7 +319,16 @@ impl StreamedFit {
     /// over the training set (`loss_sums`, one per problem; `None` unless
     /// [`StreamedFit::wants_objective`]): applies the stopping rule of `tol` and
     /// returns the verbose lines (empty unless `verbose`).
-    pub fn end_pass(&mut self, loss_sums: Option<&[f64]>) -> Result<Vec<String>> {
+    ///
+    /// The one-class SVM with an offset to learn is measured, as in memory, with
+    /// its best offset for the iterate's weights: `one_class_rho`, the quantile of
+    /// all rows' scores ([`one_class::one_class_offset`]), the losses summed with
+    /// the intercept `1 - rho`.
+    pub fn end_pass(
+        &mut self,
+        loss_sums: Option<&[f64]>,
+        one_class_rho: Option<f64>,
+    ) -> Result<Vec<String>> {
         if loss_sums.is_some_and(|l| l.len() != self.n_problems()) {
             return Err(Error::InvalidInput(format!(
                 "{} loss sums for {} problems",
@@ -332,7 +347,11 @@ impl StreamedFit {
                         continue;
                     }
                     let objective = loss_sums.map(|l| {
-                        let (_, reg_sq) = current_model(params, state, &mut coef);
+                        let (_, mut reg_sq) = current_model(params, state, &mut coef);
+                        if let Some(rho) = one_class_rho.filter(|_| params.one_class) {
+                            // `linear::best_offset`'s: b = 1 - rho.
+                            reg_sq = -2.0 * rho;
+                        }
                         objective_from_loss(l[p], m, &coef, reg_sq, params.alpha)
                     });
                     let label = problem_label(multi && params.verbose, p);
@@ -357,6 +376,44 @@ impl StreamedFit {
         Ok(monitor.take_lines())
     }
 
+    /// The one-class SVM: the rows whose scores reset the bias after each pass
+    /// (every [`one_class::reset_stride`]-th row, in order), to be supplied to
+    /// [`StreamedFit::one_class_reset`]. Empty for other fits, and without an offset
+    /// to learn.
+    pub fn one_class_sample(&self) -> Vec<usize> {
+        if !self.resets_bias() {
+            return Vec::new();
+        }
+        (0..self.n_rows)
+            .step_by(one_class::reset_stride(self.n_rows))
+            .collect()
+    }
+
+    fn resets_bias(&self) -> bool {
+        self.params.one_class && self.params.intercept == Intercept::Unregularized
+    }
+
+    /// The one-class SVM after a pass: its bias set from the scores of the rows of
+    /// [`StreamedFit::one_class_sample`], supplied as `rows` (in that order) with
+    /// their sample weights, as the in-memory solver sets it
+    /// ([`one_class::reset_bias`]); nothing for other fits.
+    pub fn one_class_reset<R: Rows>(
+        &mut self,
+        rows: &R,
+        sample_weight: Option<&[f64]>,
+    ) -> Result<()> {
+        if !self.resets_bias() {
+            return Ok(());
+        }
+        let Problems::Separate { states, .. } = &mut self.problems else {
+            return Ok(());
+        };
+        let codes = try_filled_vec(rows.n_rows(), 1u32, "the rows' codes")?;
+        let task = BinaryTask::new(&codes, 1, sample_weight, 1.0, 1.0)?;
+        one_class::reset_bias_strided(rows, &task, &mut states[0], self.params.alpha, 1);
+        Ok(())
+    }
+
     /// The fit's result as the in-memory fits return it: one [`FitOutput`] per
     /// model row, the coefficients ([`StreamedFit::n_models`] x `n_features`,
     /// row-major) and the final states in the in-memory fits' form.
@@ -364,12 +421,20 @@ impl StreamedFit {
         match &self.problems {
             Problems::Separate { states, plans, .. } => {
                 let (mut coef, d) = separate_coef(states)?;
-                let outputs = plans
+                let mut outputs: Vec<FitOutput> = plans
                     .iter()
                     .zip(states)
                     .zip(coef.chunks_mut(d))
                     .map(|((plan, state), w)| finish_linear_fit(plan, &self.params, state, w))
                     .collect();
+                if self.params.one_class {
+                    // The decision value is <w, x> + b - 1: the intercept -rho of the
+                    // returned bias; with an offset to learn, the caller replaces rho
+                    // by the exact quantile over all rows (as `fit_binary` does).
+                    for out in &mut outputs {
+                        out.intercept = -(1.0 - out.intercept);
+                    }
+                }
                 Ok((outputs, coef, states.clone()))
             }
             Problems::Joint { state, plan, .. } => {
@@ -541,7 +606,17 @@ fn separate_problems(
                 })?;
             start_at(state, first_step_from_sums(params, *sums));
         }
-        rules.push(StepRule::new(params, zero[p]));
+        let mut rule = StepRule::new(params, zero[p]);
+        if params.one_class && params.projection {
+            // As `fit_binary` sets it from the rows (`linear::one_class_sq_radius`).
+            let largest = labels.one_class_sq_norm.ok_or_else(|| {
+                Error::InvalidInput(
+                    "one_class_sq_norm is needed for the one-class SVM's projection".into(),
+                )
+            })?;
+            rule.sq_radius = one_class_radius_of(largest);
+        }
+        rules.push(rule);
         plans.push(plan_linear_fit(params, state, n_rows)?);
     }
     Ok(Problems::Separate {

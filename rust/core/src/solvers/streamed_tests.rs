@@ -85,6 +85,7 @@ impl Data {
             }),
             zero_loss_sums,
             first_step_sums: None,
+            one_class_sq_norm: None,
         }
     }
 
@@ -157,7 +158,7 @@ impl Data {
                         .collect()
                 }
             });
-            fit.end_pass(sums.as_deref()).unwrap();
+            fit.end_pass(sums.as_deref(), None).unwrap();
         }
     }
 }
