@@ -365,18 +365,31 @@ def quoted_dask_model_selection() -> dict[str, Quote]:
 
 def quoted_one_class() -> dict[str, Quote]:
     """bench_one_class.py: the linear one-class SVM against SGDOneClassSVM and
-    LIBLINEAR -s 21."""
+    LIBLINEAR -s 21, the kernel one against OneClassSVM."""
     q: dict[str, Quote] = {}
-    for d, where in (("usps", "usps (Nyström 1000)"), ("20news", "20news (raw)")):
+    linear = "The linear one-class SVM"
+    for d, where in (
+        ("usps", "usps (Nyström 1000)"),
+        ("20news", "20news (raw)"),
+        ("mnist", "mnist (Nyström 1000)"),
+    ):
         for method, short in (
             ("PegasosOneClassSVM", "pegasos"),
             ("SGDOneClassSVM", "sgd"),
             ("LIBLINEAR -s 21", "liblinear"),
         ):
             row = {"data": where, "method": method}
-            q[f"{d}.{short}.auc"] = cell(None, row, "AUC")
-            q[f"{d}.{short}.time"] = cell(None, row, "s")
+            q[f"{d}.{short}.auc"] = cell(linear, row, "AUC")
+            q[f"{d}.{short}.time"] = cell(linear, row, "s")
         q[f"{d}.ratio"] = Line(rf"^- {d}: .* time ([\d.]+) of the faster one's")
+    kernel = "The kernel one-class SVM"
+    for d in ("usps", "mnist"):
+        for method, short in (("KernelPegasosOneClassSVM", "kpegasos"), ("OneClassSVM", "libsvm")):
+            row = {"data": f"{d} (raw, rbf)", "method": method}
+            q[f"{d}.{short}.auc"] = cell(kernel, row, "AUC")
+            q[f"{d}.{short}.time"] = cell(kernel, row, "s")
+            q[f"{d}.{short}.sv"] = cell(kernel, row, "SV")
+        q[f"{d}.kernel_ratio"] = Line(rf"^- {d}, kernel: .* time ([\d.]+) of OneClassSVM's")
     return q
 
 
