@@ -1204,8 +1204,11 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
             params = {k: v for k, v in params.items() if k in cls._get_param_names()}
             est = cls(**params, mode=args.mode, client=on)
             bar = _bar(args, "training", "steps")
-            targets = None if args.task == "one_class" else y  # the one-class SVM reads none
-            est.fit(X, targets, callback=None if bar is None else _dask_progress(bar))
+            progress = None if bar is None else _dask_progress(bar)
+            if isinstance(est, pdask.PegasosOneClassSVM):
+                est.fit(X, callback=progress)  # the one-class SVM reads no labels
+            else:
+                est.fit(X, y, callback=progress)
     except (OSError, ValueError) as e:
         raise SystemExit(f"pegasos-rs train: {e}") from None
     finally:

@@ -33,7 +33,7 @@
 //! |---|---|
 //! | Data | [`DenseRows`], [`CsrRows`] (borrowed, checked views; [`Rows`]), [`Labels`] (class codes and weights), [`Examples`], [`BinaryTask`], [`moments`] |
 //! | Linear Pegasos | [`LinearSvm`] ([`MultiClass`]: one-vs-rest, shared draws, Crammer–Singer), [`LinearRegressor`], [`LinearRanker`]: builders over [`LinearParams`] ([`Params`], [`LossFunction`], [`Averaging`], [`Intercept`], [`Sampling`]) giving [`FittedLinearSvm`] and [`FittedLinearModel`]; `fit_from` continues saved [`LinearState`]s |
-//! | Kernel Pegasos | [`KernelSvm`], [`KernelRegressor`] ([`Kernel`], [`Strategy`], [`Decomposition`], [`PrecomputedGram`]) giving [`FittedKernelSvm`] and [`FittedKernelRegressor`]; [`pairwise_kernel`], [`kernel_decision`]; for a grid of `gamma`, [`raw_gram`] once then [`finish_gram`] per `gamma` |
+//! | Kernel Pegasos | [`KernelSvm`], [`KernelRegressor`] ([`Kernel`], [`Strategy`], [`Decomposition`], [`PrecomputedGram`]) giving [`FittedKernelSvm`] and [`FittedKernelRegressor`]; [`pairwise_kernel`], [`kernel_decision`]; for a grid of `gamma`, [`raw_gram`] once then [`finish_gram`] per `gamma`; with a budget of support vectors, [`fit_budgeted_binary`] ([`BudgetState`], [`Maintenance`]) |
 //! | Feature maps | [`FourierFeatures`] (random Fourier features of the rbf kernel, [`FourierForm`]), [`Nystroem`] (any [`Kernel`] or a precomputed one, [`Landmarks`]): builders giving [`FittedFourierFeatures`] and [`FittedNystroem`], which transform into a caller's `f32` or `f64` buffer and are rebuilt `from_parts`; [`AdditiveMap`] ([`AdditiveKernel`]: χ², intersection, Jensen–Shannon), which has nothing to fit |
 //! | Cross-validation | [`fit_alpha_grid`]: every (fold, alpha) pair of a search over [`Fold`]s ([`GridTargets`], [`Search`], [`halving_rungs`]), each fold's held-out [`FoldResult`] ([`fold_accuracy`]) |
 //! | Probabilities | Platt's sigmoids: [`fit_sigmoid`], [`class_probabilities`] |
@@ -120,6 +120,10 @@ pub use solvers::held_out::{
 pub use kernels::function::Kernel;
 pub use kernels::gram::PrecomputedGram;
 pub use kernels::grid_gram::{finish_gram, raw_gram};
+pub use solvers::kernel_budget::{
+    best_merge, check_budget, fit_budgeted_binary, BudgetFitOutput, BudgetModel, BudgetState,
+    Maintenance,
+};
 pub use solvers::kernel_solver::Strategy;
 pub use solvers::kernel_svm::{
     kernel_decision, pairwise_kernel, Decomposition, FittedKernelRegressor, FittedKernelSvm,

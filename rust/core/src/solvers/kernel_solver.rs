@@ -253,7 +253,7 @@ pub(crate) struct KernelAverage {
 }
 
 impl KernelAverage {
-    fn off() -> Self {
+    pub(crate) fn off() -> Self {
         Self {
             start: u64::MAX,
             h: 0.0,
@@ -265,17 +265,48 @@ impl KernelAverage {
     }
 
     /// Averaging has begun (at least one step averaged).
-    fn active(&self) -> bool {
+    pub(crate) fn active(&self) -> bool {
         self.count > 0
     }
 
     /// Bring `acc[s]` up to the current step before `c_s` changes from `c`.
     #[inline]
-    fn settle(&mut self, s: usize, c: f64) {
+    pub(crate) fn settle(&mut self, s: usize, c: f64) {
         if self.active() {
             self.acc[s] += c * (self.h - self.last[s]);
             self.last[s] = self.h;
         }
+    }
+
+    /// After step `t` of a model of `n` coefficients whose bias is now `bias`: from
+    /// step `start` on, count the step (at `start` every coefficient starts from
+    /// nothing, `h(start - 1) = 0`).
+    pub(crate) fn after_step(&mut self, t: u64, n: usize, bias: f64) {
+        if t < self.start {
+            return;
+        }
+        if t == self.start {
+            self.h = 0.0;
+            self.acc = vec![0.0; n];
+            self.last = vec![0.0; n];
+            self.bias_sum = 0.0;
+            self.count = 0;
+        }
+        self.h += 1.0 / t as f64;
+        self.bias_sum += bias;
+        self.count += 1;
+    }
+
+    /// The averaged coefficients of the coefficients `coef` (the current
+    /// iterate's, unscaled) and bias, `1/(alpha_reg n)` scaling.
+    pub(crate) fn averaged(&self, coef: &[f64], alpha_reg: f64) -> (Vec<f64>, f64) {
+        let n = self.count as f64;
+        let out = coef
+            .iter()
+            .enumerate()
+            .map(|(s, c)| (self.acc[s] + c * (self.h - self.last[s])) / (alpha_reg * n))
+            .collect();
+        (out, self.bias_sum / n)
     }
 }
 
@@ -356,14 +387,7 @@ impl KernelState {
     pub fn model(&self, alpha_reg: f64) -> BinaryKernelModel {
         let avg = &self.avg;
         let (coef, intercept): (Vec<f64>, f64) = if avg.active() {
-            let n = avg.count as f64;
-            let coef = self
-                .coef
-                .iter()
-                .enumerate()
-                .map(|(s, c)| (avg.acc[s] + c * (avg.h - avg.last[s])) / (alpha_reg * n))
-                .collect();
-            (coef, avg.bias_sum / n)
+            avg.averaged(&self.coef, alpha_reg)
         } else {
             let scale = if self.t == 0 {
                 0.0
@@ -729,20 +753,7 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
             }
         }
         state.t = t;
-        let avg = &mut state.avg;
-        if t >= avg.start {
-            if t == avg.start {
-                // h(start - 1) = 0: every support vector starts from nothing.
-                avg.h = 0.0;
-                avg.acc = vec![0.0; state.coef.len()];
-                avg.last = vec![0.0; state.coef.len()];
-                avg.bias_sum = 0.0;
-                avg.count = 0;
-            }
-            avg.h += 1.0 / t as f64;
-            avg.bias_sum += state.bias;
-            avg.count += 1;
-        }
+        state.avg.after_step(t, state.coef.len(), state.bias);
         Ok(())
     }
 

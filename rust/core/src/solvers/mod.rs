@@ -47,6 +47,7 @@
 pub mod alpha_grid;
 pub mod crammer_singer;
 pub mod held_out;
+pub mod kernel_budget;
 pub mod kernel_held_out;
 pub mod kernel_model;
 pub mod kernel_regression;
