@@ -63,6 +63,17 @@ def parametrize_with_checks(estimators, **kwargs):
     return pytest.mark.parametrize(names, list(values), **mark.kwargs)
 
 
+def stochastic_weight_failures(estimator=None) -> dict[str, str]:
+    """The estimator checks a stochastic solver fails, with the reason (an
+    ``expected_failed_checks`` callable): copies of a row instead of its weight
+    draw other rows."""
+    reason = "a stochastic solver: duplicated rows change the sampled sequence"
+    return {
+        "check_sample_weight_equivalence_on_dense_data": reason,
+        "check_sample_weight_equivalence_on_sparse_data": reason,
+    }
+
+
 def make_problem(
     n_samples: int = 300,
     n_features: int = 20,

@@ -26,6 +26,7 @@ OLDEST: dict[str, str] = {
     "test_kernel_losses.py": "scikit-learn's estimator checks",
     "test_ranker.py": "scikit-learn's estimator checks",
     "test_one_class.py": "scikit-learn's estimator checks for outlier detectors, its OneClassSVM",
+    "test_kernel_budget.py": "scikit-learn's estimator checks",
     "test_kernel_one_class.py": "scikit-learn's outlier-detector checks, its OneClassSVM",
     "test_linear_cv.py": "scikit-learn's estimator checks, GridSearchCV and its scorers",
     "test_kernel_cv.py": "scikit-learn's estimator checks, GridSearchCV and its scorers",

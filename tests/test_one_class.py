@@ -16,7 +16,7 @@ import numpy as np
 import pegasos_rs
 import pytest
 import scipy.sparse as sp
-from conftest import parametrize_with_checks
+from conftest import parametrize_with_checks, stochastic_weight_failures
 from pegasos_rs import PegasosOneClassSVM
 from sklearn.datasets import make_blobs
 from sklearn.svm import OneClassSVM
@@ -154,17 +154,9 @@ def test_bad_input_gets_scikit_learn_s_errors():
         est.predict(np.ones((2, 4)))
 
 
-def _expected_failed_checks(estimator):
-    reason = "a stochastic solver: duplicated rows change the sampled sequence"
-    return {
-        "check_sample_weight_equivalence_on_dense_data": reason,
-        "check_sample_weight_equivalence_on_sparse_data": reason,
-    }
-
-
 @parametrize_with_checks(
     [PegasosOneClassSVM(random_state=0), PegasosOneClassSVM(nu=0.1, batch_size=4, random_state=0)],
-    expected_failed_checks=_expected_failed_checks,
+    expected_failed_checks=stochastic_weight_failures,
 )
 def test_sklearn_compatible_one_class(estimator, check):
     check(estimator)

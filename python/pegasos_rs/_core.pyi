@@ -21,6 +21,8 @@ __all__ = [
     "first_step_sums",
     "first_steps",
     "fit_kernel",
+    "fit_kernel_budget",
+    "fit_kernel_budget_regression",
     "fit_kernel_regression",
     "fit_linear",
     "fit_linear_regression",
@@ -239,6 +241,23 @@ def fit_kernel_regression(
     params: dict[str, Any],
     n_threads: int,
     n_held_out: int = 0,
+) -> dict[str, Any]: ...
+def fit_kernel_budget(
+    x: _Dense | _Csr,
+    codes: NDArray[np.uint32],
+    labels: _LabelWeights,
+    params: dict[str, Any],
+    n_threads: int,
+    budget: int,
+    maintenance: str,
+) -> dict[str, Any]: ...
+def fit_kernel_budget_regression(
+    x: _Dense | _Csr,
+    targets: NDArray[np.float64],
+    sample_weight: NDArray[np.float64] | None,
+    params: dict[str, Any],
+    budget: int,
+    maintenance: str,
 ) -> dict[str, Any]: ...
 def kernel_decision(
     sv: _Dense | _Csr,

@@ -56,6 +56,26 @@ early_stopping : bool, default=False
     ``check_input=False``.
 validation_fraction : float, default=0.1
     The share of the training rows held out with ``early_stopping``, in (0, 1).""",
+    # The kernel estimators' budget of support vectors (solvers::kernel_budget).
+    "budget": """\
+budget : int or None, default=None
+    At most this many support vectors per binary problem (>= 2): budgeted SGD
+    (Wang, Crammer and Vucetic, JMLR 2012). A step then costs ``budget`` kernel
+    values per drawn row, whatever the number of rows, and prediction
+    ``budget`` per problem and row. When a step adds one too many, the budget is
+    kept by ``budget_maintenance``. The support vectors are then points, not
+    training rows: ``support_vectors_`` holds them (dense), ``support_`` their
+    training rows, -1 for a merged point. With a budget no fit reaches, the model
+    is the one without a budget (up to the rounding of the kernel values). Not with
+    ``kernel="precomputed"``, ``early_stopping``, one-vs-one problems, or the
+    losses whose run starts late (``squared_hinge``, ``modified_huber``,
+    ``squared_epsilon_insensitive``). None: no budget.
+budget_maintenance : {"merge", "remove"}, default="merge"
+    ``"merge"`` (rbf only): the support vector of smallest coefficient is merged
+    with the partner of the same sign that changes the model least, into a point
+    on the segment between them (golden-section search); ``"remove"``: it is
+    dropped. Merging keeps far more of the model (removal is the simplest and
+    loses the most).""",
     "validation_scores": """\
 validation_scores_ : list of ndarray of shape (n_iter,)
     With ``early_stopping``: the held-out score after each pass of the last

@@ -17,6 +17,7 @@ from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -61,6 +62,8 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "tol": [None, Interval(Real, 0, None, closed="left")],
     "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
     **_early_stopping.constraints(),
+    "budget": [None, Interval(Integral, 2, None, closed="left")],
+    "budget_maintenance": [StrOptions({"merge", "remove"})],
 }
 
 #: ``multi_class="auto"`` trains the pairs of more than two classes when a pair has at
@@ -283,6 +286,50 @@ class KernelExpansionMixin:
             for values in zip(*(result[n] for n in REPORT_KEYS), strict=True)
         ]
         return support
+
+    def _check_budget(self, multi_class: str, n_classes: int) -> None:
+        """``ValueError`` for what a budget cannot go with (see ``budget``)."""
+        if self.kernel == "precomputed":
+            raise ValueError(
+                "budget needs a kernel on data rows, not kernel='precomputed': the budget's "
+                "support vectors may be merged points, which have no row in the kernel matrix"
+            )
+        if getattr(self, "early_stopping", False):
+            raise ValueError("budget is not available with early_stopping=True yet")
+        if multi_class == "ovo" and n_classes > 2:
+            raise ValueError(
+                "budget is not available with one-vs-one problems yet: set "
+                "multi_class='ovr' (each class's problem keeps its own budget)"
+            )
+
+    def _store_budget(self, X, result: dict) -> None:
+        """Set the fitted attributes of a budgeted fit from what the extension
+        returns: its support vectors are points (``support_`` their training rows,
+        -1 for merged points)."""
+        points = result["points"]
+        self.support_ = result["source"].astype(np.int32)
+        self.shape_fit_ = X.shape
+        self.support_vectors_ = sp.csr_matrix(points) if sp.issparse(X) else points
+        self._sv_kernel_rows = None
+        self.dual_coef_ = result["dual_coef"]
+        self.intercept_ = result["intercept"]
+        self.n_iter_ = int(max(result["passes"]))
+        self.t_ = int(result["steps"][0])
+        if hasattr(self, "validation_scores_"):
+            del self.validation_scores_
+        k = len(result["steps"])
+        self.fit_report_ = [
+            {
+                "strategy": "budget",
+                "steps": int(result["steps"][p]),
+                "kernel_evaluations": int(result["kernel_evaluations"][p]),
+                "cache_hits": 0,
+                "cache_misses": 0,
+                "objective": None,
+                "switched_at": None,
+            }
+            for p in range(k)
+        ]
 
     def _expansion(self, X: MatrixLike, intercept=None) -> NDArray[np.float64]:
         """``sum_i dual_coef_[:, i] K(support_vectors_[i], x) + intercept_`` for the

@@ -1070,7 +1070,13 @@ def _search_kernel_parameters(args, data_file: str, class_weight) -> int:
     print(f"Doing parameter search with {len(folds)}-fold cross validation.")
     regression = args.task == "regressor"
     base = _estimator(args, X.shape[0], class_weight)
-    params = {k: v for k, v in base.get_params().items() if k not in ("alpha", "gamma")}
+    # The searches share kernel matrices: no budget there (its merged points have no
+    # row in them).
+    params = {
+        k: v
+        for k, v in base.get_params().items()
+        if k not in ("alpha", "gamma", "budget", "budget_maintenance")
+    }
     start = 0.25 if args.C is None else float(args.C)
     cs = start * 4.0 ** np.arange(max(int(np.floor(np.log(256.0 / start) / np.log(4.0))), 0) + 1)
     gammas = None

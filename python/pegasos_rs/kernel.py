@@ -142,6 +142,7 @@ class KernelPegasosClassifier(
     n_iter_no_change : int, default=5
         With ``early_stopping``: passes without improvement tolerated.
     {early_stopping}
+    {budget}
     {random_state}
     n_jobs : int or None, default=None
         Threads for training (classes, kernel columns) and prediction (-1: all cores).
@@ -301,6 +302,8 @@ class KernelPegasosClassifier(
         n_iter_no_change: Int = 5,
         early_stopping: bool = False,
         validation_fraction: Float = 0.1,
+        budget: Int | None = None,
+        budget_maintenance: Literal["merge", "remove"] = "merge",
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
         verbose: Int = 0,
@@ -326,6 +329,8 @@ class KernelPegasosClassifier(
         self.n_iter_no_change = n_iter_no_change
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
+        self.budget = budget
+        self.budget_maintenance = budget_maintenance
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -355,12 +360,44 @@ class KernelPegasosClassifier(
         check_targets(y)
         classes, present, counts, codes = encode_targets(type(self).__name__, y)
         used = multi_class_used(self.multi_class, classes.size, X.shape[0])
+        if self.budget is not None and self.multi_class == "auto":
+            used = "ovr"  # a budget per class (pairs have none yet)
         self._check_shape_is_available(used, classes.size)
         # Checked before training: too small a class for the folds is an input error.
         n_folds = _platt.n_folds_for(counts) if self.probability else 0
         weights = sample_weight_vector(sample_weight, X)
         class_weight = class_weight_vector(self.class_weight, classes, present, counts)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
+        if self.budget is not None:
+            self._check_budget(used, classes.size)
+            Xk = self._kernel_rows(X)
+            result = _core.fit_kernel_budget(
+                as_rust_matrix(Xk),
+                codes,
+                {
+                    "n_classes": int(classes.size),
+                    "class_weight": class_weight,
+                    "sample_weight": weights,
+                },
+                self._solver_params(gamma, "ovr"),
+                n_threads(self.n_jobs),
+                int(self.budget),
+                self.budget_maintenance,
+            )
+            self.classes_ = classes
+            self.multi_class_ = "ovr"
+            self._gamma = gamma
+            self._store_budget(X, result)
+            # Support vectors per class: a problem's own (one-vs-rest), or for two
+            # classes by the sign of their coefficient.
+            dual = self.dual_coef_
+            if classes.size == 2:
+                counts = [int(np.sum(dual[0] < 0)), int(np.sum(dual[0] > 0))]
+            else:
+                counts = [int(np.count_nonzero(row)) for row in dual]
+            self.n_support_ = np.array(counts, dtype=np.int32)
+            self._fit_probability(X, y, weights, n_folds, pairwise=precomputed)
+            return self
         # Early stopping: the held-out rows last (a copy; the folds of the
         # probabilities read X).
         rows, codes_fit, weights_fit, order, n_held = self._hold_out(

@@ -44,11 +44,21 @@ if TYPE_CHECKING:
     )
 
 #: The kernel estimators' constraints without what the one-class SVM does not have:
-#: ``alpha`` (it is ``nu``) and early stopping (no labels to score held-out rows by).
+#: ``alpha`` (it is ``nu``), early stopping (no labels to score held-out rows by) and
+#: a budget (not yet).
 _SHARED = {
     k: v
     for k, v in _kernel_expansion.PARAMETER_CONSTRAINTS.items()
-    if k not in {"alpha", "tol", "n_iter_no_change", "early_stopping", "validation_fraction"}
+    if k
+    not in {
+        "alpha",
+        "tol",
+        "n_iter_no_change",
+        "early_stopping",
+        "validation_fraction",
+        "budget",
+        "budget_maintenance",
+    }
 }
 
 

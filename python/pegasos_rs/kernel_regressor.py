@@ -130,6 +130,7 @@ class KernelPegasosRegressor(
     n_iter_no_change : int, default=5
         With ``early_stopping``: passes without improvement tolerated.
     {early_stopping}
+    {budget}
     {random_state}
     n_jobs : int or None, default=None
         Threads for the kernel columns and for prediction (-1: all cores).
@@ -226,6 +227,8 @@ class KernelPegasosRegressor(
         n_iter_no_change: Int = 5,
         early_stopping: bool = False,
         validation_fraction: Float = 0.1,
+        budget: Int | None = None,
+        budget_maintenance: Literal["merge", "remove"] = "merge",
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
         verbose: Int = 0,
@@ -248,6 +251,8 @@ class KernelPegasosRegressor(
         self.n_iter_no_change = n_iter_no_change
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
+        self.budget = budget
+        self.budget_maintenance = budget_maintenance
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -276,6 +281,20 @@ class KernelPegasosRegressor(
         targets = buffer(np.asarray(y, dtype=np.float64))
         weights = sample_weight_vector(sample_weight, X)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
+        if self.budget is not None:
+            self._check_budget("ovr", 1)
+            result = _core.fit_kernel_budget_regression(
+                as_rust_matrix(self._kernel_rows(X)),
+                targets,
+                weights,
+                self._kernel_params(gamma, self.loss, self.epsilon),
+                int(self.budget),
+                self.budget_maintenance,
+            )
+            self._gamma = gamma
+            self._store_budget(X, result)
+            self.n_support_ = np.array([self.support_.size], dtype=np.int32)
+            return self
         rows, targets, weights, order, n_held = self._hold_out(X, targets, weights, None)
         Xk = self._kernel_rows(rows)
         result = _core.fit_kernel_regression(

@@ -527,7 +527,7 @@ def _fit_report(state: SavedState, value, bad) -> list[dict]:
 
     def ok(key: str, v) -> bool:
         if key == "strategy":
-            return v in ("support", "margins")
+            return v in ("support", "margins", "budget")
         if key == "objective":
             return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
         if key == "switched_at":

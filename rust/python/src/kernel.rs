@@ -8,10 +8,11 @@ use pyo3::types::PyDict;
 
 use pegasos_core::thresholds::is_small;
 use pegasos_core::{
-    finish_gram as core_finish_gram, kernel_decision as core_kernel_decision,
-    pairwise_kernel as core_pairwise_kernel, raw_gram as core_raw_gram, split_labels,
-    split_targets, Decomposition, HeldOutRows, KernelReport, KernelSvm, KernelSvmParams, Params,
-    PrecomputedGram, Rows, Strategy,
+    finish_gram as core_finish_gram, fit_budgeted_one_vs_rest, fit_budgeted_regression,
+    kernel_decision as core_kernel_decision, pairwise_kernel as core_pairwise_kernel,
+    raw_gram as core_raw_gram, split_labels, split_targets, BudgetedModels, Decomposition,
+    HeldOutRows, KernelReport, KernelSvm, KernelSvmParams, Maintenance, Params, PrecomputedGram,
+    Rows, Strategy,
 };
 
 use crate::arrays::{slice, Matrix};
@@ -167,6 +168,120 @@ pub fn fit_kernel_regression<'py>(
     };
     let (support, dual, b) = (model.support(), model.dual_coef(), model.intercept());
     fit_return(py, support, dual, b, model.reports())
+}
+
+/// The budget's maintenance from its name.
+fn maintenance(name: &str) -> PyResult<Maintenance> {
+    match name {
+        "merge" => Ok(Maintenance::Merge),
+        "remove" => Ok(Maintenance::Remove),
+        other => Err(PyValueError::new_err(format!(
+            "budget_maintenance must be 'merge' or 'remove', got {other:?}"
+        ))),
+    }
+}
+
+/// Train kernel Pegasos with a budget of `budget` support vectors per binary
+/// problem (one-vs-rest; one for two classes), kept by `maintenance` ("merge" or
+/// "remove"); `labels` and `params` as for `fit_kernel` (a kernel on data rows).
+/// Returns `points` (the support vectors, a dense `(n_sv, n_features)` array: training
+/// rows and merged points), `source` (each one's training row, -1 when merged),
+/// `dual_coef` `(n_problems, n_sv)`, `intercept`, and per problem `steps`,
+/// `passes`, `kernel_evaluations`, `maintenance_steps` and `removals`.
+#[pyfunction]
+#[pyo3(signature = (x, codes, labels, params, n_threads, budget, maintenance))]
+#[allow(clippy::too_many_arguments)] // the fit's inputs and the budget's two settings
+pub fn fit_kernel_budget<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    codes: PyReadonlyArray1<'py, u32>,
+    labels: LabelWeights<'py>,
+    params: KernelParams<'py>,
+    n_threads: usize,
+    budget: usize,
+    maintenance: &str,
+) -> PyResult<FitReturn<'py>> {
+    let kern = budget_kernel(&params)?;
+    let settings = (kern, budget, self::maintenance(maintenance)?);
+    let solver = params.solver.validate()?;
+    let codes = slice(&codes)?;
+    let labels = labels.with_codes(codes)?;
+    let model = dispatch_rows!(x, make => detach_interruptible(py, false, |monitor| {
+        fit_budgeted_one_vs_rest(&make()?, &labels, &solver, settings, n_threads, monitor)
+    }))?;
+    budget_return(py, &model)
+}
+
+/// `fit_kernel_budget` for a regression of the real `targets` (one problem).
+#[pyfunction]
+#[pyo3(signature = (x, targets, sample_weight, params, budget, maintenance))]
+pub fn fit_kernel_budget_regression<'py>(
+    py: Python<'py>,
+    x: Matrix<'py>,
+    targets: PyReadonlyArray1<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    params: KernelParams<'py>,
+    budget: usize,
+    maintenance: &str,
+) -> PyResult<FitReturn<'py>> {
+    let kern = budget_kernel(&params)?;
+    let settings = (kern, budget, self::maintenance(maintenance)?);
+    let solver = params.solver.validate()?;
+    let targets = slice(&targets)?;
+    let sample_weight = match &sample_weight {
+        Some(a) => Some(slice(a)?),
+        None => None,
+    };
+    let model = dispatch_rows!(x, make => detach_interruptible(py, false, |monitor| {
+        fit_budgeted_regression(&make()?, (targets, sample_weight), &solver, settings, monitor)
+    }))?;
+    budget_return(py, &model)
+}
+
+/// The kernel of a budgeted fit: one on data rows (a precomputed kernel matrix
+/// holds no points to merge, and its support vectors must be training rows).
+fn budget_kernel(params: &KernelParams<'_>) -> PyResult<pegasos_core::Kernel> {
+    params.kernel.kernel()?.ok_or_else(|| {
+        PyValueError::new_err(
+            "a budget needs a kernel on data rows, not kernel='precomputed': the budget's \
+             support vectors may be merged points, which have no row in the kernel matrix",
+        )
+    })
+}
+
+/// What `fit_kernel_budget` returns.
+fn budget_return<'py>(py: Python<'py>, model: &BudgetedModels) -> PyResult<FitReturn<'py>> {
+    let n_sv = model.source.len();
+    let d = model.n_features;
+    let out = PyDict::new(py);
+    let points = PyArray1::from_slice(py, &model.points).reshape([n_sv, d])?;
+    out.set_item("points", points)?;
+    out.set_item("source", PyArray1::from_slice(py, &model.source))?;
+    let k = model.intercept.len();
+    let dual = PyArray1::from_slice(py, &model.dual_coef).reshape([k, n_sv])?;
+    out.set_item("dual_coef", dual)?;
+    out.set_item("intercept", PyArray1::from_slice(py, &model.intercept))?;
+    let column = |name: &str, values: Vec<u64>| out.set_item(name, values);
+    column("steps", model.reports.iter().map(|r| r.1).collect())?;
+    let passes: Vec<usize> = model.reports.iter().map(|r| r.0.n_iter).collect();
+    out.set_item("passes", passes)?;
+    column(
+        "kernel_evaluations",
+        model.reports.iter().map(|r| r.0.kernel_evals).collect(),
+    )?;
+    column(
+        "maintenance_steps",
+        model
+            .reports
+            .iter()
+            .map(|r| r.0.maintenance_steps)
+            .collect(),
+    )?;
+    column(
+        "removals",
+        model.reports.iter().map(|r| r.0.removals).collect(),
+    )?;
+    Ok(out)
 }
 
 /// Early stopping reads the held-out rows' kernel values against the training

@@ -54,6 +54,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mixing::local_pass, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::fit_kernel_regression, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::fit_kernel_budget, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel::fit_kernel_budget_regression, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::kernel_decision, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::pairwise_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::raw_gram, m)?)?;

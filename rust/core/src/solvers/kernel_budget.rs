@@ -40,14 +40,17 @@
 
 use std::collections::HashMap;
 
+use crate::data::labels::Labels;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{Error, Result};
 use crate::kernels::function::{Kernel, KernelRows};
 use crate::math;
 use crate::monitor::Monitor;
+use crate::parallel::for_each_problem;
 use crate::solvers::kernel_solver::{check_kernel_params, KernelAverage};
 use crate::solvers::loss::Loss;
+use crate::solvers::multiclass::problem_label;
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Draws, Sampler};
@@ -714,6 +717,97 @@ pub fn fit_budgeted_binary<R: Rows>(
     let mut out = run.out;
     out.n_iter = plan.passes();
     Ok(out)
+}
+
+/// The model of several budgeted problems: their points one after the other
+/// (problem `p`'s are its own, with zero coefficients in the other problems' rows).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BudgetedModels {
+    /// Features of a point.
+    pub n_features: usize,
+    /// The points, row-major `len x n_features`.
+    pub points: Vec<f64>,
+    /// The training row each point is, or `-1` for a merged point.
+    pub source: Vec<i64>,
+    /// Row-major `n_problems x len`: problem `p`'s coefficients of every point.
+    pub dual_coef: Vec<f64>,
+    /// One intercept per problem.
+    pub intercept: Vec<f64>,
+    /// What each problem's fit reported, with its steps.
+    pub reports: Vec<(BudgetFitOutput, u64)>,
+}
+
+/// Every binary problem of `labels` (one-vs-rest; one for two classes) with a
+/// budget of its own, problem `p` from stream `p` of the seed, on `n_threads`
+/// threads (0: all cores; the models do not depend on it).
+pub fn fit_budgeted_one_vs_rest<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    params: &ValidParams,
+    settings: (Kernel, usize, Maintenance),
+    n_threads: usize,
+    monitor: &Monitor,
+) -> Result<BudgetedModels> {
+    labels.check(rows.n_rows())?;
+    let n_problems = labels.n_problems();
+    let multi = n_problems > 1;
+    let states: Vec<BudgetState> = (0..n_problems)
+        .map(|p| BudgetState::new(rows.n_features(), params.seed, p as u64))
+        .collect();
+    let done = for_each_problem(states, n_threads, |p, mut state| {
+        let task = labels.task(p)?;
+        let label = problem_label(multi && params.verbose, p);
+        let out = fit_budgeted_binary(rows, &task, params, settings, &mut state, monitor, &label)?;
+        Ok((state, out))
+    })?;
+    Ok(join(rows.n_features(), params.alpha, &done))
+}
+
+/// A regression of the real `targets` (sample weights `sample_weight`) with a
+/// budget, from stream 0 of the seed; `params.loss` a regression loss the kernel
+/// solver takes.
+pub fn fit_budgeted_regression<R: Rows>(
+    rows: &R,
+    (targets, sample_weight): (&[f64], Option<&[f64]>),
+    params: &ValidParams,
+    settings: (Kernel, usize, Maintenance),
+    monitor: &Monitor,
+) -> Result<BudgetedModels> {
+    if targets.len() != rows.n_rows() {
+        return Err(Error::ShapeMismatch(format!(
+            "X has {} rows but y has {} targets",
+            rows.n_rows(),
+            targets.len()
+        )));
+    }
+    let task = BinaryTask::regression(targets, sample_weight)?;
+    task.check_targets()?;
+    let mut state = BudgetState::new(rows.n_features(), params.seed, 0);
+    let out = fit_budgeted_binary(rows, &task, params, settings, &mut state, monitor, "")?;
+    Ok(join(rows.n_features(), params.alpha, &[(state, out)]))
+}
+
+/// The problems' models side by side.
+fn join(d: usize, alpha: f64, done: &[(BudgetState, BudgetFitOutput)]) -> BudgetedModels {
+    let models: Vec<BudgetModel> = done.iter().map(|(s, _)| s.model(alpha)).collect();
+    let total: usize = models.iter().map(|m| m.dual_coef.len()).sum();
+    let mut out = BudgetedModels {
+        n_features: d,
+        points: Vec::with_capacity(total * d),
+        source: Vec::with_capacity(total),
+        dual_coef: vec![0.0; models.len() * total],
+        intercept: models.iter().map(|m| m.intercept).collect(),
+        reports: done.iter().map(|(s, o)| (o.clone(), s.steps())).collect(),
+    };
+    let mut at = 0;
+    for (p, m) in models.iter().enumerate() {
+        out.points.extend_from_slice(&m.points);
+        out.source.extend_from_slice(&m.source);
+        let row = &mut out.dual_coef[p * total..(p + 1) * total];
+        row[at..at + m.dual_coef.len()].copy_from_slice(&m.dual_coef);
+        at += m.dual_coef.len();
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,0 +1,131 @@
+"""A budget of support vectors for the kernel estimators (issue 40): budgeted SGD.
+
+Oracles: with a budget no fit reaches, the model without a budget (the same draws
+and steps; the kernel values rounded otherwise, so to 1e-8); the budget never
+exceeded; the support vectors that are training rows equal to those rows; on real
+data (scikit-learn's digits and diabetes) a merged budget close to the unbudgeted
+model; scikit-learn's estimator checks.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pegasos_rs
+import pytest
+import scipy.sparse as sp
+from conftest import parametrize_with_checks, stochastic_weight_failures
+from pegasos_rs import KernelPegasosClassifier, KernelPegasosRegressor
+from sklearn.datasets import load_diabetes, load_digits, make_classification
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+
+def _problem(n_classes=2, sparse=False):
+    X, y = make_classification(
+        n_samples=300, n_features=6, n_informative=4, n_redundant=0,
+        n_classes=n_classes, random_state=1,
+    )  # fmt: skip
+    if sparse:
+        X[np.abs(X) < 0.5] = 0.0
+        return sp.csr_matrix(X), y
+    return X, y
+
+
+@pytest.mark.parametrize(("n_classes", "sparse"), [(2, False), (3, True)])
+def test_a_budget_no_fit_reaches_gives_the_model_without_one(n_classes, sparse):
+    X, y = _problem(n_classes, sparse)
+    kw = {"alpha": 0.01, "gamma": 0.3, "max_iter": 3, "random_state": 0, "multi_class": "ovr"}
+    plain = KernelPegasosClassifier(strategy="support", **kw).fit(X, y)
+    budgeted = KernelPegasosClassifier(budget=10_000, **kw).fit(X, y)
+    np.testing.assert_allclose(
+        budgeted.decision_function(X), plain.decision_function(X), rtol=1e-8, atol=1e-8
+    )
+    assert (budgeted.support_ >= 0).all()
+    assert set(budgeted.support_) == set(plain.support_)
+    assert budgeted.fit_report_[0]["strategy"] == "budget"
+    assert budgeted.t_ == plain.t_
+
+
+def test_the_regressor_with_a_budget_no_fit_reaches():
+    X, y = load_diabetes(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    kw = {"alpha": 1e-3, "epsilon": 10.0, "gamma": 0.1, "max_iter": 2, "random_state": 0}
+    plain = KernelPegasosRegressor(strategy="support", **kw).fit(X, y)
+    budgeted = KernelPegasosRegressor(budget=10_000, **kw).fit(X, y)
+    np.testing.assert_allclose(budgeted.predict(X), plain.predict(X), rtol=1e-8, atol=1e-6)
+
+
+@pytest.mark.parametrize("maintenance", ["merge", "remove"])
+def test_the_budget_holds_and_its_training_rows_are_the_rows(maintenance):
+    X, y = _problem(3)
+    est = KernelPegasosClassifier(
+        budget=12, budget_maintenance=maintenance, gamma=0.3, alpha=0.01, random_state=0
+    ).fit(X, y)
+    assert est.multi_class_ == "ovr"
+    assert est.n_support_.tolist() == [int(np.count_nonzero(r)) for r in est.dual_coef_]
+    assert (est.n_support_ <= 12).all()
+    rows = est.support_ >= 0
+    np.testing.assert_array_equal(est.support_vectors_[rows], X[est.support_[rows]])
+    if maintenance == "merge":
+        assert (est.support_ == -1).any()  # merged points
+    else:
+        assert rows.all()
+
+
+def test_real_data_merging_keeps_the_accuracy():
+    """digits (10 classes, one-vs-rest): 60 merged points a class against the
+    unbudgeted model's hundreds of support vectors."""
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X / 16.0, y, random_state=0)
+    kw = {"alpha": 1e-3, "gamma": 0.05, "max_iter": 5, "random_state": 0, "multi_class": "ovr"}
+    plain = KernelPegasosClassifier(**kw).fit(X_train, y_train)
+    budgeted = KernelPegasosClassifier(budget=60, **kw).fit(X_train, y_train)
+    a, b = budgeted.score(X_test, y_test), plain.score(X_test, y_test)
+    assert a >= b - 0.03, (a, b)
+    assert budgeted.support_vectors_.shape[0] <= 600 < plain.support_vectors_.shape[0]
+
+
+def test_model_files_pickle_and_probabilities(tmp_path):
+    X, y = _problem(2, sparse=True)
+    est = KernelPegasosClassifier(budget=15, gamma=0.3, random_state=0, probability=True)
+    est.fit(X, y)
+    assert sp.issparse(est.support_vectors_)
+    for other in (pickle.loads(pickle.dumps(est)), None):
+        if other is None:
+            est.save(tmp_path / "b.model")
+            other = pegasos_rs.load(tmp_path / "b.model")
+        np.testing.assert_array_equal(other.decision_function(X), est.decision_function(X))
+        np.testing.assert_array_equal(other.predict_proba(X), est.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"budget": 1}, "budget"),
+        ({"budget": 5, "kernel": "precomputed"}, "precomputed"),
+        ({"budget": 5, "early_stopping": True}, "early_stopping"),
+        ({"budget": 5, "multi_class": "ovo"}, "one-vs-one"),
+        ({"budget": 5, "kernel": "poly"}, "rbf kernel only"),
+        ({"budget": 5, "loss": "squared_hinge"}, "squared_hinge"),
+        ({"budget": 5, "budget_maintenance": "project"}, "budget_maintenance"),
+    ],
+)
+def test_what_a_budget_cannot_go_with_is_refused(params, message):
+    X, y = _problem(3)
+    if params.get("kernel") == "precomputed":
+        X = X @ X.T
+    with pytest.raises(ValueError, match=message):
+        KernelPegasosClassifier(random_state=0, **params).fit(X, y)
+
+
+@parametrize_with_checks(
+    [
+        KernelPegasosClassifier(budget=8, random_state=0),
+        KernelPegasosRegressor(budget=20, random_state=0),
+    ],
+    expected_failed_checks=stochastic_weight_failures,
+)
+def test_sklearn_compatible_budgeted(estimator, check):
+    check(estimator)
