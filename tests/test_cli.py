@@ -156,7 +156,7 @@ def test_console_script_help_documents_every_option():
     flags = ["-s", "-c", "-e", "-B", "-R", "-wi", "-t", "-g", "-d", "-r", "-m", "-h", "-v",
              "-q", "--alpha", "--passes", "--max-steps", "--batch-size", "--average",
              "--projection", "--sampling", "--seed", "--threads", "--dask", "--mode",
-             "--rank"]  # fmt: skip
+             "--rank", "--budget", "--budget-maintenance"]  # fmt: skip
     for flag in flags:
         assert re.search(rf"^\s+{re.escape(flag)}\b", out, re.M), flag
     assert "\noptions:\n" not in out  # one list of options, not argparse's twin
@@ -811,3 +811,28 @@ def test_s_21_agrees_with_liblinears_one_class_svm(tmp_path):
     ours = pegasos_rs.load(model).predict(X)
     assert np.mean(ours == np.array(theirs)) >= 0.95
     assert np.mean(ours < 0) <= 0.1
+
+
+def test_budget_trains_the_kernel_estimators_with_a_budget(files, tmp_path):
+    """--budget B with -t: KernelPegasosClassifier(budget=B) (and the SVR's); refused
+    without a kernel, for the one-class SVM and with -C."""
+    _, train, _, _ = files
+    model = tmp_path / "b.model"
+    args = ["train", "-q", "-t", "2", "--budget", "6", "--passes", "2", str(train), str(model)]
+    assert main(args) == 0
+    est = pegasos_rs.load(model)
+    assert type(est).__name__ == "KernelPegasosClassifier" and est.budget == 6
+    assert (est.n_support_ <= 6).all()
+    args = ["train", "-q", "-t", "2", "-s", "3", "--budget", "5", "--budget-maintenance",
+            "remove", "--passes", "2", str(train), str(model)]  # fmt: skip
+    assert main(args) == 0
+    reg = pegasos_rs.load(model)
+    assert reg.budget_maintenance == "remove" and reg.support_.size <= 5
+    for argv, message in [
+        (["--budget", "5"], "needs a kernel"),
+        (["-t", "2", "-s", "2", "--budget", "5"], "one-class SVM"),
+        (["-t", "2", "-C", "--budget", "5"], "-C"),
+        (["-t", "2", "--budget", "1"], "--budget"),
+    ]:
+        with pytest.raises(SystemExit, match=message):
+            main(["train", *argv, str(train), str(model)])

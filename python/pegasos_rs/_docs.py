@@ -67,9 +67,10 @@ budget : int or None, default=None
     training rows: ``support_vectors_`` holds them (dense), ``support_`` their
     training rows, -1 for a merged point. With a budget no fit reaches, the model
     is the one without a budget (up to the rounding of the kernel values). Not with
-    ``kernel="precomputed"``, ``early_stopping``, one-vs-one problems, or the
-    losses whose run starts late (``squared_hinge``, ``modified_huber``,
-    ``squared_epsilon_insensitive``). None: no budget.
+    ``kernel="precomputed"``, ``early_stopping``, or the losses whose run starts
+    late (``squared_hinge``, ``modified_huber``, ``squared_epsilon_insensitive``).
+    One-vs-one pairs, as one-vs-rest problems, keep budgets of their own. None: no
+    budget.
 budget_maintenance : {"merge", "remove"}, default="merge"
     ``"merge"`` (rbf only): the support vector of smallest coefficient is merged
     with the partner of the same sign that changes the model least, into a point

@@ -287,7 +287,7 @@ class KernelExpansionMixin:
         ]
         return support
 
-    def _check_budget(self, multi_class: str, n_classes: int) -> None:
+    def _check_budget(self) -> None:
         """``ValueError`` for what a budget cannot go with (see ``budget``)."""
         if self.kernel == "precomputed":
             raise ValueError(
@@ -296,11 +296,6 @@ class KernelExpansionMixin:
             )
         if getattr(self, "early_stopping", False):
             raise ValueError("budget is not available with early_stopping=True yet")
-        if multi_class == "ovo" and n_classes > 2:
-            raise ValueError(
-                "budget is not available with one-vs-one problems yet: set "
-                "multi_class='ovr' (each class's problem keeps its own budget)"
-            )
 
     def _store_budget(self, X, result: dict) -> None:
         """Set the fitted attributes of a budgeted fit from what the extension

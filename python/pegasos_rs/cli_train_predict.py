@@ -164,6 +164,9 @@ Pegasos' own options:
   --passes n     passes over the data            (default 20 linear, 10 kernel)
   --max-steps T  run exactly T steps (the paper's T) instead of --passes (linear)
   --batch-size k examples per step (the paper's k)                   (default 1)
+  --budget B     with -t (a kernel): at most B support vectors per binary problem
+                 (KernelPegasosClassifier/Regressor's budget)
+  --budget-maintenance merge|remove  how the budget is kept    (default merge)
   --average 0|1  1: the suffix-averaged iterate, 0: the last iterate (default 1)
   --projection 0|1  project onto the ball of radius 1/sqrt(alpha) (linear; 1)
   --sampling s   uniform, shuffle or balanced  (default uniform; classifiers of
@@ -319,6 +322,14 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help=hide)
     p.add_argument("--threads", type=int, default=1, help=hide)
     p.add_argument("--mode", choices=["exact", "parallel"], default="exact", help=hide)
+    p.add_argument("--budget", type=int, help=hide)
+    p.add_argument(
+        "--budget-maintenance",
+        choices=["merge", "remove"],
+        dest="budget_maintenance",
+        default="merge",
+        help=hide,
+    )
     p.add_argument("files", nargs="*", help=hide)
     return p
 
@@ -391,6 +402,7 @@ def _check_values(args) -> None:
             f"an integer in [1, {MAX_STEPS}]",
         ),
         ("--seed", args.seed, 0 <= args.seed <= MAX_SEED, f"an integer in [0, {MAX_SEED}]"),
+        ("--budget", args.budget, args.budget is None or args.budget >= 2, "an integer >= 2"),
         (
             "-p epsilon",
             args.epsilon,
@@ -653,6 +665,8 @@ def _estimator(args, n_samples: int, class_weight):
         "random_state": args.seed,
         "n_jobs": args.threads,
         "verbose": 0,
+        "budget": args.budget,
+        "budget_maintenance": args.budget_maintenance,
     }
     if args.task == "regressor":
         from pegasos_rs import KernelPegasosRegressor
@@ -748,6 +762,8 @@ def train(argv: list[str]) -> int:
         )
     if args.task == "one_class":
         _check_one_class(args, class_weight, on_dask)
+    if args.budget is not None:
+        _check_budget(args)
     if args.search:
         _check_search(args, on_dask)
     if args.rank:
@@ -768,6 +784,17 @@ def train(argv: list[str]) -> int:
     if linear_classifier and not args.folds and not args.probability:
         return _train_linear(args, data_file, model_file, class_weight)
     return _train_estimator(args, data_file, model_file, class_weight)
+
+
+def _check_budget(args) -> None:
+    """Exit saying why, for what ``--budget`` cannot go with."""
+    for why, given in (
+        ("needs a kernel (-t; the linear solver has no support vectors)", args.kernel == "linear"),
+        ("is not available for the one-class SVM yet", args.task == "one_class"),
+        ("does not go with -C (the searches share kernel matrices)", bool(args.search)),
+    ):
+        if given:
+            raise SystemExit(f"pegasos-rs train: --budget {why}")
 
 
 def _check_one_class(args, class_weight, on_dask: bool) -> None:

@@ -360,8 +360,6 @@ class KernelPegasosClassifier(
         check_targets(y)
         classes, present, counts, codes = encode_targets(type(self).__name__, y)
         used = multi_class_used(self.multi_class, classes.size, X.shape[0])
-        if self.budget is not None and self.multi_class == "auto":
-            used = "ovr"  # a budget per class (pairs have none yet)
         self._check_shape_is_available(used, classes.size)
         # Checked before training: too small a class for the folds is an input error.
         n_folds = _platt.n_folds_for(counts) if self.probability else 0
@@ -369,7 +367,7 @@ class KernelPegasosClassifier(
         class_weight = class_weight_vector(self.class_weight, classes, present, counts)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
         if self.budget is not None:
-            self._check_budget(used, classes.size)
+            self._check_budget()
             Xk = self._kernel_rows(X)
             result = _core.fit_kernel_budget(
                 as_rust_matrix(Xk),
@@ -379,23 +377,16 @@ class KernelPegasosClassifier(
                     "class_weight": class_weight,
                     "sample_weight": weights,
                 },
-                self._solver_params(gamma, "ovr"),
+                self._solver_params(gamma, used),
                 n_threads(self.n_jobs),
                 int(self.budget),
                 self.budget_maintenance,
             )
             self.classes_ = classes
-            self.multi_class_ = "ovr"
+            self.multi_class_ = used
             self._gamma = gamma
             self._store_budget(X, result)
-            # Support vectors per class: a problem's own (one-vs-rest), or for two
-            # classes by the sign of their coefficient.
-            dual = self.dual_coef_
-            if classes.size == 2:
-                counts = [int(np.sum(dual[0] < 0)), int(np.sum(dual[0] > 0))]
-            else:
-                counts = [int(np.count_nonzero(row)) for row in dual]
-            self.n_support_ = np.array(counts, dtype=np.int32)
+            self.n_support_ = _budget_support_counts(self.dual_coef_, classes.size, used)
             self._fit_probability(X, y, weights, n_folds, pairwise=precomputed)
             return self
         # Early stopping: the held-out rows last (a copy; the folds of the
@@ -542,3 +533,21 @@ def _votes(pair_scores: NDArray[np.float64], n_classes: int) -> NDArray[np.float
             votes[:, j] += f < 0
             p += 1
     return votes + confidence / (3 * (np.abs(confidence) + 1))
+
+
+def _budget_support_counts(dual, n_classes: int, multi_class: str):
+    """The support vectors of each class of a budgeted model: for two classes by
+    the sign of their coefficient, one-vs-rest a class's problem's, one-vs-one the
+    points of the pairs on the class's side (a positive coefficient is the pair's
+    first class)."""
+    if n_classes == 2:
+        counts = [int(np.sum(dual[0] < 0)), int(np.sum(dual[0] > 0))]
+    elif multi_class == "ovr":
+        counts = [int(np.count_nonzero(row)) for row in dual]
+    else:
+        counts = [0] * n_classes
+        pairs = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+        for row, (i, j) in zip(dual, pairs, strict=True):
+            counts[i] += int(np.sum(row > 0))
+            counts[j] += int(np.sum(row < 0))
+    return np.array(counts, dtype=np.int32)

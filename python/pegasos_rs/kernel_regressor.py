@@ -282,7 +282,7 @@ class KernelPegasosRegressor(
         weights = sample_weight_vector(sample_weight, X)
         gamma = resolve_gamma(self.kernel, self.gamma, X)
         if self.budget is not None:
-            self._check_budget("ovr", 1)
+            self._check_budget()
             result = _core.fit_kernel_budget_regression(
                 as_rust_matrix(self._kernel_rows(X)),
                 targets,

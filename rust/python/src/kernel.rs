@@ -8,11 +8,11 @@ use pyo3::types::PyDict;
 
 use pegasos_core::thresholds::is_small;
 use pegasos_core::{
-    finish_gram as core_finish_gram, fit_budgeted_one_vs_rest, fit_budgeted_regression,
-    kernel_decision as core_kernel_decision, pairwise_kernel as core_pairwise_kernel,
-    raw_gram as core_raw_gram, split_labels, split_targets, BudgetedModels, Decomposition,
-    HeldOutRows, KernelReport, KernelSvm, KernelSvmParams, Maintenance, Params, PrecomputedGram,
-    Rows, Strategy,
+    finish_gram as core_finish_gram, fit_budgeted_one_vs_one, fit_budgeted_one_vs_rest,
+    fit_budgeted_regression, kernel_decision as core_kernel_decision,
+    pairwise_kernel as core_pairwise_kernel, raw_gram as core_raw_gram, split_labels,
+    split_targets, BudgetedModels, Decomposition, HeldOutRows, KernelReport, KernelSvm,
+    KernelSvmParams, Maintenance, Params, PrecomputedGram, Rows, Strategy,
 };
 
 use crate::arrays::{slice, Matrix};
@@ -182,7 +182,8 @@ fn maintenance(name: &str) -> PyResult<Maintenance> {
 }
 
 /// Train kernel Pegasos with a budget of `budget` support vectors per binary
-/// problem (one-vs-rest; one for two classes), kept by `maintenance` ("merge" or
+/// problem (one-vs-rest, or one-vs-one as `params["multi_class"]` says; one
+/// problem for two classes), kept by `maintenance` ("merge" or
 /// "remove"); `labels` and `params` as for `fit_kernel` (a kernel on data rows).
 /// Returns `points` (the support vectors, a dense `(n_sv, n_features)` array: training
 /// rows and merged points), `source` (each one's training row, -1 when merged),
@@ -206,8 +207,14 @@ pub fn fit_kernel_budget<'py>(
     let solver = params.solver.validate()?;
     let codes = slice(&codes)?;
     let labels = labels.with_codes(codes)?;
+    let ovo = matches!(params.multi_class, KernelMultiClass::Ovo);
     let model = dispatch_rows!(x, make => detach_interruptible(py, false, |monitor| {
-        fit_budgeted_one_vs_rest(&make()?, &labels, &solver, settings, n_threads, monitor)
+        let rows = make()?;
+        if ovo {
+            fit_budgeted_one_vs_one(&rows, &labels, &solver, settings, n_threads, monitor)
+        } else {
+            fit_budgeted_one_vs_rest(&rows, &labels, &solver, settings, n_threads, monitor)
+        }
     }))?;
     budget_return(py, &model)
 }

@@ -42,6 +42,7 @@ use std::collections::HashMap;
 
 use crate::data::labels::Labels;
 use crate::data::rows::Rows;
+use crate::data::subset::RowSubset;
 use crate::data::task::BinaryTask;
 use crate::error::{Error, Result};
 use crate::kernels::function::{Kernel, KernelRows};
@@ -51,6 +52,7 @@ use crate::parallel::for_each_problem;
 use crate::solvers::kernel_solver::{check_kernel_params, KernelAverage};
 use crate::solvers::loss::Loss;
 use crate::solvers::multiclass::problem_label;
+use crate::solvers::one_vs_one::{class_members, class_pairs, Pair};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Draws, Sampler};
@@ -763,6 +765,61 @@ pub fn fit_budgeted_one_vs_rest<R: Rows>(
     Ok(join(rows.n_features(), params.alpha, &done))
 }
 
+/// A binary problem per pair of classes of `labels` (`crate::solvers::one_vs_one`'s
+/// pairs, rows, labels and regularisation), each with a budget of its own, pair `p`
+/// from stream `p` of the seed; two classes train their one problem
+/// ([`fit_budgeted_one_vs_rest`]). The points' training rows are numbered among all
+/// the rows.
+pub fn fit_budgeted_one_vs_one<R: Rows>(
+    rows: &R,
+    labels: &Labels<'_>,
+    params: &ValidParams,
+    settings: (Kernel, usize, Maintenance),
+    n_threads: usize,
+    monitor: &Monitor,
+) -> Result<BudgetedModels> {
+    labels.check(rows.n_rows())?;
+    if labels.n_classes == 2 {
+        return fit_budgeted_one_vs_rest(rows, labels, params, settings, n_threads, monitor);
+    }
+    let members = class_members(labels.codes, labels.n_classes);
+    let pairs = class_pairs(labels.n_classes);
+    let done = for_each_problem(pairs, n_threads, |p, (i, j)| {
+        let pair = Pair::new(labels, &members, (i, j), params)?;
+        let index: Vec<usize> = pair.rows.iter().map(|&r| r as usize).collect();
+        let view = RowSubset::new(rows, &index)?;
+        let task = pair.task()?;
+        let mut state = BudgetState::new(rows.n_features(), params.seed, p as u64);
+        let label = if params.verbose {
+            format!("[pair {i}-{j}] ")
+        } else {
+            String::new()
+        };
+        let out = fit_budgeted_binary(
+            &view,
+            &task,
+            &pair.params,
+            settings,
+            &mut state,
+            monitor,
+            &label,
+        )?;
+        // The pair's rows numbered among all the rows.
+        for source in &mut state.points.source {
+            if let Ok(r) = usize::try_from(*source) {
+                *source = i64::from(pair.rows[r]);
+            }
+        }
+        state.of_row.clear();
+        Ok((state, out, pair.params.alpha))
+    })?;
+    let models = done
+        .iter()
+        .map(|(s, o, alpha)| (s.model(*alpha), o.clone(), s.steps()))
+        .collect();
+    Ok(join_models(rows.n_features(), models))
+}
+
 /// A regression of the real `targets` (sample weights `sample_weight`) with a
 /// budget, from stream 0 of the seed; `params.loss` a regression loss the kernel
 /// solver takes.
@@ -787,18 +844,27 @@ pub fn fit_budgeted_regression<R: Rows>(
     Ok(join(rows.n_features(), params.alpha, &[(state, out)]))
 }
 
-/// The problems' models side by side.
+/// The problems' models side by side (all regularised by `alpha`).
 fn join(d: usize, alpha: f64, done: &[(BudgetState, BudgetFitOutput)]) -> BudgetedModels {
-    let models: Vec<BudgetModel> = done.iter().map(|(s, _)| s.model(alpha)).collect();
-    let total: usize = models.iter().map(|m| m.dual_coef.len()).sum();
+    let models = done
+        .iter()
+        .map(|(s, o)| (s.model(alpha), o.clone(), s.steps()))
+        .collect();
+    join_models(d, models)
+}
+
+/// The models of the problems (with their reports and steps) side by side.
+fn join_models(d: usize, done: Vec<(BudgetModel, BudgetFitOutput, u64)>) -> BudgetedModels {
+    let total: usize = done.iter().map(|m| m.0.dual_coef.len()).sum();
     let mut out = BudgetedModels {
         n_features: d,
         points: Vec::with_capacity(total * d),
         source: Vec::with_capacity(total),
-        dual_coef: vec![0.0; models.len() * total],
-        intercept: models.iter().map(|m| m.intercept).collect(),
-        reports: done.iter().map(|(s, o)| (o.clone(), s.steps())).collect(),
+        dual_coef: vec![0.0; done.len() * total],
+        intercept: done.iter().map(|m| m.0.intercept).collect(),
+        reports: done.iter().map(|m| (m.1.clone(), m.2)).collect(),
     };
+    let models: Vec<BudgetModel> = done.into_iter().map(|m| m.0).collect();
     let mut at = 0;
     for (p, m) in models.iter().enumerate() {
         out.points.extend_from_slice(&m.points);

@@ -151,7 +151,7 @@ pub fn fit_kernel_one_vs_one<G: Gram, S: Float>(
 }
 
 /// The training rows of each class, increasing.
-fn class_members(codes: &[u32], n_classes: usize) -> Vec<Vec<u32>> {
+pub(crate) fn class_members(codes: &[u32], n_classes: usize) -> Vec<Vec<u32>> {
     let mut members = vec![Vec::new(); n_classes];
     for (r, &c) in codes.iter().enumerate() {
         members[c as usize].push(r as u32);
@@ -160,9 +160,9 @@ fn class_members(codes: &[u32], n_classes: usize) -> Vec<Vec<u32>> {
 }
 
 /// The rows, labels and weights of one pair of classes.
-struct Pair<'a> {
+pub(crate) struct Pair<'a> {
     /// Training rows of the two classes, increasing.
-    rows: Vec<u32>,
+    pub(crate) rows: Vec<u32>,
     /// Their class codes.
     codes: Vec<u32>,
     /// Their sample weights, when given.
@@ -172,12 +172,12 @@ struct Pair<'a> {
     /// The class weights.
     class_weight: &'a [f64],
     /// The parameters, a visiting order restricted to the pair's rows.
-    params: ValidParams,
+    pub(crate) params: ValidParams,
 }
 
 impl<'a> Pair<'a> {
     /// Pair `(i, j)` of `labels`, whose classes have the rows `members`.
-    fn new(
+    pub(crate) fn new(
         labels: &'a Labels<'_>,
         members: &[Vec<u32>],
         (i, j): (u32, u32),
@@ -216,7 +216,7 @@ impl<'a> Pair<'a> {
     }
 
     /// The binary task: the first class `+1`, each row weighed by its own class.
-    fn task(&self) -> Result<BinaryTask<'_>> {
+    pub(crate) fn task(&self) -> Result<BinaryTask<'_>> {
         let (i, j) = self.classes;
         BinaryTask::new(
             &self.codes,
