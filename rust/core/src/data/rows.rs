@@ -31,7 +31,7 @@ pub trait Rows: Sync {
     /// (the same lanes in the same order), with one read of the row for all.
     /// `lanes` is scratch of `k * LANES` values.
     fn dot_many(&self, i: usize, w_t: &[f64], lanes: &mut [f64], out: &mut [f64]);
-    /// [`Rows::dot_many`] for exactly [`DOT_BLOCK`] vectors (`w_t[j * DOT_BLOCK + c]`),
+    /// [`Rows::dot_many`] for exactly `DOT_BLOCK` (4) vectors (`w_t[j * DOT_BLOCK + c]`),
     /// the same bits; the storage types keep its accumulators in registers.
     fn dot_block(&self, i: usize, w_t: &[f64]) -> [f64; DOT_BLOCK] {
         let mut lanes = [0.0; DOT_BLOCK * LANES];

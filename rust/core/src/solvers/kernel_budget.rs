@@ -27,8 +27,12 @@
 //!   `K(z_n, z) = kappa^(h^2)` with `kappa = K(z_m, z_n)`, so `h` maximises
 //!   `|a_m| kappa^((1-h)^2) + |a_n| kappa^(h^2)` on `[0, 1]`, found by golden-section
 //!   search ([`best_merge`]); the degradation is
-//!   `a_m^2 + a_n^2 + 2 a_m a_n kappa - a_z^2`. One kernel row of `z_m` against the
-//!   points (`O(B d)`) and a search per partner (`O(B)`): the step stays `O(B d)`.
+//!   `a_m^2 + a_n^2 + 2 a_m a_n kappa - a_z^2`. The best `h` depends on
+//!   `|a_m| / (|a_m| + |a_n|)` and `kappa` only, so, as Qaadan and Glasmachers do,
+//!   it is tabulated once and the partners are ranked by the degradation at the
+//!   table's `h` ([`quick_merge`]: two exponentials a partner); the chosen
+//!   partner's `h` is then searched exactly. One kernel row of `z_m` against the
+//!   points (`O(B d)`) and `O(1)` a partner: the step stays `O(B d)`.
 //!   Without a partner of the same sign, `m` is removed.
 //!
 //! # Averaging
@@ -254,6 +258,56 @@ pub fn best_merge(a_m: f64, a_n: f64, gd: f64) -> (f64, f64, f64) {
         .unwrap_or(0.5);
     let a_z = value(h);
     let kappa = math::exp(-gd);
+    let degradation = a_m * a_m + a_n * a_n + 2.0 * a_m * a_n * kappa - a_z * a_z;
+    (h, a_z, degradation)
+}
+
+/// Steps of the merge table in `r = |a_m| / (|a_m| + |a_n|)` over `[0, 1/2]` and in
+/// `kappa = exp(-gd)` over `[0, 1]`.
+const TABLE_R: usize = 64;
+const TABLE_K: usize = 256;
+
+/// The best `h` of [`best_merge`] at the table's nodes: it depends on `r` and
+/// `kappa` only (`|a_z| / (|a_m| + |a_n|) = r kappa^((1-h)^2) + (1-r) kappa^(h^2)`),
+/// computed once per process (Qaadan and Glasmachers' precomputation).
+fn merge_table() -> &'static [f64] {
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Vec::with_capacity((TABLE_R + 1) * (TABLE_K + 1));
+        for i in 0..=TABLE_R {
+            let r = 0.5 * i as f64 / TABLE_R as f64;
+            for j in 0..=TABLE_K {
+                let kappa = j as f64 / TABLE_K as f64;
+                // kappa = 0: points far apart (a large finite distance, not infinity).
+                let gd = if j == 0 { 50.0 } else { -kappa.ln() };
+                t.push(best_merge(r.max(1e-12), 1.0 - r, gd).0);
+            }
+        }
+        t
+    })
+}
+
+/// A merge of `a_m` into `a_n` (same sign, `|a_m| <= |a_n|`) at `gd` with `h` read
+/// from the merge table (the best of the four nodes around `(r, kappa)`): `(h, a_z,
+/// degradation)` exact for that `h`, at
+/// least [`best_merge`]'s degradation and close to it. Ranks the partners; the
+/// chosen one's merge is [`best_merge`]'s.
+pub fn quick_merge(a_m: f64, a_n: f64, gd: f64) -> (f64, f64, f64) {
+    let table = merge_table();
+    let r = (a_m.abs() / (a_m.abs() + a_n.abs())).min(0.5);
+    let kappa = math::exp(-gd);
+    let (x, y) = (r / 0.5 * TABLE_R as f64, kappa * TABLE_K as f64);
+    let (i, j) = ((x as usize).min(TABLE_R - 1), (y as usize).min(TABLE_K - 1));
+    let at = |i: usize, j: usize| table[i * (TABLE_K + 1) + j];
+    // The best of the four surrounding nodes' h (where h jumps between the two ends
+    // of the segment, an interpolated h would fall between the peaks).
+    let value =
+        |h: f64| a_m * math::exp(-(1.0 - h) * (1.0 - h) * gd) + a_n * math::exp(-h * h * gd);
+    let (h, a_z) = [at(i, j), at(i, j + 1), at(i + 1, j), at(i + 1, j + 1)]
+        .into_iter()
+        .map(|h| (h, value(h)))
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        .unwrap_or((0.5, value(0.5)));
     let degradation = a_m * a_m + a_n * a_n + 2.0 * a_m * a_n * kappa - a_z * a_z;
     (h, a_z, degradation)
 }
@@ -502,7 +556,7 @@ impl<R: Rows> BudgetRun<'_, R> {
         let pts = &self.state.points;
         let a_m = pts.coef[m];
         let zm = pts.row(m);
-        let mut best: Option<(usize, f64, f64, f64)> = None;
+        let mut best: Option<(usize, f64, f64)> = None;
         for n in 0..pts.len() {
             let a_n = pts.coef[n];
             if n == m || a_n.signum() != a_m.signum() || a_n == 0.0 {
@@ -511,12 +565,16 @@ impl<R: Rows> BudgetRun<'_, R> {
             let dot: f64 = zm.iter().zip(pts.row(n)).map(|(a, b)| a * b).sum();
             let dist = (pts.sq_norm[m] + pts.sq_norm[n] - 2.0 * dot).max(0.0);
             self.out.kernel_evals += 1;
-            let (h, a_z, degradation) = best_merge(a_m, a_n, gamma * dist);
-            if best.is_none_or(|b| degradation < b.3) {
-                best = Some((n, h, a_z, degradation));
+            let (_, _, degradation) = quick_merge(a_m, a_n, gamma * dist);
+            if best.is_none_or(|b| degradation < b.1) {
+                best = Some((n, degradation, gamma * dist));
             }
         }
-        best.map(|(n, h, a_z, _)| (n, h, a_z))
+        // The chosen partner's merge, searched exactly.
+        best.map(|(n, _, gd)| {
+            let (h, a_z, _) = best_merge(a_m, pts.coef[n], gd);
+            (n, h, a_z)
+        })
     }
 
     /// Replace points `m` and `n` by `h z_m + (1 - h) z_n` with coefficient `a_z`

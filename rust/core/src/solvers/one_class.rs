@@ -48,9 +48,9 @@ pub fn nu_quantile(scored: &mut [(f64, f64)], nu: f64) -> Option<f64> {
 
 /// The exact offset `rho` of a one-class model whose scores on its training rows
 /// are `scores` (weights `sample_weight`, 1 without): the weighted `nu`-quantile
-/// over the rows of positive weight ([`nu_quantile`]). A caller that computes
+/// over the rows of positive weight (`nu_quantile`). A caller that computes
 /// `scores` as its predictions do gets the nu-property on the training rows bit for
-/// bit (the kernel models: see [`crate::solvers::kernel_solver`]). An error when
+/// bit (the kernel models: see `solvers::kernel_solver`). An error when
 /// the lengths differ, a score is not finite or no row weighs anything.
 pub fn one_class_offset(scores: &[f64], sample_weight: Option<&[f64]>, nu: f64) -> Result<f64> {
     if let Some(w) = sample_weight {
@@ -119,7 +119,7 @@ fn scaled_best_rho<R: Rows>(
 }
 
 /// The largest squared norm of the rows of `rows` of positive sample weight (0
-/// when none; [`crate::solvers::linear::largest_sq_norm`]): the one-class SVM's
+/// when none; `solvers::linear::largest_sq_norm`): the one-class SVM's
 /// squared projection radius, over a part of the training set (the parts' largest
 /// is the whole set's).
 pub fn one_class_sq_norm<R: Rows>(rows: &R, sample_weight: Option<&[f64]>) -> Result<f64> {

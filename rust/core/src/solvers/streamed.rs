@@ -58,7 +58,7 @@ pub struct LabelSummary {
     /// in-memory solver's first step.
     pub first_step_sums: Option<Vec<FirstStepSums>>,
     /// The one-class SVM with projection: the largest squared norm of the rows of
-    /// positive weight ([`linear::largest_sq_norm`], the largest over the blocks),
+    /// positive weight (`linear::largest_sq_norm`, the largest over the blocks),
     /// which sets its projection radius.
     pub one_class_sq_norm: Option<f64>,
 }
@@ -377,7 +377,7 @@ impl StreamedFit {
     }
 
     /// The one-class SVM: the rows whose scores reset the bias after each pass
-    /// (every [`one_class::reset_stride`]-th row, in order), to be supplied to
+    /// (every `one_class::reset_stride`-th row, in order), to be supplied to
     /// [`StreamedFit::one_class_reset`]. Empty for other fits, and without an offset
     /// to learn.
     pub fn one_class_sample(&self) -> Vec<usize> {
@@ -396,7 +396,7 @@ impl StreamedFit {
     /// The one-class SVM after a pass: its bias set from the scores of the rows of
     /// [`StreamedFit::one_class_sample`], supplied as `rows` (in that order) with
     /// their sample weights, as the in-memory solver sets it
-    /// ([`one_class::reset_bias`]); nothing for other fits.
+    /// (`one_class::reset_bias`); nothing for other fits.
     pub fn one_class_reset<R: Rows>(
         &mut self,
         rows: &R,
