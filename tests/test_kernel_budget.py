@@ -93,6 +93,31 @@ def test_one_vs_one_pairs_keep_budgets_of_their_own():
     np.testing.assert_array_equal(small.support_vectors_[rows], X[small.support_[rows]])
 
 
+def test_the_one_class_svm_with_a_budget():
+    """A budget no fit reaches gives the one-class model without one; a small budget
+    holds, keeps the nu-property (the exact offset) and most of the AUC."""
+    from pegasos_rs import KernelPegasosOneClassSVM
+    from sklearn.metrics import roc_auc_score
+
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X / 16.0, y, random_state=0)
+    normal = X_train[y_train == 3]
+    kw = {"nu": 0.1, "gamma": 0.05, "random_state": 0}
+    plain = KernelPegasosOneClassSVM(strategy="support", **kw).fit(normal)
+    big = KernelPegasosOneClassSVM(budget=10_000, **kw).fit(normal)
+    np.testing.assert_allclose(
+        big.decision_function(X_test), plain.decision_function(X_test), rtol=1e-8, atol=1e-8
+    )
+    small = KernelPegasosOneClassSVM(budget=15, **kw).fit(normal)
+    assert small.n_support_[0] <= 15
+    d = small.decision_function(normal)
+    assert np.mean(d < 0) <= 0.1 <= np.mean(d <= 0)
+    other = y_test != 3
+    a = roc_auc_score(other, -small.decision_function(X_test))
+    b = roc_auc_score(other, -plain.decision_function(X_test))
+    assert a >= b - 0.02, (a, b)
+
+
 def test_real_data_merging_keeps_the_accuracy():
     """digits (10 classes, one-vs-rest): 60 merged points a class against the
     unbudgeted model's hundreds of support vectors."""

@@ -722,6 +722,8 @@ def _kernel_one_class(args):
         average=True if args.average is None else bool(args.average),
         sampling=args.sampling or "uniform",
         cache_size=args.cache,
+        budget=args.budget,
+        budget_maintenance=args.budget_maintenance,
         random_state=args.seed,
         n_jobs=args.threads,
     )
@@ -790,7 +792,6 @@ def _check_budget(args) -> None:
     """Exit saying why, for what ``--budget`` cannot go with."""
     for why, given in (
         ("needs a kernel (-t; the linear solver has no support vectors)", args.kernel == "linear"),
-        ("is not available for the one-class SVM yet", args.task == "one_class"),
         ("does not go with -C (the searches share kernel matrices)", bool(args.search)),
     ):
         if given:

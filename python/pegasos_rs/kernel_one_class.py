@@ -44,8 +44,7 @@ if TYPE_CHECKING:
     )
 
 #: The kernel estimators' constraints without what the one-class SVM does not have:
-#: ``alpha`` (it is ``nu``), early stopping (no labels to score held-out rows by) and
-#: a budget (not yet).
+#: ``alpha`` (it is ``nu``) and early stopping (no labels to score held-out rows by).
 _SHARED = {
     k: v
     for k, v in _kernel_expansion.PARAMETER_CONSTRAINTS.items()
@@ -56,8 +55,6 @@ _SHARED = {
         "n_iter_no_change",
         "early_stopping",
         "validation_fraction",
-        "budget",
-        "budget_maintenance",
     }
 }
 
@@ -121,6 +118,7 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
     strategy : {"auto", "margins", "support"}, default="auto"
         How the scores during training are evaluated, as for
         :class:`KernelPegasosClassifier`.
+    {budget}
     {random_state}
     n_jobs : int or None, default=None
         Threads for the kernel columns and for scoring (-1: all cores).
@@ -202,6 +200,8 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
         ),
         cache_size: Float = 200,
         strategy: Literal["auto", "margins", "support"] = "auto",
+        budget: Int | None = None,
+        budget_maintenance: Literal["merge", "remove"] = "merge",
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
         verbose: Int = 0,
@@ -218,6 +218,8 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
         self.sampling = sampling
         self.cache_size = cache_size
         self.strategy = strategy
+        self.budget = budget
+        self.budget_maintenance = budget_maintenance
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -259,17 +261,21 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
         params["solver"]["one_class"] = True
         params["multi_class"] = "ovr"
         n = X.shape[0]
-        result = _core.fit_kernel(
-            as_rust_matrix(Xk),
-            np.ones(n, dtype=np.uint32),
-            {"n_classes": 2, "class_weight": np.ones(2), "sample_weight": weights},
-            params,
-            n_threads(self.n_jobs),
-            0,
-        )
+        labels = {"n_classes": 2, "class_weight": np.ones(2), "sample_weight": weights}
+        codes = np.ones(n, dtype=np.uint32)
+        threads = n_threads(self.n_jobs)
         self._gamma = gamma
-        support = self._store_expansion(X, Xk, result)
-        self.n_support_ = np.array([support.size], dtype=np.int32)
+        if self.budget is not None:
+            self._check_budget()
+            budget, how = int(self.budget), self.budget_maintenance
+            result = _core.fit_kernel_budget(
+                as_rust_matrix(Xk), codes, labels, params, threads, budget, how
+            )
+            self._store_budget(X, result)
+        else:
+            result = _core.fit_kernel(as_rust_matrix(Xk), codes, labels, params, threads, 0)
+            self._store_expansion(X, Xk, result)
+        self.n_support_ = np.array([self.support_.size], dtype=np.int32)
         # The offset, exact for the returned model: the nu-quantile of its scores on
         # the training rows, computed as score_samples computes them.
         if self.fit_intercept:

@@ -35,6 +35,12 @@
 //!   points (`O(B d)`) and `O(1)` a partner: the step stays `O(B d)`.
 //!   Without a partner of the same sign, `m` is removed.
 //!
+//! # The one-class SVM
+//! With `params.one_class` the steps are the kernel solver's one-class steps (the
+//! bias drifting by `-1/t`, reset to the `nu`-quantile of the iterate's scores at
+//! `t = 2, 4, 8, ...` and after every pass); the caller places the returned model's
+//! exact offset, as for the kernel solver.
+//!
 //! # Averaging
 //! With suffix averaging the average of the iterates is kept on the same points:
 //! point `s` accumulates `sum_t a_s^(t) / t` lazily (as the kernel solver's average),
@@ -56,6 +62,7 @@ use crate::parallel::for_each_problem;
 use crate::solvers::kernel_solver::{check_kernel_params, KernelAverage};
 use crate::solvers::loss::Loss;
 use crate::solvers::multiclass::problem_label;
+use crate::solvers::one_class::{nu_quantile, RESET_ROWS};
 use crate::solvers::one_vs_one::{class_members, class_pairs, Pair};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
@@ -501,6 +508,10 @@ impl<R: Rows> BudgetRun<'_, R> {
         }
         if self.params.intercept == Intercept::Unregularized {
             self.state.bias += bias_step / (self.params.alpha * t as f64 * k);
+            if self.params.one_class {
+                // The one-class SVM's drift (`crate::solvers::kernel_solver`).
+                self.state.bias -= 1.0 / t as f64;
+            }
         }
         let state = &mut *self.state;
         state.t = t;
@@ -648,6 +659,36 @@ impl<R: Rows> BudgetRun<'_, R> {
     }
 }
 
+impl<R: Rows> BudgetRun<'_, R> {
+    fn resets_bias(&self) -> bool {
+        self.params.one_class && self.params.intercept == Intercept::Unregularized
+    }
+
+    /// The one-class SVM: the bias set to `1 - rho`, `rho` the `nu`-quantile of the
+    /// iterate's scores on at most [`RESET_ROWS`] rows, as the kernel solver sets
+    /// it (at `t = 2, 4, 8, ...` and after every pass).
+    fn reset_one_class_bias(&mut self) {
+        let t = self.state.t;
+        if t == 0 || self.state.points.is_empty() {
+            return;
+        }
+        let scale = 1.0 / (self.params.alpha * t as f64);
+        let n = self.rows.n_rows();
+        let stride = n.div_ceil(RESET_ROWS).max(1);
+        let mut scored = Vec::with_capacity(n.div_ceil(stride));
+        for i in (0..n).step_by(stride) {
+            let c = self.task.weight(i);
+            if c > 0.0 && self.rows.check_row(i).is_ok() {
+                self.query.load(self.rows, i);
+                scored.push((scale * self.raw_margin(), c));
+            }
+        }
+        if let Some(rho) = nu_quantile(&mut scored, self.params.alpha) {
+            self.state.bias = 1.0 - rho;
+        }
+    }
+}
+
 impl<R: Rows> PassSubject for BudgetRun<'_, R> {
     fn average_if_unstarted(&mut self) -> bool {
         if self.state.avg.active() {
@@ -681,8 +722,14 @@ impl<R: Rows> PassRunner for BudgetRun<'_, R> {
                 self.batch.push(i);
             }
             self.step()?;
+            if self.resets_bias() && self.state.t.is_power_of_two() {
+                self.reset_one_class_bias();
+            }
         }
         self.monitor.advance(steps);
+        if self.resets_bias() {
+            self.reset_one_class_bias();
+        }
         Ok(())
     }
 
@@ -693,8 +740,7 @@ impl<R: Rows> PassRunner for BudgetRun<'_, R> {
 
 /// Fit one binary problem of `task` on `rows` with at most `budget` support
 /// vectors, continuing `state`, for `params.max_iter` passes (`ceil(n / k)` steps
-/// each). `params` as the kernel solver takes them (no early stopping, no one-class
-/// SVM yet).
+/// each). `params` as the kernel solver takes them (no early stopping).
 #[allow(clippy::too_many_arguments)] // a fit's inputs and the budget's settings
 pub fn fit_budgeted_binary<R: Rows>(
     rows: &R,
@@ -711,11 +757,6 @@ pub fn fit_budgeted_binary<R: Rows>(
     if params.tol.is_some() {
         return Err(Error::InvalidParameter(
             "a budgeted kernel fit runs a fixed number of passes: no tol".into(),
-        ));
-    }
-    if params.one_class {
-        return Err(Error::InvalidParameter(
-            "the one-class SVM has no budget yet".into(),
         ));
     }
     if params.loss.curvature().is_some() {

@@ -280,3 +280,41 @@ fn removal_drops_the_smallest_coefficient_and_merging_needs_rbf() {
         .unwrap();
     assert_eq!(pts.source[m], 1);
 }
+
+#[test]
+fn the_one_class_svm_with_a_budget_no_fit_reaches_is_the_kernel_solver_s() {
+    let (n, d) = (180, 4);
+    let (x, _) = dataset(n, d, 6);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let ones = vec![1; n];
+    let task = BinaryTask::new(&ones, 1, None, 1.0, 1.0).unwrap();
+    let kernel = Kernel::Rbf { gamma: 0.3 };
+    let p = Params {
+        one_class: true,
+        ..(*params(0.2, 1, 3, Averaging::Off)).clone()
+    }
+    .validate()
+    .unwrap();
+    let gram = DataGram::new(&rows, KernelRows::new(kernel, &rows).unwrap());
+    let mut reference = KernelState::new(n, p.seed, 0).unwrap();
+    let solver = KernelSolver {
+        strategy: Strategy::SupportSet,
+        cache_bytes: 1 << 20,
+        parallel: false,
+    };
+    fit_kernel_binary::<_, f64>(
+        &gram,
+        &task,
+        None,
+        &p,
+        solver,
+        &mut reference,
+        &Monitor::new(),
+        "",
+    )
+    .unwrap();
+    let (state, _) = fit_budget(&rows, &task, &p, (kernel, n + 1, Maintenance::Merge));
+    assert!((state.model(p.alpha).intercept - reference.model(p.alpha).intercept).abs() < 1e-9);
+    let (small, _) = fit_budget(&rows, &task, &p, (kernel, 10, Maintenance::Merge));
+    assert!(small.n_points() <= 10);
+}
