@@ -62,7 +62,7 @@ use crate::parallel::for_each_problem;
 use crate::solvers::kernel_solver::{check_kernel_params, KernelAverage};
 use crate::solvers::loss::Loss;
 use crate::solvers::multiclass::problem_label;
-use crate::solvers::one_class::{nu_quantile, RESET_ROWS};
+use crate::solvers::one_class::{reset_stride, strided_rho};
 use crate::solvers::one_vs_one::{class_members, class_pairs, Pair};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
@@ -137,10 +137,26 @@ impl BudgetPoints {
     }
 
     fn push(&mut self, row: &[f64], coef: f64, source: i64) {
+        self.data.extend_from_slice(row);
+        self.finish_push(coef, source);
+    }
+
+    /// Add the row whose non-zero entries are `entries`.
+    fn push_entries(&mut self, entries: &[(usize, f64)], coef: f64, source: i64) {
+        let start = self.data.len();
+        self.data.resize(start + self.d, 0.0);
+        for &(k, v) in entries {
+            self.data[start + k] = v;
+        }
+        self.finish_push(coef, source);
+    }
+
+    /// The last row's squared norm and sum, its coefficient and source.
+    fn finish_push(&mut self, coef: f64, source: i64) {
+        let row = &self.data[self.data.len() - self.d..];
         let (sq, sum) = row
             .iter()
             .fold((0.0, 0.0), |(sq, sum), v| (sq + v * v, sum + v));
-        self.data.extend_from_slice(row);
         self.sq_norm.push(sq);
         self.sum.push(sum);
         self.coef.push(coef);
@@ -201,14 +217,6 @@ impl RowQuery {
         entries.sort_unstable_by_key(|e| e.0);
         self.sq = sq;
         self.sum = sum;
-    }
-
-    fn dense(&self, d: usize) -> Vec<f64> {
-        let mut row = vec![0.0; d];
-        for &(k, v) in &self.entries {
-            row[k] = v;
-        }
-        row
     }
 }
 
@@ -443,7 +451,6 @@ struct BudgetRun<'a, R> {
     draws: Draws<'a>,
     state: &'a mut BudgetState,
     query: RowQuery,
-    values: Vec<f64>,
     batch: Vec<usize>,
     violators: Vec<(usize, f64)>,
     out: BudgetFitOutput,
@@ -454,20 +461,14 @@ impl<R: Rows> BudgetRun<'_, R> {
     /// `sum_s a_s K(z_s, x_i)` with row `i` loaded.
     fn raw_margin(&mut self) -> f64 {
         let pts = &self.state.points;
-        let n = pts.len();
-        self.values.clear();
-        for s in 0..n {
-            let k = point_kernel(
-                self.kernel,
-                &self.query,
-                pts.row(s),
-                pts.sq_norm[s],
-                pts.sum[s],
-            );
-            self.values.push(k);
-        }
-        self.out.kernel_evals += n as u64;
-        self.values.iter().zip(&pts.coef).map(|(k, a)| k * a).sum()
+        self.out.kernel_evals += pts.len() as u64;
+        let query = &self.query;
+        (0..pts.len())
+            .map(|s| {
+                let z = pts.row(s);
+                point_kernel(self.kernel, query, z, pts.sq_norm[s], pts.sum[s]) * pts.coef[s]
+            })
+            .sum()
     }
 
     fn step(&mut self) -> Result<()> {
@@ -529,8 +530,7 @@ impl<R: Rows> BudgetRun<'_, R> {
             return;
         }
         self.query.load(self.rows, i);
-        let row = self.query.dense(state.points.d);
-        state.points.push(&row, f, i as i64);
+        state.points.push_entries(&self.query.entries, f, i as i64);
         if state.avg.active() {
             state.avg.acc.push(0.0);
             state.avg.last.push(state.avg.h);
@@ -549,8 +549,8 @@ impl<R: Rows> BudgetRun<'_, R> {
             .min_by(|&a, &b| pts.coef[a].abs().total_cmp(&pts.coef[b].abs()))
             .unwrap_or(0);
         if self.maintenance == Maintenance::Merge {
-            if let Some((n, h, a_z)) = self.best_partner(m) {
-                self.merge(m, n, h, a_z);
+            if let Some((n, h, a_z, gd)) = self.best_partner(m) {
+                self.merge(m, n, h, a_z, gd);
                 return;
             }
         }
@@ -559,8 +559,8 @@ impl<R: Rows> BudgetRun<'_, R> {
     }
 
     /// The partner `n` of point `m` whose merge degrades the model least (same
-    /// sign), with the merge's `h` and coefficient.
-    fn best_partner(&mut self, m: usize) -> Option<(usize, f64, f64)> {
+    /// sign), with the merge's `h`, coefficient and `gamma ||z_m - z_n||^2`.
+    fn best_partner(&mut self, m: usize) -> Option<(usize, f64, f64, f64)> {
         let Kernel::Rbf { gamma } = self.kernel else {
             return None;
         };
@@ -584,16 +584,14 @@ impl<R: Rows> BudgetRun<'_, R> {
         // The chosen partner's merge, searched exactly.
         best.map(|(n, _, gd)| {
             let (h, a_z, _) = best_merge(a_m, pts.coef[n], gd);
-            (n, h, a_z)
+            (n, h, a_z, gd)
         })
     }
 
-    /// Replace points `m` and `n` by `h z_m + (1 - h) z_n` with coefficient `a_z`
-    /// (the average's coefficients mapped the same way).
-    fn merge(&mut self, m: usize, n: usize, h: f64, a_z: f64) {
-        let Kernel::Rbf { gamma } = self.kernel else {
-            return;
-        };
+    /// Replace points `m` and `n` (at `gd = gamma ||z_m - z_n||^2`) by `h z_m + (1 -
+    /// h) z_n` with coefficient `a_z` (the average's coefficients mapped the same
+    /// way).
+    fn merge(&mut self, m: usize, n: usize, h: f64, a_z: f64, gd: f64) {
         let state = &mut *self.state;
         let pts = &state.points;
         let z: Vec<f64> = pts
@@ -603,12 +601,8 @@ impl<R: Rows> BudgetRun<'_, R> {
             .map(|(a, b)| h * a + (1.0 - h) * b)
             .collect();
         // K(z_m, z) and K(z_n, z) for the average's map.
-        let dist_mn = {
-            let dot: f64 = pts.row(m).iter().zip(pts.row(n)).map(|(a, b)| a * b).sum();
-            (pts.sq_norm[m] + pts.sq_norm[n] - 2.0 * dot).max(0.0)
-        };
-        let k_m = math::exp(-gamma * (1.0 - h) * (1.0 - h) * dist_mn);
-        let k_n = math::exp(-gamma * h * h * dist_mn);
+        let k_m = math::exp(-(1.0 - h) * (1.0 - h) * gd);
+        let k_n = math::exp(-h * h * gd);
         if state.avg.active() {
             state.avg.settle(m, pts.coef[m]);
             state.avg.settle(n, pts.coef[n]);
@@ -665,7 +659,7 @@ impl<R: Rows> BudgetRun<'_, R> {
     }
 
     /// The one-class SVM: the bias set to `1 - rho`, `rho` the `nu`-quantile of the
-    /// iterate's scores on at most [`RESET_ROWS`] rows, as the kernel solver sets
+    /// iterate's scores on at most [`RESET_ROWS`](crate::solvers::one_class::RESET_ROWS) rows, as the kernel solver sets
     /// it (at `t = 2, 4, 8, ...` and after every pass).
     fn reset_one_class_bias(&mut self) {
         let t = self.state.t;
@@ -674,16 +668,15 @@ impl<R: Rows> BudgetRun<'_, R> {
         }
         let scale = 1.0 / (self.params.alpha * t as f64);
         let n = self.rows.n_rows();
-        let stride = n.div_ceil(RESET_ROWS).max(1);
-        let mut scored = Vec::with_capacity(n.div_ceil(stride));
-        for i in (0..n).step_by(stride) {
+        let rho = strided_rho(n, reset_stride(n), self.params.alpha, |i| {
             let c = self.task.weight(i);
             if c > 0.0 && self.rows.check_row(i).is_ok() {
                 self.query.load(self.rows, i);
-                scored.push((scale * self.raw_margin(), c));
+                return Ok(Some((scale * self.raw_margin(), c)));
             }
-        }
-        if let Some(rho) = nu_quantile(&mut scored, self.params.alpha) {
+            Ok(None)
+        });
+        if let Ok(Some(rho)) = rho {
             self.state.bias = 1.0 - rho;
         }
     }
@@ -802,7 +795,6 @@ pub fn fit_budgeted_binary<R: Rows>(
         draws: Draws::new(&params.sampling, task)?,
         state,
         query: RowQuery::new(rows.n_features()),
-        values: Vec::with_capacity(budget + 1),
         batch: Vec::with_capacity(params.batch_size),
         violators: Vec::with_capacity(params.batch_size),
         out: BudgetFitOutput {

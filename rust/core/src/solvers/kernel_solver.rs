@@ -48,7 +48,7 @@
 //! solver ([`crate::solvers::linear`], where the steps are derived). The
 //! coefficients take the two-class steps, the bias drifts by `-1/t` each step, and
 //! at the steps `t = 2, 4, 8, ...` and after every pass it is reset to `1 - rho`
-//! with `rho` the `nu`-quantile of the iterate's scores on at most [`RESET_ROWS`]
+//! with `rho` the `nu`-quantile of the iterate's scores on at most [`RESET_ROWS`](crate::solvers::one_class::RESET_ROWS)
 //! rows ([`crate::solvers::one_class`]). The early resets matter: the first step
 //! moves the bias by `1/nu - 1` (every row violates at `w = 0`), and its drift of
 //! `-1/t` would take `e^(1/nu - 1)` steps to bring it back (8,000 at `nu = 0.1`),
@@ -112,7 +112,7 @@ use crate::kernels::scratch::with_scratch;
 use crate::solvers::kernel_held_out::HeldOutScore;
 use crate::solvers::linear::{check_loss_fits_task, first_step_of};
 use crate::solvers::loss::{Loss, LossFunction};
-use crate::solvers::one_class::{nu_quantile, RESET_ROWS};
+use crate::solvers::one_class::{reset_stride, strided_rho};
 use crate::solvers::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::passes::{drive, PassPlan, PassRunner, PassSubject};
 use crate::solvers::sampler::{Draws, Sampler};
@@ -759,7 +759,7 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
 
     /// The one-class SVM after a pass: the bias set to `1 - rho`, `rho` the weighted
     /// `nu`-quantile of the iterate's scores `<w_{t+1}, phi(x_i)>` on at most
-    /// [`RESET_ROWS`] rows (a fixed stride; see [`crate::solvers::one_class`]). The
+    /// [`RESET_ROWS`](crate::solvers::one_class::RESET_ROWS) rows (a fixed stride; see [`crate::solvers::one_class`]). The
     /// scores are the steps' own: the margin vector, or kernel rows against the
     /// support set (cached as a step's are).
     fn reset_one_class_bias(&mut self, state: &mut KernelState) -> Result<()> {
@@ -768,15 +768,14 @@ impl<G: Gram, S: Float> Run<'_, G, S> {
         }
         let scale = 1.0 / (self.params.alpha * state.t as f64);
         let n = self.gram.n();
-        let stride = n.div_ceil(RESET_ROWS).max(1);
-        let mut scored = Vec::with_capacity(n.div_ceil(stride));
-        for i in (0..n).step_by(stride) {
+        let rho = strided_rho(n, reset_stride(n), self.params.alpha, |i| {
             let c = self.task.weight(i);
             if c > 0.0 {
-                scored.push((scale * self.raw_margin(state, i)?, c));
+                return Ok(Some((scale * self.raw_margin(state, i)?, c)));
             }
-        }
-        if let Some(rho) = nu_quantile(&mut scored, self.params.alpha) {
+            Ok(None)
+        })?;
+        if let Some(rho) = rho {
             state.bias = 1.0 - rho;
         }
         Ok(())

@@ -6,6 +6,7 @@ use super::*;
 use crate::data::rows::{CsrRows, DenseRows, Rows};
 use crate::kernels::function::{Kernel, KernelRow, KernelRows};
 use crate::kernels::gram::{DataGram, PrecomputedGram};
+use crate::solvers::one_class::nu_quantile;
 use crate::solvers::params::{Params, Sampling};
 use crate::solvers::test_support::{dense_problem, fit_linear};
 use crate::test_support::{planted, to_csr};

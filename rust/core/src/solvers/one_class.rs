@@ -105,17 +105,36 @@ fn scaled_best_rho<R: Rows>(
     nu: f64,
     stride: usize,
 ) -> Option<f64> {
-    let mut scored = Vec::with_capacity(rows.n_rows().div_ceil(stride.max(1)));
-    for i in (0..rows.n_rows()).step_by(stride.max(1)) {
+    let scored = strided_rho(rows.n_rows(), stride, nu, |i| {
         let c = task.weight(i);
         if c > 0.0 && rows.check_row(i).is_ok() {
             let s = scale * rows.dot(i, w);
             if s.is_finite() {
-                scored.push((s, c));
+                return Ok(Some((s, c)));
             }
         }
+        Ok(None)
+    });
+    scored.ok().flatten()
+}
+
+/// The `nu`-quantile ([`nu_quantile`]) of the `(score, weight)` pairs `score` gives
+/// every `stride`-th of `n` rows (`None`: the row is left out); `None` when no row
+/// is scored. What every solver's reset of the one-class offset reads.
+pub(crate) fn strided_rho(
+    n: usize,
+    stride: usize,
+    nu: f64,
+    mut score: impl FnMut(usize) -> Result<Option<(f64, f64)>>,
+) -> Result<Option<f64>> {
+    let stride = stride.max(1);
+    let mut scored = Vec::with_capacity(n.div_ceil(stride));
+    for i in (0..n).step_by(stride) {
+        if let Some(pair) = score(i)? {
+            scored.push(pair);
+        }
     }
-    nu_quantile(&mut scored, nu)
+    Ok(nu_quantile(&mut scored, nu))
 }
 
 /// The largest squared norm of the rows of `rows` of positive sample weight (0
