@@ -446,6 +446,7 @@ def read_libsvm(
             )
     if svm_type == LIBSVM_ONE_CLASS:
         return LibsvmOneClassModel(
+            svm_type=svm_type,
             kernel=kernel,
             gamma=gamma,
             degree=degree,
@@ -1018,26 +1019,9 @@ class LibsvmModel(_SupportVectorExpansion):
         return self.labels[np.argmax(votes, axis=1)]  # the first of the most voted
 
 
-class LibsvmRegressionModel(_SupportVectorExpansion):
-    """A LIBSVM ``epsilon_svr`` or ``nu_svr`` regression model read from its model
-    file (see :func:`read_libsvm`): ``svm-train -s 3`` or ``-s 4``. It predicts
-    real values through its support vectors, ``sum_s dual_coef_s K(sv_s, x) - rho``,
-    as LIBSVM's ``svm_predict`` does; having no classes, it has no
-    ``predict_proba`` and no ``decision_function``.
-
-    Attributes
-    ----------
-    svm_type : str
-        ``"epsilon_svr"`` or ``"nu_svr"``.
-    kernel : str
-        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
-    gamma, degree, coef0 : float, int, float
-        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
-    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
-    dual_coef : ndarray of shape (total_sv,)
-        LIBSVM's ``sv_coef``.
-    rho : float
-    """
+class _OneExpansion(_SupportVectorExpansion):
+    """A LIBSVM model of one sum ``sum_s dual_coef_s K(sv_s, x) - rho``: its
+    regression and one-class models."""
 
     def __init__(
         self,
@@ -1064,9 +1048,36 @@ class LibsvmRegressionModel(_SupportVectorExpansion):
 
     def __repr__(self) -> str:
         return (
-            f"LibsvmRegressionModel(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
+            f"{type(self).__name__}(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
             f"total_sv={self.support_vectors.shape[0]})"
         )
+
+    def _sums(self, X: MatrixLike, n_jobs: Int | None) -> np.ndarray:
+        """``sum_s dual_coef_s K(sv_s, x) - rho`` of each row of ``X``."""
+        C = sp.csc_matrix(self.dual_coef[:, None])
+        return self._expansion(X, C, np.array([self.rho]), n_jobs)[:, 0]
+
+
+class LibsvmRegressionModel(_OneExpansion):
+    """A LIBSVM ``epsilon_svr`` or ``nu_svr`` regression model read from its model
+    file (see :func:`read_libsvm`): ``svm-train -s 3`` or ``-s 4``. It predicts
+    real values through its support vectors, ``sum_s dual_coef_s K(sv_s, x) - rho``,
+    as LIBSVM's ``svm_predict`` does; having no classes, it has no
+    ``predict_proba`` and no ``decision_function``.
+
+    Attributes
+    ----------
+    svm_type : str
+        ``"epsilon_svr"`` or ``"nu_svr"``.
+    kernel : str
+        ``"linear"``, ``"poly"``, ``"rbf"`` or ``"sigmoid"`` (scikit-learn's names).
+    gamma, degree, coef0 : float, int, float
+        The kernel's parameters (LIBSVM's definitions, which are scikit-learn's).
+    support_vectors : scipy.sparse.csr_matrix of shape (total_sv, n_features)
+    dual_coef : ndarray of shape (total_sv,)
+        LIBSVM's ``sv_coef``.
+    rho : float
+    """
 
     def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBSVM's predicted values ``sum_s dual_coef_s K(sv_s, x) - rho``.
@@ -1083,11 +1094,10 @@ class LibsvmRegressionModel(_SupportVectorExpansion):
         -------
         values : ndarray of shape (n_samples,)
         """
-        C = sp.csc_matrix(self.dual_coef[:, None])
-        return self._expansion(X, C, np.array([self.rho]), n_jobs)[:, 0]
+        return self._sums(X, n_jobs)
 
 
-class LibsvmOneClassModel(_SupportVectorExpansion):
+class LibsvmOneClassModel(_OneExpansion):
     """A LIBSVM ``one_class`` model read from its model file (see :func:`read_libsvm`):
     ``svm-train -s 2``. Its score is ``sum_s dual_coef_s K(sv_s, x) - rho``, and it
     predicts ``+1`` where the score is positive, else ``-1``, as LIBSVM's
@@ -1108,33 +1118,6 @@ class LibsvmOneClassModel(_SupportVectorExpansion):
     rho : float
     """
 
-    def __init__(
-        self,
-        *,
-        kernel: str,
-        gamma: float,
-        degree: int,
-        coef0: float,
-        support_vectors: sp.csr_matrix,
-        dual_coef: np.ndarray,
-        rho: float,
-    ) -> None:
-        super().__init__(
-            svm_type=LIBSVM_ONE_CLASS,
-            kernel=kernel,
-            gamma=gamma,
-            degree=degree,
-            coef0=coef0,
-            support_vectors=support_vectors,
-        )
-        self.dual_coef = dual_coef
-        self.rho = rho
-
-    def __repr__(self) -> str:
-        return (
-            f"LibsvmOneClassModel(kernel={self.kernel!r}, total_sv={self.support_vectors.shape[0]})"
-        )
-
     def decision_function(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """LIBSVM's scores ``sum_s dual_coef_s K(sv_s, x) - rho``: positive for
         inliers.
@@ -1150,8 +1133,7 @@ class LibsvmOneClassModel(_SupportVectorExpansion):
         -------
         scores : ndarray of shape (n_samples,)
         """
-        C = sp.csc_matrix(self.dual_coef[:, None])
-        return self._expansion(X, C, np.array([self.rho]), n_jobs)[:, 0]
+        return self._sums(X, n_jobs)
 
     def predict(self, X: MatrixLike, n_jobs: Int | None = None) -> np.ndarray:
         """``+1.0`` where :meth:`decision_function` is positive, else ``-1.0``

@@ -5,7 +5,6 @@ names."""
 from __future__ import annotations
 
 from numbers import Real
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +25,7 @@ from pegasos_rs._validation import (
     sample_weight_vector,
 )
 from pegasos_rs.model_io import save
+from pegasos_rs.one_class import nu_solver_fields
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -226,13 +226,7 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
 
     def _solver_fields(self):
         """The two-class solver's settings read ``alpha``: here ``nu``."""
-        return SimpleNamespace(
-            alpha=self.nu,
-            batch_size=self.batch_size,
-            fit_intercept=self.fit_intercept,
-            sampling=self.sampling,
-            verbose=self.verbose,
-        )
+        return nu_solver_fields(self)
 
     @unchanged_on_error
     @fit_context(prefer_skip_nested_validation=True)

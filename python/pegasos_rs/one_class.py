@@ -39,6 +39,19 @@ if TYPE_CHECKING:
     from pegasos_rs._typing import Float, Int, MatrixLike, PathLike, RandomStateLike
 
 
+def nu_solver_fields(est) -> SimpleNamespace:
+    """What the two-class solver's settings read of a one-class SVM ``est``
+    (``solver_params``'s ``alpha``, ``batch_size``, ``fit_intercept``, ``sampling``
+    and ``verbose``): its ``alpha`` is ``nu``."""
+    return SimpleNamespace(
+        alpha=est.nu,
+        batch_size=est.batch_size,
+        fit_intercept=est.fit_intercept,
+        sampling=est.sampling,
+        verbose=est.verbose,
+    )
+
+
 @persisted
 @filled
 class PegasosOneClassSVM(CachedParamNames, OutlierMixin, BaseEstimator):
@@ -241,15 +254,8 @@ class PegasosOneClassSVM(CachedParamNames, OutlierMixin, BaseEstimator):
         average_mode, average_start = _linear_solver.averaging(
             self.average, self.batch_size, partial
         )
-        shim = SimpleNamespace(
-            alpha=self.nu,
-            batch_size=self.batch_size,
-            fit_intercept=self.fit_intercept,
-            sampling=self.sampling,
-            verbose=self.verbose,
-        )
         params = solver_params(
-            shim,
+            nu_solver_fields(self),
             max_iter=max_iter,
             seed=seed_from(self.random_state) if not resume else 0,
             average=average_mode,

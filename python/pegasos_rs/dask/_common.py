@@ -1,4 +1,4 @@
-"""What the Dask classifier and regressor share: running a fit on the cluster in
+"""What the Dask linear estimators share: running a fit on the cluster in
 the chosen mode, the in-memory copy of a fitted model, cloning, pickling and
 saving."""
 
@@ -11,9 +11,13 @@ from typing import Any, ClassVar
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _fitted, _progress
+from pegasos_rs import _core, _fitted, _progress
+from pegasos_rs._base import warn_unconverged
 from pegasos_rs._validation import n_threads, seed_from
 from pegasos_rs.dask import _exact, _parallel
+from pegasos_rs.dask._cluster import cluster
+from pegasos_rs.dask._data import check_feature_names, distribute
+from pegasos_rs.dask._interrupt import deferred_ctrl_c
 
 
 class DaskClientMixin:
@@ -45,7 +49,9 @@ class DaskLinearMixin(DaskClientMixin):
     #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
     _fitted_attributes: ClassVar[tuple[str, ...]]
 
-    # Parameters of the estimators using this mixin.
+    # Parameters of the estimators using this mixin, and their solver state.
+    _solver: Any
+    n_features_in_: int
     mode: str
     client: Any
     round_bytes: Any
@@ -75,6 +81,37 @@ class DaskLinearMixin(DaskClientMixin):
                 callback=callback,
                 seed=seed_from(self.random_state),
             )
+
+    def _fit_on_cluster(
+        self, X, y, sample_weight, *, resume, check, callback, params, class_weight=None, **how
+    ) -> tuple[dict, Any, Any]:
+        """Put the data on the cluster (``how``: ``distribute``'s ``regression`` or
+        ``one_class``), check a resumed fit's width, and train ``params()`` (called
+        once the data is there) continuing a copy of the solver state (a fresh one
+        without ``resume``): ``(result, solver, data)``, the data released."""
+        self._check_mode()
+        if resume:  # the columns must be those of the fit being continued
+            check_feature_names(self, X)
+        with cluster(self.client) as client, deferred_ctrl_c() as ctrl_c:
+            data = distribute(client, X, y, sample_weight, check=check, ctrl_c=ctrl_c, **how)
+            try:
+                if resume and data.n_features != self.n_features_in_:
+                    raise ValueError(
+                        f"X has {data.n_features} features, but {type(self).__name__} is "
+                        f"expecting {self.n_features_in_} features as input."
+                    )
+                solver = copy.deepcopy(self._solver) if resume else _core.LinearSolverState()
+                result = self._run(data, params(), solver, class_weight, callback)
+            finally:
+                data.release()
+        return result, solver, data
+
+    def _end_fit(self, data, unconverged, warn: bool) -> None:
+        """After the fitted attributes are stored: the width, the column names and
+        the ``ConvergenceWarning`` (when ``warn``)."""
+        self.n_features_in_ = data.n_features
+        self._keep_feature_names(data)
+        warn_unconverged(unconverged, warn)
 
     def _keep_feature_names(self, data) -> None:
         if data.feature_names is not None:
@@ -108,7 +145,7 @@ class DaskLinearMixin(DaskClientMixin):
         for attr in self._fitted_attributes:
             if hasattr(self, attr):
                 setattr(local, attr, copy.deepcopy(getattr(self, attr)))
-        local._solver = copy.deepcopy(self._solver)  # type: ignore[attr-defined]
+        local._solver = copy.deepcopy(self._solver)
         return local
 
     def save(self, path) -> None:

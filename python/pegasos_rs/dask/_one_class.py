@@ -3,7 +3,6 @@ the data lives."""
 
 from __future__ import annotations
 
-import copy
 from numbers import Integral
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -13,14 +12,10 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core
 from pegasos_rs import one_class as _one_class
-from pegasos_rs._base import unchanged_on_error, warn_unconverged
+from pegasos_rs._base import unchanged_on_error
 from pegasos_rs.dask import _predict
-from pegasos_rs.dask._cluster import cluster
 from pegasos_rs.dask._common import DaskLinearMixin
-from pegasos_rs.dask._data import check_feature_names, distribute
-from pegasos_rs.dask._interrupt import deferred_ctrl_c
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -186,30 +181,19 @@ class PegasosOneClassSVM(DaskLinearMixin, _one_class.PegasosOneClassSVM):
                 "averages models trained on each partition, and each would place its own "
                 "offset rho; use mode='exact' (the in-memory model, bit for bit)"
             )
-        self._check_mode()
-        if resume:
-            check_feature_names(self, X)
-        with cluster(self.client) as client, deferred_ctrl_c() as ctrl_c:
-            data = distribute(
-                client, X, None, sample_weight, check=check, ctrl_c=ctrl_c, one_class=True
-            )
-            try:
-                if resume and data.n_features != self.n_features_in_:
-                    raise ValueError(
-                        f"X has {data.n_features} features, but {type(self).__name__} is "
-                        f"expecting {self.n_features_in_} features as input."
-                    )
-                solver = copy.deepcopy(self._solver) if resume else _core.LinearSolverState()
-                params = self._params(resume, max_iter, max_steps, partial=partial)
-                if not check:
-                    params["check_input"] = False
-                result = self._run(data, params, solver, np.ones(2), callback)
-            finally:
-                data.release()
+        result, solver, data = self._fit_on_cluster(
+            X,
+            None,
+            sample_weight,
+            resume=resume,
+            check=check,
+            callback=callback,
+            params=lambda: self._params(resume, max_iter, max_steps, partial=partial),
+            class_weight=np.ones(2),
+            one_class=True,
+        )
         unconverged = self._store(result, solver)
-        self.n_features_in_ = data.n_features
-        self._keep_feature_names(data)
-        warn_unconverged(unconverged, not partial and max_steps is None)
+        self._end_fit(data, unconverged, not partial and max_steps is None)
         return self
 
     def score_samples(self, X: MatrixLike) -> Any:

@@ -3,7 +3,6 @@ the data lives."""
 
 from __future__ import annotations
 
-import copy
 from numbers import Integral
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -11,14 +10,12 @@ import dask
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _linear_solver
+from pegasos_rs import _linear_solver
 from pegasos_rs import linear_regressor as _regressor
-from pegasos_rs._base import unchanged_on_error, warn_unconverged
+from pegasos_rs._base import unchanged_on_error
 from pegasos_rs.dask import _predict
-from pegasos_rs.dask._cluster import cluster, current_client
+from pegasos_rs.dask._cluster import current_client
 from pegasos_rs.dask._common import DaskLinearMixin
-from pegasos_rs.dask._data import check_feature_names, distribute
-from pegasos_rs.dask._interrupt import deferred_ctrl_c
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -198,30 +195,20 @@ class PegasosRegressor(DaskLinearMixin, _regressor.PegasosRegressor):
     def _fit_dask(
         self, X, y, sample_weight, resume, max_iter, max_steps, check, callback, partial=False
     ):
-        self._check_mode()
-        if resume:  # the columns must be those of the fit being continued
-            check_feature_names(self, X)
-        with cluster(self.client) as client, deferred_ctrl_c() as ctrl_c:
-            data = distribute(
-                client, X, y, sample_weight, check=check, ctrl_c=ctrl_c, regression=True
-            )
-            try:
-                if resume and data.n_features != self.n_features_in_:
-                    raise ValueError(
-                        f"X has {data.n_features} features, but {type(self).__name__} is "
-                        f"expecting {self.n_features_in_} features as input."
-                    )
-                solver = copy.deepcopy(self._solver) if resume else _core.LinearSolverState()
-                params = _linear_solver.linear_solver_params(
-                    self, resume, max_iter, max_steps, partial=partial
-                )
-                result = self._run(data, params, solver, None, callback)
-            finally:
-                data.release()
+        result, solver, data = self._fit_on_cluster(
+            X,
+            y,
+            sample_weight,
+            resume=resume,
+            check=check,
+            callback=callback,
+            params=lambda: _linear_solver.linear_solver_params(
+                self, resume, max_iter, max_steps, partial=partial
+            ),
+            regression=True,
+        )
         unconverged = self._store_fit(result, solver)
-        self.n_features_in_ = data.n_features
-        self._keep_feature_names(data)
-        warn_unconverged(unconverged, not partial and max_steps is None)
+        self._end_fit(data, unconverged, not partial and max_steps is None)
         return self
 
     def predict(self, X: MatrixLike) -> Any:

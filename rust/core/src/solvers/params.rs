@@ -89,7 +89,7 @@ pub struct Params {
     /// The one-class SVM (Schölkopf et al. 2001) instead of a classification: every
     /// example is positive, `alpha` is `nu` (in `(0, 1]`) and the unregularised
     /// bias `b = 1 - rho` drifts by `-eta_t nu` each step (see
-    /// [`crate::solvers::linear`]); the hinge only.
+    /// `solvers::linear`); the hinge only.
     pub one_class: bool,
 }
 
