@@ -50,6 +50,7 @@ OLDEST: dict[str, str] = {
     "test_dask_losses.py": "dask and distributed",
     "test_dask_cv.py": "dask and distributed, scikit-learn's splitters and scorers",
     "test_dask_one_class.py": "dask and distributed",
+    "test_dask_kernel.py": "dask and distributed",
     "test_onnx_cli.py": "onnx, onnxruntime",
     "test_onnx_dask.py": "onnx, onnxruntime, dask",
     "test_onnx_extra.py": "onnx, onnxruntime, skl2onnx",

@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 __all__ = [
     "STATE_VERSION",
     "LinearSolverState",
+    "StreamedBudgetFit",
     "StreamedLinearFit",
     "__version__",
     "additive_features",
@@ -165,6 +166,35 @@ class StreamedLinearFit:
         self, loss_sums: list[float] | None, one_class_rho: float | None = None
     ) -> list[str]: ...
     def finish(self, solver: LinearSolverState) -> _FitReturn: ...
+
+class StreamedBudgetFit:
+    """A budgeted kernel fit whose rows live elsewhere: draws, steps on supplied
+    rows (with their training rows), passes."""
+
+    def __new__(
+        cls,
+        params: dict[str, Any],
+        n_rows: int,
+        n_features: int,
+        class_weight: list[float] | NDArray[np.float64] | None,
+        budget: int,
+        maintenance: str,
+        n_threads: int,
+    ) -> StreamedBudgetFit: ...
+    @property
+    def n_problems(self) -> int: ...
+    def next_pass(self) -> list[int]: ...
+    def draw(self, counts: list[int]) -> list[NDArray[np.int64]]: ...
+    def run(
+        self,
+        x: _Dense | _Csr,
+        y: _Targets,
+        sample_weight: NDArray[np.float64] | None,
+        drawn: list[NDArray[np.int64]],
+        keys: list[NDArray[np.int64]],
+    ) -> None: ...
+    def end_pass(self) -> list[str]: ...
+    def finish(self) -> dict[str, Any]: ...
 
 def zero_loss_sums(
     y: _Targets,

@@ -297,14 +297,15 @@ class KernelExpansionMixin:
         if getattr(self, "early_stopping", False):
             raise ValueError("budget is not available with early_stopping=True yet")
 
-    def _store_budget(self, X, result: dict) -> None:
-        """Set the fitted attributes of a budgeted fit from what the extension
-        returns: its support vectors are points (``support_`` their training rows,
-        -1 for merged points)."""
+    def _store_budget(self, shape: tuple[int, int], sparse: bool, result: dict) -> None:
+        """Set the fitted attributes of a budgeted fit on training data of ``shape``
+        (CSR when ``sparse``) from what the extension returns: its support vectors
+        are points (``support_`` their training rows, -1 for merged points; CSR
+        when the training data was)."""
         points = result["points"]
         self.support_ = result["source"].astype(np.int32)
-        self.shape_fit_ = X.shape
-        self.support_vectors_ = sp.csr_matrix(points) if sp.issparse(X) else points
+        self.shape_fit_ = shape
+        self.support_vectors_ = sp.csr_matrix(points) if sparse else points
         self._sv_kernel_rows = None
         self.dual_coef_ = result["dual_coef"]
         self.intercept_ = result["intercept"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -385,7 +386,7 @@ class KernelPegasosClassifier(
             self.classes_ = classes
             self.multi_class_ = used
             self._gamma = gamma
-            self._store_budget(X, result)
+            self._store_budget(X.shape, sp.issparse(X), result)
             self.n_support_ = _budget_support_counts(self.dual_coef_, classes.size, used)
             self._fit_probability(X, y, weights, n_folds, pairwise=precomputed)
             return self

@@ -8,6 +8,7 @@ from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -265,7 +266,7 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
             result = _core.fit_kernel_budget(
                 as_rust_matrix(Xk), codes, labels, params, threads, budget, how
             )
-            self._store_budget(X, result)
+            self._store_budget(X.shape, sp.issparse(X), result)
         else:
             result = _core.fit_kernel(as_rust_matrix(Xk), codes, labels, params, threads, 0)
             self._store_expansion(X, Xk, result)

@@ -6,6 +6,7 @@ from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -292,7 +293,7 @@ class KernelPegasosRegressor(
                 self.budget_maintenance,
             )
             self._gamma = gamma
-            self._store_budget(X, result)
+            self._store_budget(X.shape, sp.issparse(X), result)
             self.n_support_ = np.array([self.support_.size], dtype=np.int32)
             return self
         rows, targets, weights, order, n_held = self._hold_out(X, targets, weights, None)

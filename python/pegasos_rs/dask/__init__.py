@@ -11,6 +11,9 @@
   collections of rows and real targets, with the same two modes.
 * :class:`PegasosOneClassSVM`: :class:`pegasos_rs.PegasosOneClassSVM` on dask
   collections of rows, in exact mode.
+* :class:`KernelPegasosClassifier`, :class:`KernelPegasosRegressor`: kernel Pegasos
+  with a budget of support vectors, in exact mode (the in-memory budgeted model,
+  bit for bit; the client holds the budget's points).
 * :func:`read_svmlight`: svmlight files as dask arrays, split at line boundaries
   and parsed on the workers; the workers keep the checked, parsed blocks for
   later fits on the same files (:func:`drop_block_cache`, :func:`block_cache_info`,
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
     from pegasos_rs.dask._classifier import PegasosClassifier
     from pegasos_rs.dask._classifier_cv import PegasosClassifierCV
     from pegasos_rs.dask._kept import block_cache_info, drop_block_cache, limit_block_cache
+    from pegasos_rs.dask._kernel import KernelPegasosClassifier, KernelPegasosRegressor
     from pegasos_rs.dask._maps import AdditiveKernelMap, Nystroem, RandomFourierFeatures
     from pegasos_rs.dask._one_class import PegasosOneClassSVM
     from pegasos_rs.dask._regressor import PegasosRegressor
@@ -55,6 +59,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AdditiveKernelMap",
+    "KernelPegasosClassifier",
+    "KernelPegasosRegressor",
     "Nystroem",
     "PegasosClassifier",
     "PegasosClassifierCV",
@@ -69,6 +75,8 @@ __all__ = [
 
 _HOME = {
     "AdditiveKernelMap": "_maps",
+    "KernelPegasosClassifier": "_kernel",
+    "KernelPegasosRegressor": "_kernel",
     "Nystroem": "_maps",
     "PegasosClassifier": "_classifier",
     "PegasosClassifierCV": "_classifier_cv",

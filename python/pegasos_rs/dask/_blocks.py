@@ -575,6 +575,12 @@ def full_matrix(block: Block, dtype: str):
     return X if X.dtype == dtype else X.astype(dtype)
 
 
+def moments(block: Block, dtype: str):
+    """``(entries, mean, m2)`` of all the entries of ``block`` (the Rust core's
+    ``moments``: float64, zeros included, a fixed order), for ``gamma="scale"``."""
+    return _core.moments(as_rust_matrix(full_matrix(block, dtype)), 1)
+
+
 def loss_chain(block: Block, classes, class_weight, dtype, model, loss: dict, acc, joint=False):
     """Continue the per-problem sums of weighted losses of ``model`` over this
     block (the objective's); with ``joint``, the Crammer-Singer loss of the model's

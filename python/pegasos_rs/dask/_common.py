@@ -22,8 +22,9 @@ from pegasos_rs.dask._interrupt import deferred_ctrl_c
 
 class DaskClientMixin:
     """An estimator with a ``client`` parameter: a clone shares the client (it is
-    not copied), a pickle leaves it out (a connection is not part of a model). Put
-    it left of the in-memory class in the bases."""
+    not copied), a pickle leaves it out (a connection is not part of a model); the
+    in-memory copy of a fitted model. Put it left of the in-memory class in the
+    bases."""
 
     def __sklearn_clone__(self):
         # The client is shared, not copied (scikit-learn would deep-copy it).
@@ -38,16 +39,57 @@ class DaskClientMixin:
             state[_fitted.ATTRIBUTE] = {**state[_fitted.ATTRIBUTE], "client": None}
         return state
 
+    #: The in-memory estimator :meth:`_local_copy` makes.
+    _local_class: ClassVar[type]
+    #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
+    _fitted_attributes: ClassVar[tuple[str, ...]]
+    verbose: Any
+
+    def _keep_feature_names(self, data) -> None:
+        if data.feature_names is not None:
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+
+    def _verbose_callback(self):
+        if int(self.verbose) < 2:
+            return None
+
+        def show(info):
+            print(
+                f"[dask] pass {info['pass']}: {info['stage']} {info['steps']}/"
+                f"{info['steps_in_pass']} steps, {info['seconds']:.2f}s",
+                file=sys.stderr,
+            )
+
+        return show
+
+    def _local_copy(self) -> Any:
+        """The fitted model as the in-memory estimator (same parameters and fitted
+        attributes, a copy of the solver state of a linear model)."""
+        check_is_fitted(self)
+        cls: Any = self._local_class
+        fitted = _fitted.fit_params(self)  # the model is what its fit made of them
+        # Parameters the Dask estimator does not have (early stopping) keep the
+        # in-memory default: its fit did not use them.
+        local = cls(**{k: fitted[k] for k in cls._get_param_names() if k in fitted})
+        _fitted.record(local)
+        for attr in self._fitted_attributes:
+            if hasattr(self, attr):
+                setattr(local, attr, copy.deepcopy(getattr(self, attr)))
+        if hasattr(self, "_solver"):  # a linear model's solver state
+            local._solver = copy.deepcopy(self._solver)
+        return local
+
+    def save(self, path) -> None:
+        """Save the fitted model (as :meth:`to_local` returns it) to ``path``."""
+        self._local_copy().save(path)
+
 
 class DaskLinearMixin(DaskClientMixin):
     """The Dask side of a linear estimator (before the in-memory class in the
     bases: ``class PegasosRegressor(DaskLinearMixin, linear_regressor.
     PegasosRegressor)``)."""
-
-    #: The in-memory estimator :meth:`_local_copy` makes.
-    _local_class: ClassVar[type]
-    #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
-    _fitted_attributes: ClassVar[tuple[str, ...]]
 
     # Parameters of the estimators using this mixin, and their solver state.
     _solver: Any
@@ -112,42 +154,3 @@ class DaskLinearMixin(DaskClientMixin):
         self.n_features_in_ = data.n_features
         self._keep_feature_names(data)
         warn_unconverged(unconverged, warn)
-
-    def _keep_feature_names(self, data) -> None:
-        if data.feature_names is not None:
-            self.feature_names_in_ = data.feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-
-    def _verbose_callback(self):
-        if int(self.verbose) < 2:
-            return None
-
-        def show(info):
-            print(
-                f"[dask] pass {info['pass']}: {info['stage']} {info['steps']}/"
-                f"{info['steps_in_pass']} steps, {info['seconds']:.2f}s",
-                file=sys.stderr,
-            )
-
-        return show
-
-    def _local_copy(self) -> Any:
-        """The fitted model as the in-memory estimator (same parameters and fitted
-        attributes, a copy of the solver state)."""
-        check_is_fitted(self)
-        cls: Any = self._local_class
-        fitted = _fitted.fit_params(self)  # the model is what its fit made of them
-        # Parameters the Dask estimator does not have (early stopping) keep the
-        # in-memory default: its fit did not use them.
-        local = cls(**{k: fitted[k] for k in cls._get_param_names() if k in fitted})
-        _fitted.record(local)
-        for attr in self._fitted_attributes:
-            if hasattr(self, attr):
-                setattr(local, attr, copy.deepcopy(getattr(self, attr)))
-        local._solver = copy.deepcopy(self._solver)
-        return local
-
-    def save(self, path) -> None:
-        """Save the fitted model (as :meth:`to_local` returns it) to ``path``."""
-        self._local_copy().save(path)

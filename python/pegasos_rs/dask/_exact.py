@@ -253,37 +253,17 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     k = params["batch_size"]
     problems = fit.n_problems
     rounds = _Rounds(data, params["sampling_name"] == "balanced", problems)
-    per_round = max(1, int(round_bytes / max(1.0, data.row_bytes) / (k * problems)))
-    per_round = min(per_round, max(1, _MAX_ROUND_DRAWS // k))
     report = _Progress(callback)
-    # One helper thread gathers the next round's rows (see the module doc).
-    with ThreadPoolExecutor(1, thread_name_prefix="pegasos-rs-rows") as fetcher:
-        pass_no = 0
+
+    def run(X, y, sw, drawn, _keys):
+        fit.run(as_rust_matrix(X), y, sw, drawn)
+
+    with _Passes(data, fit, rounds, k, round_bytes, report) as passes:
         while True:
             steps = np.asarray(fit.next_pass(), dtype=np.int64)
             if not steps.any():
                 break
-            pass_no += 1
-            left = steps.copy()
-            done = 0
-            total = int(steps.max())
-
-            def next_round(left=left):
-                now = np.minimum(left, per_round)
-                left -= now
-                request = rounds.submit(fit.draw([int(s) * k for s in now]))
-                return fetcher.submit(rounds.collect, request), int(now.max())
-
-            pending = next_round()
-            while pending is not None:
-                fetched, n_steps = pending
-                X, y, sw, drawn = fetched.result()
-                # The next round's rows move while this round's steps run.
-                pending = next_round() if left.any() else None
-                fit.run(as_rust_matrix(X), y, sw, drawn)
-                data.ctrl_c.check()
-                done += n_steps
-                report("train", pass_no, done, total, rounds)
+            pass_no = passes.run(steps, run)
             if sample is not None:
                 sample.reset(rounds)
             losses = rho = None
@@ -306,7 +286,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                     problems=problems,
                     joint=joint,
                 )
-                report("objective", pass_no, total, total, rounds)
+                report("objective", pass_no, int(steps.max()), int(steps.max()), rounds)
             lines = fit.end_pass(losses, rho)
             reporter = _progress.current()
             if reporter is not None and lines:
@@ -315,6 +295,77 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
     if one_class and params["fit_intercept"]:
         result["intercept"] = np.array([-one_class_offset(data, result["coef"], params["alpha"])])
     return result
+
+
+def fit_budget(data, fit, batch_size: int, *, round_bytes: int, callback) -> dict:
+    """Run a budgeted kernel fit (``pegasos_rs._core.StreamedBudgetFit``, a fresh
+    one) on ``data`` round by round; returns what ``pegasos_rs._core.
+    fit_kernel_budget`` returns. The steps read the drawn rows and the budget's
+    points only: nothing is summed over the training set."""
+    rounds = _Rounds(data, False, fit.n_problems)
+
+    def run(X, y, sw, drawn, keys):
+        fit.run(as_rust_matrix(X), y, sw, drawn, keys)
+
+    with _Passes(data, fit, rounds, batch_size, round_bytes, _Progress(callback)) as passes:
+        while True:
+            steps = np.asarray(fit.next_pass(), dtype=np.int64)
+            if not steps.any():
+                break
+            passes.run(steps, run)
+            lines = fit.end_pass()
+            reporter = _progress.current()
+            if reporter is not None and lines:
+                reporter.update(0, 0, None, lines, False)
+    return fit.finish()
+
+
+class _Passes:
+    """Running a fit's passes round by round: one helper thread gathers the next
+    round's rows while the client takes the current round's steps (see the module
+    doc); a context manager (the thread)."""
+
+    def __init__(self, data, fit, rounds: _Rounds, k: int, round_bytes: int, report):
+        self.data, self.fit, self.rounds, self.k, self.report = data, fit, rounds, k, report
+        per_round = max(1, int(round_bytes / max(1.0, data.row_bytes) / (k * fit.n_problems)))
+        self.per_round = min(per_round, max(1, _MAX_ROUND_DRAWS // k))
+        self.pass_no = 0
+        self.fetcher = ThreadPoolExecutor(1, thread_name_prefix="pegasos-rs-rows")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.fetcher.shutdown(wait=True)
+
+    def run(self, steps: np.ndarray, run) -> int:
+        """Take the pass of ``steps[p]`` steps of each problem ``p``: each round's
+        draws (``fit.draw``) fetched, then ``run(X, y, sample_weight, drawn,
+        keys)`` on them (``drawn[p]`` the rows of ``X`` of problem ``p``'s draws,
+        ``keys[p]`` their training rows). Returns the pass's number."""
+        self.pass_no += 1
+        left = steps.copy()
+        done = 0
+        total = int(steps.max())
+        fit, rounds, k = self.fit, self.rounds, self.k
+
+        def next_round():
+            now = np.minimum(left, self.per_round)
+            left[:] -= now
+            keys = fit.draw([int(s) * k for s in now])
+            return self.fetcher.submit(rounds.collect, rounds.submit(keys)), int(now.max()), keys
+
+        pending = next_round()
+        while pending is not None:
+            fetched, n_steps, keys = pending
+            X, y, sw, drawn = fetched.result()
+            # The next round's rows move while this round's steps run.
+            pending = next_round() if left.any() else None
+            run(X, y, sw, drawn, keys)
+            self.data.ctrl_c.check()
+            done += n_steps
+            self.report("train", self.pass_no, done, total, rounds)
+        return self.pass_no
 
 
 class _OneClassSample:

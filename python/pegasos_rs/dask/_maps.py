@@ -66,18 +66,27 @@ def _min_value(block):
 
 
 def _gamma(kernel: str, gamma, rows) -> float:
-    """``resolve_gamma`` on a dask array: for ``"scale"``, the blocks' moments are
-    combined pairwise in block order (the same bits on every platform for a given
-    chunking; the in-memory value up to rounding)."""
+    """``resolve_gamma`` on a dask array (see :func:`gamma_of`)."""
+    return gamma_of(
+        kernel,
+        gamma,
+        int(rows.shape[1]),
+        lambda: dask.compute(*[dask.delayed(_moments)(b) for b in rows.to_delayed().ravel()]),
+    )
+
+
+def gamma_of(kernel: str, gamma, d: int, block_moments) -> float:
+    """``resolve_gamma`` for data of ``d`` features held in blocks: for
+    ``"scale"``, the blocks' moments (``block_moments()``, in block order) are
+    combined pairwise (the same bits on every platform for a given chunking; the
+    in-memory value up to rounding)."""
     if kernel in ("linear", "intersection", "precomputed"):
         return 1.0
-    d = rows.shape[1]
     if gamma == "auto":
         return 1.0 / d
     if gamma != "scale":
         return float(gamma)
-    parts = dask.compute(*[dask.delayed(_moments)(b) for b in rows.to_delayed().ravel()])
-    var = _core.variance_of(list(parts))
+    var = _core.variance_of(list(block_moments()))
     return 1.0 / (d * var) if var != 0 else 1.0
 
 

@@ -148,6 +148,7 @@ pub use solvers::platt::{
 pub use solvers::alpha_grid::{
     fit_alpha_grid, fold_accuracy, halving_rungs, Fold, FoldResult, GridTargets, Search,
 };
+pub use solvers::kernel_budget_streamed::StreamedBudgetFit;
 pub use solvers::linear::FirstStepSums;
 pub use solvers::mixing::{LocalIterates, LocalPass};
 pub use solvers::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};

@@ -36,7 +36,7 @@ fn strategy_name(s: Strategy) -> &'static str {
 /// `kernel_evaluations`, `cache_hits`, `cache_misses`, `objective` and
 /// `switched_at` (the step after which `"auto"` switched from the support set to
 /// the margin vector, or `None`).
-type FitReturn<'py> = Bound<'py, PyDict>;
+pub(crate) type FitReturn<'py> = Bound<'py, PyDict>;
 
 /// The cache's size in bytes from `cache_size` megabytes.
 fn cache_bytes(cache_size: f64) -> PyResult<usize> {
@@ -171,7 +171,7 @@ pub fn fit_kernel_regression<'py>(
 }
 
 /// The budget's maintenance from its name.
-fn maintenance(name: &str) -> PyResult<Maintenance> {
+pub(crate) fn maintenance(name: &str) -> PyResult<Maintenance> {
     match name {
         "merge" => Ok(Maintenance::Merge),
         "remove" => Ok(Maintenance::Remove),
@@ -247,7 +247,7 @@ pub fn fit_kernel_budget_regression<'py>(
 
 /// The kernel of a budgeted fit: one on data rows (a precomputed kernel matrix
 /// holds no points to merge, and its support vectors must be training rows).
-fn budget_kernel(params: &KernelParams<'_>) -> PyResult<pegasos_core::Kernel> {
+pub(crate) fn budget_kernel(params: &KernelParams<'_>) -> PyResult<pegasos_core::Kernel> {
     params.kernel.kernel()?.ok_or_else(|| {
         PyValueError::new_err(
             "a budget needs a kernel on data rows, not kernel='precomputed': the budget's \
@@ -257,7 +257,10 @@ fn budget_kernel(params: &KernelParams<'_>) -> PyResult<pegasos_core::Kernel> {
 }
 
 /// What `fit_kernel_budget` returns.
-fn budget_return<'py>(py: Python<'py>, model: &BudgetedModels) -> PyResult<FitReturn<'py>> {
+pub(crate) fn budget_return<'py>(
+    py: Python<'py>,
+    model: &BudgetedModels,
+) -> PyResult<FitReturn<'py>> {
     let n_sv = model.source.len();
     let d = model.n_features;
     let out = PyDict::new(py);

@@ -15,6 +15,7 @@ mod error;
 mod feature_maps;
 mod grid;
 mod kernel;
+mod kernel_streamed;
 mod linear;
 mod mixing;
 mod params;
@@ -43,6 +44,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(linear::class_counts, m)?)?;
     m.add_function(wrap_pyfunction!(grid::cv_linear, m)?)?;
     m.add_class::<streamed::StreamedLinearFit>()?;
+    m.add_class::<kernel_streamed::StreamedBudgetFit>()?;
     m.add_function(wrap_pyfunction!(streamed::zero_loss_sums, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::loss_sums, m)?)?;
     m.add_function(wrap_pyfunction!(streamed::first_step_sums, m)?)?;

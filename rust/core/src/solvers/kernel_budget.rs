@@ -360,7 +360,7 @@ pub struct BudgetState {
     of_row: HashMap<usize, usize>,
     bias: f64,
     t: u64,
-    sampler: Sampler,
+    pub(crate) sampler: Sampler,
     avg: KernelAverage,
 }
 
@@ -380,6 +380,11 @@ impl BudgetState {
     /// Steps taken.
     pub fn steps(&self) -> u64 {
         self.t
+    }
+
+    /// Features of the rows the state takes.
+    pub fn n_features(&self) -> usize {
+        self.points.d
     }
 
     /// Number of points (support vectors) now.
@@ -428,7 +433,7 @@ pub struct BudgetModel {
 }
 
 /// What a budgeted fit reports.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct BudgetFitOutput {
     /// Passes run.
     pub n_iter: usize,
@@ -448,11 +453,14 @@ struct BudgetRun<'a, R> {
     kernel: Kernel,
     budget: usize,
     maintenance: Maintenance,
-    draws: Draws<'a>,
+    /// The in-memory fit's draws (`None`: the caller supplies the drawn rows).
+    draws: Option<Draws<'a>>,
     state: &'a mut BudgetState,
     query: RowQuery,
-    batch: Vec<usize>,
-    violators: Vec<(usize, f64)>,
+    /// The step's examples: a row of `rows` and the training row it is (its key
+    /// among the points; the same number in memory).
+    batch: Vec<(usize, usize)>,
+    violators: Vec<(usize, usize, f64)>,
     out: BudgetFitOutput,
     monitor: &'a Monitor,
 }
@@ -480,7 +488,7 @@ impl<R: Rows> BudgetRun<'_, R> {
         };
         self.violators.clear();
         for b in 0..self.batch.len() {
-            let i = self.batch[b];
+            let (i, key) = self.batch[b];
             if self.task.weight(i) == 0.0 {
                 continue;
             }
@@ -496,15 +504,15 @@ impl<R: Rows> BudgetRun<'_, R> {
                 .loss
                 .step_weight(f + self.state.bias, self.task.y(i));
             if g != 0.0 {
-                self.violators.push((i, g));
+                self.violators.push((i, key, g));
             }
         }
         let k = self.params.batch_size as f64;
         let mut bias_step = 0.0;
         for v in 0..self.violators.len() {
-            let (i, g) = self.violators[v];
+            let (i, key, g) = self.violators[v];
             let c = self.task.weight(i);
-            self.add(i, c / k * g);
+            self.add(i, key, c / k * g);
             bias_step += c * g;
         }
         if self.params.intercept == Intercept::Unregularized {
@@ -520,22 +528,24 @@ impl<R: Rows> BudgetRun<'_, R> {
         Ok(())
     }
 
-    /// `a += f` for row `i`'s point (a new point when it has none), then keep the
-    /// budget.
-    fn add(&mut self, i: usize, f: f64) {
+    /// `a += f` for the point of row `i` (training row `key`; a new point when it
+    /// has none), then keep the budget.
+    fn add(&mut self, i: usize, key: usize, f: f64) {
         let state = &mut *self.state;
-        if let Some(&s) = state.of_row.get(&i) {
+        if let Some(&s) = state.of_row.get(&key) {
             state.avg.settle(s, state.points.coef[s]);
             state.points.coef[s] += f;
             return;
         }
         self.query.load(self.rows, i);
-        state.points.push_entries(&self.query.entries, f, i as i64);
+        state
+            .points
+            .push_entries(&self.query.entries, f, key as i64);
         if state.avg.active() {
             state.avg.acc.push(0.0);
             state.avg.last.push(state.avg.h);
         }
-        state.of_row.insert(i, state.points.len() - 1);
+        state.of_row.insert(key, state.points.len() - 1);
         if state.points.len() > self.budget {
             self.keep_budget();
         }
@@ -682,7 +692,15 @@ impl<R: Rows> BudgetRun<'_, R> {
     }
 }
 
-impl<R: Rows> PassSubject for BudgetRun<'_, R> {
+/// A budgeted problem as the pass driver sees it between passes: its state, its
+/// budget and what it reported so far.
+pub(crate) struct BudgetSubject<'a> {
+    pub(crate) state: &'a mut BudgetState,
+    pub(crate) budget: usize,
+    pub(crate) out: &'a BudgetFitOutput,
+}
+
+impl PassSubject for BudgetSubject<'_> {
     fn average_if_unstarted(&mut self) -> bool {
         if self.state.avg.active() {
             return false;
@@ -692,14 +710,55 @@ impl<R: Rows> PassSubject for BudgetRun<'_, R> {
     }
 
     fn describe(&self) -> String {
-        format!(
-            "{} of {} support vectors, t {}, {} maintenance steps ({} removals)",
-            self.state.points.len(),
-            self.budget,
-            self.state.t,
-            self.out.maintenance_steps,
-            self.out.removals
-        )
+        describe_budget(self.state, self.budget, self.out)
+    }
+}
+
+/// A verbose pass line's description of a budgeted problem.
+fn describe_budget(state: &BudgetState, budget: usize, out: &BudgetFitOutput) -> String {
+    format!(
+        "{} of {} support vectors, t {}, {} maintenance steps ({} removals)",
+        state.points.len(),
+        budget,
+        state.t,
+        out.maintenance_steps,
+        out.removals
+    )
+}
+
+impl<R: Rows> BudgetRun<'_, R> {
+    fn subject(&mut self) -> BudgetSubject<'_> {
+        BudgetSubject {
+            state: self.state,
+            budget: self.budget,
+            out: &self.out,
+        }
+    }
+
+    /// The steps of the drawn examples `local` (rows of `rows`, whole batches in
+    /// draw order), which are the training rows `keys`.
+    fn run_drawn(&mut self, local: &[usize], keys: &[usize]) -> Result<()> {
+        let k = self.params.batch_size;
+        for (rows, ids) in local.chunks(k).zip(keys.chunks(k)) {
+            if self.monitor.is_stopped() {
+                return Err(Error::Interrupted);
+            }
+            self.batch.clear();
+            self.batch
+                .extend(rows.iter().copied().zip(ids.iter().copied()));
+            self.step()?;
+        }
+        Ok(())
+    }
+}
+
+impl<R: Rows> PassSubject for BudgetRun<'_, R> {
+    fn average_if_unstarted(&mut self) -> bool {
+        self.subject().average_if_unstarted()
+    }
+
+    fn describe(&self) -> String {
+        describe_budget(self.state, self.budget, &self.out)
     }
 }
 
@@ -710,9 +769,14 @@ impl<R: Rows> PassRunner for BudgetRun<'_, R> {
                 return Err(Error::Interrupted);
             }
             self.batch.clear();
+            let Some(draws) = &self.draws else {
+                return Err(Error::InvalidInput(
+                    "a streamed budgeted fit takes its drawn rows from the caller".into(),
+                ));
+            };
             for _ in 0..self.params.batch_size {
-                let i = self.draws.draw(&mut self.state.sampler);
-                self.batch.push(i);
+                let i = draws.draw(&mut self.state.sampler);
+                self.batch.push((i, i));
             }
             self.step()?;
             if self.resets_bias() && self.state.t.is_power_of_two() {
@@ -731,19 +795,14 @@ impl<R: Rows> PassRunner for BudgetRun<'_, R> {
     }
 }
 
-/// Fit one binary problem of `task` on `rows` with at most `budget` support
-/// vectors, continuing `state`, for `params.max_iter` passes (`ceil(n / k)` steps
-/// each). `params` as the kernel solver takes them (no early stopping).
-#[allow(clippy::too_many_arguments)] // a fit's inputs and the budget's settings
-pub fn fit_budgeted_binary<R: Rows>(
-    rows: &R,
-    task: &BinaryTask<'_>,
+/// The checked settings of a budgeted fit of `params` (the kernel validated):
+/// [`check_budget`]'s, the kernel solver's, and no `tol` or loss that starts late.
+pub(crate) fn check_budgeted(
+    kernel: Kernel,
+    budget: usize,
+    maintenance: Maintenance,
     params: &ValidParams,
-    (kernel, budget, maintenance): (Kernel, usize, Maintenance),
-    state: &mut BudgetState,
-    monitor: &Monitor,
-    label: &str,
-) -> Result<BudgetFitOutput> {
+) -> Result<Kernel> {
     let kernel = kernel.validate()?;
     check_budget(kernel, budget, maintenance)?;
     check_kernel_params(params)?;
@@ -759,6 +818,34 @@ pub fn fit_budgeted_binary<R: Rows>(
             params.loss.name()
         )));
     }
+    Ok(kernel)
+}
+
+/// Begin a fit of `params` on `n` rows continuing `state`: its steps per pass, the
+/// suffix average set to begin halfway through the fit's steps.
+pub(crate) fn begin_budgeted(state: &mut BudgetState, params: &ValidParams, n: usize) -> u64 {
+    let per_pass = n.div_ceil(params.batch_size) as u64;
+    state.avg = KernelAverage::off();
+    if params.averaging == Averaging::Suffix {
+        state.avg.start = state.t + per_pass * params.max_iter as u64 / 2 + 1;
+    }
+    per_pass
+}
+
+/// Fit one binary problem of `task` on `rows` with at most `budget` support
+/// vectors, continuing `state`, for `params.max_iter` passes (`ceil(n / k)` steps
+/// each). `params` as the kernel solver takes them (no early stopping).
+#[allow(clippy::too_many_arguments)] // a fit's inputs and the budget's settings
+pub fn fit_budgeted_binary<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    params: &ValidParams,
+    (kernel, budget, maintenance): (Kernel, usize, Maintenance),
+    state: &mut BudgetState,
+    monitor: &Monitor,
+    label: &str,
+) -> Result<BudgetFitOutput> {
+    let kernel = check_budgeted(kernel, budget, maintenance, params)?;
     if kernel.is_additive() {
         // Non-negative rows without repeated columns, as the kernel needs them.
         KernelRows::new(kernel, rows)?;
@@ -780,10 +867,69 @@ pub fn fit_budgeted_binary<R: Rows>(
             rows.n_features()
         )));
     }
-    let per_pass = n.div_ceil(params.batch_size) as u64;
-    state.avg = KernelAverage::off();
-    if params.averaging == Averaging::Suffix {
-        state.avg.start = state.t + per_pass * params.max_iter as u64 / 2 + 1;
+    let per_pass = begin_budgeted(state, params, n);
+    let mut run = BudgetRun {
+        rows,
+        task,
+        params,
+        kernel,
+        budget,
+        maintenance,
+        draws: Some(Draws::new(&params.sampling, task)?),
+        state,
+        query: RowQuery::new(rows.n_features()),
+        batch: Vec::with_capacity(params.batch_size),
+        violators: Vec::with_capacity(params.batch_size),
+        out: BudgetFitOutput::default(),
+        monitor,
+    };
+    let mut plan = PassPlan::new(per_pass, params.max_iter);
+    drive(&mut plan, &mut run, params, monitor, label)?;
+    let mut out = run.out;
+    out.n_iter = plan.passes();
+    Ok(out)
+}
+
+/// Take the steps of the drawn examples `local` (rows of `rows`, whole batches in
+/// draw order; they are the training rows `keys`) on `state`, for a fit begun with
+/// [`begin_budgeted`] and settings checked by [`check_budgeted`], adding to `out`:
+/// the in-memory fit's steps on the same draws.
+#[allow(clippy::too_many_arguments)] // a run's rows, settings, state and draws
+pub(crate) fn run_budgeted_drawn<R: Rows>(
+    rows: &R,
+    task: &BinaryTask<'_>,
+    params: &ValidParams,
+    (kernel, budget, maintenance): (Kernel, usize, Maintenance),
+    state: &mut BudgetState,
+    out: &mut BudgetFitOutput,
+    (local, keys): (&[usize], &[usize]),
+    monitor: &Monitor,
+) -> Result<()> {
+    if local.len() != keys.len() || local.len() % params.batch_size != 0 {
+        return Err(Error::InvalidInput(format!(
+            "{} drawn rows with {} training rows: whole batches of {} expected",
+            local.len(),
+            keys.len(),
+            params.batch_size
+        )));
+    }
+    if let Some(&bad) = local.iter().find(|&&i| i >= rows.n_rows()) {
+        return Err(Error::InvalidInput(format!(
+            "drawn example {bad} is not one of the {} rows supplied",
+            rows.n_rows()
+        )));
+    }
+    if task.len() != rows.n_rows() || state.points.d != rows.n_features() {
+        return Err(Error::ShapeMismatch(format!(
+            "{} rows of {} features, {} labels, a budget state of {} features",
+            rows.n_rows(),
+            rows.n_features(),
+            task.len(),
+            state.points.d
+        )));
+    }
+    if kernel.is_additive() {
+        KernelRows::new(kernel, rows)?;
     }
     let mut run = BudgetRun {
         rows,
@@ -792,24 +938,17 @@ pub fn fit_budgeted_binary<R: Rows>(
         kernel,
         budget,
         maintenance,
-        draws: Draws::new(&params.sampling, task)?,
+        draws: None,
         state,
         query: RowQuery::new(rows.n_features()),
         batch: Vec::with_capacity(params.batch_size),
         violators: Vec::with_capacity(params.batch_size),
-        out: BudgetFitOutput {
-            n_iter: 0,
-            maintenance_steps: 0,
-            removals: 0,
-            kernel_evals: 0,
-        },
+        out: std::mem::take(out),
         monitor,
     };
-    let mut plan = PassPlan::new(per_pass, params.max_iter);
-    drive(&mut plan, &mut run, params, monitor, label)?;
-    let mut out = run.out;
-    out.n_iter = plan.passes();
-    Ok(out)
+    let result = run.run_drawn(local, keys);
+    *out = run.out;
+    result
 }
 
 /// The model of several budgeted problems: their points one after the other
@@ -936,7 +1075,11 @@ pub fn fit_budgeted_regression<R: Rows>(
 }
 
 /// The problems' models side by side (all regularised by `alpha`).
-fn join(d: usize, alpha: f64, done: &[(BudgetState, BudgetFitOutput)]) -> BudgetedModels {
+pub(crate) fn join(
+    d: usize,
+    alpha: f64,
+    done: &[(BudgetState, BudgetFitOutput)],
+) -> BudgetedModels {
     let models = done
         .iter()
         .map(|(s, o)| (s.model(alpha), o.clone(), s.steps()))

@@ -36,7 +36,8 @@
 //! - [`platt`]: Platt's sigmoids (`probability=True`): their fit to held-out
 //!   decision values and the probabilities of the classes;
 //! - [`streamed`]: a linear fit whose rows the caller supplies round by round
-//!   (the client side of the Dask exact mode);
+//!   (the client side of the Dask exact mode); [`kernel_budget_streamed`]: the
+//!   same for a budgeted kernel fit;
 //! - [`linear_svm`], [`linear_regressor`], [`linear_ranker`]: the Rust fronts of the
 //!   linear solvers (`LinearSvm::params()`, a builder over [`linear_params`], `fit`,
 //!   and `predict` on the fitted model); the binding trains through them too.
@@ -48,6 +49,7 @@ pub mod alpha_grid;
 pub mod crammer_singer;
 pub mod held_out;
 pub mod kernel_budget;
+pub mod kernel_budget_streamed;
 pub mod kernel_held_out;
 pub mod kernel_model;
 pub mod kernel_regression;

@@ -458,7 +458,7 @@ impl StreamedFit {
 }
 
 /// The examples of supplied rows whose targets are `targets`.
-fn examples_of<'a>(
+pub(crate) fn examples_of<'a>(
     classes: Option<&'a ClassSummary>,
     targets: Targets<'a>,
     sample_weight: Option<&'a [f64]>,
