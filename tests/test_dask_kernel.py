@@ -178,3 +178,23 @@ def test_bad_rows_are_refused_and_the_regressor_needs_a_budget(dask_threads):
         pdask.KernelPegasosRegressor(client=dask_threads).fit(
             _dask(X, 100), da.from_array(y.astype(float), chunks=100)
         )
+
+
+def test_command_line_trains_a_budgeted_kernel_model_on_a_cluster(dask_threads, tmp_path):
+    """``train --dask -t 2 --budget B``: the files' rows on the cluster, the
+    in-memory model of their CSR rows; a kernel without a budget is refused."""
+    from pegasos_rs.cli import main
+
+    X, y = _data(400, sparse=True, classes=3, seed=7)
+    for k, part in enumerate(np.array_split(np.arange(400), 2)):
+        pegasos_rs.dump_svmlight_file(X[part], y[part], tmp_path / f"d{k}.svm", zero_based=False)
+    model = tmp_path / "k.model"
+    addr = dask_threads.scheduler.address
+    args = ["train", "-q", "--dask", addr, "-t", "2", "-g", "0.5", "--budget", "12"]
+    assert main([*args, "--passes", "2", str(tmp_path / "d*.svm"), str(model)]) == 0
+    est = pegasos_rs.load(model)
+    assert type(est) is pegasos_rs.KernelPegasosClassifier
+    ref = pegasos_rs.KernelPegasosClassifier(**est.get_params()).fit(X, y)
+    _same(est, ref)
+    with pytest.raises(SystemExit, match="needs --budget"):
+        main(["train", "--dask", addr, "-t", "2", str(tmp_path / "d0.svm"), str(model)])

@@ -167,6 +167,7 @@ class StreamedLinearFit:
     ) -> list[str]: ...
     def finish(self, solver: LinearSolverState) -> _FitReturn: ...
 
+@final
 class StreamedBudgetFit:
     """A budgeted kernel fit whose rows live elsewhere: draws, steps on supplied
     rows (with their training rows), passes."""

@@ -173,9 +173,9 @@ Pegasos' own options:
                  50 classes or more: shuffle, on draws shared by the classes)
   --seed s       random seed                                          (default 0)
   --threads n    threads, -1 for all cores                            (default 1)
-  --dask [SCHEDULER]  train on a Dask cluster (linear solvers, -s 0-4, 7, 11-13, 21):
-                 the files stay on the workers; a local cluster when no
-                 scheduler address is given
+  --dask [SCHEDULER]  train on a Dask cluster (linear solvers, -s 0-4, 7, 11-13, 21;
+                 kernels, -t with --budget, -s 0 and 3): the files stay on the
+                 workers; a local cluster when no scheduler address is given
   --mode exact|parallel   with --dask: the in-memory iterates (default), or
                  parameter mixing (many passes over data that does not fit)
   --help         this text
@@ -642,6 +642,18 @@ def _estimator(args, n_samples: int, class_weight):
         return PegasosClassifier(**_linear_params(args, n_samples, class_weight))
     from pegasos_rs.kernel import KernelPegasosClassifier
 
+    params = _kernel_params(args, n_samples)
+    if args.task == "regressor":
+        from pegasos_rs import KernelPegasosRegressor
+
+        return KernelPegasosRegressor(loss=args.loss, epsilon=args.epsilon, **params)
+    return KernelPegasosClassifier(
+        **params, class_weight=class_weight or None, probability=bool(args.probability)
+    )
+
+
+def _kernel_params(args, n_samples: int) -> dict:
+    """The parameters kernel Pegasos' classifier and regressor share (``-t``)."""
     gamma = _gamma(args)
     if args.bias > 0 and not args.unregularized_bias:
         raise SystemExit(
@@ -650,7 +662,7 @@ def _estimator(args, n_samples: int, class_weight):
         )
     if args.max_steps is not None:
         raise SystemExit("pegasos-rs train: --max-steps is for linear models")
-    params = {
+    return {
         "alpha": _alpha(args, n_samples),
         "kernel": args.kernel,
         "gamma": gamma,
@@ -668,13 +680,6 @@ def _estimator(args, n_samples: int, class_weight):
         "budget": args.budget,
         "budget_maintenance": args.budget_maintenance,
     }
-    if args.task == "regressor":
-        from pegasos_rs import KernelPegasosRegressor
-
-        return KernelPegasosRegressor(loss=args.loss, epsilon=args.epsilon, **params)
-    return KernelPegasosClassifier(
-        **params, class_weight=class_weight or None, probability=bool(args.probability)
-    )
 
 
 def _one_class_params(args) -> dict:
@@ -1193,13 +1198,19 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
     if len(files) < 2:
         raise SystemExit("pegasos-rs train: --dask needs data files and a model file")
     *data_files, model_file = files
-    if args.kernel != "linear" or args.folds:
+    if args.folds:
+        raise SystemExit("pegasos-rs train: --dask does not cross-validate (-v)")
+    if args.kernel != "linear" and args.budget is None:
         raise SystemExit(
-            "pegasos-rs train: --dask trains linear models (use a feature map for kernels) "
-            "and does not cross-validate"
+            "pegasos-rs train: --dask with a kernel (-t) needs --budget B: without one the "
+            "support vectors grow with the data, and so do the steps and the model (or use "
+            "a feature map and a linear model)"
         )
+    if args.kernel != "linear" and args.mode != "exact":
+        raise SystemExit("pegasos-rs train: --dask with a kernel trains in exact mode only")
     try:
         import pegasos_rs.dask as pdask
+        from pegasos_rs.dask import _cluster, _svmlight
     except ImportError as e:  # its message names the extra to install, and how
         raise SystemExit(f"pegasos-rs train: --dask: {e}") from None
     import distributed  # present: pegasos_rs.dask needs it
@@ -1211,8 +1222,8 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
     try:
         if scheduler is not None:
             client = distributed.Client(scheduler)
-        data_files = pdask._svmlight._paths(data_files)  # globs expanded, as read
-        with pdask._cluster.cluster(client) as on:
+        data_files = _svmlight._paths(data_files)  # globs expanded, as read
+        with _cluster.cluster(client) as on:
             if show:
                 print(
                     f"reading {counted(len(data_files), 'file')} on {on.scheduler.address} ...",
@@ -1224,10 +1235,19 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
                     import dask.array as da
 
                     class_weight = _weights_of_present_labels(class_weight, da.unique(y).compute())
-            est: pdask.PegasosClassifier | pdask.PegasosRegressor | pdask.PegasosOneClassSVM
-            if args.task == "regressor":
+            est: Any
+            cls: Any
+            if args.kernel != "linear":
+                kernel = _kernel_params(args, int(X.shape[0]))
+                if args.task == "regressor":
+                    params = {**kernel, "loss": args.loss, "epsilon": args.epsilon}
+                    cls = pdask.KernelPegasosRegressor
+                else:
+                    params = {**kernel, "class_weight": class_weight or None}
+                    cls = pdask.KernelPegasosClassifier
+            elif args.task == "regressor":
                 params = _regressor_params(args, int(X.shape[0]))
-                cls: Any = pdask.PegasosRegressor
+                cls = pdask.PegasosRegressor
             elif args.task == "one_class":
                 params = _one_class_params(args)
                 cls = pdask.PegasosOneClassSVM
@@ -1236,7 +1256,9 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
                 cls = pdask.PegasosClassifier
             # The in-memory estimators' own parameters (early stopping) stay out.
             params = {k: v for k, v in params.items() if k in cls._get_param_names()}
-            est = cls(**params, mode=args.mode, client=on)
+            if args.kernel == "linear":
+                params["mode"] = args.mode
+            est = cls(**params, client=on)
             bar = _bar(args, "training", "steps")
             progress = None if bar is None else _dask_progress(bar)
             if isinstance(est, pdask.PegasosOneClassSVM):
@@ -1253,7 +1275,7 @@ def _train_on_dask(args, scheduler: str | None, class_weight) -> int:
     _save(est.save, model_file)
     if not args.quiet:
         print(
-            f"trained {type(est).__name__} ({args.mode}) on "
+            f"trained {type(est).__name__} ({getattr(est, 'mode', 'exact')}) on "
             f"{_rows(int(X.shape[0]), int(X.shape[1]))} from {counted(len(data_files), 'file')}, "
             f"{task_of(est)}, {counted(est.t_, 'step')} "
             f"in {time.perf_counter() - started:.2f}s; model written to {model_file}",

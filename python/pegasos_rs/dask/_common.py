@@ -23,8 +23,8 @@ from pegasos_rs.dask._interrupt import deferred_ctrl_c
 class DaskClientMixin:
     """An estimator with a ``client`` parameter: a clone shares the client (it is
     not copied), a pickle leaves it out (a connection is not part of a model); the
-    in-memory copy of a fitted model. Put it left of the in-memory class in the
-    bases."""
+    column names and verbose lines of a fit on the cluster. Put it left of the
+    in-memory class in the bases."""
 
     def __sklearn_clone__(self):
         # The client is shared, not copied (scikit-learn would deep-copy it).
@@ -39,10 +39,6 @@ class DaskClientMixin:
             state[_fitted.ATTRIBUTE] = {**state[_fitted.ATTRIBUTE], "client": None}
         return state
 
-    #: The in-memory estimator :meth:`_local_copy` makes.
-    _local_class: ClassVar[type]
-    #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
-    _fitted_attributes: ClassVar[tuple[str, ...]]
     verbose: Any
 
     def _keep_feature_names(self, data) -> None:
@@ -63,6 +59,16 @@ class DaskClientMixin:
             )
 
         return show
+
+
+class DaskModelMixin(DaskClientMixin):
+    """A Dask estimator whose fitted model has an in-memory twin: :meth:`_local_copy`
+    and ``save``."""
+
+    #: The in-memory estimator :meth:`_local_copy` makes.
+    _local_class: ClassVar[type]
+    #: Fitted attributes a local copy gets (``feature_names_in_`` when set).
+    _fitted_attributes: ClassVar[tuple[str, ...]]
 
     def _local_copy(self) -> Any:
         """The fitted model as the in-memory estimator (same parameters and fitted
@@ -86,7 +92,7 @@ class DaskClientMixin:
         self._local_copy().save(path)
 
 
-class DaskLinearMixin(DaskClientMixin):
+class DaskLinearMixin(DaskModelMixin):
     """The Dask side of a linear estimator (before the in-memory class in the
     bases: ``class PegasosRegressor(DaskLinearMixin, linear_regressor.
     PegasosRegressor)``)."""

@@ -20,7 +20,7 @@ from pegasos_rs._validation import class_weight_vector, n_threads
 from pegasos_rs.dask import _blocks, _exact, _predict
 from pegasos_rs.dask._blocks import _PARTITION_CHECKS
 from pegasos_rs.dask._cluster import cluster, current_client
-from pegasos_rs.dask._common import DaskClientMixin
+from pegasos_rs.dask._common import DaskModelMixin
 from pegasos_rs.dask._data import check_feature_names, distribute
 from pegasos_rs.dask._interrupt import deferred_ctrl_c
 from pegasos_rs.dask._maps import gamma_of
@@ -67,7 +67,7 @@ _EXTRA_CONSTRAINTS: dict = {
 }
 
 
-class _DaskKernelMixin(DaskClientMixin):
+class _DaskKernelMixin(DaskModelMixin):
     """The Dask side of a budgeted kernel estimator (left of the in-memory class in
     the bases): the fit in exact mode, prediction block by block."""
 
@@ -81,6 +81,10 @@ class _DaskKernelMixin(DaskClientMixin):
     verbose: Any
     client: Any
     _fitted_attributes: ClassVar[tuple[str, ...]] = _FITTED
+    # The in-memory estimator's (right of this mixin in the bases).
+    _check_budget: Any
+    _store_budget: Any
+    to_local: Any
 
     def _fit_budget_on_cluster(
         self, X, y, sample_weight, *, check_input: bool, callback, regression: bool
