@@ -729,7 +729,7 @@ def test_command_line_trains_on_a_cluster(client, tmp_path, capsys):
     est = pegasos_rs.load(model)
     ref = pegasos_rs.PegasosClassifier(alpha=1 / 400, max_steps=3000, random_state=0).fit(X, y)
     assert est.coef_.tobytes() == ref.coef_.tobytes()
-    with pytest.raises(SystemExit, match="--dask with a kernel .-t. needs --budget"):
+    with pytest.raises(SystemExit, match=r"--dask with a kernel \(-t\) needs --budget"):
         main(["train", "--dask", addr, "-t", "rbf", str(tmp_path / "d0.svm"), str(model)])
 
 

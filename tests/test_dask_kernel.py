@@ -75,7 +75,12 @@ CASES = {
         False,
         {"budget": 10, "budget_maintenance": "remove", "batch_size": 3, "sampling": "shuffle"},
     ),
-    "last-iterate-intercept": (False, 2, True, {"budget": 8, "average": False, "fit_intercept": True}),
+    "last-iterate-intercept": (
+        False,
+        2,
+        True,
+        {"budget": 8, "average": False, "fit_intercept": True},
+    ),
 }
 
 
