@@ -22,6 +22,7 @@ DATA = "a size of the data or of this machine, not a measurement of speed"
 FOLDS = "arithmetic of the 5 folds Platt's sigmoid trains (a design estimate)"
 UNSETTLED = "the ConvergenceWarning's threshold without tol (_linear_solver.UNSETTLED)"
 KEPT_BOUND = "the kept blocks' default bounds, settings (limit_block_cache changes one)"
+Q_SIZE = "arithmetic of the design: the budget's inverse kernel matrix, 8 x 2000² bytes"
 
 SETTINGS: dict[str, dict[str, str]] = {
     "ARCHITECTURE.md": {
@@ -94,6 +95,7 @@ SETTINGS: dict[str, dict[str, str]] = {
     "docs/user_guide/kernel.rst": {
         "within 1 % of the exact kernel L2-SVM's objective in 50 passes": TESTED,
         "test error within 5 % of": TESTED,
+        "up. It takes ``8 B²`` bytes a problem: 32 MB for ``B = 2000``.": Q_SIZE,
     },
     "docs/user_guide/linear.rst": {
         "weights 1000 and 0.0001": "scikit-learn's check, its settings",
@@ -154,6 +156,7 @@ SETTINGS: dict[str, dict[str, str]] = {
     },
     "python/pegasos_rs/_docs.py": {
         "within about 50 ms of Ctrl-C": POLL,
+        "``budget**2`` floats (32 MB for a budget of 2,000), and a step that adds a": Q_SIZE,
     },
     "python/pegasos_rs/_progress.py": {
         "about every 50 ms": POLL,

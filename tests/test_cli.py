@@ -828,6 +828,10 @@ def test_budget_trains_the_kernel_estimators_with_a_budget(files, tmp_path):
     assert main(args) == 0
     reg = pegasos_rs.load(model)
     assert reg.budget_maintenance == "remove" and reg.support_.size <= 5
+    args[args.index("remove")] = "project"
+    assert main(args) == 0
+    reg = pegasos_rs.load(model)
+    assert reg.budget_maintenance == "project" and 0 < reg.support_.size <= 5
     for argv, message in [
         (["--budget", "5"], "needs a kernel"),
         (["-s", "21", "--budget", "5"], "needs a kernel"),

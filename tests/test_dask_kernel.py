@@ -75,6 +75,7 @@ CASES = {
         False,
         {"budget": 10, "budget_maintenance": "remove", "batch_size": 3, "sampling": "shuffle"},
     ),
+    "project": (False, 3, True, {"budget": 10, "budget_maintenance": "project"}),
     "last-iterate-intercept": (
         False,
         2,

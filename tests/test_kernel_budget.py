@@ -3,8 +3,8 @@
 Oracles: with a budget no fit reaches, the model without a budget (the same draws
 and steps; the kernel values rounded otherwise, so to 1e-8); the budget never
 exceeded; the support vectors that are training rows equal to those rows; on real
-data (scikit-learn's digits and diabetes) a merged budget close to the unbudgeted
-model; scikit-learn's estimator checks.
+data (scikit-learn's digits and diabetes) a merged or projected budget close to the
+unbudgeted model; scikit-learn's estimator checks.
 """
 
 from __future__ import annotations
@@ -33,12 +33,14 @@ def _problem(n_classes=2, sparse=False):
     return X, y
 
 
+@pytest.mark.parametrize("maintenance", ["merge", "project"])
 @pytest.mark.parametrize(("n_classes", "sparse"), [(2, False), (3, True)])
-def test_a_budget_no_fit_reaches_gives_the_model_without_one(n_classes, sparse):
+def test_a_budget_no_fit_reaches_gives_the_model_without_one(n_classes, sparse, maintenance):
     X, y = _problem(n_classes, sparse)
     kw = {"alpha": 0.01, "gamma": 0.3, "max_iter": 3, "random_state": 0, "multi_class": "ovr"}
     plain = KernelPegasosClassifier(strategy="support", **kw).fit(X, y)
-    budgeted = KernelPegasosClassifier(budget=10_000, **kw).fit(X, y)
+    budgeted = KernelPegasosClassifier(budget=10_000, budget_maintenance=maintenance, **kw)
+    budgeted.fit(X, y)
     np.testing.assert_allclose(
         budgeted.decision_function(X), plain.decision_function(X), rtol=1e-8, atol=1e-8
     )
@@ -48,16 +50,18 @@ def test_a_budget_no_fit_reaches_gives_the_model_without_one(n_classes, sparse):
     assert budgeted.t_ == plain.t_
 
 
-def test_the_regressor_with_a_budget_no_fit_reaches():
+@pytest.mark.parametrize("maintenance", ["merge", "project"])
+def test_the_regressor_with_a_budget_no_fit_reaches(maintenance):
     X, y = load_diabetes(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     kw = {"alpha": 1e-3, "epsilon": 10.0, "gamma": 0.1, "max_iter": 2, "random_state": 0}
     plain = KernelPegasosRegressor(strategy="support", **kw).fit(X, y)
-    budgeted = KernelPegasosRegressor(budget=10_000, **kw).fit(X, y)
+    budgeted = KernelPegasosRegressor(budget=10_000, budget_maintenance=maintenance, **kw)
+    budgeted.fit(X, y)
     np.testing.assert_allclose(budgeted.predict(X), plain.predict(X), rtol=1e-8, atol=1e-6)
 
 
-@pytest.mark.parametrize("maintenance", ["merge", "remove"])
+@pytest.mark.parametrize("maintenance", ["merge", "remove", "project"])
 def test_the_budget_holds_and_its_training_rows_are_the_rows(maintenance):
     X, y = _problem(3)
     est = KernelPegasosClassifier(
@@ -74,12 +78,14 @@ def test_the_budget_holds_and_its_training_rows_are_the_rows(maintenance):
         assert rows.all()
 
 
-def test_one_vs_one_pairs_keep_budgets_of_their_own():
+@pytest.mark.parametrize("maintenance", ["merge", "project"])
+def test_one_vs_one_pairs_keep_budgets_of_their_own(maintenance):
     """Each pair of classes on its rows with its own budget; a budget no pair
     reaches gives the one-vs-one model without one."""
     X, y = _problem(3)
     kw = {"alpha": 0.01, "gamma": 0.3, "max_iter": 2, "random_state": 0, "multi_class": "ovo"}
     plain = KernelPegasosClassifier(strategy="support", **kw).fit(X, y)
+    kw["budget_maintenance"] = maintenance
     big = KernelPegasosClassifier(budget=10_000, **kw).fit(X, y)
     np.testing.assert_allclose(
         big.decision_function(X), plain.decision_function(X), rtol=1e-8, atol=1e-8
@@ -93,7 +99,8 @@ def test_one_vs_one_pairs_keep_budgets_of_their_own():
     np.testing.assert_array_equal(small.support_vectors_[rows], X[small.support_[rows]])
 
 
-def test_the_one_class_svm_with_a_budget():
+@pytest.mark.parametrize("maintenance", ["merge", "project"])
+def test_the_one_class_svm_with_a_budget(maintenance):
     """A budget no fit reaches gives the one-class model without one; a small budget
     holds, keeps the nu-property (the exact offset) and most of the AUC."""
     from pegasos_rs import KernelPegasosOneClassSVM
@@ -104,6 +111,7 @@ def test_the_one_class_svm_with_a_budget():
     normal = X_train[y_train == 3]
     kw = {"nu": 0.1, "gamma": 0.05, "random_state": 0}
     plain = KernelPegasosOneClassSVM(strategy="support", **kw).fit(normal)
+    kw["budget_maintenance"] = maintenance
     big = KernelPegasosOneClassSVM(budget=10_000, **kw).fit(normal)
     np.testing.assert_allclose(
         big.decision_function(X_test), plain.decision_function(X_test), rtol=1e-8, atol=1e-8
@@ -118,14 +126,16 @@ def test_the_one_class_svm_with_a_budget():
     assert a >= b - 0.02, (a, b)
 
 
-def test_real_data_merging_keeps_the_accuracy():
-    """digits (10 classes, one-vs-rest): 60 merged points a class against the
-    unbudgeted model's hundreds of support vectors."""
+@pytest.mark.parametrize("maintenance", ["merge", "project"])
+def test_real_data_merging_and_projection_keep_the_accuracy(maintenance):
+    """digits (10 classes, one-vs-rest): 60 merged or projected points a class
+    against the unbudgeted model's hundreds of support vectors."""
     X, y = load_digits(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X / 16.0, y, random_state=0)
     kw = {"alpha": 1e-3, "gamma": 0.05, "max_iter": 5, "random_state": 0, "multi_class": "ovr"}
     plain = KernelPegasosClassifier(**kw).fit(X_train, y_train)
-    budgeted = KernelPegasosClassifier(budget=60, **kw).fit(X_train, y_train)
+    budgeted = KernelPegasosClassifier(budget=60, budget_maintenance=maintenance, **kw)
+    budgeted.fit(X_train, y_train)
     a, b = budgeted.score(X_test, y_test), plain.score(X_test, y_test)
     assert a >= b - 0.03, (a, b)
     assert budgeted.support_vectors_.shape[0] <= 600 < plain.support_vectors_.shape[0]
@@ -152,7 +162,15 @@ def test_model_files_pickle_and_probabilities(tmp_path):
         ({"budget": 5, "early_stopping": True}, "early_stopping"),
         ({"budget": 5, "kernel": "poly"}, "rbf kernel only"),
         ({"budget": 5, "loss": "squared_hinge"}, "squared_hinge"),
-        ({"budget": 5, "budget_maintenance": "project"}, "budget_maintenance"),
+        ({"budget": 5, "budget_maintenance": "drop"}, "budget_maintenance"),
+        (
+            {"budget": 5, "kernel": "sigmoid", "budget_maintenance": "project"},
+            "positive semi-definite kernel, which the sigmoid kernel is not",
+        ),
+        (
+            {"budget": 5, "kernel": "poly", "coef0": -1.0, "budget_maintenance": "project"},
+            "poly kernel with coef0 < 0",
+        ),
     ],
 )
 def test_what_a_budget_cannot_go_with_is_refused(params, message):
@@ -167,6 +185,7 @@ def test_what_a_budget_cannot_go_with_is_refused(params, message):
     [
         KernelPegasosClassifier(budget=8, random_state=0),
         KernelPegasosRegressor(budget=20, random_state=0),
+        KernelPegasosClassifier(budget=8, budget_maintenance="project", random_state=0),
     ],
     expected_failed_checks=stochastic_weight_failures,
 )

@@ -600,19 +600,21 @@ def test_one_class(kernel, svm_ops):
     _assert_within(scores, ref, scale, f"{kernel} against scikit-learn's kernels")
 
 
+@pytest.mark.parametrize("maintenance", ["merge", "project"])
 @pytest.mark.parametrize("svm_ops", [True, False])
-def test_budgeted_models_whose_support_vectors_are_merged_points(svm_ops):
+def test_budgeted_models_whose_support_vectors_are_merged_points(svm_ops, maintenance):
     """A budget's support vectors are points (merged ones are no training row): the
     graph reads them from support_vectors_, as the model does."""
     X, y, X32 = _problem(2, sparse=False)
-    model = KernelPegasosClassifier(budget=10, alpha=0.01, max_iter=3, random_state=0).fit(X, y)
-    assert (model.support_ == -1).any()
+    kw = {"alpha": 0.01, "max_iter": 3, "random_state": 0, "budget_maintenance": maintenance}
+    model = KernelPegasosClassifier(budget=10, **kw).fit(X, y)
+    assert (model.support_ == -1).any() == (maintenance == "merge")
     (label, scores), _ = _run(
         model, X32, options={id(model): {"svm_ops": svm_ops, "zipmap": False}}
     )
     _check_scores(model, X32, scores)
     _assert_labels(label, model.predict(X32))
-    reg = KernelPegasosRegressor(budget=10, alpha=0.01, max_iter=3, random_state=0)
+    reg = KernelPegasosRegressor(budget=10, **kw)
     reg.fit(X, X @ np.linspace(-1.0, 2.0, X.shape[1]))
     (pred,), _ = _run(reg, X32, options={id(reg): {"svm_ops": svm_ops}})
     _assert_within(pred, reg.predict(X32)[:, np.newaxis], _scale(reg, X32), "budget")

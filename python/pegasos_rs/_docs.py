@@ -71,12 +71,21 @@ budget : int or None, default=None
     late (``squared_hinge``, ``modified_huber``, ``squared_epsilon_insensitive``).
     One-vs-one pairs, as one-vs-rest problems, keep budgets of their own. None: no
     budget.
-budget_maintenance : {"merge", "remove"}, default="merge"
+budget_maintenance : {"merge", "remove", "project"}, default="merge"
     ``"merge"`` (rbf only): the support vector of smallest coefficient is merged
     with the partner of the same sign that changes the model least, into a point
     on the segment between them (golden-section search); ``"remove"``: it is
-    dropped. Merging keeps far more of the model (removal is the simplest and
-    loses the most).""",
+    dropped; ``"project"`` (a positive semi-definite kernel: not ``"sigmoid"``,
+    nor ``"poly"`` with ``coef0 < 0``): the support vector whose projection onto
+    the span of the others changes the model least is projected onto it (the
+    others' coefficients take its part exactly), and a row already in the support
+    vectors' span (a repeated row) is projected onto it rather than added. Each
+    binary problem then keeps the inverse of its support vectors' kernel matrix,
+    ``budget**2`` floats (32 MB for a budget of 2,000), and a step that adds a
+    support vector costs about ``budget**2`` operations more. Merging and
+    projection keep far more of the model than removal (the simplest, which loses
+    the most); projection works with every positive semi-definite kernel and its
+    support vectors stay training rows.""",
     "validation_scores": """\
 validation_scores_ : list of ndarray of shape (n_iter,)
     With ``early_stopping``: the held-out score after each pass of the last

@@ -63,7 +63,7 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
     **_early_stopping.constraints(),
     "budget": [None, Interval(Integral, 2, None, closed="left")],
-    "budget_maintenance": [StrOptions({"merge", "remove"})],
+    "budget_maintenance": [StrOptions({"merge", "remove", "project"})],
 }
 
 #: ``multi_class="auto"`` trains the pairs of more than two classes when a pair has at

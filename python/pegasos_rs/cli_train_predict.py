@@ -166,7 +166,8 @@ Pegasos' own options:
   --batch-size k examples per step (the paper's k)                   (default 1)
   --budget B     with -t (a kernel): at most B support vectors per binary problem
                  (KernelPegasosClassifier/Regressor's budget)
-  --budget-maintenance merge|remove  how the budget is kept    (default merge)
+  --budget-maintenance m  how the budget is kept: merge, remove or project
+                 (default merge)
   --average 0|1  1: the suffix-averaged iterate, 0: the last iterate (default 1)
   --projection 0|1  project onto the ball of radius 1/sqrt(alpha) (linear; 1)
   --sampling s   uniform, shuffle or balanced  (default uniform; classifiers of
@@ -325,7 +326,7 @@ def _train_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=int, help=hide)
     p.add_argument(
         "--budget-maintenance",
-        choices=["merge", "remove"],
+        choices=["merge", "remove", "project"],
         dest="budget_maintenance",
         default="merge",
         help=hide,

@@ -202,7 +202,7 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
         cache_size: Float = 200,
         strategy: Literal["auto", "margins", "support"] = "auto",
         budget: Int | None = None,
-        budget_maintenance: Literal["merge", "remove"] = "merge",
+        budget_maintenance: Literal["merge", "remove", "project"] = "merge",
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
         verbose: Int = 0,

@@ -229,7 +229,7 @@ class KernelPegasosRegressor(
         early_stopping: bool = False,
         validation_fraction: Float = 0.1,
         budget: Int | None = None,
-        budget_maintenance: Literal["merge", "remove"] = "merge",
+        budget_maintenance: Literal["merge", "remove", "project"] = "merge",
         random_state: RandomStateLike = None,
         n_jobs: Int | None = None,
         verbose: Int = 0,

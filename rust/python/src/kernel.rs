@@ -175,20 +175,22 @@ pub(crate) fn maintenance(name: &str) -> PyResult<Maintenance> {
     match name {
         "merge" => Ok(Maintenance::Merge),
         "remove" => Ok(Maintenance::Remove),
+        "project" => Ok(Maintenance::Project),
         other => Err(PyValueError::new_err(format!(
-            "budget_maintenance must be 'merge' or 'remove', got {other:?}"
+            "budget_maintenance must be 'merge', 'remove' or 'project', got {other:?}"
         ))),
     }
 }
 
 /// Train kernel Pegasos with a budget of `budget` support vectors per binary
 /// problem (one-vs-rest, or one-vs-one as `params["multi_class"]` says; one
-/// problem for two classes), kept by `maintenance` ("merge" or
-/// "remove"); `labels` and `params` as for `fit_kernel` (a kernel on data rows).
+/// problem for two classes), kept by `maintenance` ("merge", "remove" or
+/// "project"); `labels` and `params` as for `fit_kernel` (a kernel on data rows).
 /// Returns `points` (the support vectors, a dense `(n_sv, n_features)` array: training
 /// rows and merged points), `source` (each one's training row, -1 when merged),
 /// `dual_coef` `(n_problems, n_sv)`, `intercept`, and per problem `steps`,
-/// `passes`, `kernel_evaluations`, `maintenance_steps` and `removals`.
+/// `passes`, `kernel_evaluations`, `maintenance_steps`, `removals` and `in_span`
+/// (rows projected onto the points' span instead of added, "project").
 #[pyfunction]
 #[pyo3(signature = (x, codes, labels, params, n_threads, budget, maintenance))]
 #[allow(clippy::too_many_arguments)] // the fit's inputs and the budget's two settings
@@ -290,6 +292,10 @@ pub(crate) fn budget_return<'py>(
     column(
         "removals",
         model.reports.iter().map(|r| r.0.removals).collect(),
+    )?;
+    column(
+        "in_span",
+        model.reports.iter().map(|r| r.0.in_span).collect(),
     )?;
     Ok(out)
 }

@@ -34,6 +34,30 @@
 //!   partner's `h` is then searched exactly. One kernel row of `z_m` against the
 //!   points (`O(B d)`) and `O(1)` a partner: the step stays `O(B d)`.
 //!   Without a partner of the same sign, `m` is removed.
+//! - [`Maintenance::Project`] (positive semi-definite kernels: not sigmoid, nor poly
+//!   with `coef0 < 0`): the point whose projection onto the span of the others
+//!   degrades the model least is projected onto it and dropped (Orabona, Keshet,
+//!   Caputo, "Bounded kernel-based online learning", JMLR 10, 2009, the Projectron;
+//!   Wang et al.'s projection). The state keeps `Q = K^-1`, the inverse of the kernel
+//!   matrix of the points, in their order (`Inverse`; `n^2` doubles: 32 MB a
+//!   problem for `B = 2000`). Projecting point `r` changes the others' coefficients by
+//!   `Delta_j = -a_r Q_jr / Q_rr` (`K_{-r,-r}^-1 k_{-r,r}` read from `Q` by the
+//!   block inverse) and degrades the model by exactly `a_r^2 / Q_rr`, so the best
+//!   projection is the argmin of that over all points, `O(n)`; `Q` is then downdated,
+//!   `Q_{-r,-r} - Q_{-r,r} Q_{r,-r} / Q_rr`, `O(n^2)`. A new point `x` with kernel
+//!   column `k` against the points has Schur complement `s = K(x, x) - k^T Q k` (its
+//!   squared distance to their span): when `s <= IN_SPAN K(x, x)` (`IN_SPAN =
+//!   1e-10`: `x` in the span to rounding, a repeated row for one) it is not added
+//!   but projected, `a += f Q k` (exact for a repeated row); otherwise it is added
+//!   and `Q` grows by the block inverse, `O(n^2)`. A step that adds a point then costs
+//!   `O(B d + B^2)`. Rounding drifts `Q` away from `K^-1`: it is recomputed from
+//!   scratch (Cholesky factor of `K`, then its inverse, `O(n^3)`) after `n` updates
+//!   (amortised `O(n^2)`), when a Schur complement falls below `-IN_SPAN K(x, x)` or
+//!   a `Q_rr` is not positive, and when a fit continues a state kept otherwise. A
+//!   point whose Cholesky pivot (its squared distance to the span of the points
+//!   before it) is at most `IN_SPAN` times its `K(z, z)` is then projected onto those
+//!   points and dropped (counted as a maintenance step), so `K` stays numerically
+//!   positive definite.
 //!
 //! # The one-class SVM
 //! With `params.one_class` the steps are the kernel solver's one-class steps (the
@@ -46,7 +70,10 @@
 //! point `s` accumulates `sum_t a_s^(t) / t` lazily (as the kernel solver's average),
 //! and every maintenance step applies to the average the same linear map as to the
 //! iterate (a removed point's share is dropped, a merged point's is
-//! `acc_m K(z_m, z) + acc_n K(z_n, z)`): the averaged model has the same `B` points.
+//! `acc_m K(z_m, z) + acc_n K(z_n, z)`, a projected point's adds
+//! `-acc_r Q_jr / Q_rr` to point `j`'s): the averaged model has the same `B` points.
+//! A new point projected in the span leaves the average as it is (its accumulated
+//! share is zero), the points whose coefficients it changes settled first.
 
 use std::collections::HashMap;
 
@@ -75,13 +102,18 @@ pub enum Maintenance {
     Remove,
     /// Merge the point of smallest coefficient with its best partner (rbf only).
     Merge,
+    /// Project the point whose projection degrades the model least onto the span of
+    /// the others, keeping the inverse of the points' kernel matrix (positive
+    /// semi-definite kernels only: not sigmoid, nor poly with `coef0 < 0`).
+    Project,
 }
 
 /// Relative width of the interval golden-section search stops at.
 const SEARCH_TOL: f64 = 1e-6;
 
 /// The checked settings of a budgeted fit: at least 2 points; merging needs a
-/// kernel with a merge rule (rbf).
+/// kernel with a merge rule (rbf), projection a positive semi-definite kernel (not
+/// sigmoid, nor poly with `coef0 < 0`).
 pub fn check_budget(kernel: Kernel, budget: usize, maintenance: Maintenance) -> Result<()> {
     if budget < 2 {
         return Err(Error::InvalidParameter(format!(
@@ -94,6 +126,19 @@ pub fn check_budget(kernel: Kernel, budget: usize, maintenance: Maintenance) -> 
              budget_maintenance='remove'",
             kernel.name()
         )));
+    }
+    if maintenance == Maintenance::Project {
+        let refused = match kernel {
+            Kernel::Sigmoid { .. } => Some("the sigmoid kernel"),
+            Kernel::Poly { coef0, .. } if coef0 < 0.0 => Some("the poly kernel with coef0 < 0"),
+            _ => None,
+        };
+        if let Some(what) = refused {
+            return Err(Error::InvalidParameter(format!(
+                "projecting support vectors needs a positive semi-definite kernel, which \
+                 {what} is not; use budget_maintenance='remove'"
+            )));
+        }
     }
     Ok(())
 }
@@ -217,6 +262,129 @@ impl RowQuery {
         entries.sort_unstable_by_key(|e| e.0);
         self.sq = sq;
         self.sum = sum;
+    }
+
+    /// Load point `s` of `pts` (its non-zero entries, squared norm and sum).
+    fn load_point(&mut self, pts: &BudgetPoints, s: usize) {
+        self.entries.clear();
+        self.entries.extend(
+            pts.row(s)
+                .iter()
+                .enumerate()
+                .filter(|e| *e.1 != 0.0)
+                .map(|(k, &v)| (k, v)),
+        );
+        self.sq = pts.sq_norm[s];
+        self.sum = pts.sum[s];
+    }
+
+    /// `K(x, x)` of the loaded row `x`.
+    fn self_kernel(&mut self, kernel: Kernel) -> f64 {
+        for &(k, v) in &self.entries {
+            self.scratch[k] = v;
+        }
+        let value = point_kernel(kernel, self, &self.scratch, self.sq, self.sum);
+        for &(k, _) in &self.entries {
+            self.scratch[k] = 0.0;
+        }
+        value
+    }
+}
+
+/// The share of `K(x, x)` below which the squared distance of `x` to the span of
+/// the points (a Schur complement of their kernel matrix, or a Cholesky pivot) counts
+/// as zero: `x` is then projected onto the span rather than added. Far above the
+/// rounding of the kernel values (`1e-16` relative) and of `k^T Q k` for a
+/// well-conditioned `K`, and small enough that what is projected is numerically in
+/// the span (a projection error of at most `1e-10 a^2 K(x, x)`).
+const IN_SPAN: f64 = 1e-10;
+
+/// The inverse `Q = K^-1` of the kernel matrix `K` of the budget's points
+/// ([`Maintenance::Project`]), row-major `n x n` in the points' order, kept exactly
+/// symmetric: grown by the block inverse when a point is added, downdated when one
+/// is projected, recomputed from scratch after `n` such updates.
+#[derive(Clone, Debug, PartialEq, Default)]
+struct Inverse {
+    q: Vec<f64>,
+    n: usize,
+    /// Points added or projected since `Q` was computed from scratch.
+    updates: usize,
+}
+
+impl Inverse {
+    fn at(&self, i: usize, j: usize) -> f64 {
+        self.q[i * self.n + j]
+    }
+
+    fn row(&self, i: usize) -> &[f64] {
+        &self.q[i * self.n..(i + 1) * self.n]
+    }
+
+    /// `u = Q k`, as `sum_j k_j Q_j` (`Q` symmetric): row by row, vectorised.
+    fn times(&self, k: &[f64], u: &mut Vec<f64>) {
+        u.clear();
+        u.resize(self.n, 0.0);
+        for (j, &kj) in k.iter().enumerate() {
+            for (v, q) in u.iter_mut().zip(self.row(j)) {
+                *v += kj * q;
+            }
+        }
+    }
+
+    /// Add a point whose kernel column against the points gives `u = Q k` and the
+    /// Schur complement `s = K(x, x) - k^T u > 0`:
+    /// `Q' = [[Q + u u^T / s, -u / s], [-u^T / s, 1 / s]]`.
+    fn grow(&mut self, u: &[f64], s: f64) {
+        let n = self.n;
+        let m = n + 1;
+        self.q.resize(m * m, 0.0);
+        // Rows from stride n to stride m, the last first (they only move up).
+        for i in (1..n).rev() {
+            self.q.copy_within(i * n..(i + 1) * n, i * m);
+        }
+        let inv = 1.0 / s;
+        for i in 0..n {
+            let row = &mut self.q[i * m..(i + 1) * m];
+            for (j, q) in row[..n].iter_mut().enumerate() {
+                *q += u[i] * u[j] * inv;
+            }
+            row[n] = -u[i] * inv;
+        }
+        for (q, uj) in self.q[n * m..n * m + n].iter_mut().zip(u) {
+            *q = -uj * inv;
+        }
+        self.q[n * m + n] = inv;
+        self.n = m;
+        self.updates += 1;
+    }
+
+    /// Remove point `r` (the points' kernel matrix without it has the inverse
+    /// `Q_{-r,-r} - Q_{-r,r} Q_{r,-r} / Q_rr`), the last point taking its place as
+    /// in [`BudgetPoints::swap_remove`]; `col` is scratch space.
+    fn shrink(&mut self, r: usize, col: &mut Vec<f64>) {
+        let n = self.n;
+        col.clear();
+        col.extend_from_slice(self.row(r));
+        let inv = 1.0 / col[r];
+        for i in 0..n {
+            let ci = col[i];
+            for (q, cj) in self.q[i * n..(i + 1) * n].iter_mut().zip(col.iter()) {
+                *q -= ci * cj * inv;
+            }
+        }
+        let last = n - 1;
+        if r != last {
+            self.q.copy_within(last * n..(last + 1) * n, r * n);
+            for i in 0..n {
+                self.q[i * n + r] = self.q[i * n + last];
+            }
+        }
+        for i in 1..last {
+            self.q.copy_within(i * n..i * n + last, i * last);
+        }
+        self.q.truncate(last * last);
+        self.n = last;
+        self.updates += 1;
     }
 }
 
@@ -362,6 +530,9 @@ pub struct BudgetState {
     t: u64,
     pub(crate) sampler: Sampler,
     avg: KernelAverage,
+    /// With [`Maintenance::Project`]: the inverse of the points' kernel matrix
+    /// (`None` otherwise, or not yet computed).
+    inverse: Option<Inverse>,
 }
 
 impl BudgetState {
@@ -374,6 +545,7 @@ impl BudgetState {
             t: 0,
             sampler: Sampler::new(seed, stream),
             avg: KernelAverage::off(),
+            inverse: None,
         }
     }
 
@@ -417,6 +589,256 @@ impl BudgetState {
     }
 }
 
+/// Keeping the points and the inverse of their kernel matrix
+/// ([`Maintenance::Project`]; see the module doc).
+impl BudgetState {
+    /// Remove point `s`, the last point taking its place (its row's entry moved).
+    fn drop_point(&mut self, s: usize) {
+        let last = self.points.len() - 1;
+        self.points.swap_remove(s);
+        if self.avg.active() {
+            self.avg.acc.swap_remove(s);
+            self.avg.last.swap_remove(s);
+        }
+        if s != last {
+            if let Ok(row) = usize::try_from(self.points.source[s]) {
+                self.of_row.insert(row, s);
+            }
+        }
+    }
+
+    /// Forget point `s`'s training row and drop it.
+    fn remove_point(&mut self, s: usize) {
+        if let Ok(row) = usize::try_from(self.points.source[s]) {
+            self.of_row.remove(&row);
+        }
+        self.drop_point(s);
+    }
+
+    /// Bring every point's average up to the current step (before a map changes
+    /// their coefficients together).
+    fn settle_all(&mut self) {
+        if self.avg.active() {
+            for (s, &c) in self.points.coef.iter().enumerate() {
+                self.avg.settle(s, c);
+            }
+        }
+    }
+
+    /// `a_j += f beta_j` for the points `j < beta.len()` and their averages
+    /// `acc_j += acc beta_j` (the average's share `acc` of the point the map takes
+    /// away), every point settled first.
+    fn add_combination(&mut self, beta: &[f64], f: f64, acc: f64) {
+        self.settle_all();
+        for (j, b) in beta.iter().enumerate() {
+            self.points.coef[j] += f * b;
+        }
+        if self.avg.active() {
+            for (j, b) in beta.iter().enumerate() {
+                self.avg.acc[j] += acc * b;
+            }
+        }
+    }
+
+    /// The average's accumulated share of point `s` (settled), 0 without averaging.
+    fn settled_acc(&mut self, s: usize) -> f64 {
+        if !self.avg.active() {
+            return 0.0;
+        }
+        self.avg.settle(s, self.points.coef[s]);
+        self.avg.acc[s]
+    }
+
+    /// The kept inverse, computed from scratch when there is none, it does not
+    /// match the points, or `n` updates have passed since it was (rounding drift).
+    fn take_inverse(&mut self, kernel: Kernel, out: &mut BudgetFitOutput) -> Inverse {
+        match self.inverse.take() {
+            Some(q) if q.n == self.points.len() && (q.updates == 0 || q.updates < q.n) => q,
+            _ => self.fresh_inverse(kernel, out),
+        }
+    }
+
+    /// `Q = K^-1` computed from scratch: `K = L L^T` (Cholesky, row by row), then
+    /// `Q = L^-T L^-1`, `O(n^3)`. A point whose pivot (its squared distance to the
+    /// span of the points before it) is at most `IN_SPAN K(z, z)` is projected onto
+    /// those points (`beta = L_{<i}^-T` of its row of `L`, the average mapped the
+    /// same way) and dropped, the last point taking its place: the factor of the
+    /// points before it stays as it is.
+    fn fresh_inverse(&mut self, kernel: Kernel, out: &mut BudgetFitOutput) -> Inverse {
+        let stride = self.points.len();
+        let mut l = vec![0.0; stride * stride];
+        let mut query = RowQuery::new(self.points.d);
+        let mut i = 0;
+        while i < self.points.len() {
+            let pts = &self.points;
+            query.load_point(pts, i);
+            let (done, row) = l.split_at_mut(i * stride);
+            let row = &mut row[..=i];
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = point_kernel(kernel, &query, pts.row(j), pts.sq_norm[j], pts.sum[j]);
+            }
+            out.kernel_evals += i as u64 + 1;
+            let kii = row[i];
+            let mut pivot = kii;
+            for j in 0..i {
+                let lj = &done[j * stride..=j * stride + j];
+                let dot: f64 = row[..j].iter().zip(lj).map(|(a, b)| a * b).sum();
+                row[j] = (row[j] - dot) / lj[j];
+                pivot -= row[j] * row[j];
+            }
+            if pivot > IN_SPAN * kii {
+                row[i] = pivot.sqrt();
+                i += 1;
+                continue;
+            }
+            // In the span of the points before it: beta = L_{<i}^-T y, y its row.
+            let mut beta = row[..i].to_vec();
+            for j in (0..i).rev() {
+                let lower: f64 = (j + 1..i).map(|k| done[k * stride + j] * beta[k]).sum();
+                beta[j] = (beta[j] - lower) / done[j * stride + j];
+            }
+            let a = self.points.coef[i];
+            let acc = self.settled_acc(i);
+            self.add_combination(&beta, a, acc);
+            self.remove_point(i);
+            out.maintenance_steps += 1;
+        }
+        let n = self.points.len();
+        // M = L^-1, row by row: (e_i - sum_{k<i} L_ik M_k) / L_ii.
+        let mut m = vec![0.0; n * n];
+        for i in 0..n {
+            let (done, rest) = m.split_at_mut(i * n);
+            let row = &mut rest[..=i];
+            row[i] = 1.0;
+            for k in 0..i {
+                let lik = l[i * stride + k];
+                for (r, v) in row[..=k].iter_mut().zip(&done[k * n..=k * n + k]) {
+                    *r -= lik * v;
+                }
+            }
+            let lii = l[i * stride + i];
+            for r in row.iter_mut() {
+                *r /= lii;
+            }
+        }
+        // Q = M^T M = sum_k M_k^T M_k, the lower half, then mirrored.
+        let mut q = vec![0.0; n * n];
+        for k in 0..n {
+            let mk = &m[k * n..=k * n + k];
+            for (i, &f) in mk.iter().enumerate() {
+                for (v, w) in q[i * n..=i * n + i].iter_mut().zip(mk) {
+                    *v += f * w;
+                }
+            }
+        }
+        for i in 0..n {
+            for j in 0..i {
+                q[j * n + i] = q[i * n + j];
+            }
+        }
+        Inverse { q, n, updates: 0 }
+    }
+
+    /// `a += f` for the loaded row `x` (training row `i`, which has no point): a new
+    /// point, `Q` grown, unless `x` is in the span of the points, then projected
+    /// onto it (`a += f Q k`).
+    fn add_projecting(
+        &mut self,
+        kernel: Kernel,
+        query: &mut RowQuery,
+        i: usize,
+        f: f64,
+        out: &mut BudgetFitOutput,
+    ) {
+        let kxx = query.self_kernel(kernel);
+        let mut q = self.take_inverse(kernel, out);
+        let (mut k, mut u) = (Vec::new(), Vec::new());
+        let mut refreshed = false;
+        let s = loop {
+            let pts = &self.points;
+            k.clear();
+            k.extend(
+                (0..pts.len())
+                    .map(|p| point_kernel(kernel, query, pts.row(p), pts.sq_norm[p], pts.sum[p])),
+            );
+            out.kernel_evals += pts.len() as u64;
+            q.times(&k, &mut u);
+            let s = kxx - k.iter().zip(&u).map(|(a, b)| a * b).sum::<f64>();
+            // Negative beyond rounding: Q has drifted from K^-1.
+            if s >= -IN_SPAN * kxx || refreshed {
+                break s;
+            }
+            q = self.fresh_inverse(kernel, out);
+            refreshed = true;
+        };
+        out.kernel_evals += 1;
+        if s > IN_SPAN * kxx {
+            let n = self.points.len();
+            self.points.push_entries(&query.entries, f, i as i64);
+            if self.avg.active() {
+                self.avg.acc.push(0.0);
+                self.avg.last.push(self.avg.h);
+            }
+            self.of_row.insert(i, n);
+            q.grow(&u, s);
+        } else {
+            self.add_combination(&u, f, 0.0);
+            out.in_span += 1;
+        }
+        self.inverse = Some(q);
+    }
+
+    /// Project points onto the span of the others until at most `budget` are left,
+    /// each time the one of least degradation `a_r^2 / Q_rr`. Returns the last
+    /// projected point's index (before it was dropped) and degradation.
+    fn project_to(
+        &mut self,
+        kernel: Kernel,
+        budget: usize,
+        out: &mut BudgetFitOutput,
+    ) -> Option<(usize, f64)> {
+        let mut q = self.take_inverse(kernel, out);
+        if (0..q.n).any(|r| q.at(r, r).is_nan() || q.at(r, r) <= 0.0) {
+            q = self.fresh_inverse(kernel, out);
+        }
+        let mut col = Vec::new();
+        let mut last = None;
+        while self.points.len() > budget {
+            let coef = &self.points.coef;
+            // After a fresh inverse every Q_rr > 0 (a sum of squares, one of them
+            // 1 / L_rr^2) unless the kernel values overflowed.
+            let Some((r, err)) = (0..q.n)
+                .filter(|&r| q.at(r, r) > 0.0)
+                .map(|r| (r, coef[r] * coef[r] / q.at(r, r)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+            else {
+                // Kernel values out of range (overflowed): remove the point of
+                // smallest coefficient instead.
+                let m = (0..coef.len())
+                    .min_by(|&a, &b| coef[a].abs().total_cmp(&coef[b].abs()))
+                    .unwrap_or(0);
+                self.remove_point(m);
+                out.maintenance_steps += 1;
+                out.removals += 1;
+                q = self.fresh_inverse(kernel, out);
+                continue;
+            };
+            let qr = q.row(r);
+            let beta: Vec<f64> = qr.iter().map(|v| -v / qr[r]).collect();
+            let a = self.points.coef[r];
+            let acc = self.settled_acc(r);
+            self.add_combination(&beta, a, acc);
+            q.shrink(r, &mut col);
+            // beta_r = -1: a_r + a_r beta_r = 0 before r is dropped.
+            self.remove_point(r);
+            out.maintenance_steps += 1;
+            last = Some((r, err));
+        }
+        self.inverse = Some(q);
+        last
+    }
+}
+
 /// A budgeted binary model: `f(x) = sum_s dual_coef[s] K(z_s, x) + intercept`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BudgetModel {
@@ -437,10 +859,13 @@ pub struct BudgetModel {
 pub struct BudgetFitOutput {
     /// Passes run.
     pub n_iter: usize,
-    /// Maintenance steps taken (merges or removals).
+    /// Maintenance steps taken (merges, removals or projections).
     pub maintenance_steps: u64,
     /// Of those, points removed without a merge.
     pub removals: u64,
+    /// Rows projected onto the span of the points instead of added
+    /// ([`Maintenance::Project`]).
+    pub in_span: u64,
     /// Kernel values computed.
     pub kernel_evals: u64,
 }
@@ -538,14 +963,18 @@ impl<R: Rows> BudgetRun<'_, R> {
             return;
         }
         self.query.load(self.rows, i);
-        state
-            .points
-            .push_entries(&self.query.entries, f, key as i64);
-        if state.avg.active() {
-            state.avg.acc.push(0.0);
-            state.avg.last.push(state.avg.h);
+        if self.maintenance == Maintenance::Project {
+            state.add_projecting(self.kernel, &mut self.query, key, f, &mut self.out);
+        } else {
+            state
+                .points
+                .push_entries(&self.query.entries, f, key as i64);
+            if state.avg.active() {
+                state.avg.acc.push(0.0);
+                state.avg.last.push(state.avg.h);
+            }
+            state.of_row.insert(key, state.points.len() - 1);
         }
-        state.of_row.insert(key, state.points.len() - 1);
         if state.points.len() > self.budget {
             self.keep_budget();
         }
@@ -553,6 +982,11 @@ impl<R: Rows> BudgetRun<'_, R> {
 
     /// One maintenance step: from `B + 1` points to `B`.
     fn keep_budget(&mut self) {
+        if self.maintenance == Maintenance::Project {
+            self.state
+                .project_to(self.kernel, self.budget, &mut self.out);
+            return;
+        }
         self.out.maintenance_steps += 1;
         let pts = &self.state.points;
         let m = (0..pts.len())
@@ -630,7 +1064,7 @@ impl<R: Rows> BudgetRun<'_, R> {
         // Drop the larger index first, so that the smaller stays valid.
         let (hi, lo) = if m > n { (m, n) } else { (n, m) };
         for s in [hi, lo] {
-            Self::drop_point(state, s);
+            state.drop_point(s);
         }
         state.points.push(&z, a_z, -1);
         if state.avg.active() {
@@ -640,26 +1074,7 @@ impl<R: Rows> BudgetRun<'_, R> {
     }
 
     fn remove(&mut self, m: usize) {
-        let state = &mut *self.state;
-        if let Ok(row) = usize::try_from(state.points.source[m]) {
-            state.of_row.remove(&row);
-        }
-        Self::drop_point(state, m);
-    }
-
-    /// Remove point `s`, the last point taking its place (its row's entry moved).
-    fn drop_point(state: &mut BudgetState, s: usize) {
-        let last = state.points.len() - 1;
-        state.points.swap_remove(s);
-        if state.avg.active() {
-            state.avg.acc.swap_remove(s);
-            state.avg.last.swap_remove(s);
-        }
-        if s != last {
-            if let Ok(row) = usize::try_from(state.points.source[s]) {
-                state.of_row.insert(row, s);
-            }
-        }
+        self.state.remove_point(m);
     }
 }
 
@@ -821,9 +1236,19 @@ pub(crate) fn check_budgeted(
     Ok(kernel)
 }
 
-/// Begin a fit of `params` on `n` rows continuing `state`: its steps per pass, the
-/// suffix average set to begin halfway through the fit's steps.
-pub(crate) fn begin_budgeted(state: &mut BudgetState, params: &ValidParams, n: usize) -> u64 {
+/// Begin a fit of `params` on `n` rows kept by `maintenance`, continuing `state`:
+/// its steps per pass, the suffix average set to begin halfway through the fit's
+/// steps.
+pub(crate) fn begin_budgeted(
+    state: &mut BudgetState,
+    params: &ValidParams,
+    n: usize,
+    maintenance: Maintenance,
+) -> u64 {
+    if maintenance != Maintenance::Project {
+        // Other maintenance would leave it stale; a projecting fit recomputes it.
+        state.inverse = None;
+    }
     let per_pass = n.div_ceil(params.batch_size) as u64;
     state.avg = KernelAverage::off();
     if params.averaging == Averaging::Suffix {
@@ -867,7 +1292,7 @@ pub fn fit_budgeted_binary<R: Rows>(
             rows.n_features()
         )));
     }
-    let per_pass = begin_budgeted(state, params, n);
+    let per_pass = begin_budgeted(state, params, n, maintenance);
     let mut run = BudgetRun {
         rows,
         task,

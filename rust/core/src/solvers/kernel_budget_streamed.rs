@@ -101,7 +101,7 @@ impl StreamedBudgetFit {
         let problems = (0..n_problems)
             .map(|p| {
                 let mut state = BudgetState::new(n_features, params.seed, p as u64);
-                let per_pass = begin_budgeted(&mut state, &params, n_rows);
+                let per_pass = begin_budgeted(&mut state, &params, n_rows, maintenance);
                 Problem {
                     state,
                     plan: PassPlan::new(per_pass, params.max_iter),

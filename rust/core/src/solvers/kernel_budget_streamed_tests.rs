@@ -119,6 +119,13 @@ fn a_streamed_classification_is_the_in_memory_fit() {
             Averaging::Suffix,
             Some(&weights),
         ),
+        (
+            Maintenance::Project,
+            1,
+            Sampling::Uniform,
+            Averaging::Suffix,
+            Some(&weights),
+        ),
     ] {
         let p = params(k, sampling, averaging);
         let settings = (Kernel::Rbf { gamma: 0.5 }, 12, maintenance);
