@@ -122,8 +122,8 @@ pub use kernels::gram::PrecomputedGram;
 pub use kernels::grid_gram::{finish_gram, raw_gram};
 pub use solvers::kernel_budget::{
     best_merge, check_budget, fit_budgeted_binary, fit_budgeted_one_vs_one,
-    fit_budgeted_one_vs_rest, fit_budgeted_regression, quick_merge, BudgetFitOutput, BudgetModel,
-    BudgetState, BudgetedModels, Maintenance,
+    fit_budgeted_one_vs_rest, fit_budgeted_regression, quick_degradation, BudgetFitOutput,
+    BudgetModel, BudgetState, BudgetedModels, Maintenance,
 };
 pub use solvers::kernel_solver::Strategy;
 pub use solvers::kernel_svm::{

@@ -27,11 +27,11 @@
 //!   `K(z_n, z) = kappa^(h^2)` with `kappa = K(z_m, z_n)`, so `h` maximises
 //!   `|a_m| kappa^((1-h)^2) + |a_n| kappa^(h^2)` on `[0, 1]`, found by golden-section
 //!   search ([`best_merge`]); the degradation is
-//!   `a_m^2 + a_n^2 + 2 a_m a_n kappa - a_z^2`. The best `h` depends on
+//!   `a_m^2 + a_n^2 + 2 a_m a_n kappa - a_z^2`. The best merge depends on
 //!   `|a_m| / (|a_m| + |a_n|)` and `kappa` only, so, as Qaadan and Glasmachers do,
-//!   it is tabulated once and the partners are ranked by the degradation at the
-//!   table's `h` ([`quick_merge`]: two exponentials a partner); the chosen
-//!   partner's `h` is then searched exactly. One kernel row of `z_m` against the
+//!   its degradation (relative to `(|a_m| + |a_n|)^2`) is tabulated once and the
+//!   partners are ranked by the table's value ([`quick_degradation`]: one kernel
+//!   value a partner, no search); the chosen partner's `h` is then searched exactly. One kernel row of `z_m` against the
 //!   points (`O(B d)`) and `O(1)` a partner: the step stays `O(B d)`.
 //!   Without a partner of the same sign, `m` is removed.
 //! - [`Maintenance::Project`] (positive semi-definite kernels: not sigmoid, nor poly
@@ -450,9 +450,11 @@ pub fn best_merge(a_m: f64, a_n: f64, gd: f64) -> (f64, f64, f64) {
 const TABLE_R: usize = 64;
 const TABLE_K: usize = 256;
 
-/// The best `h` of [`best_merge`] at the table's nodes: it depends on `r` and
-/// `kappa` only (`|a_z| / (|a_m| + |a_n|) = r kappa^((1-h)^2) + (1-r) kappa^(h^2)`),
-/// computed once per process (Qaadan and Glasmachers' precomputation).
+/// The least degradation of a merge at the table's nodes, relative to
+/// `(|a_m| + |a_n|)^2`: it depends on `r` and `kappa` only (`|a_z| / (|a_m| +
+/// |a_n|) = r kappa^((1-h)^2) + (1-r) kappa^(h^2)` at the best `h`), computed once
+/// per process with [`best_merge`] (Qaadan and Glasmachers' precomputation). It is
+/// symmetric in `r` and `1 - r`.
 fn merge_table() -> &'static [f64] {
     static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
@@ -463,36 +465,36 @@ fn merge_table() -> &'static [f64] {
                 let kappa = j as f64 / TABLE_K as f64;
                 // kappa = 0: points far apart (a large finite distance, not infinity).
                 let gd = if j == 0 { 50.0 } else { -kappa.ln() };
-                t.push(best_merge(r.max(1e-12), 1.0 - r, gd).0);
+                t.push(best_merge(r, 1.0 - r, gd).2.max(0.0));
             }
         }
         t
     })
 }
 
-/// A merge of `a_m` into `a_n` (same sign, `|a_m| <= |a_n|`) at `gd` with `h` read
-/// from the merge table (the best of the four nodes around `(r, kappa)`): `(h, a_z,
-/// degradation)` exact for that `h`, at
-/// least [`best_merge`]'s degradation and close to it. Ranks the partners; the
-/// chosen one's merge is [`best_merge`]'s.
-pub fn quick_merge(a_m: f64, a_n: f64, gd: f64) -> (f64, f64, f64) {
+/// The degradation of the best merge of `a_m` and `a_n` (same sign) whose points'
+/// kernel value is `kappa`, read from the merge table (bilinear between its
+/// nodes): no exponential, so that ranking the partners costs one kernel value
+/// each. Close to [`best_merge`]'s (tested); the chosen partner's merge is
+/// [`best_merge`]'s.
+pub fn quick_degradation(a_m: f64, a_n: f64, kappa: f64) -> f64 {
     let table = merge_table();
-    let r = (a_m.abs() / (a_m.abs() + a_n.abs())).min(0.5);
-    let kappa = math::exp(-gd);
-    let (x, y) = (r / 0.5 * TABLE_R as f64, kappa * TABLE_K as f64);
+    let total = a_m.abs() + a_n.abs();
+    if total == 0.0 {
+        return 0.0;
+    }
+    let r = a_m.abs() / total;
+    let r = r.min(1.0 - r);
+    let (x, y) = (
+        r / 0.5 * TABLE_R as f64,
+        kappa.clamp(0.0, 1.0) * TABLE_K as f64,
+    );
     let (i, j) = ((x as usize).min(TABLE_R - 1), (y as usize).min(TABLE_K - 1));
+    let (fx, fy) = (x - i as f64, y - j as f64);
     let at = |i: usize, j: usize| table[i * (TABLE_K + 1) + j];
-    // The best of the four surrounding nodes' h (where h jumps between the two ends
-    // of the segment, an interpolated h would fall between the peaks).
-    let value =
-        |h: f64| a_m * math::exp(-(1.0 - h) * (1.0 - h) * gd) + a_n * math::exp(-h * h * gd);
-    let (h, a_z) = [at(i, j), at(i, j + 1), at(i + 1, j), at(i + 1, j + 1)]
-        .into_iter()
-        .map(|h| (h, value(h)))
-        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
-        .unwrap_or((0.5, value(0.5)));
-    let degradation = a_m * a_m + a_n * a_n + 2.0 * a_m * a_n * kappa - a_z * a_z;
-    (h, a_z, degradation)
+    let low = at(i, j) * (1.0 - fy) + at(i, j + 1) * fy;
+    let high = at(i + 1, j) * (1.0 - fy) + at(i + 1, j + 1) * fy;
+    (low * (1.0 - fx) + high * fx) * total * total
 }
 
 /// The maximiser of `f` on `[lo, hi]` by golden-section search (a local one, for
@@ -1020,7 +1022,7 @@ impl<R: Rows> BudgetRun<'_, R> {
             let dot: f64 = zm.iter().zip(pts.row(n)).map(|(a, b)| a * b).sum();
             let dist = (pts.sq_norm[m] + pts.sq_norm[n] - 2.0 * dot).max(0.0);
             self.out.kernel_evals += 1;
-            let (_, _, degradation) = quick_merge(a_m, a_n, gamma * dist);
+            let degradation = quick_degradation(a_m, a_n, math::exp(-gamma * dist));
             if best.is_none_or(|b| degradation < b.1) {
                 best = Some((n, degradation, gamma * dist));
             }

@@ -537,11 +537,16 @@ fn the_merge_table_ranks_partners_as_the_exact_search_would() {
             let a_n = 1.0;
             let gd = f64::from(j) / 6.0;
             let exact = best_merge(a_m, a_n, gd).2;
-            let quick = quick_merge(a_m, a_n, gd).2;
-            assert!(quick >= exact - 1e-9, "{a_m} {gd}: {quick} < {exact}");
-            worst = worst.max((quick - exact) / (a_m * a_m + a_n * a_n));
-            let neg = quick_merge(-a_m, -a_n, gd).2;
-            assert!((neg - quick).abs() <= 1e-12 * (1.0 + quick.abs()));
+            let kappa = (-gd).exp();
+            let quick = quick_degradation(a_m, a_n, kappa);
+            worst = worst.max((quick - exact).abs() / ((a_m + a_n) * (a_m + a_n)));
+            // Symmetric in the sign and in the two points.
+            assert_eq!(quick_degradation(-a_m, -a_n, kappa), quick);
+            let swapped = quick_degradation(a_n, a_m, kappa);
+            assert!(
+                (swapped - quick).abs() <= 1e-12 * (1.0 + quick),
+                "{a_m} {gd}"
+            );
         }
     }
     assert!(worst < 1e-3, "{worst}");
