@@ -38,6 +38,7 @@ def _problem(n_classes=2, sparse=False):
 def test_a_budget_no_fit_reaches_gives_the_model_without_one(n_classes, sparse, maintenance):
     X, y = _problem(n_classes, sparse)
     kw = {"alpha": 0.01, "gamma": 0.3, "max_iter": 3, "random_state": 0, "multi_class": "ovr"}
+    kw["average"] = True  # both averaged (with a budget "auto" is the last iterate)
     plain = KernelPegasosClassifier(strategy="support", **kw).fit(X, y)
     budgeted = KernelPegasosClassifier(budget=10_000, budget_maintenance=maintenance, **kw)
     budgeted.fit(X, y)
@@ -55,10 +56,30 @@ def test_the_regressor_with_a_budget_no_fit_reaches(maintenance):
     X, y = load_diabetes(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     kw = {"alpha": 1e-3, "epsilon": 10.0, "gamma": 0.1, "max_iter": 2, "random_state": 0}
+    kw["average"] = True
     plain = KernelPegasosRegressor(strategy="support", **kw).fit(X, y)
     budgeted = KernelPegasosRegressor(budget=10_000, budget_maintenance=maintenance, **kw)
     budgeted.fit(X, y)
     np.testing.assert_allclose(budgeted.predict(X), plain.predict(X), rtol=1e-8, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls", [KernelPegasosClassifier, KernelPegasosRegressor])
+def test_average_auto_is_the_last_iterate_with_a_budget_only(cls):
+    """``average="auto"`` (the default): the suffix average without a budget, the
+    last iterate with one (the average's maintenance errors are never corrected)."""
+    X, y = _problem(3) if cls is KernelPegasosClassifier else load_diabetes(return_X_y=True)
+    if cls is KernelPegasosRegressor:
+        X = StandardScaler().fit_transform(X)
+    kw = {"alpha": 0.01, "gamma": 0.3, "max_iter": 2, "random_state": 0}
+    assert cls().average == "auto"
+
+    def model(**more):
+        est = cls(**kw, **more).fit(X, y)
+        return est.dual_coef_.tobytes(), est.intercept_.tobytes()
+
+    assert model() == model(average=True)
+    assert model(budget=9) == model(budget=9, average=False)
+    assert model(budget=9) != model(budget=9, average=True)
 
 
 @pytest.mark.parametrize("maintenance", ["merge", "remove", "project"])
@@ -84,6 +105,7 @@ def test_one_vs_one_pairs_keep_budgets_of_their_own(maintenance):
     reaches gives the one-vs-one model without one."""
     X, y = _problem(3)
     kw = {"alpha": 0.01, "gamma": 0.3, "max_iter": 2, "random_state": 0, "multi_class": "ovo"}
+    kw["average"] = True
     plain = KernelPegasosClassifier(strategy="support", **kw).fit(X, y)
     kw["budget_maintenance"] = maintenance
     big = KernelPegasosClassifier(budget=10_000, **kw).fit(X, y)
@@ -109,7 +131,7 @@ def test_the_one_class_svm_with_a_budget(maintenance):
     X, y = load_digits(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X / 16.0, y, random_state=0)
     normal = X_train[y_train == 3]
-    kw = {"nu": 0.1, "gamma": 0.05, "random_state": 0}
+    kw = {"nu": 0.1, "gamma": 0.05, "random_state": 0, "average": True}
     plain = KernelPegasosOneClassSVM(strategy="support", **kw).fit(normal)
     kw["budget_maintenance"] = maintenance
     big = KernelPegasosOneClassSVM(budget=10_000, **kw).fit(normal)
@@ -187,7 +209,18 @@ def test_what_a_budget_cannot_go_with_is_refused(params, message):
         KernelPegasosRegressor(budget=20, random_state=0),
         KernelPegasosClassifier(budget=8, budget_maintenance="project", random_state=0),
     ],
-    expected_failed_checks=stochastic_weight_failures,
+    expected_failed_checks=lambda est: {
+        **stochastic_weight_failures(est),
+        **(
+            {
+                "check_class_weight_classifiers": "8 projected points a class, last iterate: "
+                "the balanced accuracy on the check's small imbalanced problem falls below "
+                "its 0.87 at some budgets (at 12 it passes, at 16 not even averaged)"
+            }
+            if est.get_params().get("budget_maintenance") == "project"
+            else {}
+        ),
+    },
 )
 def test_sklearn_compatible_budgeted(estimator, check):
     check(estimator)

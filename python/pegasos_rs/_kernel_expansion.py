@@ -53,7 +53,7 @@ PARAMETER_CONSTRAINTS: dict[str, list[Any]] = {
     "max_iter": [Interval(Integral, 1, 2**32 - 1, closed="both")],
     "batch_size": [Interval(Integral, 1, 2**63 - 1, closed="both")],
     "fit_intercept": ["boolean"],
-    "average": ["boolean"],
+    "average": ["boolean", StrOptions({"auto"})],
     "cache_size": [Interval(Real, 0, None, closed="left")],
     "strategy": [StrOptions({"auto", "margins", "support"})],
     "random_state": ["random_state"],
@@ -209,7 +209,7 @@ class KernelExpansionMixin:
             self._solver_fields(),
             max_iter=self.max_iter,
             seed=seed_from(self.random_state),
-            average="suffix" if self.average else "off",
+            average="suffix" if self._averaged() else "off",
             tol=getattr(self, "tol", None) if stopping else None,
             n_iter_no_change=getattr(self, "n_iter_no_change", 1) if stopping else 1,
         )
@@ -220,6 +220,16 @@ class KernelExpansionMixin:
             "cache_size": float(self.cache_size),
             "strategy_name": self.strategy,
         }
+
+    def _averaged(self) -> bool:
+        """Whether the fit returns the suffix average: ``average=True``, or
+        ``"auto"`` without a budget. With a budget ``"auto"`` is the last iterate:
+        every maintenance step maps the average as it maps the iterate, and the
+        average's errors, unlike the iterate's, are never corrected by later steps
+        (see ``average``)."""
+        if isinstance(self.average, str):  # "auto"
+            return getattr(self, "budget", None) is None
+        return bool(self.average)
 
     def _solver_fields(self):
         """What the solver's settings read ``alpha``, ``batch_size``,

@@ -168,7 +168,8 @@ Pegasos' own options:
                  (KernelPegasosClassifier/Regressor's budget)
   --budget-maintenance m  how the budget is kept: merge, remove or project
                  (default merge)
-  --average 0|1  1: the suffix-averaged iterate, 0: the last iterate (default 1)
+  --average 0|1  1: the suffix-averaged iterate, 0: the last iterate (default 1;
+                 with --budget 0)
   --projection 0|1  project onto the ball of radius 1/sqrt(alpha) (linear; 1)
   --sampling s   uniform, shuffle or balanced  (default uniform; classifiers of
                  50 classes or more: shuffle, on draws shared by the classes)
@@ -672,7 +673,7 @@ def _kernel_params(args, n_samples: int) -> dict:
         "max_iter": args.passes or 10,
         "batch_size": args.batch,
         "fit_intercept": bool(args.unregularized_bias),
-        "average": True if args.average is None else bool(args.average),
+        "average": "auto" if args.average is None else bool(args.average),
         "sampling": args.sampling or "uniform",
         "cache_size": args.cache,
         "random_state": args.seed,
@@ -725,7 +726,7 @@ def _kernel_one_class(args):
         coef0=args.coef0,
         max_iter=args.passes or 10,
         batch_size=args.batch,
-        average=True if args.average is None else bool(args.average),
+        average="auto" if args.average is None else bool(args.average),
         sampling=args.sampling or "uniform",
         cache_size=args.cache,
         budget=args.budget,

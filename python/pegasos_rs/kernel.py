@@ -111,11 +111,15 @@ class KernelPegasosClassifier(
     fit_intercept : bool, default=False
         Learn the paper's unregularised bias (step ``1/(alpha t)``). Off by default,
         as in the paper's kernel experiments; the rbf kernel rarely needs it.
-    average : bool, default=True
+    average : bool or "auto", default="auto"
         Return the average of the iterates of the last half of the steps (suffix
         averaging) instead of the last iterate (the paper's choice, ``False``). It
         costs O(1) per violation, keeps the same support vectors, and is much less
-        noisy.
+        noisy. ``"auto"``: averaged without a ``budget``, the last iterate with one
+        (each maintenance step maps the average as it maps the iterate, and the
+        average's errors, unlike the iterate's, are never corrected by later steps,
+        and at small budgets the averaged model lost much accuracy; see
+        :ref:`kernel-budget`).
     sampling : {"uniform", "shuffle", "balanced"} or array-like of int, default="uniform"
         As for :class:`PegasosClassifier`.
     class_weight : dict, "balanced" or None, default=None
@@ -294,7 +298,7 @@ class KernelPegasosClassifier(
         max_iter: Int = 10,
         batch_size: Int = 1,
         fit_intercept: bool = False,
-        average: bool = True,
+        average: bool | Literal["auto"] = "auto",
         sampling: Sampling = "uniform",
         class_weight: ClassWeight = None,
         cache_size: Float = 200,

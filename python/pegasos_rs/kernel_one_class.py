@@ -108,9 +108,10 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
         Rows per step (the paper's k); all k scores use the same iterate.
     fit_intercept : bool, default=True
         Learn the offset ``rho``; ``False`` keeps ``rho = 1`` (``offset_`` 1).
-    average : bool, default=True
+    average : bool or "auto", default="auto"
         Return the average of the iterates of the last half of the steps (suffix
-        averaging) instead of the last iterate, as :class:`KernelPegasosClassifier`.
+        averaging) instead of the last iterate, as :class:`KernelPegasosClassifier`
+        (``"auto"``: averaged without a budget, the last iterate with one).
     sampling : {"uniform", "shuffle"} or array-like of int, default="uniform"
         How the rows of each step are drawn: with replacement, each pass a new
         permutation, or a visiting order (row indices, cycled).
@@ -195,7 +196,7 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
         max_iter: Int = 10,
         batch_size: Int = 1,
         fit_intercept: bool = True,
-        average: bool = True,
+        average: bool | Literal["auto"] = "auto",
         sampling: Literal["uniform", "shuffle"] | Sequence[Int] | NDArray[np.integer[Any]] = (
             "uniform"
         ),

@@ -107,10 +107,11 @@ class KernelPegasosRegressor(
         always does. Unlike :class:`KernelPegasosClassifier` the default is on:
         targets are rarely centred, and without a bias the kernel expansion must
         carry their mean.
-    average : bool, default=True
+    average : bool or "auto", default="auto"
         Return the average of the iterates of the last half of the steps (suffix
         averaging) instead of the last iterate, as for
-        :class:`KernelPegasosClassifier`.
+        :class:`KernelPegasosClassifier` (``"auto"``: averaged without a budget,
+        the last iterate with one).
     sampling : {"uniform", "shuffle"} or array-like of int, default="uniform"
         How the examples of each step are drawn: with replacement, each pass a
         new permutation, or a visiting order (row indices, cycled).
@@ -218,7 +219,7 @@ class KernelPegasosRegressor(
         max_iter: Int = 10,
         batch_size: Int = 1,
         fit_intercept: bool = True,
-        average: bool = True,
+        average: bool | Literal["auto"] = "auto",
         sampling: Literal["uniform", "shuffle"] | Sequence[Int] | NDArray[np.integer[Any]] = (
             "uniform"
         ),

@@ -252,7 +252,7 @@ class KernelPegasosClassifier(_DaskKernelMixin, _kernel.KernelPegasosClassifier)
         max_iter: Int = 10,
         batch_size: Int = 1,
         fit_intercept: bool = False,
-        average: bool = True,
+        average: bool | Literal["auto"] = "auto",
         sampling: Sampling = "uniform",
         class_weight: ClassWeight = None,
         cache_size: Float = 200,
@@ -437,7 +437,7 @@ class KernelPegasosRegressor(_DaskKernelMixin, _kernel_regressor.KernelPegasosRe
         max_iter: Int = 10,
         batch_size: Int = 1,
         fit_intercept: bool = True,
-        average: bool = True,
+        average: bool | Literal["auto"] = "auto",
         sampling: Literal["uniform", "shuffle"] | Sequence[Int] | NDArray[np.integer[Any]] = (
             "uniform"
         ),
