@@ -63,6 +63,7 @@ sys.meta_path.insert(0, _Hidden())
         ("bench_losses.py", "## 3. Objective gap after 20 passes", ["liblinear"]),
         ("bench_defaults.py", "## 1b. Regression: each solver's objective", ["liblinear"]),
         ("bench_kernel_regression.py", "## Time to SVR's test MSE + 5 %", []),
+        ("bench_budget.py", "quotable figures of the page located", []),
         ("bench_kernel_classes.py", "## Time to SVC's test accuracy - 1 pp", []),
         ("bench_ranking.py", "## 2. generated imbalanced", []),
         (
