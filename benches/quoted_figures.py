@@ -548,6 +548,65 @@ def quoted_multiclass_auto() -> dict[str, Quote]:
     return q
 
 
+def quoted_budget(
+    classification=("ijcnn1", "usps", "mnist-10"),
+    generated: bool = True,
+    regression=("cpusmall",),
+    budgets=(100, 500, 2000),
+) -> dict[str, Quote]:
+    """bench_budget.py (issue 40): budgeted kernel Pegasos against SVC, SVR and
+    Nyström(B) + PegasosClassifier. Not in :data:`QUOTED` until a text quotes the
+    page (``results/budget.md``, written by the run at the end): then add
+    ``"budget": quoted_budget()`` there, naming the sets the page has, and the
+    figures of the budgeted fits' rows (table "Classification: budgeted fits", rows
+    by data, B and method) that the text needs. A smoke run of the script checks that
+    these figures stand where they are looked for in its own page."""
+    q: dict[str, Quote] = {}
+    targets = "Classification: targets"
+    time_part = r"^([\d.]+ (?:s|ms|µs))"
+    for d in classification:
+        row = {"data": d}
+        q[f"{d}.svc_time"] = cell(targets, row, "SVC fit", time_part)
+        q[f"{d}.svc_acc"] = cell(targets, row, "SVC acc")
+        q[f"{d}.fastest.B"] = cell(targets, row, "fastest to goal", r"^B=(\d+) ")
+        q[f"{d}.fastest.rule"] = cell(targets, row, "fastest to goal", r"^B=\d+ (\w+),", word=True)
+        q[f"{d}.fastest.passes"] = cell(targets, row, "fastest to goal", r", (\d+) p$")
+        q[f"{d}.time"] = cell(targets, row, "time")
+        q[f"{d}.ratio"] = cell(targets, row, "/ SVC")
+        q[f"{d}.verdict"] = cell(targets, row, "A: ", word=True)
+        q[f"{d}.one_thread.time"] = cell(targets, row, "one thread")
+        q[f"{d}.one_thread.ratio"] = cell(targets, row, "/ SVC (1 thread)")
+        q[f"{d}.one_thread.verdict"] = cell(targets, row, "A (1 thread)", word=True)
+        for b in budgets:
+            q[f"{d}.nystroem_{b}.verdict"] = cell(
+                targets, row, "B: ", rf"(?:^|; ){b}: (\w+)", word=True
+            )
+    if generated:
+        methods, target = "Generated problem: every method", "Generated problem: target C"
+        q["generated.bayes"] = Line(r"Bayes accuracy ([\d.]+%) by construction")
+        q["generated.bayes_test"] = Line(r"by construction, ([\d.]+%) on this test set")
+        q["generated.svc_acc"] = cell(
+            methods, {"method": "SVC (libsvm, C = 1/(alpha n))"}, "test acc"
+        )
+        q["generated.best"] = cell(target, {"target": "best accuracy of any method"}, "measured")
+        fastest = {"target": "fastest budgeted fit within 1 pp"}
+        q["generated.fastest.time"] = cell(target, fastest, "measured", r": ([\d.]+ m?s) \(")
+        q["generated.fastest.verdict"] = cell(target, fastest, 2, word=True)
+        memory = {"target": "fit memory growth against the data's"}
+        q["generated.memory.share"] = cell(target, memory, "measured", r"\(share ([\d.]+)\)")
+        q["generated.memory.verdict"] = cell(target, memory, 2, word=True)
+    if regression:
+        targets = "Regression: target D"
+        for d in regression:
+            row = {"data": d}
+            q[f"{d}.svr_time"] = cell(targets, row, "SVR fit", time_part)
+            q[f"{d}.svr_mse"] = cell(targets, row, "SVR MSE")
+            q[f"{d}.time"] = cell(targets, row, "time")
+            q[f"{d}.ratio"] = cell(targets, row, "/ SVR")
+            q[f"{d}.verdict"] = cell(targets, row, "D: ", word=True)
+    return q
+
+
 #: The many-class data sets of bench_multiclass_auto.py the guide quotes.
 MULTICLASS_AUTO_SETS = ("letter-like", "20news", "sector")
 

@@ -63,6 +63,7 @@ sys.meta_path.insert(0, _Hidden())
         ("bench_losses.py", "## 3. Objective gap after 20 passes", ["liblinear"]),
         ("bench_defaults.py", "## 1b. Regression: each solver's objective", ["liblinear"]),
         ("bench_kernel_regression.py", "## Time to SVR's test MSE + 5 %", []),
+        ("bench_budget.py", "quotable figures of the page located", []),
         ("bench_kernel_classes.py", "## Time to SVC's test accuracy - 1 pp", []),
         ("bench_ranking.py", "## 2. generated imbalanced", []),
         (
@@ -331,3 +332,37 @@ def test_text_regression_features_come_from_the_train_bodies_only(tmp_path):
     assert y.tolist() == [0.5, 0.0] and yt.tolist() == [2 / 3, 0.0]
     assert Xt[1].nnz == 0  # the test post's words are not in the train vocabulary
     assert "Lines" not in str(tr.read_posts(path)["train"][0])
+
+
+def test_budget_benchmarks_rbf_network_is_nested_noisy_and_written_as_generated(
+    monkeypatch, tmp_path
+):
+    """bench_budget.py's generated problem: nested training sets, test rows apart, the
+    label noise the Bayes accuracy comes from, and svmlight files that hold exactly
+    the rows in memory (a Dask run reads them)."""
+    sys.path.insert(0, str(BENCHES))
+    try:
+        import rbf_network
+    finally:
+        sys.path.remove(str(BENCHES))
+    import numpy as np
+    import pegasos_rs
+
+    monkeypatch.setattr(rbf_network, "CHUNK", 700)  # 2,000 rows: three chunks
+    X, y, clean = rbf_network.make_rbf_network(2000, clean=True)
+    X2, y2 = rbf_network.make_rbf_network(900)
+    assert X.shape == (2000, rbf_network.N_FEATURES) and X.flags.c_contiguous
+    assert np.array_equal(X[:900], X2) and np.array_equal(y[:900], y2)
+    assert set(np.unique(y)) == {-1, 1} and abs(np.mean(clean)) < 0.1  # balanced
+    assert 0.005 < 1 - rbf_network.bayes_accuracy(y, clean) < 0.04  # 2 % flipped
+    assert np.array_equal(X, np.round(X, rbf_network.DECIMALS))
+    Xt, _ = rbf_network.make_rbf_network(500, test=True)
+    assert not (Xt[:, None, :] == X[None, :, :]).all(axis=2).any()  # other rows
+    with pytest.raises(ValueError, match="multiple of 700"):
+        rbf_network.write_svmlight(tmp_path, 2000, rows_per_file=1000)
+    files = rbf_network.write_svmlight(tmp_path, 2000, rows_per_file=1400)
+    assert [f.name for f in files] == ["part_000.svm", "part_001.svm"]
+    read = pegasos_rs.load_svmlight_files(files, n_features=rbf_network.N_FEATURES, zero_based=True)
+    Xf = np.vstack([m.toarray() for m in read[0::2]])
+    assert np.array_equal(Xf, X) and np.array_equal(np.concatenate(read[1::2]), y)
+    assert files == rbf_network.write_svmlight(tmp_path, 2000, rows_per_file=1400)  # kept
