@@ -35,6 +35,13 @@ last results, see below):
   the number of rows beyond the data: the peak RSS growth during the fit (a fresh
   process, ``common.measure_fit_memory``) at ``--rows`` and at a tenth of them grows
   by at most 1/8 of the data's growth (no copy of the rows; label-sized arrays only).
+* ``dask``: the generated problem's rows written as svmlight files (``--workdir``,
+  kept for later runs) and read by ``pegasos_rs.dask.read_svmlight`` on a
+  ``LocalCluster`` of 2 worker processes x 1 thread with ``--dask-memory`` (1 GiB)
+  each; ``pegasos_rs.dask.KernelPegasosClassifier`` in exact mode with the generated
+  part's deciding fit (B, rule, passes; else ``--dask-fit``), timed ``--repeats``
+  times, the largest worker's resident memory after each fit, and the in-memory fit
+  of the files' rows, which must be the same model bit for bit (checked).
 * ``regression``: cpusmall with bench_kernel_regression.py's loading and settings
   (C = 10, gamma = 1, epsilon = 0.1, 200 MB kernel cache for both). Target (D): the
   first budgeted fit whose test MSE is within 5 % of SVR's in at most 1/2 of SVR's
@@ -69,6 +76,7 @@ import hashlib
 import json
 import re
 import sys
+import tempfile
 import time
 import warnings
 from dataclasses import dataclass
@@ -92,7 +100,7 @@ from report import (
 )
 
 PARTS = ("classification", "generated", "regression", "dask")
-DEFAULT_PARTS = ("classification", "generated", "regression")
+DEFAULT_PARTS = ("classification", "generated", "regression", "dask")
 BUDGETS = (100, 500, 2000)
 MAINTENANCE = ("merge", "remove")
 #: max_iter of a curve's fits, each from scratch.
@@ -717,6 +725,110 @@ def run_generated(args) -> dict:
     }  # fmt: skip
 
 
+# ----------------------------------------------------------------------------- dask
+
+
+def _worker_rss(dask_worker) -> int:
+    """A worker process's resident memory (bytes), its own monitor's reading."""
+    return int(dask_worker.monitor.get_process_memory())
+
+
+def run_dask(args, units: dict) -> dict:
+    """The generated problem from svmlight files on a ``LocalCluster`` of 2 worker
+    processes x 1 thread with ``--dask-memory`` (1 GiB) each: the budgeted fit in
+    exact mode (the client draws, the workers send the drawn rows), against the
+    in-memory fit of the same rows (the same model, bit for bit, checked). B, the
+    rule and the passes are the generated part's deciding fit (else ``--dask-fit``)."""
+    import logging
+
+    import distributed
+    import pegasos_rs
+    import pegasos_rs.dask as pdask
+    import rbf_network
+
+    cfg = generated_config(args)
+    deciding = (units.get("generated:generated") or {}).get("deciding")
+    if deciding is not None and args.dask_fit is None:
+        B, rule, passes = deciding["B"], deciding["rule"], deciding["passes"]
+    else:
+        B, rule, passes = args.dask_fit or (500, "merge", 1)
+        B, passes = int(B), int(passes)
+    print(f"== dask: {cfg['rows']:,} rows from svmlight files, B={B} {rule} {passes} p", flush=True)
+    started = machine_state()
+    folder = Path(args.workdir) / f"rbf_network_{cfg['rows']}"
+    t_write, files = time_once(lambda: rbf_network.write_svmlight(folder, cfg["rows"]))
+    file_bytes = sum(f.stat().st_size for f in files)
+    print(f"   {len(files)} files, {file_bytes / 1e9:.2f} GB, ready in {t_write:.0f} s", flush=True)
+    Xt, yt = rbf_network.make_rbf_network(cfg["test_rows"], test=True)
+    kw = {"budget": B, "budget_maintenance": rule, "gamma": cfg["gamma"], "alpha": cfg["alpha"],
+          "max_iter": passes, "random_state": SEED, "n_jobs": args.n_jobs}  # fmt: skip
+    if args.average is not None:
+        kw["average"] = args.average
+    times, rss = [], []
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            memory_limit=args.dask_memory,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):
+        X, y = pdask.read_svmlight([str(f) for f in files], n_features=rbf_network.N_FEATURES,
+                                   zero_based=True)  # fmt: skip
+        for r in range(args.repeats):
+            est = pdask.KernelPegasosClassifier(client=client, **kw)
+            t, _ = time_once(lambda est=est: est.fit(X, y))
+            times.append(t)
+            rss.append(max(client.run(_worker_rss).values()))
+            print(f"   fit {r + 1}: {fmt_time(t)}, largest worker {rss[-1] / 2**20:.0f} MiB",
+                  flush=True)  # fmt: skip
+        model = est.to_local()
+    # The in-memory fit of the same rows (CSR, as the files hold them).
+    parts = [pegasos_rs.load_svmlight_file(str(f), n_features=rbf_network.N_FEATURES,
+                                           zero_based=True) for f in files]  # fmt: skip
+    Xm = sp.vstack([a for a, _ in parts], format="csr")
+    ym = np.concatenate([b for _, b in parts])
+    del parts
+    t_mem, local = time_once(lambda: pegasos_rs.KernelPegasosClassifier(**kw).fit(Xm, ym))
+    same = fingerprint(local) == fingerprint(model)
+    check(same, "the Dask fit is not the in-memory model")
+    acc = ACCURACY.score(model.predict(Xt), yt)
+    print(f"   in memory {fmt_time(t_mem)}, same model {same}, test acc {fmt_pct(acc)}",
+          flush=True)  # fmt: skip
+    return {
+        "part": "dask", "name": "dask", "cfg": cfg, "B": B, "rule": rule, "passes": passes,
+        "files": len(files), "file_gb": file_bytes / 1e9, "memory_limit": args.dask_memory,
+        "time": float(np.median(times)), "runs": len(times), "worker_rss_mb":
+        max(rss) / 2**20, "in_memory_time": t_mem, "same": same, "acc": acc,
+        "n_points": int(model.support_.size), "machine": {"start": started, "end": machine_state()},
+    }  # fmt: skip
+
+
+def dask_section(r: dict) -> list[str]:
+    cfg = r["cfg"]
+    rows = [[
+        f"{cfg['rows']:,}", f"{r['files']} files, {r['file_gb']:.2f} GB",
+        f"2 x 1 thread, {r['memory_limit']} each", f"{r['B']} {r['rule']}, {r['passes']} p",
+        f"{fmt_time(r['time'])} ({r['runs']} runs)", f"{r['worker_rss_mb']:.0f} MiB",
+        fmt_time(r["in_memory_time"]), "yes" if r["same"] else "NO", fmt_pct(r["acc"]),
+    ]]  # fmt: skip
+    table = markdown_table(
+        ["rows", "input", "workers", "budget", "Dask fit (median)", "largest worker RSS",
+         "in-memory fit", "same model", "test acc"],
+        rows,
+    )  # fmt: skip
+    return [
+        *section("Dask: the generated problem from svmlight files", table),
+        "",
+        f"- `pegasos_rs.dask.KernelPegasosClassifier` in exact mode on a `LocalCluster` of 2 "
+        f"worker processes with memory_limit {r['memory_limit']}; the same parameters in memory "
+        "on the files' rows (CSR) give the same model bit for bit (checked). Load: "
+        f"{_load(r['machine'])}. Measured by {r['run']}.",
+    ]
+
+
 # ----------------------------------------------------------------------- regression
 
 
@@ -959,7 +1071,11 @@ def report(units: dict, args) -> str:
     classification = [u for u in units.values() if u["part"] == "classification"]
     generated = [u for u in units.values() if u["part"] == "generated"]
     regression = [u for u in units.values() if u["part"] == "regression"]
-    model = {None: "the estimators' default (averaged)", True: "averaged", False: "last iterate"}
+    model = {
+        None: "the estimators' default (average='auto': with a budget, the last iterate)",
+        True: "averaged",
+        False: "last iterate",
+    }
     lines = [
         "# Budgeted kernel Pegasos: KernelPegasosClassifier / Regressor with budget=B",
         "",
@@ -1013,7 +1129,9 @@ def report(units: dict, args) -> str:
             f"cache 200 MB for both. Measured by {u['run']}."
             for u in regression
         ]
-    # The Dask row's section (see main) comes here.
+    dask_units = [u for u in units.values() if u["part"] == "dask"]
+    if dask_units:
+        lines += dask_section(dask_units[0])
     items = [
         "points: the support vectors a model keeps (kernel values per predicted row), the "
         "union over its binary problems (one-vs-one: every pair keeps B of its own); "
@@ -1066,6 +1184,11 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True,
                     help="generated: measure the fit's memory (fresh processes)")  # fmt: skip
     ap.add_argument("--prefix", help="results/<prefix>.md (default budget, budget_quick)")
+    ap.add_argument("--workdir", default=str(Path(tempfile.gettempdir()) / "pegasos-budget-bench"),
+                    help="dask: where the svmlight files are written and kept")  # fmt: skip
+    ap.add_argument("--dask-memory", default="1GiB", help="dask: memory_limit of each worker")
+    ap.add_argument("--dask-fit", nargs=3, metavar=("B", "RULE", "PASSES"),
+                    help="dask: the fit (default: the generated part's deciding one)")  # fmt: skip
     ap.add_argument("--memory-child", nargs=3, metavar=("ROWS", "B", "RULE"),
                     help=argparse.SUPPRESS)  # fmt: skip
     ap.add_argument("--alpha", type=float, help=argparse.SUPPRESS)
@@ -1170,13 +1293,8 @@ def main(argv=None) -> int:
         if "regression" in args.parts:
             for name in args.regression_sets:
                 keep(run_regression(name, args))
-    # ------------------------------------------------------------------ the Dask row
-    # Issue 40's Dask row goes here (someone else adds it): "the 10^6-row problem from
-    # svmlight files on 2 workers with 1 GiB each, exact mode". The files:
-    # rbf_network.write_svmlight(folder, 10**6). `--parts dask` is accepted and skipped
-    # until then.
-    if "dask" in args.parts:
-        print("[skip] dask: the Dask row is not in this benchmark yet", flush=True)
+        if "dask" in args.parts and not args.smoke:
+            keep(run_dask(args, units))
     if not measured:
         print("no data set available: nothing measured", file=sys.stderr)
         return 1
