@@ -46,14 +46,17 @@
 //!   projection is the argmin of that over all points, `O(n)`; `Q` is then downdated,
 //!   `Q_{-r,-r} - Q_{-r,r} Q_{r,-r} / Q_rr`, `O(n^2)`. A new point `x` with kernel
 //!   column `k` against the points has Schur complement `s = K(x, x) - k^T Q k` (its
-//!   squared distance to their span): when `s <= IN_SPAN K(x, x)` (`IN_SPAN =
-//!   1e-10`: `x` in the span to rounding, a repeated row for one) it is not added
-//!   but projected, `a += f Q k` (exact for a repeated row); otherwise it is added
-//!   and `Q` grows by the block inverse, `O(n^2)`. A step that adds a point then costs
-//!   `O(B d + B^2)`. Rounding drifts `Q` away from `K^-1`: it is recomputed from
-//!   scratch (Cholesky factor of `K`, then its inverse, `O(n^3)`) after `n` updates
-//!   (amortised `O(n^2)`), when a Schur complement falls below `-IN_SPAN K(x, x)` or
-//!   a `Q_rr` is not positive, and when a fit continues a state kept otherwise. A
+//!   squared distance to their span): when `s` is at most `IN_SPAN K(x, x)`
+//!   (`IN_SPAN = 1e-10`) or the rounding bound of its computation, `2 n eps |k|^T
+//!   |Q| |k|` (`x` in the span as far as can be told; a repeated row for one), `x` is
+//!   not added but projected, `a += f Q k` (exact for a repeated row); otherwise it
+//!   is added and `Q` grows by the block inverse, `O(n^2)`. A step that adds a point
+//!   then costs `O(B d + B^2)`. Rounding drifts `Q` away from `K^-1`: it is
+//!   recomputed from scratch (Cholesky factor of `K`, then its inverse, `O(n^3)`)
+//!   after `n` updates (amortised `O(n^2)`), when a Schur complement is negative
+//!   beyond that bound and `Q` was updated since it was computed (an
+//!   ill-conditioned `K` alone does not recompute it each step), when a `Q_rr` is
+//!   not positive, and when a fit continues a state kept otherwise. A
 //!   point whose Cholesky pivot (its squared distance to the span of the points
 //!   before it) is at most `IN_SPAN` times its `K(z, z)` is then projected onto those
 //!   points and dropped (counted as a maintenance step), so `K` stays numerically
@@ -294,9 +297,13 @@ impl RowQuery {
 /// The share of `K(x, x)` below which the squared distance of `x` to the span of
 /// the points (a Schur complement of their kernel matrix, or a Cholesky pivot) counts
 /// as zero: `x` is then projected onto the span rather than added. Far above the
-/// rounding of the kernel values (`1e-16` relative) and of `k^T Q k` for a
-/// well-conditioned `K`, and small enough that what is projected is numerically in
-/// the span (a projection error of at most `1e-10 a^2 K(x, x)`).
+/// rounding of the kernel values (`1e-16` relative) and of a Cholesky pivot, and
+/// small enough that what is projected is numerically in the span (a projection
+/// error of at most `1e-10 a^2 K(x, x)`). A Schur complement computed from `Q` also
+/// counts as zero within its own rounding bound, `2 n eps |k|^T |Q| |k|`, which is
+/// larger when `K` is ill-conditioned (many points close together in few
+/// features): a point is added only when its distance to the span is known to be
+/// positive, which keeps `Q` as well conditioned as its rounding needs.
 const IN_SPAN: f64 = 1e-10;
 
 /// The inverse `Q = K^-1` of the kernel matrix `K` of the budget's points
@@ -320,13 +327,18 @@ impl Inverse {
         &self.q[i * self.n..(i + 1) * self.n]
     }
 
-    /// `u = Q k`, as `sum_j k_j Q_j` (`Q` symmetric): row by row, vectorised.
-    fn times(&self, k: &[f64], u: &mut Vec<f64>) {
+    /// `u = Q k` and `|Q| |k|` (the terms' sizes, for the rounding of `k^T u`), as
+    /// `sum_j k_j Q_j` (`Q` symmetric): row by row, vectorised, `Q` read once.
+    fn times(&self, k: &[f64], u: &mut Vec<f64>, sizes: &mut Vec<f64>) {
         u.clear();
         u.resize(self.n, 0.0);
+        sizes.clear();
+        sizes.resize(self.n, 0.0);
         for (j, &kj) in k.iter().enumerate() {
-            for (v, q) in u.iter_mut().zip(self.row(j)) {
+            let size = kj.abs();
+            for ((v, a), q) in u.iter_mut().zip(sizes.iter_mut()).zip(self.row(j)) {
                 *v += kj * q;
+                *a += size * q.abs();
             }
         }
     }
@@ -747,9 +759,9 @@ impl BudgetState {
     ) {
         let kxx = query.self_kernel(kernel);
         let mut q = self.take_inverse(kernel, out);
-        let (mut k, mut u) = (Vec::new(), Vec::new());
+        let (mut k, mut u, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
         let mut refreshed = false;
-        let s = loop {
+        let (s, zero) = loop {
             let pts = &self.points;
             k.clear();
             k.extend(
@@ -757,17 +769,22 @@ impl BudgetState {
                     .map(|p| point_kernel(kernel, query, pts.row(p), pts.sq_norm[p], pts.sum[p])),
             );
             out.kernel_evals += pts.len() as u64;
-            q.times(&k, &mut u);
+            q.times(&k, &mut u, &mut sizes);
             let s = kxx - k.iter().zip(&u).map(|(a, b)| a * b).sum::<f64>();
-            // Negative beyond rounding: Q has drifted from K^-1.
-            if s >= -IN_SPAN * kxx || refreshed {
-                break s;
+            // The rounding of k^T Q k (n products summed twice): at most
+            // 2 n eps |k|^T |Q| |k|, to first order.
+            let terms: f64 = k.iter().zip(&sizes).map(|(a, b)| a.abs() * b).sum();
+            let rounding = 2.0 * k.len() as f64 * f64::EPSILON * terms;
+            let zero = (IN_SPAN * kxx).max(rounding);
+            // Negative beyond that: Q has drifted from K^-1 since it was computed.
+            if s >= -zero || refreshed || q.updates == 0 {
+                break (s, zero);
             }
             q = self.fresh_inverse(kernel, out);
             refreshed = true;
         };
         out.kernel_evals += 1;
-        if s > IN_SPAN * kxx {
+        if s > zero {
             let n = self.points.len();
             self.points.push_entries(&query.entries, f, i as i64);
             if self.avg.active() {

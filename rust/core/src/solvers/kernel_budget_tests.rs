@@ -403,6 +403,42 @@ fn the_kept_inverse_is_the_inverse_of_the_points_kernel_matrix() {
 }
 
 #[test]
+fn many_rows_in_few_features_keep_the_projection_cheap_and_accurate() {
+    // 1500 rows in 3 features: the kernel matrix of a few hundred of them is
+    // numerically singular, so rows are projected onto the points' span (as far as
+    // the rounding of k^T Q k can tell) rather than recomputing Q at every step.
+    let (n, d) = (1500, 3);
+    let (x, codes) = dataset(n, d, 3);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let kernel = Kernel::Rbf { gamma: 0.5 };
+    let p = params(1.0 / n as f64, 1, 2, Averaging::Off);
+    let accuracy = |state: &BudgetState| {
+        let f = decide_budget(kernel, &state.model(p.alpha), &rows);
+        let right = f
+            .iter()
+            .zip(&codes)
+            .filter(|(v, &c)| (**v > 0.0) == (c == 1));
+        right.count() as f64 / n as f64
+    };
+    let (full, _) = fit_budget(&rows, &task, &p, (kernel, n + 1, Maintenance::Remove));
+    let (_, merge) = fit_budget(&rows, &task, &p, (kernel, 400, Maintenance::Merge));
+    let (state, out) = fit_budget(&rows, &task, &p, (kernel, 400, Maintenance::Project));
+    // Without a budget 621 points; projection keeps fewer than 400 without a
+    // maintenance step, the others in their span.
+    assert!(full.n_points() > 400 && state.n_points() < 400);
+    assert!(out.in_span > 100 && out.maintenance_steps == 0, "{out:?}");
+    // Kernel values: the margins' and each new row's column, as merging's margins
+    // and partner searches, and now and then a recomputed Q.
+    assert!(
+        out.kernel_evals < 2 * merge.kernel_evals,
+        "{out:?} {merge:?}"
+    );
+    let (acc, unbudgeted) = (accuracy(&state), accuracy(&full));
+    assert!(acc >= unbudgeted - 0.01, "{acc} vs {unbudgeted}");
+}
+
+#[test]
 fn a_repeated_row_is_projected_onto_its_copy_not_added() {
     let (n, d) = (80, 8);
     let (mut x, codes) = dataset(n, d, 2);
