@@ -79,7 +79,8 @@ budget_maintenance : {"merge", "remove", "project"}, default="merge"
     nor ``"poly"`` with ``coef0 < 0``): the support vector whose projection onto
     the span of the others changes the model least is projected onto it (the
     others' coefficients take its part exactly), and a row already in the support
-    vectors' span (a repeated row) is projected onto it rather than added. Each
+    vectors' span (a repeated row, or one whose distance to it rounding cannot
+    tell from zero) is projected onto it rather than added. Each
     binary problem then keeps the inverse of its support vectors' kernel matrix,
     ``budget**2`` floats (32 MB for a budget of 2,000), and a step that adds a
     support vector costs about ``budget**2`` operations more. Merging and

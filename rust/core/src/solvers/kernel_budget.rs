@@ -44,20 +44,29 @@
 //!   `Delta_j = -a_r Q_jr / Q_rr` (`K_{-r,-r}^-1 k_{-r,r}` read from `Q` by the
 //!   block inverse) and degrades the model by exactly `a_r^2 / Q_rr`, so the best
 //!   projection is the argmin of that over all points, `O(n)`; `Q` is then downdated,
-//!   `Q_{-r,-r} - Q_{-r,r} Q_{r,-r} / Q_rr`, `O(n^2)`. A new point `x` with kernel
-//!   column `k` against the points has Schur complement `s = K(x, x) - k^T Q k` (its
-//!   squared distance to their span): when `s <= IN_SPAN K(x, x)` (`IN_SPAN =
-//!   1e-10`: `x` in the span to rounding, a repeated row for one) it is not added
-//!   but projected, `a += f Q k` (exact for a repeated row); otherwise it is added
-//!   and `Q` grows by the block inverse, `O(n^2)`. A step that adds a point then costs
-//!   `O(B d + B^2)`. Rounding drifts `Q` away from `K^-1`: it is recomputed from
-//!   scratch (Cholesky factor of `K`, then its inverse, `O(n^3)`) after `n` updates
-//!   (amortised `O(n^2)`), when a Schur complement falls below `-IN_SPAN K(x, x)` or
-//!   a `Q_rr` is not positive, and when a fit continues a state kept otherwise. A
-//!   point whose Cholesky pivot (its squared distance to the span of the points
-//!   before it) is at most `IN_SPAN` times its `K(z, z)` is then projected onto those
-//!   points and dropped (counted as a maintenance step), so `K` stays numerically
-//!   positive definite.
+//!   `Q_{-r,-r} - Q_{-r,r} Q_{r,-r} / Q_rr`, `O(n^2)`.
+//!
+//!   A new point `x` with kernel column `k` against the points has Schur complement
+//!   `s = K(x, x) - k^T Q k` (its squared distance to their span). When `s` is at
+//!   most `IN_SPAN K(x, x)` (`IN_SPAN = 1e-10`) or the rounding bound of its
+//!   computation, `2 n eps |k|^T |Q| |k|` (`x` in the span as far as can be told; a
+//!   repeated row for one), `x` is not added but projected, `a += f Q k` (exact for
+//!   a repeated row). Otherwise it is added, and `Q` grows by the block inverse
+//!   (`u = Q k`: `[[Q + u u^T / s, -u / s], [-u^T / s, 1 / s]]`), `O(n^2)`; at a
+//!   full budget the grown matrix is not formed: its diagonal (`Q_jj + u_j^2 / s`,
+//!   and `1 / s`) picks the point to project among the `n + 1`, and the growth and
+//!   the downdate are one rank-two update of `Q`, the new point taking the
+//!   projected one's place. A step that adds a point costs `O(B d + B^2)`.
+//!
+//!   Rounding drifts `Q` away from `K^-1`: it is recomputed from scratch (Cholesky
+//!   factor of `K`, then its inverse, `O(n^3)`) after `n` updates (amortised
+//!   `O(n^2)`), when a Schur complement is negative beyond its rounding bound and
+//!   `Q` was updated since it was computed (an ill-conditioned `K` alone does not
+//!   recompute it at each step), when a `Q_rr` is not positive, and when a fit
+//!   continues a state kept otherwise. A point whose Cholesky pivot (its squared
+//!   distance to the span of the points before it) is at most `IN_SPAN` times its
+//!   `K(z, z)` is then projected onto those points and dropped (counted as a
+//!   maintenance step), so that `K` stays numerically positive definite.
 //!
 //! # The one-class SVM
 //! With `params.one_class` the steps are the kernel solver's one-class steps (the
@@ -198,14 +207,29 @@ impl BudgetPoints {
 
     /// The last row's squared norm and sum, its coefficient and source.
     fn finish_push(&mut self, coef: f64, source: i64) {
-        let row = &self.data[self.data.len() - self.d..];
-        let (sq, sum) = row
-            .iter()
-            .fold((0.0, 0.0), |(sq, sum), v| (sq + v * v, sum + v));
+        let (sq, sum) = Self::norms(&self.data[self.data.len() - self.d..]);
         self.sq_norm.push(sq);
         self.sum.push(sum);
         self.coef.push(coef);
         self.source.push(source);
+    }
+
+    /// A row's squared norm and sum.
+    fn norms(row: &[f64]) -> (f64, f64) {
+        row.iter()
+            .fold((0.0, 0.0), |(sq, sum), v| (sq + v * v, sum + v))
+    }
+
+    /// Make point `s` the row whose non-zero entries are `entries`.
+    fn replace_entries(&mut self, s: usize, entries: &[(usize, f64)], coef: f64, source: i64) {
+        let row = &mut self.data[s * self.d..(s + 1) * self.d];
+        row.fill(0.0);
+        for &(k, v) in entries {
+            row[k] = v;
+        }
+        (self.sq_norm[s], self.sum[s]) = Self::norms(row);
+        self.coef[s] = coef;
+        self.source[s] = source;
     }
 
     /// Remove point `s`, the last point taking its place.
@@ -294,10 +318,35 @@ impl RowQuery {
 /// The share of `K(x, x)` below which the squared distance of `x` to the span of
 /// the points (a Schur complement of their kernel matrix, or a Cholesky pivot) counts
 /// as zero: `x` is then projected onto the span rather than added. Far above the
-/// rounding of the kernel values (`1e-16` relative) and of `k^T Q k` for a
-/// well-conditioned `K`, and small enough that what is projected is numerically in
-/// the span (a projection error of at most `1e-10 a^2 K(x, x)`).
+/// rounding of the kernel values (`1e-16` relative) and of a Cholesky pivot, and
+/// small enough that what is projected is numerically in the span (a projection
+/// error of at most `1e-10 a^2 K(x, x)`). A Schur complement computed from `Q` also
+/// counts as zero within its own rounding bound, `2 n eps |k|^T |Q| |k|`, which is
+/// larger when `K` is ill-conditioned (many points close together in few
+/// features): a point is added only when its distance to the span is known to be
+/// positive, which keeps `Q` as well conditioned as its rounding needs.
 const IN_SPAN: f64 = 1e-10;
+
+/// `sum a_i b_i` over the shorter of the two, in four interleaved sums (the
+/// Cholesky factor's inner products, vectorised).
+fn dot_lanes(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut lanes = [0.0; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for l in 0..4 {
+            lanes[l] += x[l] * y[l];
+        }
+    }
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail
+}
 
 /// The inverse `Q = K^-1` of the kernel matrix `K` of the budget's points
 /// ([`Maintenance::Project`]), row-major `n x n` in the points' order, kept exactly
@@ -307,7 +356,8 @@ const IN_SPAN: f64 = 1e-10;
 struct Inverse {
     q: Vec<f64>,
     n: usize,
-    /// Points added or projected since `Q` was computed from scratch.
+    /// Updates (a point added, projected, or both in one pass) since `Q` was
+    /// computed from scratch.
     updates: usize,
 }
 
@@ -320,13 +370,18 @@ impl Inverse {
         &self.q[i * self.n..(i + 1) * self.n]
     }
 
-    /// `u = Q k`, as `sum_j k_j Q_j` (`Q` symmetric): row by row, vectorised.
-    fn times(&self, k: &[f64], u: &mut Vec<f64>) {
+    /// `u = Q k` and `|Q| |k|` (the terms' sizes, for the rounding of `k^T u`), as
+    /// `sum_j k_j Q_j` (`Q` symmetric): row by row, vectorised, `Q` read once.
+    fn times(&self, k: &[f64], u: &mut Vec<f64>, sizes: &mut Vec<f64>) {
         u.clear();
         u.resize(self.n, 0.0);
+        sizes.clear();
+        sizes.resize(self.n, 0.0);
         for (j, &kj) in k.iter().enumerate() {
-            for (v, q) in u.iter_mut().zip(self.row(j)) {
+            let size = kj.abs();
+            for ((v, a), q) in u.iter_mut().zip(sizes.iter_mut()).zip(self.row(j)) {
                 *v += kj * q;
+                *a += size * q.abs();
             }
         }
     }
@@ -684,8 +739,7 @@ impl BudgetState {
             let mut pivot = kii;
             for j in 0..i {
                 let lj = &done[j * stride..=j * stride + j];
-                let dot: f64 = row[..j].iter().zip(lj).map(|(a, b)| a * b).sum();
-                row[j] = (row[j] - dot) / lj[j];
+                row[j] = (row[j] - dot_lanes(&row[..j], lj)) / lj[j];
                 pivot -= row[j] * row[j];
             }
             if pivot > IN_SPAN * kii {
@@ -743,20 +797,22 @@ impl BudgetState {
 
     /// `a += f` for the loaded row `x` (training row `i`, which has no point): a new
     /// point, `Q` grown, unless `x` is in the span of the points, then projected
-    /// onto it (`a += f Q k`).
+    /// onto it (`a += f Q k`). With `budget` points already, the best of the `n + 1`
+    /// is projected at once (one pass over `Q`): returns its index (`n` for `x`)
+    /// and degradation.
     fn add_projecting(
         &mut self,
         kernel: Kernel,
         query: &mut RowQuery,
-        i: usize,
-        f: f64,
+        (i, f): (usize, f64),
+        budget: usize,
         out: &mut BudgetFitOutput,
-    ) {
+    ) -> Option<(usize, f64)> {
         let kxx = query.self_kernel(kernel);
         let mut q = self.take_inverse(kernel, out);
-        let (mut k, mut u) = (Vec::new(), Vec::new());
+        let (mut k, mut u, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
         let mut refreshed = false;
-        let s = loop {
+        let (s, zero) = loop {
             let pts = &self.points;
             k.clear();
             k.extend(
@@ -764,17 +820,32 @@ impl BudgetState {
                     .map(|p| point_kernel(kernel, query, pts.row(p), pts.sq_norm[p], pts.sum[p])),
             );
             out.kernel_evals += pts.len() as u64;
-            q.times(&k, &mut u);
+            q.times(&k, &mut u, &mut sizes);
             let s = kxx - k.iter().zip(&u).map(|(a, b)| a * b).sum::<f64>();
-            // Negative beyond rounding: Q has drifted from K^-1.
-            if s >= -IN_SPAN * kxx || refreshed {
-                break s;
+            // The rounding of k^T Q k (n products summed twice): at most
+            // 2 n eps |k|^T |Q| |k|, to first order.
+            let terms: f64 = k.iter().zip(&sizes).map(|(a, b)| a.abs() * b).sum();
+            let rounding = 2.0 * k.len() as f64 * f64::EPSILON * terms;
+            let zero = (IN_SPAN * kxx).max(rounding);
+            // Negative beyond that: Q has drifted from K^-1 since it was computed.
+            if s >= -zero || refreshed || q.updates == 0 {
+                break (s, zero);
             }
             q = self.fresh_inverse(kernel, out);
             refreshed = true;
         };
         out.kernel_evals += 1;
-        if s > IN_SPAN * kxx {
+        let mut step = None;
+        if s <= zero {
+            self.add_combination(&u, f, 0.0);
+            out.in_span += 1;
+        } else if let Some(done) = (self.points.len() >= budget)
+            .then(|| self.add_replacing(&mut q, (&u, s), &query.entries, (i, f)))
+            .flatten()
+        {
+            out.maintenance_steps += 1;
+            step = Some(done);
+        } else {
             let n = self.points.len();
             self.points.push_entries(&query.entries, f, i as i64);
             if self.avg.active() {
@@ -783,11 +854,89 @@ impl BudgetState {
             }
             self.of_row.insert(i, n);
             q.grow(&u, s);
-        } else {
-            self.add_combination(&u, f, 0.0);
-            out.in_span += 1;
         }
         self.inverse = Some(q);
+        step
+    }
+
+    /// Add the row of non-zero entries `entries` (training row `i`, coefficient `f`;
+    /// `u = Q k` and its Schur complement `s > 0`) and project the point of least
+    /// degradation among the `n + 1` onto the others, without growing `Q`: with
+    /// `Q'` the inverse of the `n + 1` points' kernel matrix by the block inverse,
+    /// `Q'_jj = Q_jj + u_j^2 / s` (`1 / s` for the new point) and column `r` of `Q'`
+    /// are read from `Q`, `u` and `s`, and `Q'' = Q'_{-r,-r} - c c^T / c_r` is
+    /// `Q + u u^T / s - c c^T / c_r` on the old points, one pass, the new point's
+    /// row and column taking `r`'s place (as a push and a swap-remove would).
+    /// Returns the projected point's index among the `n + 1` (`n` for the new one:
+    /// `a += f u`, `Q` unchanged) and its degradation; `None` (nothing done) when a
+    /// `Q'_jj` is not positive.
+    fn add_replacing(
+        &mut self,
+        q: &mut Inverse,
+        (u, s): (&[f64], f64),
+        entries: &[(usize, f64)],
+        (i, f): (usize, f64),
+    ) -> Option<(usize, f64)> {
+        let n = q.n;
+        let inv_s = 1.0 / s;
+        let coef = &self.points.coef;
+        let mut best: Option<(usize, f64)> = None;
+        for r in 0..=n {
+            let (a, d) = if r < n {
+                (coef[r], q.at(r, r) + u[r] * u[r] * inv_s)
+            } else {
+                (f, inv_s)
+            };
+            if d.is_nan() || d <= 0.0 {
+                return None;
+            }
+            let err = a * a / d;
+            if best.is_none_or(|b| err < b.1) {
+                best = Some((r, err));
+            }
+        }
+        let (r, err) = best?;
+        if r == n {
+            self.add_combination(u, f, 0.0);
+            return Some((r, err));
+        }
+        // Column r of Q': c_j = Q_jr + u_j u_r / s, and -u_r / s for the new point.
+        let ur = u[r];
+        let c: Vec<f64> = (0..n).map(|j| q.at(j, r) + u[j] * ur * inv_s).collect();
+        let c_new = -ur * inv_s;
+        let inv_c = 1.0 / c[r];
+        let beta: Vec<f64> = c.iter().map(|v| -v * inv_c).collect();
+        let beta_new = -c_new * inv_c;
+        let a_r = self.points.coef[r];
+        let acc_r = self.settled_acc(r);
+        self.add_combination(&beta, a_r, acc_r);
+        for a in 0..n {
+            let (ua, ca) = (u[a], c[a]);
+            for ((v, ub), cb) in q.q[a * n..(a + 1) * n].iter_mut().zip(u).zip(&c) {
+                *v += ua * ub * inv_s - ca * cb * inv_c;
+            }
+        }
+        for j in 0..n {
+            let g = if j == r {
+                inv_s - c_new * c_new * inv_c
+            } else {
+                -u[j] * inv_s - c_new * c[j] * inv_c
+            };
+            q.q[r * n + j] = g;
+            q.q[j * n + r] = g;
+        }
+        q.updates += 1;
+        if let Ok(row) = usize::try_from(self.points.source[r]) {
+            self.of_row.remove(&row);
+        }
+        self.points
+            .replace_entries(r, entries, f + a_r * beta_new, i as i64);
+        if self.avg.active() {
+            self.avg.acc[r] = acc_r * beta_new;
+            self.avg.last[r] = self.avg.h;
+        }
+        self.of_row.insert(i, r);
+        Some((r, err))
     }
 
     /// Project points onto the span of the others until at most `budget` are left,
@@ -966,7 +1115,8 @@ impl<R: Rows> BudgetRun<'_, R> {
         }
         self.query.load(self.rows, i);
         if self.maintenance == Maintenance::Project {
-            state.add_projecting(self.kernel, &mut self.query, key, f, &mut self.out);
+            let out = &mut self.out;
+            state.add_projecting(self.kernel, &mut self.query, (key, f), self.budget, out);
         } else {
             state
                 .points

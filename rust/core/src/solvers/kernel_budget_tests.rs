@@ -291,6 +291,60 @@ fn the_budget_is_never_exceeded_and_small_budgets_still_learn() {
     assert!(out.maintenance_steps > 0 && out.removals == 0);
 }
 
+/// Checks that `after` is the points `before` (coefficients `a`; with averaging,
+/// the average's settled shares `acc`) once point `r` (degradation `err`) is
+/// projected onto the others: `r` the least degradation of every point's
+/// projection solved directly (`K_{-r,-r} beta = k_{-r,r}`, degradation
+/// `a_r^2 (K_rr - beta^T k_{-r,r})`), every other point (found by its row) at
+/// `a_j + a_r beta_j`, its share at `acc_j + acc_r beta_j`.
+fn check_projection(
+    kernel: Kernel,
+    (before, acc): (&BudgetPoints, &[f64]),
+    after: &BudgetState,
+    (r, err): (usize, f64),
+) {
+    let m = before.len();
+    let k = points_gram(kernel, before);
+    let a = &before.coef;
+    let projections: Vec<(Vec<f64>, f64)> = (0..m)
+        .map(|r| {
+            let (sub, col, _) = without(&k, m, r);
+            let beta = solve(&sub, &col);
+            let fit: f64 = beta.iter().zip(&col).map(|(b, c)| b * c).sum();
+            (beta, a[r] * a[r] * (k[r * m + r] - fit))
+        })
+        .collect();
+    let best = (0..m)
+        .min_by(|&i, &j| projections[i].1.total_cmp(&projections[j].1))
+        .unwrap();
+    assert_eq!(r, best);
+    let close = |got: f64, want: f64| {
+        assert!(
+            (got - want).abs() <= 1e-8 * (1.0 + want.abs()),
+            "{got} vs {want}"
+        );
+    };
+    close(err, projections[r].1);
+    assert_eq!(after.n_points(), m - 1);
+    let (_, _, others) = without(&k, m, r);
+    for (&j, b) in others.iter().zip(&projections[r].0) {
+        let at = after
+            .points
+            .source
+            .iter()
+            .position(|&s| s == before.source[j])
+            .unwrap();
+        close(after.points.coef[at], a[j] + a[r] * b);
+        if after.avg.active() {
+            close(after.avg.acc[at], acc[j] + acc[r] * b);
+            assert_eq!(after.avg.last[at], after.avg.h);
+        }
+        assert_eq!(after.of_row[&(before.source[j] as usize)], at);
+        assert_eq!(after.points.row(at), before.row(j));
+    }
+    assert!(!after.of_row.contains_key(&(before.source[r] as usize)));
+}
+
 #[test]
 fn a_projection_step_is_the_best_projection_computed_directly() {
     let (n, d) = (200, 4);
@@ -300,67 +354,48 @@ fn a_projection_step_is_the_best_projection_computed_directly() {
     let kernel = Kernel::Rbf { gamma: 0.5 };
     for averaging in [Averaging::Off, Averaging::Suffix] {
         let p = params(0.02, 1, 2, averaging);
-        let (before, fit) = fit_budget(&rows, &task, &p, (kernel, 12, Maintenance::Project));
+        let (mut before, fit) = fit_budget(&rows, &task, &p, (kernel, 12, Maintenance::Project));
         assert!(fit.maintenance_steps > 0);
         assert_eq!(before.n_points(), 12);
         assert_eq!(before.avg.active(), averaging == Averaging::Suffix);
+        before.settle_all();
+        let mut acc = before.avg.acc.clone();
+        // More points than the budget (a state kept with a larger one): projected
+        // down to it.
         let mut after = before.clone();
         let mut out = BudgetFitOutput::default();
-        let (r, err) = after.project_to(kernel, 11, &mut out).unwrap();
-        assert_eq!((out.maintenance_steps, after.n_points()), (1, 11));
-        // Each point's projection onto the others' span, solved directly.
-        let m = before.n_points();
-        let k = points_gram(kernel, &before.points);
-        let a = &before.points.coef;
-        let projections: Vec<(Vec<f64>, f64)> = (0..m)
-            .map(|r| {
-                let (sub, col, _) = without(&k, m, r);
-                let beta = solve(&sub, &col);
-                // ||a_r (phi(z_r) - sum_j beta_j phi(z_j))||^2
-                let fit: f64 = beta.iter().zip(&col).map(|(b, c)| b * c).sum();
-                (beta, a[r] * a[r] * (k[r * m + r] - fit))
-            })
-            .collect();
-        let best = (0..m)
-            .min_by(|&i, &j| projections[i].1.total_cmp(&projections[j].1))
-            .unwrap();
-        assert_eq!(r, best);
-        assert!(
-            (err - projections[r].1).abs() <= 1e-8 * (1.0 + err.abs()),
-            "{err}"
-        );
-        // The others' coefficients (found by their rows) changed by a_r beta, the
-        // average's by its share of r times beta.
-        let (_, _, others) = without(&k, m, r);
-        let old = before.model(p.alpha).dual_coef;
-        let new = after.model(p.alpha);
-        for (&j, b) in others.iter().zip(&projections[r].0) {
-            let at = new
-                .source
-                .iter()
-                .position(|&s| s == before.points.source[j])
+        let step = after.project_to(kernel, 11, &mut out).unwrap();
+        assert_eq!(out.maintenance_steps, 1);
+        check_projection(kernel, (&before.points, &acc), &after, step);
+        // A new row at a full budget: added, and the best of the 13 points projected
+        // in the same pass over Q (the new one for a small coefficient).
+        acc.push(0.0);
+        let mut new_one = 0;
+        let fresh =
+            (0..n).filter(|i| !before.of_row.contains_key(i) && x[i * d..(i + 1) * d] != [0.0; 4]);
+        for (j, f) in fresh.take(6).zip([0.01, 3.0, -0.01, -3.0, 0.5, -0.5]) {
+            let mut query = RowQuery::new(d);
+            query.load(&rows, j);
+            let mut after = before.clone();
+            let mut out = BudgetFitOutput::default();
+            let step = after
+                .add_projecting(kernel, &mut query, (j, f), 12, &mut out)
                 .unwrap();
-            // Averaged: old[r] is the average's share of r, scaled as old[j] is.
-            let want = old[j] + old[r] * b;
-            let got = new.dual_coef[at];
-            assert!(
-                (got - want).abs() <= 1e-8 * (1.0 + want.abs()),
-                "{got} vs {want}"
-            );
-            assert_eq!(after.of_row[&(before.points.source[j] as usize)], at);
+            assert_eq!((out.maintenance_steps, out.in_span), (1, 0));
+            let mut points = before.points.clone();
+            points.push_entries(&query.entries, f, j as i64);
+            check_projection(kernel, (&points, &acc), &after, step);
+            new_one += usize::from(step.0 == 12);
         }
-        assert!(!after
-            .of_row
-            .contains_key(&(before.points.source[r] as usize)));
-        assert_eq!(new.intercept, before.model(p.alpha).intercept);
+        assert!(new_one > 0 && new_one < 6, "{new_one}");
     }
 }
 
 #[test]
 fn the_kept_inverse_is_the_inverse_of_the_points_kernel_matrix() {
     // Well conditioned (8 features, entries of K^-1 near 4), then points closer
-    // together (3 features, entries near 1e3).
-    for (d, gamma, tol) in [(8, 0.5, 1e-12), (3, 0.3, 1e-10)] {
+    // together (3 features, entries near 1e3, each update's rounding larger).
+    for (d, gamma, tol) in [(8, 0.5, 1e-12), (3, 0.3, 1e-8)] {
         let n = 400;
         let (x, codes) = dataset(n, d, 2);
         let rows = DenseRows::new(&x, n, d).unwrap();
@@ -400,6 +435,42 @@ fn the_kept_inverse_is_the_inverse_of_the_points_kernel_matrix() {
         }
         assert!(steps > 500, "{steps}");
     }
+}
+
+#[test]
+fn many_rows_in_few_features_keep_the_projection_cheap_and_accurate() {
+    // 1500 rows in 3 features: the kernel matrix of a few hundred of them is
+    // numerically singular, so rows are projected onto the points' span (as far as
+    // the rounding of k^T Q k can tell) rather than recomputing Q at every step.
+    let (n, d) = (1500, 3);
+    let (x, codes) = dataset(n, d, 3);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let task = BinaryTask::new(&codes, 1, None, 1.0, 1.0).unwrap();
+    let kernel = Kernel::Rbf { gamma: 0.5 };
+    let p = params(1.0 / n as f64, 1, 2, Averaging::Off);
+    let accuracy = |state: &BudgetState| {
+        let f = decide_budget(kernel, &state.model(p.alpha), &rows);
+        let right = f
+            .iter()
+            .zip(&codes)
+            .filter(|(v, &c)| (**v > 0.0) == (c == 1));
+        right.count() as f64 / n as f64
+    };
+    let (full, _) = fit_budget(&rows, &task, &p, (kernel, n + 1, Maintenance::Remove));
+    let (_, merge) = fit_budget(&rows, &task, &p, (kernel, 400, Maintenance::Merge));
+    let (state, out) = fit_budget(&rows, &task, &p, (kernel, 400, Maintenance::Project));
+    // Without a budget 621 points; projection keeps fewer than 400 without a
+    // maintenance step, the others in their span.
+    assert!(full.n_points() > 400 && state.n_points() < 400);
+    assert!(out.in_span > 100 && out.maintenance_steps == 0, "{out:?}");
+    // Kernel values: the margins' and each new row's column, as merging's margins
+    // and partner searches, and now and then a recomputed Q.
+    assert!(
+        out.kernel_evals < 2 * merge.kernel_evals,
+        "{out:?} {merge:?}"
+    );
+    let (acc, unbudgeted) = (accuracy(&state), accuracy(&full));
+    assert!(acc >= unbudgeted - 0.01, "{acc} vs {unbudgeted}");
 }
 
 #[test]
