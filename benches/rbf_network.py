@@ -13,8 +13,8 @@ random rbf network (issue 40's 10^6-row problem).
   function and the Bayes accuracy is ``1 - noise``, 98 %, by construction
   (:func:`bayes_accuracy` gives the realised value of a set: its unflipped share).
 
-A linear classifier reaches about 73 % on it, SVC (rbf, ``gamma = width / 2``) on
-20,000 rows about 96 %.
+bench_budget.py's page shows what SVC on a subsample, Nyström + a linear model and
+the budgeted kernel models reach on it (rbf, ``gamma = width / 2``).
 
 Rows are generated in chunks of :data:`CHUNK` rows, chunk ``k`` from its own seed
 ``(seed, k)``: the first ``m`` rows of a larger set are exactly the set of ``m`` rows
