@@ -1317,6 +1317,7 @@ def check_quotes(text: str, args) -> None:
         generated="generated" in args.parts,
         regression=args.regression_sets if "regression" in args.parts else (),
         budgets=args.budgets,
+        dask="dask" in args.parts and not args.smoke,
     )
     for name, quote in quotes.items():
         try:

@@ -552,6 +552,7 @@ def quoted_budget(
     classification=("ijcnn1", "usps", "mnist-10"),
     generated: bool = True,
     regression=("cpusmall",),
+    dask: bool = True,
     budgets=(100, 500, 2000),
 ) -> dict[str, Quote]:
     """bench_budget.py (issue 40): budgeted kernel Pegasos against SVC, SVR and
@@ -595,6 +596,14 @@ def quoted_budget(
         memory = {"target": "fit memory growth against the data's"}
         q["generated.memory.share"] = cell(target, memory, "measured", r"\(share ([\d.]+)\)")
         q["generated.memory.verdict"] = cell(target, memory, 2, word=True)
+    if dask:
+        table, row = "Dask: the generated problem from svmlight files", {"rows": "1,000,000"}
+        q["dask.time"] = cell(table, row, "Dask fit (median)", r"^([\d.]+ (?:s|ms))")
+        q["dask.in_memory"] = cell(table, row, "in-memory fit")
+        q["dask.rss"] = cell(table, row, "largest worker RSS", r"^(\d+) MiB")
+        q["dask.same"] = cell(table, row, "same model", word=True)
+        q["dask.acc"] = cell(table, row, "test acc")
+        q["dask.budget"] = cell(table, row, "budget")
     if regression:
         targets = "Regression: target D"
         for d in regression:

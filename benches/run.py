@@ -18,6 +18,8 @@ result it measures is implausible):
 * ``bench_ranking.py``  PegasosRanker against RankSVM on LETOR MQ2008, and AUC on w8a
 * ``bench_kernel.py``   kernel Pegasos against SVC, and the paper's Table 2
 * ``bench_kernel_regression.py`` KernelPegasosRegressor against SVR (about 2 minutes)
+* ``bench_budget.py``   kernel estimators with a budget of support vectors against SVC,
+  SVR and Nyström(B) + PegasosClassifier, a 10^6-row problem in memory and on Dask
 * ``bench_kernel_classes.py`` one-vs-rest, one-vs-one and ``multi_class="auto"`` against
   SVC on 3 to 26 classes (about 6 minutes)
 * ``bench_svmlight.py`` the svmlight reader against scikit-learn's
@@ -68,6 +70,7 @@ SUITE = {
     "ranking": ("bench_ranking.py", [], ["--smoke"]),
     "kernel_regression": ("bench_kernel_regression.py", [], ["--smoke"]),
     "kernel_classes": ("bench_kernel_classes.py", [], ["--smoke"]),
+    "budget": ("bench_budget.py", ["--maintenance", "merge,remove,project"], ["--smoke"]),
     "svmlight": ("bench_svmlight.py", [], ["--quick"]),
     "scaling": (
         "bench_scaling.py",
