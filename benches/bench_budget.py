@@ -127,7 +127,8 @@ PLATEAU_MSE = 0.01
 
 #: The generated problem (rbf_network.py): sizes, and alpha and gamma of every method
 #: (gamma is half the labelling function's width; alpha gives SVC on 20,000 rows
-#: C = 1, the best of C in {1, 10} and gamma in {0.025, 0.05} tried there).
+#: C = 1, the best of C in {1, 10} and gamma in {0.025, 0.05} on a first draft of the
+#: network).
 GENERATED = {
     "rows": 1_000_000,
     "test_rows": 100_000,
