@@ -1077,8 +1077,11 @@ def report(units: dict, args) -> str:
         True: "averaged",
         False: "last iterate",
     }
+    title = "# Budgeted kernel Pegasos: KernelPegasosClassifier / Regressor with budget=B"
+    if args.average is not None:
+        title += f", the {model[args.average]} model"
     lines = [
-        "# Budgeted kernel Pegasos: KernelPegasosClassifier / Regressor with budget=B",
+        title,
         "",
         "Budgeted fits from scratch with max_iter = 1, 2, 4, ... passes, for each budget B "
         "and maintenance rule; n_jobs=2 for pegasos_rs (budgeted fits, Nyström map and "
@@ -1319,6 +1322,7 @@ def check_quotes(text: str, args) -> None:
         regression=args.regression_sets if "regression" in args.parts else (),
         budgets=args.budgets,
         dask="dask" in args.parts and not args.smoke,
+        nystroem_components=generated_config(args)["nystroem_components"],
     )
     for name, quote in quotes.items():
         try:

@@ -553,6 +553,7 @@ def quoted_budget(
     generated: bool = True,
     regression=("cpusmall",),
     dask: bool = True,
+    nystroem_components: int = 2000,
     budgets=(100, 500, 2000),
 ) -> dict[str, Quote]:
     """bench_budget.py (issue 40): budgeted kernel Pegasos against SVC, SVR and
@@ -582,6 +583,15 @@ def quoted_budget(
             q[f"{d}.nystroem_{b}.verdict"] = cell(
                 targets, row, "B: ", rf"(?:^|; ){b}: (\w+)", word=True
             )
+            for key, method in (("merge", "merge"), ("nystroem", "Nyström + linear")):
+                fit = {"data": d, "B": str(b), "method": method}
+                table = "Classification: budgeted fits and Nyström(B)"
+                name = f"{d}.{b}.{key}"
+                q[f"{name}.acc"] = cell(table, fit, "test acc")
+                q[f"{name}.time"] = cell(table, fit, "fit (runs)", r"^([\d.]+ (?:s|ms|µs)) ")
+                q[f"{name}.passes"] = cell(table, fit, "passes")
+                q[f"{name}.predict"] = cell(table, fit, "predict / 10k rows")
+                q[f"{name}.points"] = cell(table, fit, "points")
     if generated:
         methods, target = "Generated problem: every method", "Generated problem: target C"
         q["generated.bayes"] = Line(r"Bayes accuracy ([\d.]+%) by construction")
@@ -591,8 +601,18 @@ def quoted_budget(
         )
         q["generated.best"] = cell(target, {"target": "best accuracy of any method"}, "measured")
         fastest = {"target": "fastest budgeted fit within 1 pp"}
-        q["generated.fastest.time"] = cell(target, fastest, "measured", r": ([\d.]+ m?s) \(")
         q["generated.fastest.verdict"] = cell(target, fastest, 2, word=True)
+        nystroem = {"method": f"Nyström({nystroem_components}) + PegasosClassifier"}
+        q["generated.nystroem.acc"] = cell(methods, nystroem, "test acc")
+        q["generated.nystroem.time"] = cell(methods, nystroem, "fit (runs)", r"^([\d.]+ m?s) ")
+        q["generated.nystroem.rows"] = cell(methods, nystroem, "training rows")
+        for b, rule in ((100, "merge"), (500, "merge"), (500, "project"), (2000, "merge")):
+            if b in budgets:
+                row = {"method": f"budget {b}, {rule}"}
+                q[f"generated.{rule}_{b}.acc"] = cell(methods, row, "test acc")
+                q[f"generated.{rule}_{b}.time"] = cell(
+                    methods, row, "fit (runs)", r"^([\d.]+ m?s) "
+                )
         memory = {"target": "fit memory growth against the data's"}
         q["generated.memory.share"] = cell(target, memory, "measured", r"\(share ([\d.]+)\)")
         q["generated.memory.verdict"] = cell(target, memory, 2, word=True)
@@ -603,16 +623,20 @@ def quoted_budget(
         q["dask.rss"] = cell(table, row, "largest worker RSS", r"^(\d+) MiB")
         q["dask.same"] = cell(table, row, "same model", word=True)
         q["dask.acc"] = cell(table, row, "test acc")
-        q["dask.budget"] = cell(table, row, "budget")
+        q["dask.B"] = cell(table, row, "budget", r"^(\d+) ")
     if regression:
         targets = "Regression: target D"
         for d in regression:
             row = {"data": d}
             q[f"{d}.svr_time"] = cell(targets, row, "SVR fit", time_part)
             q[f"{d}.svr_mse"] = cell(targets, row, "SVR MSE")
-            q[f"{d}.time"] = cell(targets, row, "time")
-            q[f"{d}.ratio"] = cell(targets, row, "/ SVR")
             q[f"{d}.verdict"] = cell(targets, row, "D: ", word=True)
+            fits = "Regression: budgeted fits"
+            for b in budgets:
+                best = {"data": d, "B": str(b), "method": "merge"}
+                q[f"{d}.merge_{b}.mse"] = cell(fits, best, "test MSE")
+                q[f"{d}.merge_{b}.time"] = cell(fits, best, "fit (runs)", r"^([\d.]+ m?s) ")
+                q[f"{d}.merge_{b}.passes"] = cell(fits, best, "passes")
     return q
 
 
@@ -647,4 +671,5 @@ QUOTED: dict[str, dict[str, Quote]] = {
     "model_selection": quoted_model_selection(),
     "kernel_selection": quoted_kernel_selection(),
     "multiclass_auto": quoted_multiclass_auto(),
+    "budget": quoted_budget(),
 }
