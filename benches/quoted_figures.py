@@ -614,7 +614,7 @@ def quoted_budget(
                     methods, row, "fit (runs)", r"^([\d.]+ m?s) "
                 )
         memory = {"target": "fit memory growth against the data's"}
-        q["generated.memory.share"] = cell(target, memory, "measured", r"\(share ([\d.]+)\)")
+        q["generated.memory.share"] = cell(target, memory, "measured", r"\(share (-?[\d.]+)\)")
         q["generated.memory.verdict"] = cell(target, memory, 2, word=True)
     if dask:
         table, row = "Dask: the generated problem from svmlight files", {"rows": "1,000,000"}

@@ -151,7 +151,7 @@ class KernelExpansionMixin:
         degree: Int
         coef0: Float
         max_iter: Int
-        average: bool
+        average: bool | str
         random_state: RandomStateLike
         cache_size: Float
         strategy: str
