@@ -1041,7 +1041,46 @@ struct BudgetRun<'a, R> {
     monitor: &'a Monitor,
 }
 
-impl<R: Rows> BudgetRun<'_, R> {
+impl<'a, R: Rows> BudgetRun<'a, R> {
+    /// A run on `rows` labelled by `task` (checked against each other, the state
+    /// and the kernel), without draws of its own.
+    fn new(
+        (rows, task): (&'a R, &'a BinaryTask<'a>),
+        params: &'a ValidParams,
+        (kernel, budget, maintenance): (Kernel, usize, Maintenance),
+        state: &'a mut BudgetState,
+        monitor: &'a Monitor,
+    ) -> Result<Self> {
+        if task.len() != rows.n_rows() || state.points.d != rows.n_features() {
+            return Err(Error::ShapeMismatch(format!(
+                "{} rows of {} features, {} labels, a budget state of {} features",
+                rows.n_rows(),
+                rows.n_features(),
+                task.len(),
+                state.points.d
+            )));
+        }
+        if kernel.is_additive() {
+            // Non-negative rows without repeated columns, as the kernel needs them.
+            KernelRows::new(kernel, rows)?;
+        }
+        Ok(Self {
+            rows,
+            task,
+            params,
+            kernel,
+            budget,
+            maintenance,
+            draws: None,
+            state,
+            query: RowQuery::new(rows.n_features()),
+            batch: Vec::with_capacity(params.batch_size),
+            violators: Vec::with_capacity(params.batch_size),
+            out: BudgetFitOutput::default(),
+            monitor,
+        })
+    }
+
     /// `sum_s a_s K(z_s, x_i)` with row `i` loaded.
     fn raw_margin(&mut self) -> f64 {
         let pts = &self.state.points;
@@ -1423,43 +1462,15 @@ pub fn fit_budgeted_binary<R: Rows>(
     label: &str,
 ) -> Result<BudgetFitOutput> {
     let kernel = check_budgeted(kernel, budget, maintenance, params)?;
-    if kernel.is_additive() {
-        // Non-negative rows without repeated columns, as the kernel needs them.
-        KernelRows::new(kernel, rows)?;
-    }
     let n = rows.n_rows();
     if n == 0 {
         return Err(Error::InvalidInput("no samples to train on".into()));
     }
-    if task.len() != n {
-        return Err(Error::ShapeMismatch(format!(
-            "{n} rows, {} labels",
-            task.len()
-        )));
-    }
-    if state.points.d != rows.n_features() {
-        return Err(Error::ShapeMismatch(format!(
-            "a budget state of {} features, rows of {}",
-            state.points.d,
-            rows.n_features()
-        )));
-    }
-    let per_pass = begin_budgeted(state, params, n, maintenance);
-    let mut run = BudgetRun {
-        rows,
-        task,
-        params,
-        kernel,
-        budget,
-        maintenance,
-        draws: Some(Draws::new(&params.sampling, task)?),
-        state,
-        query: RowQuery::new(rows.n_features()),
-        batch: Vec::with_capacity(params.batch_size),
-        violators: Vec::with_capacity(params.batch_size),
-        out: BudgetFitOutput::default(),
-        monitor,
-    };
+    let draws = Draws::new(&params.sampling, task)?;
+    let settings = (kernel, budget, maintenance);
+    let mut run = BudgetRun::new((rows, task), params, settings, state, monitor)?;
+    run.draws = Some(draws);
+    let per_pass = begin_budgeted(run.state, params, n, maintenance);
     let mut plan = PassPlan::new(per_pass, params.max_iter);
     drive(&mut plan, &mut run, params, monitor, label)?;
     let mut out = run.out;
@@ -1496,33 +1507,9 @@ pub(crate) fn run_budgeted_drawn<R: Rows>(
             rows.n_rows()
         )));
     }
-    if task.len() != rows.n_rows() || state.points.d != rows.n_features() {
-        return Err(Error::ShapeMismatch(format!(
-            "{} rows of {} features, {} labels, a budget state of {} features",
-            rows.n_rows(),
-            rows.n_features(),
-            task.len(),
-            state.points.d
-        )));
-    }
-    if kernel.is_additive() {
-        KernelRows::new(kernel, rows)?;
-    }
-    let mut run = BudgetRun {
-        rows,
-        task,
-        params,
-        kernel,
-        budget,
-        maintenance,
-        draws: None,
-        state,
-        query: RowQuery::new(rows.n_features()),
-        batch: Vec::with_capacity(params.batch_size),
-        violators: Vec::with_capacity(params.batch_size),
-        out: std::mem::take(out),
-        monitor,
-    };
+    let settings = (kernel, budget, maintenance);
+    let mut run = BudgetRun::new((rows, task), params, settings, state, monitor)?;
+    run.out = std::mem::take(out);
     let result = run.run_drawn(local, keys);
     *out = run.out;
     result

@@ -156,6 +156,7 @@ impl StreamedBudgetFit {
                 let mut out = Vec::new();
                 out.try_reserve_exact(count)
                     .map_err(|_| Error::OutOfMemory(format!("{count} draws")))?;
+                // Without balanced sampling (refused by `new`) every draw is a row.
                 out.extend((0..count).map(|_| match keys.draw(&mut p.state.sampler) {
                     Drawn::Row(i) | Drawn::Positive(i) | Drawn::Negative(i) => i,
                 }));
