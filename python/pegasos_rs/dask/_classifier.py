@@ -16,7 +16,7 @@ from pegasos_rs import linear as _linear
 from pegasos_rs._base import store_linear_fit, unchanged_on_error
 from pegasos_rs._validation import check_classes, class_weight_vector
 from pegasos_rs.dask import _predict
-from pegasos_rs.dask._cluster import cluster, current_client
+from pegasos_rs.dask._cluster import cluster
 from pegasos_rs.dask._common import DaskLinearMixin
 from pegasos_rs.dask._data import check_feature_names, distribute
 from pegasos_rs.dask._interrupt import deferred_ctrl_c
@@ -340,11 +340,7 @@ class PegasosClassifier(DaskLinearMixin, _linear.PegasosClassifier):
         check_is_fitted(self)
         if not dask.is_dask_collection(X):
             return self.to_local().score(X, y, sample_weight=sample_weight)
-        accuracy = _predict.accuracy(self.predict(X), y, sample_weight)
-        client = self.client if self.client is not None else current_client()
-        if client is not None:
-            return float(client.compute(accuracy).result())
-        return float(accuracy.compute())
+        return float(self._compute(_predict.accuracy(self.predict(X), y, sample_weight)))
 
     def to_local(self) -> _linear.PegasosClassifier:
         """The fitted model as a plain :class:`pegasos_rs.PegasosClassifier` (same

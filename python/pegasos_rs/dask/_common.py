@@ -8,6 +8,7 @@ import copy
 import sys
 from typing import Any, ClassVar
 
+import dask
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
@@ -15,7 +16,7 @@ from pegasos_rs import _core, _fitted, _progress
 from pegasos_rs._base import warn_unconverged
 from pegasos_rs._validation import n_threads, seed_from
 from pegasos_rs.dask import _exact, _parallel
-from pegasos_rs.dask._cluster import cluster
+from pegasos_rs.dask._cluster import cluster, current_client
 from pegasos_rs.dask._data import check_feature_names, distribute
 from pegasos_rs.dask._interrupt import deferred_ctrl_c
 
@@ -40,6 +41,15 @@ class DaskClientMixin:
         return state
 
     verbose: Any
+
+    def _compute(self, value):
+        """``value`` (dask collections) computed on the estimator's client, the
+        current one, or dask's default scheduler."""
+        client = getattr(self, "client", None)
+        client = client if client is not None else current_client()
+        if client is not None:
+            return client.compute(value, sync=True)
+        return dask.compute(value)[0]
 
     def _keep_feature_names(self, data) -> None:
         if data.feature_names is not None:

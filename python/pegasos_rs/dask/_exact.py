@@ -179,6 +179,17 @@ def placements(data, blocks) -> list[dict]:
     return where
 
 
+def per_block(data, func, *args) -> list:
+    """``[func(block, *args) for block in data.blocks]``, each on the worker that
+    holds its block, gathered in block order."""
+    place = placements(data, data.blocks)
+    futures = [
+        data.client.submit(func, b, *args, pure=False, **where)
+        for b, where in zip(data.blocks, place, strict=True)
+    ]
+    return gather(data, futures, list(range(len(futures))))
+
+
 def chain(data, func, *args, initial=-0.0, problems=None, **kwargs):
     """Run ``func(block, *args, acc, **kwargs)`` over the blocks in row order, each
     task continuing the previous one's per-problem sums (from ``initial``; -0.0,
@@ -287,10 +298,7 @@ def fit(data, params: dict, solver, class_weight, *, n_threads, round_bytes, cal
                     joint=joint,
                 )
                 report("objective", pass_no, int(steps.max()), int(steps.max()), rounds)
-            lines = fit.end_pass(losses, rho)
-            reporter = _progress.current()
-            if reporter is not None and lines:
-                reporter.update(0, 0, None, lines, False)
+            _show(fit.end_pass(losses, rho))
     result = fit.finish(solver)
     if one_class and params["fit_intercept"]:
         result["intercept"] = np.array([-one_class_offset(data, result["coef"], params["alpha"])])
@@ -313,11 +321,15 @@ def fit_budget(data, fit, batch_size: int, *, round_bytes: int, callback) -> dic
             if not steps.any():
                 break
             passes.run(steps, run)
-            lines = fit.end_pass()
-            reporter = _progress.current()
-            if reporter is not None and lines:
-                reporter.update(0, 0, None, lines, False)
+            _show(fit.end_pass())
     return fit.finish()
+
+
+def _show(lines: list[str]) -> None:
+    """A pass's verbose lines, to the progress reporter of the fit (if any)."""
+    reporter = _progress.current()
+    if reporter is not None and lines:
+        reporter.update(0, 0, None, lines, False)
 
 
 class _Passes:
@@ -392,12 +404,7 @@ def one_class_offset(data, coef, nu: float) -> float:
     weighted ``nu``-quantile of the scores of all rows of positive weight, scored
     on the workers and ranked in row order (the in-memory solver's numbers)."""
     [model] = scatter(data.client, [np.asarray(coef, dtype=np.float64).reshape(1, -1)])
-    place = placements(data, data.blocks)
-    futures = [
-        data.client.submit(_blocks.one_class_scores, b, data.dtype, model, pure=False, **where)
-        for b, where in zip(data.blocks, place, strict=True)
-    ]
-    parts = gather(data, futures, list(range(len(futures))))
+    parts = per_block(data, _blocks.one_class_scores, data.dtype, model)
     scores = np.concatenate([s for s, _ in parts])
     weights = np.concatenate([w for _, w in parts])
     return _core.one_class_offset(scores, weights, float(nu))

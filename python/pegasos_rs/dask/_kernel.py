@@ -19,9 +19,9 @@ from pegasos_rs._base import unchanged_on_error
 from pegasos_rs._validation import class_weight_vector, n_threads
 from pegasos_rs.dask import _blocks, _exact, _predict
 from pegasos_rs.dask._blocks import _PARTITION_CHECKS
-from pegasos_rs.dask._cluster import cluster, current_client
+from pegasos_rs.dask._cluster import cluster
 from pegasos_rs.dask._common import DaskModelMixin
-from pegasos_rs.dask._data import check_feature_names, distribute
+from pegasos_rs.dask._data import distribute
 from pegasos_rs.dask._interrupt import deferred_ctrl_c
 from pegasos_rs.dask._maps import gamma_of
 
@@ -110,16 +110,7 @@ class _DaskKernelMixin(DaskModelMixin):
                     self.kernel,
                     self.gamma,
                     data.n_features,
-                    lambda: _exact.gather(
-                        data,
-                        [
-                            client.submit(_blocks.moments, b, data.dtype, pure=False, **where)
-                            for b, where in zip(
-                                data.blocks, _exact.placements(data, data.blocks), strict=True
-                            )
-                        ],
-                        list(range(len(data.blocks))),
-                    ),
+                    lambda: _exact.per_block(data, _blocks.moments, data.dtype),
                 )
                 params, class_weight = self._streamed_params(data, gamma)
                 fit = _core.StreamedBudgetFit(
@@ -155,32 +146,9 @@ class _DaskKernelMixin(DaskModelMixin):
     def _on_blocks(self, X, method: str, dtype, width: int | None):
         """``self.to_local().<method>`` on the blocks of the dask collection ``X``,
         lazily: a dask array with X's row chunks (1-d when ``width`` is None)."""
-        check_feature_names(self, X)
-        rows = _predict._rows(X)
-        if not np.isnan(rows.shape[1]) and rows.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {rows.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input."
-            )
+        rows = _predict.checked_rows(self, X)
         model = dask.delayed(self.to_local(), pure=True)
-        if width is None:
-            return rows.map_blocks(
-                _apply, model, method, drop_axis=1, dtype=dtype, meta=np.empty(0, dtype)
-            )
-        return rows.map_blocks(
-            _apply,
-            model,
-            method,
-            chunks=(rows.chunks[0], (width,)),
-            dtype=dtype,
-            meta=np.empty((0, 0), dtype),
-        )
-
-    def _compute(self, value):
-        client = self.client if self.client is not None else current_client()
-        if client is not None:
-            return client.compute(value, sync=True)
-        return dask.compute(value)[0]
+        return _predict.map_rows(rows, _apply, model, method, dtype=dtype, width=width)
 
 
 def _apply(block, model, method: str):

@@ -36,10 +36,9 @@ def _decision_block(block, model):
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 
-def decision_function(est, X, intercept=None):
-    """``est``'s decision values on ``X`` (a regressor's predictions; with
-    ``intercept`` in place of ``est.intercept_``), a dask array with X's row
-    chunks."""
+def checked_rows(est, X):
+    """The rows of the dask collection ``X`` for the fitted ``est``: its column
+    names and width checked (a width not known yet is checked block by block)."""
     check_feature_names(est, X)
     rows = _rows(X)
     if not np.isnan(rows.shape[1]) and rows.shape[1] != est.n_features_in_:
@@ -47,21 +46,33 @@ def decision_function(est, X, intercept=None):
             f"X has {rows.shape[1]} features, but {type(est).__name__} is expecting "
             f"{est.n_features_in_} features as input."
         )
+    return rows
+
+
+def map_rows(rows, func, *args, dtype, width: int | None):
+    """``func(block, *args)`` on each row block of ``rows``, lazily: a dask array
+    with the row chunks, 1-d when ``width`` is None, else ``width`` columns."""
+    if width is None:
+        return rows.map_blocks(func, *args, drop_axis=1, dtype=dtype, meta=np.empty(0, dtype))
+    return rows.map_blocks(
+        func,
+        *args,
+        chunks=(rows.chunks[0], (width,)),
+        dtype=dtype,
+        meta=np.empty((0, 0), dtype),
+    )
+
+
+def decision_function(est, X, intercept=None):
+    """``est``'s decision values on ``X`` (a regressor's predictions; with
+    ``intercept`` in place of ``est.intercept_``), a dask array with X's row
+    chunks."""
+    rows = checked_rows(est, X)
     coef = np.atleast_2d(est.coef_)  # a regressor's is 1-D
     b = est.intercept_ if intercept is None else intercept
     model = dask.delayed((coef, b), pure=True)
     k = coef.shape[0]
-    if k == 1:
-        return rows.map_blocks(
-            _decision_block, model, drop_axis=1, dtype=np.float64, meta=np.empty(0)
-        )
-    return rows.map_blocks(
-        _decision_block,
-        model,
-        chunks=(rows.chunks[0], (k,)),
-        dtype=np.float64,
-        meta=np.empty((0, 0)),
-    )
+    return map_rows(rows, _decision_block, model, dtype=np.float64, width=None if k == 1 else k)
 
 
 def _labels_block(scores, classes):

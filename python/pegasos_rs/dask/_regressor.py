@@ -14,7 +14,6 @@ from pegasos_rs import _linear_solver
 from pegasos_rs import linear_regressor as _regressor
 from pegasos_rs._base import unchanged_on_error
 from pegasos_rs.dask import _predict
-from pegasos_rs.dask._cluster import current_client
 from pegasos_rs.dask._common import DaskLinearMixin
 
 if TYPE_CHECKING:
@@ -225,12 +224,7 @@ class PegasosRegressor(DaskLinearMixin, _regressor.PegasosRegressor):
         check_is_fitted(self)
         if not dask.is_dask_collection(X):
             return self.to_local().score(X, y, sample_weight=sample_weight)
-        parts = _predict.r2_parts(self.predict(X), y, sample_weight)
-        client = self.client if self.client is not None else current_client()
-        if client is not None:
-            numerator, denominator = client.compute(parts, sync=True)
-        else:
-            numerator, denominator = dask.compute(*parts)
+        numerator, denominator = self._compute(_predict.r2_parts(self.predict(X), y, sample_weight))
         return _predict.r2_from(float(numerator), float(denominator))
 
     def to_local(self) -> _regressor.PegasosRegressor:
