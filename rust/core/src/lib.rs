@@ -95,24 +95,26 @@ pub use monitor::Monitor;
 pub use rng::Rng;
 
 // Parameters and losses.
-pub use solvers::loss::{EpsilonInsensitive, Huber, LossFunction, SquaredEpsilonInsensitive};
-pub use solvers::params::{Averaging, Intercept, Params, Sampling, ValidParams};
+pub use solvers::shared::loss::{
+    EpsilonInsensitive, Huber, LossFunction, SquaredEpsilonInsensitive,
+};
+pub use solvers::shared::params::{Averaging, Intercept, Params, Sampling, ValidParams};
 
 // Linear Pegasos: the builders, their fitted types and solver states.
-pub use solvers::linear::{FitOutput, LinearState};
-pub use solvers::linear_params::LinearParams;
-pub use solvers::linear_ranker::{LinearRanker, LinearRankerParams, Ranking};
-pub use solvers::linear_regressor::{
+pub use solvers::linear::binary::{FitOutput, LinearState};
+pub use solvers::linear::builder::LinearParams;
+pub use solvers::linear::one_vs_rest::{decision_function, decision_function_many};
+pub use solvers::linear::ranker::{LinearRanker, LinearRankerParams, Ranking};
+pub use solvers::linear::regressor::{
     FittedLinearModel, LinearRegressor, LinearRegressorParams, Regression,
 };
-pub use solvers::linear_svm::{
+pub use solvers::linear::svm::{
     Classification, FittedLinearSvm, LinearSvm, LinearSvmParams, MultiClass,
 };
-pub use solvers::multiclass::{decision_function, decision_function_many};
-pub use solvers::one_class::{one_class_offset, one_class_sq_norm};
+pub use solvers::shared::one_class::{one_class_offset, one_class_sq_norm};
 
 // Early stopping: rows held out of a fit and scored after every pass.
-pub use solvers::held_out::{
+pub use solvers::shared::held_out::{
     split_labels, split_targets, HeldOut, HeldOutRows, HeldOutTargets, TargetsAndWeights,
 };
 
@@ -120,13 +122,13 @@ pub use solvers::held_out::{
 pub use kernels::function::Kernel;
 pub use kernels::gram::PrecomputedGram;
 pub use kernels::grid_gram::{finish_gram, raw_gram};
-pub use solvers::kernel_budget::{
+pub use solvers::kernel::budget::{
     best_merge, check_budget, fit_budgeted_binary, fit_budgeted_one_vs_one,
     fit_budgeted_one_vs_rest, fit_budgeted_regression, quick_degradation, BudgetFitOutput,
     BudgetModel, BudgetState, BudgetedModels, Maintenance,
 };
-pub use solvers::kernel_solver::Strategy;
-pub use solvers::kernel_svm::{
+pub use solvers::kernel::solver::Strategy;
+pub use solvers::kernel::svm::{
     kernel_decision, pairwise_kernel, Decomposition, FittedKernelRegressor, FittedKernelSvm,
     KernelRegressor, KernelReport, KernelSvm, KernelSvmParams,
 };
@@ -139,16 +141,16 @@ pub use maps::nystroem::Landmarks;
 pub use maps::nystroem_features::{FittedNystroem, Nystroem, NystroemParams};
 
 // Platt's sigmoids (probabilities).
-pub use solvers::platt::{
+pub use solvers::shared::platt::{
     class_probabilities, fit_sigmoid, n_classes as sigmoid_classes, SigmoidFit,
     MAX_ITER as SIGMOID_MAX_ITER,
 };
 
 // Rows held elsewhere: the streamed fit (Dask exact mode) and parameter mixing.
-pub use solvers::alpha_grid::{
+pub use solvers::distributed::budget_streamed::StreamedBudgetFit;
+pub use solvers::distributed::mixing::{LocalIterates, LocalPass};
+pub use solvers::distributed::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};
+pub use solvers::linear::alpha_grid::{
     fit_alpha_grid, fold_accuracy, halving_rungs, Fold, FoldResult, GridTargets, Search,
 };
-pub use solvers::kernel_budget_streamed::StreamedBudgetFit;
-pub use solvers::linear::FirstStepSums;
-pub use solvers::mixing::{LocalIterates, LocalPass};
-pub use solvers::streamed::{ClassSummary, LabelSummary, StreamedFit, Targets};
+pub use solvers::linear::binary::FirstStepSums;

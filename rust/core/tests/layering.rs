@@ -1,7 +1,12 @@
 //! The core's layers (stated in `src/lib.rs`'s module doc and in ARCHITECTURE.md),
 //! checked on the sources: every `.rs` file under `src`, `#[cfg(test)]` modules and
 //! test files included, may refer only to its own layer and the layers before it, and
-//! `solvers` and `maps` (one level, side by side) not to each other.
+//! `solvers` and `maps` (one level, side by side) not to each other. Inside `solvers`
+//! the families have sub-layers of their own (`solvers/mod.rs`'s module doc): a
+//! family (`linear`, `kernel`) may use `solvers::shared` and itself, not the other
+//! family; the drivers (`distributed`) may use the families and `shared`; `shared`
+//! uses no family; only `solvers` itself (its `mod.rs` and the files beside the
+//! family folders, such as `agreement_tests.rs`) may use everything.
 //!
 //! A reference is a path starting at the crate root: `crate::m` in `use` statements
 //! and in code (`crate::solvers::x::f()` written inline), the items of a
@@ -68,6 +73,69 @@ impl fmt::Display for Layer {
             Layer::Io => "io",
         };
         write!(f, "layer {} {name}", self.level())
+    }
+}
+
+/// The sub-layers of the `solvers` layer: its family folders, and `solvers` itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SubLayer {
+    Shared,
+    Linear,
+    Kernel,
+    Distributed,
+    Solvers,
+}
+
+impl SubLayer {
+    /// The sub-layer of a module under `solvers` (`None`: not classified); `self`
+    /// or `*` (the module itself) and no name at all are `solvers` itself.
+    fn of(name: Option<&str>) -> Option<SubLayer> {
+        Some(match name {
+            Some("shared") => SubLayer::Shared,
+            Some("linear") => SubLayer::Linear,
+            Some("kernel") => SubLayer::Kernel,
+            Some("distributed") => SubLayer::Distributed,
+            None | Some("self" | "*") => SubLayer::Solvers,
+            Some(_) => return None,
+        })
+    }
+
+    /// The sub-layer of a file whose module path is `module` (`["solvers", ...]`):
+    /// its family, or `solvers` itself for `mod.rs` and the files beside the folders.
+    fn of_file(module: &[String]) -> SubLayer {
+        match module.get(1).map(String::as_str) {
+            Some(name @ ("shared" | "linear" | "kernel" | "distributed")) => {
+                SubLayer::of(Some(name)).unwrap_or(SubLayer::Solvers)
+            }
+            _ => SubLayer::Solvers,
+        }
+    }
+
+    fn level(self) -> u8 {
+        match self {
+            SubLayer::Shared => 1,
+            SubLayer::Linear | SubLayer::Kernel => 2,
+            SubLayer::Distributed => 3,
+            SubLayer::Solvers => 4,
+        }
+    }
+
+    /// Its own sub-layer and the levels before it; not the other family.
+    fn may_use(self, other: SubLayer) -> bool {
+        other == self || other.level() < self.level()
+    }
+}
+
+impl fmt::Display for SubLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            SubLayer::Shared => "solvers::shared",
+            SubLayer::Linear => "solver family linear",
+            SubLayer::Kernel => "solver family kernel (beside linear)",
+            SubLayer::Distributed => "solvers::distributed (the drivers)",
+            SubLayer::Solvers => "solvers itself",
+        };
+        write!(f, "sub-layer {} {name}", self.level())
     }
 }
 
@@ -224,16 +292,32 @@ fn ident(t: Option<&(Tok, usize)>) -> Option<&str> {
     }
 }
 
-/// The crate-root names a path continues with at `toks[at]`: one identifier, or the
-/// first identifier of each item of a `{…}` group (`*` for a glob).
-fn root_names(toks: &[(Tok, usize)], at: usize) -> Vec<String> {
+/// The crate-root paths a path continues with at `toks[at]`, each of at most
+/// `segments` names: one path, or one for each item of a `{…}` group (`*` for a glob).
+fn root_paths(toks: &[(Tok, usize)], at: usize, segments: usize) -> Vec<Vec<String>> {
     match toks.get(at) {
-        Some((Tok::Ident(s), _)) => vec![s.clone()],
-        Some((Tok::Punct('*'), _)) => vec!["*".into()],
+        Some((Tok::Ident(s), _)) => {
+            let more = segments > 1 && toks.get(at + 1).map(|t| &t.0) == Some(&Tok::PathSep);
+            let rest = if more {
+                root_paths(toks, at + 2, segments - 1)
+            } else {
+                Vec::new()
+            };
+            if rest.is_empty() {
+                return vec![vec![s.clone()]];
+            }
+            rest.into_iter()
+                .map(|mut r| {
+                    r.insert(0, s.clone());
+                    r
+                })
+                .collect()
+        }
+        Some((Tok::Punct('*'), _)) => vec![vec!["*".into()]],
         Some((Tok::Punct('{'), _)) => {
-            let (mut names, mut depth, mut expect) = (Vec::new(), 0, true);
-            for (t, _) in &toks[at..] {
-                match t {
+            let (mut paths, mut depth, mut expect) = (Vec::new(), 0, true);
+            for k in at..toks.len() {
+                match &toks[k].0 {
                     Tok::Punct('{') => {
                         depth += 1;
                         if depth == 1 {
@@ -247,33 +331,46 @@ fn root_names(toks: &[(Tok, usize)], at: usize) -> Vec<String> {
                         }
                     }
                     Tok::Punct(',') if depth == 1 => expect = true,
-                    Tok::Ident(s) if depth == 1 && expect => {
-                        names.push(s.clone());
-                        expect = false;
-                    }
-                    Tok::Punct('*') if depth == 1 && expect => {
-                        names.push("*".into());
+                    Tok::Ident(_) | Tok::Punct('*') if depth == 1 && expect => {
+                        paths.extend(root_paths(toks, k, segments));
                         expect = false;
                     }
                     _ => {}
                 }
             }
-            names
+            paths
         }
         _ => Vec::new(),
     }
 }
 
-/// A path to the crate root found in a file: the first name after the root and its line.
+/// A path to the crate root found in a file: the first name after the root, the
+/// second (where the path has one), and its line.
 #[derive(Debug, PartialEq)]
 struct RootRef {
     name: String,
+    sub: Option<String>,
     line: usize,
 }
 
-/// Every reference to the crate root in a file whose module is `depth` levels below the
-/// root (`solvers/kernel_solver.rs`: 2), inline `mod x { … }` blocks adding one each.
-fn root_refs(clean: &str, depth: usize) -> Vec<RootRef> {
+impl RootRef {
+    fn new(mut path: Vec<String>, line: usize) -> Self {
+        let sub = (path.len() > 1).then(|| path.remove(1));
+        RootRef {
+            name: path.swap_remove(0),
+            sub,
+            line,
+        }
+    }
+}
+
+/// Every reference to the crate root in a file whose module path is `module`
+/// (`solvers/kernel/solver.rs`: `solvers::kernel::solver`), inline `mod x { … }`
+/// blocks adding one level each; and every `super::` chain that climbs to the file's
+/// top-level module, as a path from the root (so that `solvers`' sub-layers can be
+/// checked).
+fn root_refs(clean: &str, module: &[String]) -> Vec<RootRef> {
+    let depth = module.len();
     let toks = tokens(clean);
     let (mut refs, mut braces, mut inline_mods) = (Vec::new(), 0usize, Vec::new());
     for i in 0..toks.len() {
@@ -297,8 +394,8 @@ fn root_refs(clean: &str, depth: usize) -> Vec<RootRef> {
             Tok::Ident(s)
                 if s == "crate" && toks.get(i + 1).map(|t| &t.0) == Some(&Tok::PathSep) =>
             {
-                for name in root_names(&toks, i + 2) {
-                    refs.push(RootRef { name, line: *line });
+                for path in root_paths(&toks, i + 2, 2) {
+                    refs.push(RootRef::new(path, *line));
                 }
             }
             Tok::Ident(s)
@@ -316,13 +413,19 @@ fn root_refs(clean: &str, depth: usize) -> Vec<RootRef> {
                 }
                 let here = depth + inline_mods.len();
                 if climbs > here {
-                    refs.push(RootRef {
-                        name: "super (above the crate root)".into(),
-                        line: *line,
-                    });
+                    refs.push(RootRef::new(
+                        vec!["super (above the crate root)".into()],
+                        *line,
+                    ));
                 } else if climbs == here {
-                    for name in root_names(&toks, k) {
-                        refs.push(RootRef { name, line: *line });
+                    for path in root_paths(&toks, k, 2) {
+                        refs.push(RootRef::new(path, *line));
+                    }
+                } else if climbs + 1 == here {
+                    // The file's top-level module, then the name after the chain.
+                    for path in root_paths(&toks, k, 1) {
+                        let path = [vec![module[0].clone()], path].concat();
+                        refs.push(RootRef::new(path, *line));
                     }
                 }
             }
@@ -380,8 +483,9 @@ fn module_paths(files: &[(String, String)]) -> HashMap<String, Vec<String>> {
     paths
 }
 
-/// The names `lib.rs` re-exports (`pub use solvers::linear_svm::LinearSvm;`), with their module.
-fn reexports(lib_clean: &str) -> HashMap<String, String> {
+/// The names `lib.rs` re-exports (`pub use solvers::linear::svm::LinearSvm;`), with
+/// the first two names of their module's path (`solvers`, `linear`).
+fn reexports(lib_clean: &str) -> HashMap<String, (String, Option<String>)> {
     let toks = tokens(lib_clean);
     let mut names = HashMap::new();
     let mut i = 0;
@@ -392,10 +496,13 @@ fn reexports(lib_clean: &str) -> HashMap<String, String> {
                 j += 2;
             }
             let module = ident(toks.get(j)).unwrap_or_default().to_string();
+            let sub = (toks.get(j + 1).map(|t| &t.0) == Some(&Tok::PathSep))
+                .then(|| ident(toks.get(j + 2)).map(String::from))
+                .flatten();
             while j < toks.len() && toks[j].0 != Tok::Punct(';') {
                 if let Tok::Ident(s) = &toks[j].0 {
                     if toks.get(j + 1).map(|t| &t.0) != Some(&Tok::PathSep) && s != "as" {
-                        names.insert(s.clone(), module.clone());
+                        names.insert(s.clone(), (module.clone(), sub.clone()));
                     }
                 }
                 j += 1;
@@ -405,6 +512,26 @@ fn reexports(lib_clean: &str) -> HashMap<String, String> {
         i += 1;
     }
     names
+}
+
+/// A violation of `solvers`' sub-layers by the reference `r` of a file under
+/// `solvers` (module path `module`), or `None`.
+fn check_sub_layer(file: &str, module: &[String], r: &RootRef) -> Option<String> {
+    let from = SubLayer::of_file(module);
+    let sub = r.sub.as_deref();
+    match SubLayer::of(sub) {
+        Some(to) if from.may_use(to) => None,
+        Some(to) => Some(format!(
+            "{file}:{}: {from} refers to crate::solvers::{} in {to}",
+            r.line,
+            sub.unwrap_or("")
+        )),
+        None => Some(format!(
+            "{file}:{}: {from} refers to crate::solvers::{}, which has no sub-layer",
+            r.line,
+            sub.unwrap_or("")
+        )),
+    }
 }
 
 /// The layering violations of a crate's sources (`(path under src, text)` pairs), each
@@ -426,18 +553,28 @@ fn check(files: &[(String, String)]) -> (Vec<String>, usize) {
             ));
             continue;
         };
-        for r in root_refs(&strip_comments_and_strings(text), module.len()) {
+        for mut r in root_refs(&strip_comments_and_strings(text), module) {
             checked += 1;
-            let target = reexported.get(&r.name).unwrap_or(&r.name);
+            let shown = r.name.clone();
+            if let Some((home, sub)) = reexported.get(&r.name) {
+                r.name.clone_from(home);
+                r.sub.clone_from(sub);
+            }
+            let target = &r.name;
             match Layer::of_module(target) {
+                Some(Layer::Solvers) if from == Layer::Solvers => {
+                    if let Some(v) = check_sub_layer(file, module, &r) {
+                        violations.push(v);
+                    }
+                }
                 Some(to) if from.may_use(to) => {}
                 Some(to) => violations.push(format!(
                     "{file}:{}: {from} ({top}) refers to crate::{} in {to}",
-                    r.line, r.name
+                    r.line, shown
                 )),
                 None => violations.push(format!(
                     "{file}:{}: {from} ({top}) refers to crate::{}, which has no layer",
-                    r.line, r.name
+                    r.line, shown
                 )),
             }
         }
@@ -498,22 +635,23 @@ fn test_files_and_test_modules_are_checked_too() {
     // Files included by #[path] under #[cfg(test)] get their real module path, so
     // their `super::` chains are resolved from there.
     assert_eq!(
-        modules["solvers/crammer_singer_tests.rs"],
-        ["solvers", "crammer_singer", "tests"]
+        modules["solvers/linear/crammer_singer_tests.rs"],
+        ["solvers", "linear", "crammer_singer", "tests"]
     );
     assert_eq!(
-        modules["solvers/kernel_strategy.rs"],
-        ["solvers", "kernel_solver", "strategy"]
+        modules["solvers/kernel/strategy.rs"],
+        ["solvers", "kernel", "solver", "strategy"]
     );
     assert_eq!(modules["test_support.rs"], ["test_support"]);
     for test_file in [
-        "solvers/crammer_singer_tests.rs",
-        "solvers/linear_tests.rs",
+        "solvers/linear/crammer_singer_tests.rs",
+        "solvers/linear/binary_tests.rs",
+        "solvers/agreement_tests.rs",
         "test_support.rs",
     ] {
         let (_, text) = files.iter().find(|(f, _)| f == test_file).unwrap();
         assert!(
-            !root_refs(&strip_comments_and_strings(text), modules[test_file].len()).is_empty(),
+            !root_refs(&strip_comments_and_strings(text), &modules[test_file]).is_empty(),
             "{test_file}"
         );
     }
@@ -527,7 +665,7 @@ fn one(file: &str, text: &str) -> Vec<String> {
 fn checker_reports_a_use_of_a_higher_layer_with_file_line_and_layers() {
     let v = one(
         "data/rows.rs",
-        "use crate::float::Float;\nuse crate::solvers::linear::LinearState;\n",
+        "use crate::float::Float;\nuse crate::solvers::linear::binary::LinearState;\n",
     );
     assert_eq!(
         v,
@@ -537,7 +675,7 @@ fn checker_reports_a_use_of_a_higher_layer_with_file_line_and_layers() {
 
 #[test]
 fn checker_reports_inline_paths_groups_and_reexports() {
-    let text = "fn f() {\n    let p = crate::solvers::linear_svm::LinearSvm::params();\n}\n\
+    let text = "fn f() {\n    let p = crate::solvers::linear::svm::LinearSvm::params();\n}\n\
                 use crate::{data::rows::Rows, io::codec::{encode_states, decode_states}};\n\
                 use crate::LinearSvm;\n";
     let v = one("kernels/gram.rs", text);
@@ -550,7 +688,7 @@ fn checker_reports_inline_paths_groups_and_reexports() {
     let files = [
         (
             "lib.rs".to_string(),
-            "pub mod solvers;\npub use solvers::linear_svm::{FittedLinearSvm, LinearSvm};\n"
+            "pub mod solvers;\npub use solvers::linear::svm::{FittedLinearSvm, LinearSvm};\n"
                 .to_string(),
         ),
         (
@@ -566,7 +704,7 @@ fn checker_reports_inline_paths_groups_and_reexports() {
 fn checker_reports_solvers_and_maps_using_each_other() {
     let v = one(
         "maps/fourier.rs",
-        "use crate::kernels::gram::Gram;\nuse crate::solvers::params::Params;\n",
+        "use crate::kernels::gram::Gram;\nuse crate::solvers::shared::params::Params;\n",
     );
     assert_eq!(v, ["maps/fourier.rs:2: layer 4 maps (beside solvers) (maps) refers to crate::solvers in layer 4 solvers"]);
     let v = one("solvers/linear.rs", "use crate::maps::fourier::Fourier;\n");
@@ -614,7 +752,7 @@ fn checker_skips_comments_and_strings_and_allows_lower_layers() {
     let text = "//! Uses [`crate::io`] nowhere.\n/* crate::io /* nested */ crate::io */\n\
                 const S: &str = \"crate::io\";\nconst R: &str = r#\"crate::io \"x\"\"#;\n\
                 const C: char = '\"';\nfn f<'a>(x: &'a str) -> &'a str { x }\n\
-                use crate::{float::Float, data::rows::Rows, kernels::gram::Gram};\nuse crate::solvers::params;\n";
+                use crate::{float::Float, data::rows::Rows, kernels::gram::Gram};\nuse crate::solvers::shared::params;\n";
     assert_eq!(one("solvers/kernel_solver.rs", text), Vec::<String>::new());
     assert_eq!(
         one("io/codec.rs", "use crate::{solvers, maps, data};\n"),
@@ -633,5 +771,108 @@ fn checker_reports_unclassified_modules() {
     assert_eq!(
         v,
         ["newthing/mod.rs: module newthing has no layer in tests/layering.rs"]
+    );
+}
+
+#[test]
+fn checker_reports_a_solver_family_using_the_other_family() {
+    let v = one(
+        "solvers/kernel/solver.rs",
+        "use crate::solvers::shared::loss::Loss;\nuse crate::solvers::linear::binary::LinearState;\n",
+    );
+    assert_eq!(
+        v,
+        ["solvers/kernel/solver.rs:2: sub-layer 2 solver family kernel (beside linear) refers to \
+          crate::solvers::linear in sub-layer 2 solver family linear"]
+    );
+    // Through a `super::super` chain, in a group, and from a test file of the family.
+    let v = one(
+        "solvers/linear/binary.rs",
+        "use super::super::kernel::solver::KernelState;\nuse super::svm::LinearSvm;\n\
+         use crate::solvers::{shared::params::Params, kernel::model, linear::svm};\n",
+    );
+    assert_eq!(v.len(), 2, "{v:?}");
+    assert!(
+        v[0].starts_with("solvers/linear/binary.rs:1:") && v[0].contains("crate::solvers::kernel")
+    );
+    assert!(
+        v[1].starts_with("solvers/linear/binary.rs:3:") && v[1].contains("crate::solvers::kernel")
+    );
+}
+
+#[test]
+fn checker_orders_shared_families_drivers_and_solvers_itself() {
+    // shared uses no family, a family not the drivers; the drivers use the families,
+    // solvers itself everything; a name that is no folder has no sub-layer.
+    let bad = [
+        (
+            "solvers/shared/passes.rs",
+            "use crate::solvers::linear::one_vs_rest::x;\n",
+        ),
+        (
+            "solvers/linear/svm.rs",
+            "use crate::solvers::distributed::streamed::x;\n",
+        ),
+        (
+            "solvers/kernel/svm.rs",
+            "use crate::solvers::agreement_tests::x;\n",
+        ),
+        (
+            "solvers/shared/loss.rs",
+            "use crate::solvers::newfamily::x;\n",
+        ),
+    ];
+    for (file, text) in bad {
+        assert_eq!(one(file, text).len(), 1, "{file}: {text}");
+    }
+    assert!(one(
+        "solvers/shared/loss.rs",
+        "use crate::solvers::newfamily::x;\n"
+    )[0]
+    .ends_with("which has no sub-layer"));
+    let good = [
+        ("solvers/distributed/streamed.rs", "use crate::solvers::linear::binary::x;\nuse crate::solvers::kernel::budget::y;\nuse crate::solvers::shared::params::z;\n"),
+        ("solvers/agreement_tests.rs", "use crate::solvers::kernel::solver::x;\nuse crate::solvers::linear::binary::y;\n"),
+        ("solvers/mod.rs", "use crate::solvers::distributed::x;\n"),
+        ("solvers/linear/binary_tests.rs", "use crate::solvers::linear::test_support::x;\nuse super::super::shared::loss::Loss;\n"),
+        ("io/codec.rs", "use crate::solvers::linear::binary::LinearState;\n"),
+    ];
+    for (file, text) in good {
+        assert_eq!(one(file, text), Vec::<String>::new(), "{file}");
+    }
+    // A re-export of the crate root is followed to its family.
+    let files = [
+        (
+            "lib.rs".to_string(),
+            "pub mod solvers;\npub use solvers::linear::svm::LinearSvm;\n".to_string(),
+        ),
+        (
+            "solvers/kernel/svm.rs".to_string(),
+            "use crate::LinearSvm;\n".to_string(),
+        ),
+    ];
+    let (v, _) = check(&files);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(v[0].contains("crate::solvers::linear in sub-layer 2 solver family linear"));
+}
+
+/// The crate as it is, with one reference of the kernel family to the linear one
+/// planted in a real file: the check of the whole crate fails on it, and only on it.
+#[test]
+fn a_violation_planted_in_the_real_crate_is_reported() {
+    let mut files = crate_sources();
+    let (_, text) = files
+        .iter_mut()
+        .find(|(f, _)| f == "solvers/kernel/budget.rs")
+        .expect("the kernel family's budget file");
+    let lines = text.lines().count();
+    text.push_str(
+        "\nfn planted() {\n    let _ = crate::solvers::linear::binary::RESCALE_BELOW;\n}\n",
+    );
+    let (v, _) = check(&files);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(
+        v[0].starts_with(&format!("solvers/kernel/budget.rs:{}:", lines + 3)),
+        "{v:?}"
     );
 }

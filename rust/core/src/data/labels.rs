@@ -22,8 +22,8 @@ pub fn class_counts(codes: &[u32], n_classes: usize) -> Result<Vec<u64>> {
 
 /// What rows are labelled with: class codes (`0..n_classes`, one-vs-rest
 /// problems) or real targets (a regression). A cross-validated search's rows
-/// ([`crate::solvers::alpha_grid::GridTargets`]) and a fit's held-out rows
-/// ([`crate::solvers::held_out::HeldOutTargets`]) are given so.
+/// ([`crate::solvers::linear::alpha_grid::GridTargets`]) and a fit's held-out rows
+/// ([`crate::solvers::shared::held_out::HeldOutTargets`]) are given so.
 #[derive(Clone, Copy, Debug)]
 pub enum RowTargets<'a> {
     /// Class codes and the number of classes (at least 2).

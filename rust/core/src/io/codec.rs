@@ -15,8 +15,8 @@
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::solvers::linear::LinearState;
-use crate::solvers::sampler::{Permutation, Sampler};
+use crate::solvers::linear::binary::LinearState;
+use crate::solvers::shared::sampler::{Permutation, Sampler};
 
 const MAGIC: &[u8; 8] = b"PGLSTATE";
 /// Step counters at or above this are refused (they could overflow when training
@@ -401,8 +401,8 @@ mod tests {
         use crate::data::labels::Labels;
         use crate::data::rows::{DenseRows, Rows};
         use crate::monitor::Monitor;
-        use crate::solvers::crammer_singer::fit_crammer_singer;
-        use crate::solvers::params::{Averaging, Intercept, Params, Sampling};
+        use crate::solvers::linear::crammer_singer::fit_crammer_singer;
+        use crate::solvers::shared::params::{Averaging, Intercept, Params, Sampling};
         let (n, d, k) = (50, 6, 3);
         let (x, codes) = crate::test_support::planted_classes(n, d, k as u32, 9, 8);
         let rows = DenseRows::new(&x, n, d).unwrap();

@@ -5,7 +5,7 @@
 //!   can be resumed exactly.
 //!
 //! The top layer: it may use every layer below (the codec encodes
-//! [`LinearState`](crate::solvers::linear::LinearState)); nothing below uses it.
+//! [`LinearState`](crate::solvers::linear::binary::LinearState)); nothing below uses it.
 
 pub mod codec;
 pub mod svmlight;

@@ -1,79 +1,32 @@
-//! The solver layer: Pegasos itself, linear and kernel, and one-vs-rest over them.
+//! The solver layer: Pegasos itself (Shalev-Shwartz, Singer, Srebro, Cotter,
+//! "Pegasos: Primal Estimated sub-GrAdient SOlver for SVM"), linear and kernel, in
+//! families of their own:
 //!
-//! - [`params`]: the hyper-parameters, validated once into [`params::ValidParams`];
-//! - [`loss`]: the losses (hinge, logistic, squared hinge, modified Huber and the
-//!   regression losses) behind the one trait the solvers step through;
-//! - `sampler`: drawing the examples of each step, shared by both solvers and saved
-//!   with their state;
-//! - `passes`: the pass driver of both solvers (passes, objective, verbose lines,
-//!   cancellation, the stopping rule of `tol` or of a held-out score);
-//! - [`held_out`]: early stopping's score of a model on rows held out of its fit;
-//! - [`linear`]: linear Pegasos (update rule, averaging, objective);
-//! - [`regression`]: linear Pegasos on real targets (the regression losses);
-//! - [`ranking`]: learning to rank from preference pairs (`RankSVM`'s objective,
-//!   pairs drawn uniformly within queries, or across the set for AUC);
-//! - `mixing`: one local pass of parameter mixing over a partition (the workers'
-//!   side of the Dask parallel mode);
-//! - `multiclass`: one-vs-rest of the linear solver and its batched prediction;
-//! - [`kernel_solver`]: kernel Pegasos on a [`Gram`](crate::kernels::gram::Gram) matrix;
-//! - [`kernel_regression`]: kernel Pegasos on real targets (epsilon-SVR);
-//! - [`kernel_held_out`]: early stopping of the kernel solver (held-out rows
-//!   scored through the support vectors);
-//! - [`kernel_model`]: one-vs-rest of the kernel solver and prediction through the
-//!   support vectors;
-//! - `shared_ovr` (with `shared_block`): one-vs-rest whose problems all step on
-//!   the same drawn rows, weights stored feature-major;
-//! - [`alpha_grid`]: cross-validation over a grid of `alpha`, every (fold, alpha)
-//!   pair in one call, the alphas of a fold stepping on the same drawn rows (the
-//!   blocks of `shared_block`, one column per alpha);
-//! - [`crammer_singer`]: the Crammer–Singer multiclass SVM (one joint objective
-//!   over all classes), weights stored feature-major;
-//! - [`kernel_svm`]: the Rust-first front of the kernel solver (`KernelSvm::params()`,
-//!   one-vs-rest or one-vs-one, regression, precomputed kernels, prediction through
-//!   the support vectors);
-//! - [`one_vs_one`]: one-vs-one of the kernel solver, a problem per pair of classes
-//!   on a view of their rows;
-//! - [`platt`]: Platt's sigmoids (`probability=True`): their fit to held-out
-//!   decision values and the probabilities of the classes;
-//! - [`streamed`]: a linear fit whose rows the caller supplies round by round
-//!   (the client side of the Dask exact mode); [`kernel_budget_streamed`]: the
-//!   same for a budgeted kernel fit;
-//! - [`linear_svm`], [`linear_regressor`], [`linear_ranker`]: the Rust fronts of the
-//!   linear solvers (`LinearSvm::params()`, a builder over [`linear_params`], `fit`,
-//!   and `predict` on the fitted model); the binding trains through them too.
+//! - [`shared`]: what every solver steps through: the hyper-parameters
+//!   ([`shared::params`]), the losses ([`shared::loss`]), the draws, the pass driver,
+//!   the scaled iterate `w = a V` and its lazy average, early stopping's held-out
+//!   score, the one-class offset and Platt's sigmoids;
+//! - [`linear`]: linear Pegasos (binary, one-vs-rest, one-vs-rest on shared draws,
+//!   Crammer–Singer, regression, ranking, cross-validation over `alpha`) and its Rust
+//!   fronts;
+//! - [`kernel`]: kernel Pegasos (the solver and its margin strategies, one-vs-rest
+//!   and one-vs-one models, epsilon-SVR, the budget of support vectors) and its
+//!   Rust front;
+//! - [`distributed`]: the drivers of fits whose rows live elsewhere (the Dask exact
+//!   mode, linear and budgeted kernel, with its whole-set sums; parameter mixing's
+//!   local pass), stepping through the families' own steps.
+//!
+//! A family uses [`shared`] and nothing of another family; [`distributed`] uses the
+//! families; nothing here uses the drivers (checked by `tests/layering.rs`). The
+//! cfg(test) module `agreement_tests` here compares families with each other.
 //!
 //! Builds on the kernel and data layers and the shared ground; the feature maps and
 //! the file formats are not used here.
 
-pub mod alpha_grid;
-pub mod crammer_singer;
-pub mod held_out;
-pub mod kernel_budget;
-pub mod kernel_budget_streamed;
-pub mod kernel_held_out;
-pub mod kernel_model;
-pub mod kernel_regression;
-pub mod kernel_solver;
-pub mod kernel_svm;
+pub mod distributed;
+pub mod kernel;
 pub mod linear;
-pub mod linear_params;
-pub mod linear_ranker;
-pub mod linear_regressor;
-pub mod linear_svm;
-pub mod loss;
-pub(crate) mod mixing;
-pub(crate) mod multiclass;
-pub mod one_class;
-pub mod one_vs_one;
-pub mod params;
-pub(crate) mod passes;
-pub mod platt;
-pub mod ranking;
-pub mod regression;
-pub(crate) mod sampler;
-pub(crate) mod shared_block;
-pub(crate) mod shared_ovr;
-pub mod streamed;
-mod streamed_sums;
+pub mod shared;
+
 #[cfg(test)]
-mod test_support;
+mod agreement_tests;
