@@ -4,7 +4,7 @@
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::rng::Rng;
-use crate::solvers::linear::test_support::fit_linear;
+use crate::solvers::linear::test_support::{bits_digest, fit_linear};
 use crate::solvers::shared::held_out::HeldOut;
 use crate::solvers::shared::loss::{LossFunction, SquaredEpsilonInsensitive};
 use crate::solvers::shared::params::{Params, Sampling};
@@ -1110,3 +1110,69 @@ fn held_out_rows_score_the_passes_and_stop_them() {
     assert_eq!((out.n_iter, out.converged), (2, Some(true)));
     assert_eq!(w, w2);
 }
+
+/// The digest of every field of `s` that a step changes.
+fn state_digest(s: &LinearState) -> u64 {
+    bits_digest(
+        &[
+            s.v.as_slice(),
+            s.avg_u.as_slice(),
+            &[s.scale, s.sq_norm, s.bias, s.avg_beta, s.avg_bias_sum],
+        ],
+        &[s.t, s.avg_start, s.avg_count, s.v.len() as u64, s.avg_u.len() as u64],
+    )
+}
+
+/// The shrink, projection, rescale and averaging of a `LinearState` (written once
+/// for the linear states in `solvers::shared::scaled`) leave every bit of the
+/// states as they were before: digests recorded from the state's own methods, on
+/// fits that restart at `t = 1`, project, rescale (rows of norm about 1e6 and
+/// `alpha = 1` shrink the scale below 1e-9 within a few steps) and average (off,
+/// suffix, weighted, from a step), with and without a bias.
+#[test]
+fn scaled_iterate_steps_keep_the_states_bit_for_bit() {
+    let (n, d) = (60, 5);
+    let (x, codes) = dataset(n, d, 3);
+    let big: Vec<f64> = x.iter().map(|v| v * 1e6).collect();
+    let mut digests = Vec::new();
+    let mut rescaled = 0;
+    for (data, alpha) in [(&x, 0.05), (&big, 1.0)] {
+        let (rows, task) = dense_problem(data, &codes, n, d);
+        for (averaging, batch_size, intercept) in [
+            (Averaging::Off, 1, Intercept::None),
+            (Averaging::Suffix, 3, Intercept::Unregularized),
+            (Averaging::Weighted, 1, Intercept::Unregularized),
+            (Averaging::FromStep(20), 2, Intercept::None),
+        ] {
+            let p = Params {
+                alpha,
+                batch_size,
+                averaging,
+                intercept,
+                max_iter: 3,
+                seed: 5,
+                ..Params::default()
+            }
+            .validate()
+            .unwrap();
+            let (state, _, _) = fit_linear(&rows, &task, &p, p.seed, 0);
+            rescaled += usize::from(state.scale == 1.0 && state.t > 1);
+            digests.push(state_digest(&state));
+        }
+    }
+    assert!(rescaled > 0, "no fit ended just after a rescale");
+    assert_eq!(digests, SCALED_DIGESTS, "{digests:#x?}");
+}
+
+/// `scaled_iterate_steps_keep_the_states_bit_for_bit`'s digests, recorded with the
+/// state's methods of before `solvers::shared::scaled`.
+const SCALED_DIGESTS: [u64; 8] = [
+    0xb476_6bb3_a554_37d9,
+    0xe2e4_a440_dfb5_4db4,
+    0x438c_0d2c_f296_27e9,
+    0x34c0_5341_8b1c_4195,
+    0x805b_256d_d745_4114,
+    0xa341_9200_1b2f_d498,
+    0x6a13_aaf1_41dd_ee8a,
+    0xd228_5c09_b757_003f,
+];

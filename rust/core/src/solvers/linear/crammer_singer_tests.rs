@@ -4,6 +4,7 @@
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
 use crate::solvers::shared::params::Params;
+use crate::solvers::linear::test_support::bits_digest;
 use crate::test_support::{planted_classes, to_csr};
 
 fn params(
@@ -376,3 +377,64 @@ fn other_solvers_states_losses_and_balanced_sampling_are_refused() {
         "{e}"
     );
 }
+
+/// The digest of every field of `s` that a step changes.
+fn state_digest(s: &CrammerSingerState) -> u64 {
+    bits_digest(
+        &[
+            s.v.as_slice(),
+            s.avg_u.as_slice(),
+            s.bias.as_slice(),
+            s.avg_bias_sum.as_slice(),
+            &[s.scale, s.sq_norm, s.avg_beta],
+        ],
+        &[s.t, s.avg_start, s.avg_count, s.k as u64, s.v.len() as u64],
+    )
+}
+
+/// The shrink, projection, rescale and averaging of a `CrammerSingerState`
+/// (written once for the linear states in `solvers::shared::scaled`) leave every
+/// bit of the states as they were before: digests recorded from the state's own
+/// methods, on fits that restart at `t = 1`, project, rescale (rows of norm about
+/// 1e6 and `alpha = 1`) and average (off, suffix, weighted, from a step).
+#[test]
+fn scaled_iterate_steps_keep_the_states_bit_for_bit() {
+    let (n, d, k) = (80, 6, 3);
+    let (x, codes) = planted_classes(n, d, k, 4, 7);
+    let big: Vec<f64> = x.iter().map(|v| v * 1e6).collect();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: k as usize,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    let mut digests = Vec::new();
+    for (data, alpha) in [(&x, 0.05), (&big, 1.0)] {
+        let rows = DenseRows::new(data, n, d).unwrap();
+        for (averaging, intercept, batch) in [
+            (Averaging::Off, Intercept::None, 1),
+            (Averaging::Suffix, Intercept::Unregularized, 3),
+            (Averaging::Weighted, Intercept::BiasMultiplier(1.0), 1),
+            (Averaging::FromStep(30), Intercept::Unregularized, 2),
+        ] {
+            let mut states = Vec::new();
+            fit(&rows, &labels, &params(averaging, intercept, batch, alpha), &mut states);
+            let state = CrammerSingerState::from_states(&states).unwrap();
+            digests.push(state_digest(&state));
+        }
+    }
+    assert_eq!(digests, SCALED_DIGESTS, "{digests:#x?}");
+}
+
+/// `scaled_iterate_steps_keep_the_states_bit_for_bit`'s digests, recorded with the
+/// state's methods of before `solvers::shared::scaled`.
+const SCALED_DIGESTS: [u64; 8] = [
+    0x6e63_ff12_27c1_b384,
+    0xdb15_cd45_8f73_1231,
+    0xd304_91a3_13f8_69e9,
+    0x3b3c_1af2_87ed_81c8,
+    0x2324_251b_2809_152c,
+    0x506c_bba0_88f6_b150,
+    0xf805_3432_72dc_8a59,
+    0x541a_9f05_a1cc_a0ff,
+];
