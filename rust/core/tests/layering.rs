@@ -867,7 +867,7 @@ fn a_violation_planted_in_the_real_crate_is_reported() {
         .expect("the kernel family's budget file");
     let lines = text.lines().count();
     text.push_str(
-        "\nfn planted() {\n    let _ = crate::solvers::linear::binary::RESCALE_BELOW;\n}\n",
+        "\nfn planted() {\n    let _ = crate::solvers::linear::binary::BLOCK_EXAMPLES;\n}\n",
     );
     let (v, _) = check(&files);
     assert_eq!(v.len(), 1, "{v:?}");

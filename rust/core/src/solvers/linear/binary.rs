@@ -48,7 +48,7 @@
 //! multiply the scalar `a` (O(1)); adding `x_i` touches only its non-zeros and
 //! reports the change of `||v||^2` as it goes (no extra pass, no per-row norms). A
 //! step costs O(nnz of the batch),
-//! never `O(n_features)`. When `a` falls below [`RESCALE_BELOW`], `v` is multiplied
+//! never `O(n_features)`. When `a` falls below `RESCALE_BELOW`, `v` is multiplied
 //! out (O(d), rare), so neither small `lambda` nor long runs underflow. At `t = 1`
 //! the shrink factor is exactly 0 and `w` restarts from zero (the paper's `w_1`
 //! has no influence).
@@ -59,6 +59,9 @@
 //! step `beta += a`. See [`Averaging`] for the start `t0`. With
 //! [`Averaging::Weighted`] the iterate of step `t` enters with weight `t`
 //! (`beta += t a`) and `n` is the sum of the weights.
+//!
+//! The shrink, projection, rescale and average are `solvers::shared::scaled`'s,
+//! shared with the Crammer–Singer state (a matrix `V` of one column here).
 
 use crate::monitor::Monitor;
 
@@ -73,9 +76,7 @@ use crate::solvers::shared::passes::{
     drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
-
-/// The scale `a` of `w = a v` below which `v` is multiplied out.
-pub const RESCALE_BELOW: f64 = 1e-9;
+use crate::solvers::shared::scaled::{ScaledParts, ScaledState};
 
 /// Examples drawn in one block (the cancellation flag is read between blocks); a
 /// block holds at least one step.
@@ -223,14 +224,6 @@ impl LinearState {
         Some((v, self.avg_bias_sum / n))
     }
 
-    /// Forget the running average (the next averaged step starts a new one).
-    fn discard_average(&mut self) {
-        self.avg_u = Vec::new();
-        self.avg_beta = 0.0;
-        self.avg_bias_sum = 0.0;
-        self.avg_count = 0;
-    }
-
     /// Number of features the state was created for.
     pub fn n_features(&self) -> usize {
         self.v.len() - 1
@@ -249,24 +242,7 @@ impl LinearState {
     /// Multiply `v` out so that `scale == 1` (O(d)). Does not change `w` or the
     /// average; recomputes `||w||^2` exactly, discarding accumulated rounding.
     pub fn rescale(&mut self) {
-        self.fold_average();
-        let a = self.scale;
-        for x in &mut self.v {
-            *x *= a;
-        }
-        self.scale = 1.0;
-        self.sq_norm = self.v.iter().map(|x| x * x).sum();
-    }
-
-    /// Make `u` hold the whole running sum (`beta = 0`), so `v` may be changed freely.
-    fn fold_average(&mut self) {
-        if self.avg_beta != 0.0 {
-            let beta = self.avg_beta;
-            for (u, v) in self.avg_u.iter_mut().zip(&self.v) {
-                *u += beta * v;
-            }
-            self.avg_beta = 0.0;
-        }
+        self.rescale_iterate();
     }
 
     /// Write the last iterate's weights into `w` (`n_features` entries) and return
@@ -311,21 +287,6 @@ impl LinearState {
 }
 
 impl LinearState {
-    /// The shrink of step `t` (`inv_t = 1/t`): `w <- (1 - eta lambda) w`, exactly
-    /// `1 - 1/t`, O(1) on the scale (at `t = 1`, `w` restarts from zero).
-    pub(crate) fn shrink(&mut self, inv_t: f64) {
-        let shrink = 1.0 - inv_t;
-        if shrink <= 0.0 {
-            self.fold_average();
-            self.v.fill(0.0);
-            self.scale = 1.0;
-            self.sq_norm = 0.0;
-        } else {
-            self.scale *= shrink;
-            self.sq_norm *= shrink * shrink;
-        }
-    }
-
     /// `w <- w + g x_i` for row `i` of `rows` (after [`LinearState::shrink`]): one
     /// sparse axpy on `v` that tracks `||w||^2`, and the lazy average's correction.
     /// The bias-multiplier weight is left alone.
@@ -338,38 +299,24 @@ impl LinearState {
             rows.axpy(i, -self.avg_beta * dv, &mut self.avg_u);
         }
     }
+}
 
-    /// The end of a step: projection onto the ball of squared radius `sq_radius`,
-    /// rescaling of a small scale, and the running average (each iterate weighted
-    /// by its step number when `weighted`).
-    pub(crate) fn end_step(&mut self, sq_radius: f64, weighted: bool) {
-        if self.sq_norm < 0.0 {
-            self.sq_norm = 0.0;
-        }
+impl ScaledState for LinearState {
+    const AVERAGE_NAME: &'static str = "an averaged weight vector";
 
-        if self.sq_norm > sq_radius {
-            let f = (sq_radius / self.sq_norm).sqrt();
-            self.scale *= f;
-            self.sq_norm *= f * f;
-        }
-        if self.scale < RESCALE_BELOW {
-            self.rescale();
-        }
-
-        if self.t >= self.avg_start {
-            if self.t == self.avg_start {
-                self.avg_u.clear();
-                self.avg_u.resize(self.v.len(), 0.0); // pre-allocated by fit_binary
-                self.avg_beta = 0.0;
-                self.avg_bias_sum = 0.0;
-                self.avg_count = 0;
-            }
-            // `avg_count` is the sum of the weights: the number of averaged steps,
-            // or the sum of their step numbers when weighted.
-            let c = if weighted { self.t } else { 1 };
-            self.avg_beta += c as f64 * self.scale;
-            self.avg_bias_sum += c as f64 * self.bias;
-            self.avg_count = self.avg_count.saturating_add(c);
+    #[inline]
+    fn parts(&mut self) -> ScaledParts<'_> {
+        ScaledParts {
+            v: &mut self.v,
+            scale: &mut self.scale,
+            sq_norm: &mut self.sq_norm,
+            t: self.t,
+            avg_start: &mut self.avg_start,
+            avg_u: &mut self.avg_u,
+            avg_beta: &mut self.avg_beta,
+            avg_count: &mut self.avg_count,
+            bias: std::slice::from_ref(&self.bias),
+            avg_bias_sum: std::slice::from_mut(&mut self.avg_bias_sum),
         }
     }
 }
@@ -458,7 +405,7 @@ impl StepRule {
             }
         }
 
-        state.shrink(inv_t);
+        state.shrink_iterate(inv_t);
 
         let d = state.v.len() - 1;
         let bf = self.bias_feature;
@@ -930,52 +877,19 @@ pub fn plan_linear_fit(
     plan_averaged(params, state, n_rows)
 }
 
-/// A solver state with a running average of its weights (`LinearState`, the
-/// Crammer–Singer state): what [`plan_averaged`] reads and resets.
-pub(crate) trait AveragedState {
-    /// Steps taken.
-    fn steps(&self) -> u64;
-    /// The first averaged step, to be set for the next call.
-    fn avg_start_mut(&mut self) -> &mut u64;
-    /// Steps in the running average.
-    fn avg_count(&self) -> u64;
-    /// Drop the running average (no averaging, or a new suffix).
-    fn discard_average(&mut self);
-    /// Allocate the average's vector when averaging and not yet allocated.
-    fn ensure_average(&mut self) -> Result<()>;
-}
-
-impl AveragedState for LinearState {
-    fn steps(&self) -> u64 {
-        self.t
-    }
-    fn avg_start_mut(&mut self) -> &mut u64 {
-        &mut self.avg_start
-    }
-    fn avg_count(&self) -> u64 {
-        self.avg_count
-    }
-    fn discard_average(&mut self) {
-        LinearState::discard_average(self);
-    }
-    fn ensure_average(&mut self) -> Result<()> {
-        if self.avg_u.len() != self.v.len() {
-            self.avg_u = try_filled_vec(self.v.len(), 0.0, "an averaged weight vector")?;
-        }
-        Ok(())
-    }
-}
-
 /// Plan a fit of `params` on `n_rows` examples continuing `state`: the passes, and
 /// the averaging start of this call (see [`Averaging`]; no averaging and suffix
 /// averaging discard a previous call's average), the average allocated.
-pub(crate) fn plan_averaged<S: AveragedState>(
+pub(crate) fn plan_averaged<S: ScaledState>(
     params: &ValidParams,
     state: &mut S,
     n_rows: usize,
 ) -> Result<PassPlan> {
     let (per_pass, max_passes) = pass_shape(params, n_rows);
-    let t = state.steps();
+    let (t, avg_count) = {
+        let p = state.parts();
+        (p.t, *p.avg_count)
+    };
     let start = match params.averaging {
         Averaging::Off => {
             state.discard_average();
@@ -987,10 +901,10 @@ pub(crate) fn plan_averaged<S: AveragedState>(
         }
         Averaging::FromStep(s) => s,
         // Continue the running average; start one at the next step if none.
-        Averaging::Weighted if state.avg_count() > 0 => *state.avg_start_mut(),
+        Averaging::Weighted if avg_count > 0 => *state.parts().avg_start,
         Averaging::Weighted => t + 1,
     };
-    *state.avg_start_mut() = start;
+    *state.parts().avg_start = start;
     if params.averaging != Averaging::Off {
         state.ensure_average()?;
     }

@@ -1119,7 +1119,13 @@ fn state_digest(s: &LinearState) -> u64 {
             s.avg_u.as_slice(),
             &[s.scale, s.sq_norm, s.bias, s.avg_beta, s.avg_bias_sum],
         ],
-        &[s.t, s.avg_start, s.avg_count, s.v.len() as u64, s.avg_u.len() as u64],
+        &[
+            s.t,
+            s.avg_start,
+            s.avg_count,
+            s.v.len() as u64,
+            s.avg_u.len() as u64,
+        ],
     )
 }
 

@@ -74,8 +74,8 @@ use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::binary::{
-    bias_feature, check_drawn, check_every_row, for_each_batch, plan_averaged, AveragedState,
-    FitOutput, LinearState, BLOCK_EXAMPLES, RESCALE_BELOW,
+    bias_feature, check_drawn, check_every_row, for_each_batch, plan_averaged, FitOutput,
+    LinearState, BLOCK_EXAMPLES,
 };
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -83,6 +83,7 @@ use crate::solvers::shared::passes::{
     drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
+use crate::solvers::shared::scaled::{ScaledParts, ScaledState};
 
 /// The mark of the header state of [`CrammerSingerState::to_states`]: the one
 /// weight of a state with no features.
@@ -254,56 +255,6 @@ impl CrammerSingerState {
         out.extend((0..count).map(|_| draws.draw(&mut self.sampler)));
     }
 
-    /// Forget the running average.
-    fn discard_average(&mut self) {
-        self.avg_u = Vec::new();
-        self.avg_beta = 0.0;
-        self.avg_bias_sum.fill(0.0);
-        self.avg_count = 0;
-    }
-
-    /// Make `U` hold the whole running sum (`beta = 0`), so `V` may change freely.
-    fn fold_average(&mut self) {
-        if self.avg_beta != 0.0 {
-            let beta = self.avg_beta;
-            for (u, v) in self.avg_u.iter_mut().zip(&self.v) {
-                *u += beta * v;
-            }
-            self.avg_beta = 0.0;
-        }
-    }
-
-    /// Multiply `V` out so that `a == 1`; recomputes `||W||_F^2` exactly.
-    ///
-    /// One pass over `V` (and `U` when the average is folded in): `V` is `K` times
-    /// the size of a binary weight vector, and early projections can call this a
-    /// few times per fit.
-    fn rescale(&mut self) {
-        let (a, beta) = (self.scale, self.avg_beta);
-        self.sq_norm = if beta == 0.0 || self.avg_u.len() != self.v.len() {
-            self.v
-                .iter_mut()
-                .map(|x| {
-                    *x *= a;
-                    *x * *x
-                })
-                .sum()
-        } else {
-            // `fold_average` and the multiplication at once.
-            self.v
-                .iter_mut()
-                .zip(&mut self.avg_u)
-                .map(|(x, u)| {
-                    *u += beta * *x;
-                    *x *= a;
-                    *x * *x
-                })
-                .sum()
-        };
-        self.avg_beta = 0.0;
-        self.scale = 1.0;
-    }
-
     /// Write the model a fit returns (the average when one exists, else the last
     /// iterate) into `w` (`K` rows of `n_features`, class-major) and its
     /// intercepts into `intercepts` (`K`), the bias feature `bf` folded in.
@@ -368,24 +319,23 @@ fn feature_major<'a>(
     Ok(out)
 }
 
-impl AveragedState for CrammerSingerState {
-    fn steps(&self) -> u64 {
-        self.t
-    }
-    fn avg_start_mut(&mut self) -> &mut u64 {
-        &mut self.avg_start
-    }
-    fn avg_count(&self) -> u64 {
-        self.avg_count
-    }
-    fn discard_average(&mut self) {
-        CrammerSingerState::discard_average(self);
-    }
-    fn ensure_average(&mut self) -> Result<()> {
-        if self.avg_u.len() != self.v.len() {
-            self.avg_u = try_filled_vec(self.v.len(), 0.0, "the averaged weights")?;
+impl ScaledState for CrammerSingerState {
+    const AVERAGE_NAME: &'static str = "the averaged weights";
+
+    #[inline]
+    fn parts(&mut self) -> ScaledParts<'_> {
+        ScaledParts {
+            v: &mut self.v,
+            scale: &mut self.scale,
+            sq_norm: &mut self.sq_norm,
+            t: self.t,
+            avg_start: &mut self.avg_start,
+            avg_u: &mut self.avg_u,
+            avg_beta: &mut self.avg_beta,
+            avg_count: &mut self.avg_count,
+            bias: &self.bias,
+            avg_bias_sum: &mut self.avg_bias_sum,
         }
-        Ok(())
     }
 }
 
@@ -597,16 +547,7 @@ impl CsRule {
         }
 
         // Shrink: W <- (1 - eta lambda) W, exactly 1 - 1/t.
-        let shrink = 1.0 - inv_t;
-        if shrink <= 0.0 {
-            state.fold_average();
-            state.v.fill(0.0);
-            state.scale = 1.0;
-            state.sq_norm = 0.0;
-        } else {
-            state.scale *= shrink;
-            state.sq_norm *= shrink * shrink;
-        }
+        state.shrink_iterate(inv_t);
 
         let mut start = 0;
         for &(end, y, r, g) in &s.violators {
@@ -614,7 +555,7 @@ impl CsRule {
             self.add_violator(state, (y, r, g), cols, vals);
             start = end;
         }
-        self.project_and_average(state);
+        state.end_step(self.sq_radius, self.weighted);
     }
 
     /// `w_y += g x`, `w_r -= g x` (and the biases) for the row `cols`, `vals`, at
@@ -656,36 +597,6 @@ impl CsRule {
         if self.learn_bias {
             state.bias[y] += g;
             state.bias[r] -= g;
-        }
-    }
-
-    /// The end of a step: projection onto the ball, rescaling, averaging.
-    fn project_and_average(&self, state: &mut CrammerSingerState) {
-        if state.sq_norm < 0.0 {
-            state.sq_norm = 0.0;
-        }
-        if state.sq_norm > self.sq_radius {
-            let f = (self.sq_radius / state.sq_norm).sqrt();
-            state.scale *= f;
-            state.sq_norm *= f * f;
-        }
-        if state.scale < RESCALE_BELOW {
-            state.rescale();
-        }
-
-        if state.t >= state.avg_start {
-            if state.t == state.avg_start {
-                state.avg_u.fill(0.0);
-                state.avg_beta = 0.0;
-                state.avg_bias_sum.fill(0.0);
-                state.avg_count = 0;
-            }
-            let w = if self.weighted { state.t } else { 1 };
-            state.avg_beta += w as f64 * state.scale;
-            for (sum, b) in state.avg_bias_sum.iter_mut().zip(&state.bias) {
-                *sum += w as f64 * b;
-            }
-            state.avg_count = state.avg_count.saturating_add(w);
         }
     }
 }

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::data::rows::{CsrRows, DenseRows};
-use crate::solvers::shared::params::Params;
 use crate::solvers::linear::test_support::bits_digest;
+use crate::solvers::shared::params::Params;
 use crate::test_support::{planted_classes, to_csr};
 
 fn params(
@@ -418,7 +418,12 @@ fn scaled_iterate_steps_keep_the_states_bit_for_bit() {
             (Averaging::FromStep(30), Intercept::Unregularized, 2),
         ] {
             let mut states = Vec::new();
-            fit(&rows, &labels, &params(averaging, intercept, batch, alpha), &mut states);
+            fit(
+                &rows,
+                &labels,
+                &params(averaging, intercept, batch, alpha),
+                &mut states,
+            );
             let state = CrammerSingerState::from_states(&states).unwrap();
             digests.push(state_digest(&state));
         }

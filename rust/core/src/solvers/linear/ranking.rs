@@ -55,6 +55,7 @@ use crate::solvers::linear::binary::{
 use crate::solvers::shared::loss::{Loss, LossFunction};
 use crate::solvers::shared::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::shared::passes::{drive, PassPlan, PassRunner, PassSubject};
+use crate::solvers::shared::scaled::ScaledState;
 
 /// Walker's alias table over integer weights, built by Vose's method in exact
 /// integer arithmetic: entry `b` keeps its own index with probability
@@ -338,7 +339,7 @@ impl RankRule {
                 violators.push((i, j, g));
             }
         }
-        state.shrink(inv_t);
+        state.shrink_iterate(inv_t);
         for &(i, j, g) in violators.iter() {
             let c = eta_over_k * g;
             state.add_row(rows, i, c);

@@ -21,8 +21,9 @@ use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
-use crate::solvers::linear::binary::{LinearState, StepRule, PREFETCH_AHEAD, RESCALE_BELOW};
+use crate::solvers::linear::binary::{LinearState, StepRule, PREFETCH_AHEAD};
 use crate::solvers::shared::loss::Loss;
+use crate::solvers::shared::scaled::RESCALE_BELOW;
 
 /// The state of classes `first..first + k` of a shared-draw fit: every per-class
 /// quantity of [`LinearState`] with the weights of feature `j` for the `k` classes

@@ -23,5 +23,6 @@ pub mod params;
 pub(crate) mod passes;
 pub mod platt;
 pub(crate) mod sampler;
+pub(crate) mod scaled;
 #[cfg(test)]
 pub(crate) mod test_support;

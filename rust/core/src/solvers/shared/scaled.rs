@@ -77,12 +77,6 @@ pub(crate) trait ScaledState {
         }
     }
 
-    /// Make `U` hold the whole running sum (`beta = 0`), so `V` may change freely.
-    fn fold_average(&mut self) {
-        let p = self.parts();
-        fold(&p.v[..], p.avg_u, p.avg_beta);
-    }
-
     /// Multiply `V` out so that `a == 1` (one pass over `V`, and over `U` when the
     /// average is folded in at the same time); recomputes `||w||^2` exactly,
     /// discarding accumulated rounding. Changes neither `w` nor the average.
@@ -116,7 +110,7 @@ pub(crate) trait ScaledState {
     #[inline]
     fn end_step(&mut self, sq_radius: f64, weighted: bool) {
         {
-            let p = self.parts();
+            let mut p = self.parts();
             if *p.sq_norm < 0.0 {
                 *p.sq_norm = 0.0;
             }
@@ -126,12 +120,12 @@ pub(crate) trait ScaledState {
                 *p.sq_norm *= f * f;
             }
             if *p.scale >= RESCALE_BELOW {
-                average_step(p, weighted);
+                average_step(&mut p, weighted);
                 return;
             }
         }
         self.rescale_iterate();
-        average_step(self.parts(), weighted);
+        average_step(&mut self.parts(), weighted);
     }
 
     /// Forget the running average (the next averaged step starts a new one).
@@ -153,7 +147,8 @@ pub(crate) trait ScaledState {
     }
 }
 
-/// `U += beta V`, `beta = 0` (nothing when `beta` is 0).
+/// `U += beta V`, `beta = 0` (nothing when `beta` is 0): `U` then holds the whole
+/// running sum, so `V` may change freely.
 fn fold(v: &[f64], avg_u: &mut [f64], avg_beta: &mut f64) {
     if *avg_beta != 0.0 {
         let beta = *avg_beta;
@@ -167,7 +162,7 @@ fn fold(v: &[f64], avg_u: &mut [f64], avg_beta: &mut f64) {
 /// The average's part of a step's end: from `avg_start` on, the iterate enters with
 /// weight `c` (1, or `t` when `weighted`), the average restarting at `avg_start`.
 #[inline]
-fn average_step(p: ScaledParts<'_>, weighted: bool) {
+fn average_step(p: &mut ScaledParts<'_>, weighted: bool) {
     if p.t < *p.avg_start {
         return;
     }
