@@ -6,6 +6,8 @@
 //! ```text
 //! magic  b"PGLSTATE"            8 bytes
 //! version u32 = 1
+//! kind u8                      (the solver and the state's part there, `StateKind`:
+//!                               0 linear, 1 Crammer–Singer header, 2 Crammer–Singer class)
 //! n_v u64, v [f64; n_v]         (n_features + 1 entries)
 //! scale f64, sq_norm f64, bias f64, t u64
 //! rng [u64; 4], cursor u64
@@ -15,7 +17,7 @@
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::solvers::linear::binary::LinearState;
+use crate::solvers::linear::binary::{LinearState, StateKind};
 use crate::solvers::shared::sampler::{Permutation, Sampler};
 
 const MAGIC: &[u8; 8] = b"PGLSTATE";
@@ -32,6 +34,7 @@ impl LinearState {
         let mut out = Vec::with_capacity(128 + 8 * (self.v.len() + self.avg_u.len()));
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&STATE_VERSION.to_le_bytes());
+        out.push(kind_tag(self.kind));
         put_f64s(&mut out, &self.v);
         for x in [self.scale, self.sq_norm, self.bias] {
             out.extend_from_slice(&x.to_le_bytes());
@@ -63,6 +66,8 @@ impl LinearState {
                 "solver state version {version} is not supported (this release reads {STATE_VERSION})"
             )));
         }
+        let [tag] = r.array()?;
+        let kind = kind_of_tag(tag)?;
         let v = r.f64s()?;
         if v.is_empty() {
             return Err(Error::InvalidState("empty weight vector".into()));
@@ -110,8 +115,32 @@ impl LinearState {
             avg_beta,
             avg_bias_sum,
             avg_count,
+            kind,
         })
     }
+}
+
+/// The byte that tags a state of `kind`.
+fn kind_tag(kind: StateKind) -> u8 {
+    match kind {
+        StateKind::Linear => 0,
+        StateKind::CrammerSingerHeader => 1,
+        StateKind::CrammerSingerClass => 2,
+    }
+}
+
+/// The kind a state's tag byte names; an [`Error::InvalidState`] for another byte.
+fn kind_of_tag(tag: u8) -> Result<StateKind> {
+    Ok(match tag {
+        0 => StateKind::Linear,
+        1 => StateKind::CrammerSingerHeader,
+        2 => StateKind::CrammerSingerClass,
+        _ => {
+            return Err(Error::InvalidState(format!(
+                "unknown solver in the state (tag {tag}): it was written by another release"
+            )))
+        }
+    })
 }
 
 /// The length of `perm` as `u64`, then its indices, each in 4 bytes or, for more
@@ -166,10 +195,10 @@ fn check_permutation(perm: &Permutation) -> Result<()> {
 
 const MANY_MAGIC: &[u8; 8] = b"PGLSTSET";
 
-/// The shortest encoded state: magic, version, one weight, three floats, t, the
-/// generator, cursor, an empty permutation, `avg_start`, an empty average, two
+/// The shortest encoded state: magic, version, kind, one weight, three floats, t,
+/// the generator, cursor, an empty permutation, `avg_start`, an empty average, two
 /// floats, count.
-const MIN_STATE_BYTES: usize = 8 + 4 + 8 + 8 + 24 + 8 + 32 + 8 + 8 + 8 + 8 + 16 + 8;
+const MIN_STATE_BYTES: usize = 8 + 4 + 1 + 8 + 8 + 24 + 8 + 32 + 8 + 8 + 8 + 8 + 16 + 8;
 
 /// Encode the states of all binary problems of a model: `b"PGLSTSET"`, the count as
 /// `u64`, then each state as a `u64` byte length followed by [`LinearState::to_bytes`].
@@ -267,6 +296,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solvers::linear::binary::StateKind;
 
     #[test]
     fn round_trip_and_corruption() {
@@ -327,15 +357,15 @@ mod tests {
         let mut s = LinearState::new(2, 0, 0).unwrap();
         s.sampler.perm = Permutation::Narrow(vec![1, 0, 2]);
         let b = s.to_bytes();
-        // n_v = 10^15: refused before allocating (12 = magic + version).
+        // n_v = 10^15: refused before allocating (13 = magic + version + kind).
         let mut huge = b.clone();
-        huge[12..20].copy_from_slice(&1_000_000_000_000_000u64.to_le_bytes());
+        huge[13..21].copy_from_slice(&1_000_000_000_000_000u64.to_le_bytes());
         let e = LinearState::from_bytes(&huge).unwrap_err();
         assert!(
             e.to_string().contains("announces 1000000000000000 items"),
             "{e}"
         );
-        huge[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+        huge[13..21].copy_from_slice(&u64::MAX.to_le_bytes());
         assert!(LinearState::from_bytes(&huge).is_err());
         // A state set announcing 10^15 states.
         let mut set = encode_states(&[s.clone()]);
@@ -348,7 +378,7 @@ mod tests {
         zeros.resize(16 + 8000, 0);
         let e = decode_states(&zeros).unwrap_err();
         assert!(
-            e.to_string().contains("announces 1000 items of 156 bytes"),
+            e.to_string().contains("announces 1000 items of 157 bytes"),
             "{e}"
         );
         // The shortest state is MIN_STATE_BYTES long.
@@ -375,13 +405,39 @@ mod tests {
         for (at, value) in [
             (n - 8, u64::MAX),            // avg_count
             (n - 8, 1),                   // avg_count > t = 0
-            (12 + 8 + 24 + 24, u64::MAX), // t (after magic, version, v of 3, 3 floats)
+            (13 + 8 + 24 + 24, u64::MAX), // t (after magic, version, kind, v of 3, 3 floats)
         ] {
             let mut c = b.clone();
             c[at..at + 8].copy_from_slice(&value.to_le_bytes());
             let e = LinearState::from_bytes(&c).unwrap_err();
             assert!(e.to_string().contains("implausible step counts"), "{e}");
         }
+    }
+
+    /// A state's kind is its tag byte, after the version: it survives the round trip,
+    /// and a tag of no solver is refused by what it is.
+    #[test]
+    fn the_solver_kind_is_tagged_and_unknown_tags_are_refused() {
+        for (kind, tag) in [
+            (StateKind::Linear, 0u8),
+            (StateKind::CrammerSingerHeader, 1),
+            (StateKind::CrammerSingerClass, 2),
+        ] {
+            let mut s = LinearState::new(2, 3, 0).unwrap();
+            s.kind = kind;
+            let b = s.to_bytes();
+            assert_eq!(b[12], tag);
+            let back = LinearState::from_bytes(&b).unwrap();
+            assert_eq!((back.kind(), &back), (kind, &s));
+        }
+        let mut b = LinearState::new(2, 3, 0).unwrap().to_bytes();
+        b[12] = 9;
+        let e = LinearState::from_bytes(&b).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("unknown solver in the state (tag 9)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -31,9 +31,9 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::linear::binary::{
-    self, bias_feature, current_model, finish_linear_fit, first_step_from_sums,
-    objective_from_loss, plan_linear_fit, reset_bias_strided, start_at, FirstStepSums, FitOutput,
-    LinearState, StepRule,
+    self, bias_feature, check_linear_states, current_model, finish_linear_fit,
+    first_step_from_sums, objective_from_loss, plan_linear_fit, reset_bias_strided, start_at,
+    FirstStepSums, FitOutput, LinearState, StepRule,
 };
 use crate::solvers::linear::crammer_singer::{self, CrammerSingerState, CsRule};
 use crate::solvers::linear::one_vs_rest::initial_states;
@@ -566,13 +566,7 @@ fn separate_problems(
         n_rows,
         n_problems,
     )?;
-    if CrammerSingerState::is_joint(states) {
-        return Err(Error::InvalidState(
-            "the solver state was trained with multi_class='crammer_singer': it cannot be \
-             continued one-vs-rest"
-                .into(),
-        ));
-    }
+    check_linear_states(states, "one-vs-rest")?;
     let mut states = if states.is_empty() {
         initial_states(n_problems, n_features, params.seed)?
     } else {

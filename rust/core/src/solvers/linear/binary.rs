@@ -107,6 +107,49 @@ pub struct LinearState {
     pub(crate) avg_beta: f64,
     pub(crate) avg_bias_sum: f64,
     pub(crate) avg_count: u64,
+    /// The solver the state belongs to, and its part there.
+    pub(crate) kind: StateKind,
+}
+
+/// Which solver a [`LinearState`] belongs to, and its part there. Saved with the
+/// state (its tag in `io::codec`), so that a solver refuses another's state by
+/// name rather than by the shape of its numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateKind {
+    /// One binary problem of linear Pegasos: a one-vs-rest problem (also on shared
+    /// draws), a regression, a ranking or a one-class SVM.
+    Linear,
+    /// The header of a Crammer–Singer state: the shared scale, `||W||_F^2`, step
+    /// count, generator and averaging counters, no weights.
+    CrammerSingerHeader,
+    /// One class's weights, bias and running sums of a Crammer–Singer state.
+    CrammerSingerClass,
+}
+
+impl StateKind {
+    /// What trained a state of this kind, as the estimators' parameters say it.
+    pub fn trained_by(self) -> &'static str {
+        match self {
+            StateKind::Linear => {
+                "one state per binary problem (one-vs-rest, regression or ranking)"
+            }
+            StateKind::CrammerSingerHeader | StateKind::CrammerSingerClass => {
+                "multi_class='crammer_singer'"
+            }
+        }
+    }
+}
+
+/// An error unless every state of `states` is a binary problem's of linear Pegasos:
+/// `solver` (one-vs-rest, a regression, ...) cannot continue another solver's state.
+pub(crate) fn check_linear_states(states: &[LinearState], solver: &str) -> Result<()> {
+    match states.iter().find(|s| s.kind != StateKind::Linear) {
+        None => Ok(()),
+        Some(other) => Err(Error::InvalidState(format!(
+            "the solver state was trained with {}: {solver} cannot continue it",
+            other.kind.trained_by()
+        ))),
+    }
 }
 
 /// What a fit returns besides the updated state.
@@ -154,6 +197,7 @@ impl LinearState {
             avg_beta: 0.0,
             avg_bias_sum: 0.0,
             avg_count: 0,
+            kind: StateKind::Linear,
         })
     }
 
@@ -172,6 +216,7 @@ impl LinearState {
             avg_beta: 0.0,
             avg_bias_sum: 0.0,
             avg_count: 0,
+            kind: StateKind::Linear,
         }
     }
 
@@ -227,6 +272,11 @@ impl LinearState {
     /// Number of features the state was created for.
     pub fn n_features(&self) -> usize {
         self.v.len() - 1
+    }
+
+    /// The solver the state belongs to, and its part there.
+    pub fn kind(&self) -> StateKind {
+        self.kind
     }
 
     /// Steps taken so far (the paper's `t`).

@@ -75,7 +75,7 @@ use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::binary::{
     bias_feature, check_drawn, check_every_row, for_each_batch, plan_averaged, FitOutput,
-    LinearState, BLOCK_EXAMPLES,
+    LinearState, StateKind, BLOCK_EXAMPLES,
 };
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -84,10 +84,6 @@ use crate::solvers::shared::passes::{
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
 use crate::solvers::shared::scaled::{ScaledParts, ScaledState};
-
-/// The mark of the header state of [`CrammerSingerState::to_states`]: the one
-/// weight of a state with no features.
-const HEADER_MARK: f64 = -7.25;
 
 /// The complete state of a Crammer–Singer Pegasos run. Training `T1` steps, then
 /// `T2` more from the returned state, is bit for bit `T1 + T2` at once.
@@ -162,14 +158,14 @@ impl CrammerSingerState {
     }
 
     /// The state as `K + 1` [`LinearState`]s, the form model files and the
-    /// binding keep: first a header with no features (its one weight a mark)
-    /// holding the shared scale, `||W||_F^2`, step count, generator and averaging
+    /// binding keep: first a header with no features (of kind
+    /// [`StateKind::CrammerSingerHeader`]) holding the shared scale, `||W||_F^2`, step count, generator and averaging
     /// counters; then class `r`'s weights (class-major), bias, running sums.
     /// [`CrammerSingerState::from_states`] reads it back exactly.
     pub fn to_states(&self) -> Vec<LinearState> {
         let k = self.k;
         let mut header = LinearState::new(0, 0, 0).expect("one weight");
-        header.v[0] = HEADER_MARK;
+        header.kind = StateKind::CrammerSingerHeader;
         header.scale = self.scale;
         header.sq_norm = self.sq_norm;
         header.t = self.t;
@@ -187,6 +183,7 @@ impl CrammerSingerState {
             s.avg_bias_sum = self.avg_bias_sum[r];
             s.t = self.t;
             s.sampler = self.sampler.clone();
+            s.kind = StateKind::CrammerSingerClass;
             out.push(s);
         }
         out
@@ -196,15 +193,22 @@ impl CrammerSingerState {
     /// [`Error::InvalidState`] for states of another solver (one-vs-rest).
     pub fn from_states(states: &[LinearState]) -> Result<Self> {
         let not_ours = || {
-            Error::InvalidState(
-                "the solver state was not trained with multi_class='crammer_singer' \
-                 (one-vs-rest keeps one state per binary problem): it cannot be continued \
-                 by the Crammer-Singer solver"
-                    .into(),
-            )
+            let trained_by = states
+                .first()
+                .map_or("no solver (the state is empty)", |s| s.kind.trained_by());
+            Error::InvalidState(format!(
+                "the solver state was trained with {trained_by}: it is not a \
+                 multi_class='crammer_singer' state, so the Crammer-Singer solver cannot \
+                 continue it"
+            ))
         };
         let (header, classes) = states.split_first().ok_or_else(not_ours)?;
-        if header.v.len() != 1 || header.v[0] != HEADER_MARK || classes.len() < 2 {
+        let in_place = |s: &LinearState| s.kind == StateKind::CrammerSingerClass;
+        if header.kind != StateKind::CrammerSingerHeader
+            || !classes.iter().all(in_place)
+            || header.v.len() != 1
+            || classes.len() < 2
+        {
             return Err(not_ours());
         }
         let k = classes.len();
@@ -239,14 +243,6 @@ impl CrammerSingerState {
             avg_bias_sum: classes.iter().map(|s| s.avg_bias_sum).collect(),
             avg_count: header.avg_count,
         })
-    }
-
-    /// Whether `states` are in [`CrammerSingerState::to_states`]' form (what
-    /// one-vs-rest refuses to continue).
-    pub fn is_joint(states: &[LinearState]) -> bool {
-        states
-            .first()
-            .is_some_and(|h| h.v.len() == 1 && h.v[0] == HEADER_MARK)
     }
 
     /// Draw the next `count` examples through `draws`, advancing the generator as

@@ -313,7 +313,8 @@ fn other_solvers_states_losses_and_balanced_sampling_are_refused() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("not trained with multi_class='crammer_singer'"),
+        e.contains("trained with one state per binary problem")
+            && e.contains("not a multi_class='crammer_singer' state"),
         "{e}"
     );
     let mut q = (*p).clone();
@@ -443,3 +444,60 @@ const SCALED_DIGESTS: [u64; 8] = [
     0xf805_3432_72dc_8a59,
     0x541a_9f05_a1cc_a0ff,
 ];
+
+/// A Crammer–Singer state says what it is (its states' kinds, saved as their tag):
+/// one-vs-rest, a regression and a ranking refuse it by the solver's name, and the
+/// kinds survive the codec.
+#[test]
+fn other_solvers_refuse_the_state_by_name() {
+    let (n, d, k) = (30, 3, 3);
+    let (x, codes) = planted_classes(n, d, k as u32, 2, 8);
+    let rows = DenseRows::new(&x, n, d).unwrap();
+    let labels = Labels {
+        codes: &codes,
+        n_classes: k,
+        sample_weight: None,
+        class_weight: &[1.0; 3],
+    };
+    let mut states = Vec::new();
+    fit(
+        &rows,
+        &labels,
+        &params(Averaging::Off, Intercept::None, 1, 0.1),
+        &mut states,
+    );
+    let kinds: Vec<StateKind> = states.iter().map(LinearState::kind).collect();
+    assert_eq!(kinds[0], StateKind::CrammerSingerHeader);
+    assert!(kinds[1..]
+        .iter()
+        .all(|&k| k == StateKind::CrammerSingerClass));
+    let decoded =
+        crate::io::codec::decode_states(&crate::io::codec::encode_states(&states)).unwrap();
+    assert_eq!(decoded, states);
+
+    let p = params(Averaging::Off, Intercept::None, 1, 0.1);
+    let mut coef = vec![0.0; k * d];
+    let refusals = [
+        crate::solvers::linear::one_vs_rest::fit_one_vs_rest(
+            &rows,
+            &labels,
+            None,
+            &p,
+            &mut states.clone()[..k],
+            &mut coef,
+            1,
+            &Monitor::new(),
+        )
+        .map(|_| ()),
+        crate::solvers::linear::regressor::LinearRegressor::params()
+            .fit_from(&rows, &x[..n], None, &mut states.clone(), &Monitor::new())
+            .map(|_| ()),
+    ];
+    for r in refusals {
+        let e = r.unwrap_err().to_string();
+        assert!(
+            e.contains("the solver state was trained with multi_class='crammer_singer'"),
+            "{e}"
+        );
+    }
+}

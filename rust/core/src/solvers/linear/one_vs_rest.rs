@@ -10,8 +10,7 @@ use crate::data::rows::{Rows, LANES};
 use crate::data::subset::RowSubset;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::parallel::{for_each_problem, row_blocks_of};
-use crate::solvers::linear::binary::{fit_binary, FitOutput, LinearState};
-use crate::solvers::linear::crammer_singer::CrammerSingerState;
+use crate::solvers::linear::binary::{check_linear_states, fit_binary, FitOutput, LinearState};
 use crate::solvers::shared::held_out::HeldOutRows;
 use crate::solvers::shared::params::ValidParams;
 use crate::solvers::shared::passes::problem_label;
@@ -41,13 +40,7 @@ pub fn fit_one_vs_rest<R: Rows>(
     n_threads: usize,
     monitor: &Monitor,
 ) -> Result<Vec<FitOutput>> {
-    check_one_vs_rest(
-        rows,
-        labels,
-        CrammerSingerState::is_joint(states),
-        states.len(),
-        coef,
-    )?;
+    check_one_vs_rest(rows, labels, states, states.len(), coef)?;
     let d = rows.n_features();
     let multi = labels.n_problems() > 1;
     let problems: Vec<_> = states.iter_mut().zip(coef.chunks_mut(d)).collect();
@@ -64,22 +57,16 @@ pub fn fit_one_vs_rest<R: Rows>(
 
 /// The checks of a one-vs-rest fit: labels against the rows (their codes too when
 /// the rows were checked as a whole), at least one feature, one state and one
-/// coefficient row per binary problem; `joint`: the states are the Crammer–Singer
-/// solver's (refused).
+/// coefficient row per binary problem; `states`, those to continue, refused when
+/// another solver trained them (`check_linear_states`).
 pub(crate) fn check_one_vs_rest<R: Rows>(
     rows: &R,
     labels: &Labels<'_>,
-    joint: bool,
+    states: &[LinearState],
     n_states: usize,
     coef: &[f64],
 ) -> Result<()> {
-    if joint {
-        return Err(Error::InvalidState(
-            "the solver state was trained with multi_class='crammer_singer': one-vs-rest \
-             cannot continue it"
-                .into(),
-        ));
-    }
+    check_linear_states(states, "one-vs-rest")?;
     if rows.is_checked() {
         labels.check(rows.n_rows())?;
     } else {

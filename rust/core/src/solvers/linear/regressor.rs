@@ -26,7 +26,7 @@
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
-use crate::solvers::linear::binary::{FitOutput, LinearState};
+use crate::solvers::linear::binary::{check_linear_states, FitOutput, LinearState};
 use crate::solvers::linear::builder::LinearParams;
 use crate::solvers::linear::one_vs_rest::{decision_function, initial_states};
 use crate::solvers::linear::regression::fit_regression;
@@ -74,6 +74,7 @@ impl<K> LinearParams<K> {
         solve: impl FnOnce(&ValidParams, &mut LinearState, &mut [f64]) -> Result<FitOutput>,
     ) -> Result<FittedLinearModel> {
         let params = self.check()?;
+        check_linear_states(states, what)?;
         if states.is_empty() {
             *states = initial_states(1, n_features, params.seed)?;
         }

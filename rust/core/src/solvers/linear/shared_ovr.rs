@@ -34,7 +34,6 @@ use crate::solvers::linear::binary::{
     plan_linear_fit, probe_binary, regularised_bias_sq, start_at, FitOutput, LinearState, StepRule,
     BLOCK_EXAMPLES,
 };
-use crate::solvers::linear::crammer_singer::CrammerSingerState;
 use crate::solvers::linear::one_vs_rest::check_one_vs_rest;
 use crate::solvers::linear::shared_block::{Block, Scratch};
 use crate::solvers::shared::params::{Intercept, Sampling, ValidParams};
@@ -100,11 +99,10 @@ pub fn fit_shared_one_vs_rest<R: Rows>(
     // per-class states are not allocated and transposed only to be read as zeros.
     let fresh = states.is_empty();
     let mut template = LinearState::new(0, params.seed, 0)?;
-    let joint = CrammerSingerState::is_joint(states);
     check_one_vs_rest(
         rows,
         labels,
-        joint,
+        states,
         if fresh { p } else { states.len() },
         coef,
     )?;
