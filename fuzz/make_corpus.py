@@ -165,8 +165,8 @@ def _damaged(raw: bytes) -> dict[str, bytes]:
     meta = header["arrays"]["_solver"]
     state = bytearray(blob[meta["offset"] : meta["offset"] + meta["nbytes"]])
     # The first state's weight count (after b"PGLSTSET", the count, the length,
-    # b"PGLSTATE" and the version): 10**15.
-    struct.pack_into("<Q", state, 8 + 8 + 8 + 8 + 4, 10**15)
+    # b"PGLSTATE", the version and the solver's tag byte): 10**15.
+    struct.pack_into("<Q", state, 8 + 8 + 8 + 8 + 4 + 1, 10**15)
     out["damaged_state_nv_1e15"] = _join(
         header, blob[: meta["offset"]] + bytes(state) + blob[meta["offset"] + meta["nbytes"] :]
     )

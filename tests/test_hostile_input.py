@@ -326,8 +326,9 @@ def test_solver_state_announcing_1e15_weights_is_refused_before_allocating(tmp_p
     header, blob = _split(raw)
     meta = header["arrays"]["_solver"]
     state = bytearray(blob[meta["offset"] : meta["offset"] + meta["nbytes"]])
-    # After b"PGLSTSET", the count, the first state's length, b"PGLSTATE", version.
-    struct.pack_into("<Q", state, 8 + 8 + 8 + 8 + 4, 10**15)
+    # After b"PGLSTSET", the count, the first state's length, b"PGLSTATE", version
+    # and the solver's tag byte.
+    struct.pack_into("<Q", state, 8 + 8 + 8 + 8 + 4 + 1, 10**15)
     end = meta["offset"] + meta["nbytes"]
     path.write_bytes(_join(header, blob[: meta["offset"]] + bytes(state) + blob[end:]))
     with pytest.raises(DataFormatError, match="announces 1000000000000000 items"):

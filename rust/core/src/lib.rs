@@ -44,7 +44,7 @@
 //! # Layers (for contributors)
 //! Each module uses only its own layer and the layers listed before it; nothing
 //! imports from a layer above (tests included). `solvers` and `maps` share a level
-//! and do not use each other. `tests/layering.rs` checks this on the sources. The
+//! and do not use each other, nor do the two solver families. `tests/layering.rs` checks this on the sources. The
 //! private modules document their update rules and cite the paper
 //! (`cargo doc --document-private-items`).
 //!
@@ -57,10 +57,16 @@
 //! 2. `data`: row views (dense, CSR), the moments of all entries, a binary task,
 //!    one-vs-rest labels, the examples of a block.
 //! 3. `kernels`: kernel functions, the kernel row cache, the Gram matrix.
-//! 4. `solvers`: hyper-parameters, losses, sampling, linear and kernel Pegasos,
-//!    one-vs-rest and one-vs-one, Crammer–Singer, regression, ranking, Platt's
-//!    sigmoids, the streamed fit and the builders; and, beside them, `maps`: the
-//!    explicit feature maps (Fourier, Nyström, additive) and their matrix products.
+//! 4. `solvers`, in sub-layers of their own: `solvers::shared` (hyper-parameters,
+//!    losses, sampling, the pass driver, the scaled iterate, held-out scores, the
+//!    one-class offset, Platt's sigmoids); the families beside each other,
+//!    `solvers::linear` (binary, one-vs-rest, shared draws, Crammer–Singer,
+//!    regression, ranking, the alpha grid, the builders) and `solvers::kernel`
+//!    (the solver, its models, one-vs-one, regression, the budget, the builder),
+//!    each using `shared` and not the other; then `solvers::distributed` (the
+//!    streamed fits and parameter mixing), which drives both. Beside `solvers`,
+//!    `maps`: the explicit feature maps (Fourier, Nyström, additive) and their
+//!    matrix products.
 //! 5. `io`: the svmlight text format and the solver-state codec.
 
 pub(crate) mod data;
