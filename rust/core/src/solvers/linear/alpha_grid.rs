@@ -44,7 +44,8 @@ use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::linear::binary::{
     check_drawn, check_every_row, current_model, first_step, for_each_batch, mean_zero_loss,
-    plan_linear_fit, primal_objective, scratch, start_at, LinearState, StepRule, BLOCK_EXAMPLES,
+    plan_linear_fit, primal_objective, run_in_blocks, start_at, violators_buffer, LinearState,
+    StepRule,
 };
 use crate::solvers::linear::one_vs_rest::predicted_class;
 use crate::solvers::linear::svm::MultiClass;
@@ -881,28 +882,22 @@ fn run_steps<R: Rows>(
     monitor: &Monitor,
 ) -> Result<()> {
     let k = rules[0].batch_size;
-    let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
-    let (mut violators, mut drawn) = scratch(k, block_steps as usize * k)?;
-    let mut remaining = n_steps;
-    while remaining > 0 {
-        if monitor.is_stopped() {
-            return Err(Error::Interrupted);
-        }
-        let steps = remaining.min(block_steps) as usize;
-        remaining -= steps as u64;
-        drawn.clear();
-        for _ in 0..steps * k {
-            drawn.push(draws.draw(sampler));
-        }
-        check_drawn(rows, &tasks[0], &drawn)?;
-        for_each_batch(rows, &drawn, k, |batch| {
-            for &c in active {
-                rules[c].step(rows, &tasks[c], &mut states[c], batch, &mut violators);
-            }
-        });
-        monitor.advance(steps as u64);
-    }
-    Ok(())
+    let mut violators = violators_buffer(k)?;
+    run_in_blocks(
+        sampler,
+        (k, n_steps),
+        (monitor, true),
+        |sampler| draws.draw(sampler),
+        |_, drawn| {
+            check_drawn(rows, &tasks[0], drawn)?;
+            for_each_batch(rows, drawn, k, |batch| {
+                for &c in active {
+                    rules[c].step(rows, &tasks[c], &mut states[c], batch, &mut violators);
+                }
+            });
+            Ok(())
+        },
+    )
 }
 
 #[cfg(test)]

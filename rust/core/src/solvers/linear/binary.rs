@@ -759,16 +759,53 @@ pub(crate) fn for_each_batch<R: Rows>(
     }
 }
 
-/// The scratch buffers of a run of batches of `k`: the violators of a step and a
-/// block of `block` drawn examples (an error when they cannot be allocated).
-pub(crate) fn scratch(k: usize, block: usize) -> Result<(Violators, Vec<usize>)> {
-    let oom =
-        |len: usize| Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} indices"));
+/// The violators' buffer of a step of `k` examples (an error when it cannot be
+/// allocated).
+pub(crate) fn violators_buffer(k: usize) -> Result<Violators> {
     let mut violators = Vec::new();
-    violators.try_reserve_exact(k).map_err(|_| oom(k))?;
+    violators
+        .try_reserve_exact(k)
+        .map_err(|_| Error::OutOfMemory(format!("batch_size {k} needs a buffer of {k} indices")))?;
+    Ok(violators)
+}
+
+/// The block loop of every linear solver: `n_steps` steps of `k` examples in blocks
+/// of at most [`BLOCK_EXAMPLES`] examples (at least one step), the stop flag read
+/// before each block. A block's examples are drawn by `draw` (one example from
+/// `state`'s generator each), then `block` runs their steps on `state`; the
+/// progress advances by the block's steps when `report`. Drawing a block ahead of
+/// its steps changes nothing (the draws do not depend on `w`) but the memory
+/// access pattern.
+pub(crate) fn run_in_blocks<S, T>(
+    state: &mut S,
+    (k, n_steps): (usize, u64),
+    (monitor, report): (&Monitor, bool),
+    mut draw: impl FnMut(&mut S) -> T,
+    mut block: impl FnMut(&mut S, &[T]) -> Result<()>,
+) -> Result<()> {
+    let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
+    let len = block_steps as usize * k;
     let mut drawn = Vec::new();
-    drawn.try_reserve_exact(block).map_err(|_| oom(block))?;
-    Ok((violators, drawn))
+    drawn.try_reserve_exact(len).map_err(|_| {
+        Error::OutOfMemory(format!("batch_size {k} needs a buffer of {len} examples"))
+    })?;
+    let mut remaining = n_steps;
+    while remaining > 0 {
+        if monitor.is_stopped() {
+            return Err(Error::Interrupted);
+        }
+        let steps = remaining.min(block_steps) as usize;
+        remaining -= steps as u64;
+        drawn.clear();
+        for _ in 0..steps * k {
+            drawn.push(draw(state));
+        }
+        block(state, &drawn)?;
+        if report {
+            monitor.advance(steps as u64);
+        }
+    }
+    Ok(())
 }
 
 /// Check the rows and labels of the examples `drawn` when `rows` were not checked
@@ -795,25 +832,19 @@ impl<R: Rows> Context<'_, R> {
     /// The loop of [`run_steps`] on an already checked context.
     fn run(&self, state: &mut LinearState, n_steps: u64, monitor: &Monitor) -> Result<()> {
         let k = self.rule.batch_size;
-        let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
-        let (mut violators, mut drawn) = scratch(k, block_steps as usize * k)?;
-        let mut remaining = n_steps;
-        while remaining > 0 {
-            if monitor.is_stopped() {
-                return Err(Error::Interrupted);
-            }
-            let steps = remaining.min(block_steps) as usize;
-            remaining -= steps as u64;
-            drawn.clear();
-            for _ in 0..steps * k {
-                drawn.push(self.draws.draw(&mut state.sampler));
-            }
-            check_drawn(self.rows, self.task, &drawn)?;
-            self.rule
-                .steps(self.rows, self.task, state, &drawn, &mut violators);
-            monitor.advance(steps as u64);
-        }
-        Ok(())
+        let mut violators = violators_buffer(k)?;
+        run_in_blocks(
+            state,
+            (k, n_steps),
+            (monitor, true),
+            |state| self.draws.draw(&mut state.sampler),
+            |state, drawn| {
+                check_drawn(self.rows, self.task, drawn)?;
+                self.rule
+                    .steps(self.rows, self.task, state, drawn, &mut violators);
+                Ok(())
+            },
+        )
     }
 }
 
@@ -846,7 +877,7 @@ pub fn run_drawn<R: Rows>(
         )));
     }
     let block = (BLOCK_EXAMPLES / k).max(1) * k;
-    let (mut violators, _) = scratch(k, 0)?;
+    let mut violators = violators_buffer(k)?;
     for part in drawn.chunks(block) {
         if monitor.is_stopped() {
             return Err(Error::Interrupted);

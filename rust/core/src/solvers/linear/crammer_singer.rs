@@ -74,8 +74,8 @@ use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::binary::{
-    bias_feature, check_drawn, check_every_row, for_each_batch, plan_averaged, FitOutput,
-    LinearState, StateKind, BLOCK_EXAMPLES,
+    bias_feature, check_drawn, check_every_row, for_each_batch, plan_averaged, run_in_blocks,
+    FitOutput, LinearState, StateKind, BLOCK_EXAMPLES,
 };
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -679,29 +679,20 @@ impl<R: Rows> PassSubject for CsRun<'_, '_, R> {
 impl<R: Rows> PassRunner for CsRun<'_, '_, R> {
     fn run_pass(&mut self, n_steps: u64) -> Result<()> {
         let k = self.rule.batch_size;
-        let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
-        let mut drawn = Vec::new();
-        drawn
-            .try_reserve_exact(block_steps as usize * k)
-            .map_err(|_| Error::OutOfMemory(format!("batch_size {k} needs a buffer")))?;
         let mut scratch = Scratch::default();
-        let mut remaining = n_steps;
-        while remaining > 0 {
-            if self.monitor.is_stopped() {
-                return Err(Error::Interrupted);
-            }
-            let steps = remaining.min(block_steps) as usize;
-            remaining -= steps as u64;
-            drawn.clear();
-            for _ in 0..steps * k {
-                drawn.push(self.draws.draw(&mut self.state.sampler));
-            }
-            check_drawn(self.rows, &self.task, &drawn)?;
-            self.rule
-                .steps(self.rows, &self.ex, self.state, &drawn, &mut scratch);
-            self.monitor.advance(steps as u64);
-        }
-        Ok(())
+        let (rows, task, ex, rule, draws) =
+            (self.rows, &self.task, &self.ex, &self.rule, &self.draws);
+        run_in_blocks(
+            &mut *self.state,
+            (k, n_steps),
+            (self.monitor, true),
+            |state| draws.draw(&mut state.sampler),
+            |state, drawn| {
+                check_drawn(rows, task, drawn)?;
+                rule.steps(rows, ex, state, drawn, &mut scratch);
+                Ok(())
+            },
+        )
     }
 
     fn objective(&mut self) -> Result<Option<f64>> {

@@ -50,7 +50,7 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::rng::Rng;
 use crate::solvers::linear::binary::{
-    finish_linear_fit, plan_linear_fit, FitOutput, LinearState, BLOCK_EXAMPLES,
+    finish_linear_fit, plan_linear_fit, run_in_blocks, FitOutput, LinearState,
 };
 use crate::solvers::shared::loss::{Loss, LossFunction};
 use crate::solvers::shared::params::{Averaging, Intercept, ValidParams};
@@ -380,32 +380,26 @@ struct RankRun<'a, 's, R> {
 impl<R: Rows> RankRun<'_, '_, R> {
     fn run(&mut self, n_steps: u64) -> Result<()> {
         let k = self.rule.batch_size;
-        let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
-        let mut drawn = Vec::new();
         let mut violators = Vec::new();
-        let mut remaining = n_steps;
-        while remaining > 0 {
-            if self.monitor.is_stopped() {
-                return Err(Error::Interrupted);
-            }
-            let steps = remaining.min(block_steps) as usize;
-            remaining -= steps as u64;
-            drawn.clear();
-            for _ in 0..steps * k {
-                drawn.push(self.index.draw(&mut self.state.sampler.rng));
-            }
-            if !self.rows.is_checked() {
-                for &(i, j) in &drawn {
-                    self.rows.check_row(i)?;
-                    self.rows.check_row(j)?;
+        let (rows, rule, index) = (self.rows, &self.rule, &self.index);
+        run_in_blocks(
+            &mut *self.state,
+            (k, n_steps),
+            (self.monitor, true),
+            |state| index.draw(&mut state.sampler.rng),
+            |state, drawn| {
+                if !rows.is_checked() {
+                    for &(i, j) in drawn {
+                        rows.check_row(i)?;
+                        rows.check_row(j)?;
+                    }
                 }
-            }
-            for batch in drawn.chunks_exact(k) {
-                self.rule.step(self.rows, self.state, batch, &mut violators);
-            }
-            self.monitor.advance(steps as u64);
-        }
-        Ok(())
+                for batch in drawn.chunks_exact(k) {
+                    rule.step(rows, state, batch, &mut violators);
+                }
+                Ok(())
+            },
+        )
     }
 }
 

@@ -31,8 +31,8 @@ use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
 use crate::solvers::linear::binary::{
     check_drawn, check_every_row, first_step, loss_sum, mean_zero_loss, objective_from_loss,
-    plan_linear_fit, probe_binary, regularised_bias_sq, start_at, FitOutput, LinearState, StepRule,
-    BLOCK_EXAMPLES,
+    plan_linear_fit, probe_binary, regularised_bias_sq, run_in_blocks, start_at, FitOutput,
+    LinearState, StepRule,
 };
 use crate::solvers::linear::one_vs_rest::check_one_vs_rest;
 use crate::solvers::linear::shared_block::{Block, Scratch};
@@ -231,32 +231,20 @@ impl<R: Rows> Shared<'_, R> {
     /// `n_steps` steps of one block; the first block reports the progress.
     fn run(&self, block: &mut Block, n_steps: u64, monitor: &Monitor) -> Result<()> {
         let k = self.rule.batch_size;
-        let block_steps = (BLOCK_EXAMPLES / k).max(1) as u64;
-        let mut drawn = Vec::new();
-        drawn
-            .try_reserve_exact(block_steps as usize * k)
-            .map_err(|_| Error::OutOfMemory(format!("batch_size {k} needs a buffer")))?;
         let tasks = &self.tasks[block.first..block.first + block.k];
         let radius = &self.sq_radius[block.first..block.first + block.k];
         let mut scratch = Scratch::default();
-        let mut remaining = n_steps;
-        while remaining > 0 {
-            if monitor.is_stopped() {
-                return Err(Error::Interrupted);
-            }
-            let steps = remaining.min(block_steps) as usize;
-            remaining -= steps as u64;
-            drawn.clear();
-            for _ in 0..steps * k {
-                drawn.push(self.draws.draw(&mut block.sampler));
-            }
-            check_drawn(self.rows, &self.tasks[0], &drawn)?;
-            block.steps(self.rows, tasks, &self.rule, radius, &drawn, &mut scratch);
-            if block.first == 0 {
-                monitor.advance(steps as u64);
-            }
-        }
-        Ok(())
+        run_in_blocks(
+            block,
+            (k, n_steps),
+            (monitor, block.first == 0),
+            |block| self.draws.draw(&mut block.sampler),
+            |block, drawn| {
+                check_drawn(self.rows, &self.tasks[0], drawn)?;
+                block.steps(self.rows, tasks, &self.rule, radius, drawn, &mut scratch);
+                Ok(())
+            },
+        )
     }
 }
 
