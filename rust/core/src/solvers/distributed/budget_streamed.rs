@@ -28,7 +28,9 @@ use crate::error::{Error, Result};
 use crate::kernels::function::Kernel;
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
-use crate::solvers::distributed::streamed::{examples_of, ClassSummary, Targets};
+use crate::solvers::distributed::streamed::{
+    check_counts, examples_of, next_steps, ClassSummary, Targets,
+};
 use crate::solvers::kernel::budget::{
     begin_budgeted, check_budgeted, join, run_budgeted_drawn, BudgetFitOutput, BudgetState,
     BudgetSubject, BudgetedModels, Maintenance,
@@ -130,24 +132,14 @@ impl StreamedBudgetFit {
     pub fn next_pass(&mut self) -> Vec<u64> {
         self.problems
             .iter_mut()
-            .map(|p| {
-                let steps = p.plan.next_pass();
-                p.active = steps.is_some();
-                steps.unwrap_or(0)
-            })
+            .map(|p| next_steps(&mut p.plan, &mut p.active))
             .collect()
     }
 
     /// Draw the next `counts[p]` examples of each problem `p`: training row
     /// indices, as the in-memory fit draws them.
     pub fn draw(&mut self, counts: &[usize]) -> Result<Vec<Vec<usize>>> {
-        if counts.len() != self.n_problems() {
-            return Err(Error::InvalidInput(format!(
-                "{} counts for {} problems",
-                counts.len(),
-                self.n_problems()
-            )));
-        }
+        check_counts(counts, self.n_problems())?;
         let keys = &self.keys;
         self.problems
             .iter_mut()

@@ -216,11 +216,7 @@ impl StreamedFit {
         plans
             .into_iter()
             .zip(&mut self.active)
-            .map(|(plan, active)| {
-                let steps = plan.next_pass();
-                *active = steps.is_some();
-                steps.unwrap_or(0)
-            })
+            .map(|(plan, active)| next_steps(plan, active))
             .collect()
     }
 
@@ -229,13 +225,7 @@ impl StreamedFit {
     /// of the example within its class, as `r` for a positive and `-(r + 1)` for a
     /// negative example (rows of a class in increasing order).
     pub fn draw(&mut self, counts: &[usize]) -> Result<Vec<Vec<i64>>> {
-        if counts.len() != self.n_problems() {
-            return Err(Error::InvalidInput(format!(
-                "{} counts for {} problems",
-                counts.len(),
-                self.n_problems()
-            )));
-        }
+        check_counts(counts, self.n_problems())?;
         let mut buf = Vec::new();
         let mut out = Vec::with_capacity(counts.len());
         for (p, (draws, &count)) in self.draws.iter().zip(counts).enumerate() {
@@ -671,6 +661,25 @@ fn joint_problem(
         rule: CsRule::new(params, mean_weight),
         plan,
     })
+}
+
+/// Begin the next pass of a problem of a driven fit: its steps (0 when its plan is
+/// done), `active` set to whether it runs.
+pub(crate) fn next_steps(plan: &mut PassPlan, active: &mut bool) -> u64 {
+    let steps = plan.next_pass();
+    *active = steps.is_some();
+    steps.unwrap_or(0)
+}
+
+/// An error unless `counts` holds one count of examples per problem.
+pub(crate) fn check_counts(counts: &[usize], n_problems: usize) -> Result<()> {
+    if counts.len() != n_problems {
+        return Err(Error::InvalidInput(format!(
+            "{} counts for {n_problems} problems",
+            counts.len()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -625,17 +625,7 @@ impl BudgetState {
     /// else the current iterate.
     pub fn model(&self, alpha_reg: f64) -> BudgetModel {
         let pts = &self.points;
-        let avg = &self.avg;
-        let (coef, intercept): (Vec<f64>, f64) = if avg.active() {
-            avg.averaged(&pts.coef, alpha_reg)
-        } else {
-            let scale = if self.t == 0 {
-                0.0
-            } else {
-                1.0 / (alpha_reg * self.t as f64)
-            };
-            (pts.coef.iter().map(|c| c * scale).collect(), self.bias)
-        };
+        let (coef, intercept) = self.avg.model_of(&pts.coef, self.bias, self.t, alpha_reg);
         BudgetModel {
             n_features: pts.d,
             points: pts.data.clone(),

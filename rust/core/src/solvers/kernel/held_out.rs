@@ -38,6 +38,16 @@ pub trait HeldOutSource: Sync {
     ) -> Result<Box<dyn HeldOutScore + 's>>;
 }
 
+/// The scorer of `problem` (its training row `s` row `map[s]` of the training set;
+/// `None`: the training set itself) from `held_out`; `None` without held-out rows.
+pub(crate) fn scorer_of<'s>(
+    held_out: Option<&'s dyn HeldOutSource>,
+    problem: HeldOutProblem,
+    map: Option<&'s [u32]>,
+) -> Result<Option<Box<dyn HeldOutScore + 's>>> {
+    held_out.map(|h| h.scorer(problem, map)).transpose()
+}
+
 /// The held-out rows of a kernel fit on data rows, with the kernel prepared on
 /// the training rows (the support vectors are among them).
 pub struct KernelHeldOut<'a, R> {

@@ -16,7 +16,7 @@ use crate::kernels::cache::SharedColumns;
 use crate::kernels::function::{KernelRows, Targets, QUERY_BLOCK};
 use crate::kernels::gram::Gram;
 use crate::parallel::{for_each_problem, row_blocks};
-use crate::solvers::kernel::held_out::{HeldOutProblem, HeldOutSource};
+use crate::solvers::kernel::held_out::{scorer_of, HeldOutProblem, HeldOutSource};
 use crate::solvers::kernel::solver::{
     check_kernel_params, fit_kernel_binary_shared, BinaryKernelModel, KernelFitOutput,
     KernelProblem, KernelSolver, KernelState, Strategy,
@@ -113,16 +113,8 @@ pub fn fit_kernel_one_vs_rest<G: Gram, S: Float>(
     let outputs = for_each_problem(items, n_threads, |p, state| {
         let task = labels.task(p)?;
         let label = problem_label(multi && params.verbose, p);
-        let scorer = match held_out {
-            Some(h) => Some(h.scorer(HeldOutProblem::Problem(p), None)?),
-            None => None,
-        };
-        let problem = KernelProblem {
-            gram,
-            task: &task,
-            params,
-            held_out: scorer.as_deref(),
-        };
+        let scorer = scorer_of(held_out, HeldOutProblem::Problem(p), None)?;
+        let problem = KernelProblem::new(gram, &task, params, scorer.as_deref());
         fit_kernel_binary_shared::<G, S>(problem, solver, &columns, state, monitor, &label)
     })?;
     Ok((merge(states, params.alpha)?, outputs))

@@ -40,7 +40,7 @@ use crate::float::Float;
 use crate::kernels::gram::{Gram, SubsetGram};
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
-use crate::solvers::kernel::held_out::{HeldOutProblem, HeldOutSource};
+use crate::solvers::kernel::held_out::{scorer_of, HeldOutProblem, HeldOutSource};
 use crate::solvers::kernel::model::{
     fit_kernel_one_vs_rest_fresh, merge_models, KernelModel, KernelSettings,
 };
@@ -115,10 +115,7 @@ pub fn fit_kernel_one_vs_one<G: Gram, S: Float>(
         } else {
             String::new()
         };
-        let scorer = match held_out {
-            Some(h) => Some(h.scorer(HeldOutProblem::Pair(i, j), Some(&pair.rows))?),
-            None => None,
-        };
+        let scorer = scorer_of(held_out, HeldOutProblem::Pair(i, j), Some(&pair.rows))?;
         let out = fit_kernel_binary::<_, S>(
             &view,
             &task,

@@ -17,7 +17,7 @@ use crate::float::Float;
 use crate::kernels::cache::SharedColumns;
 use crate::kernels::gram::Gram;
 use crate::monitor::Monitor;
-use crate::solvers::kernel::held_out::{HeldOutProblem, HeldOutSource};
+use crate::solvers::kernel::held_out::{scorer_of, HeldOutProblem, HeldOutSource};
 use crate::solvers::kernel::model::{merge_models, KernelModel, KernelSettings};
 use crate::solvers::kernel::solver::{
     fit_kernel_binary_shared, KernelFitOutput, KernelProblem, KernelState,
@@ -53,16 +53,8 @@ pub fn fit_kernel_regression<G: Gram, S: Float>(
     }
     let task = BinaryTask::regression(targets, sample_weight)?;
     let columns = SharedColumns::new(gram.n(), settings.cache_bytes);
-    let scorer = match held_out {
-        Some(h) => Some(h.scorer(HeldOutProblem::Problem(0), None)?),
-        None => None,
-    };
-    let problem = KernelProblem {
-        gram,
-        task: &task,
-        params,
-        held_out: scorer.as_deref(),
-    };
+    let scorer = scorer_of(held_out, HeldOutProblem::Problem(0), None)?;
+    let problem = KernelProblem::new(gram, &task, params, scorer.as_deref());
     let solver = settings.solver(1);
     let out = fit_kernel_binary_shared::<G, S>(problem, solver, &columns, state, monitor, "")?;
     let model = merge_models(&[state.model(params.alpha)])?;

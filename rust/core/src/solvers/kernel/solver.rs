@@ -308,6 +308,27 @@ impl KernelAverage {
             .collect();
         (out, self.bias_sum / n)
     }
+
+    /// The coefficients and bias a fit returns from the iterate `coef` (unscaled),
+    /// `bias` after `t` steps: the average once it has begun, else the iterate
+    /// scaled by `1/(alpha_reg t)` (zeros before the first step).
+    pub(crate) fn model_of(
+        &self,
+        coef: &[f64],
+        bias: f64,
+        t: u64,
+        alpha_reg: f64,
+    ) -> (Vec<f64>, f64) {
+        if self.active() {
+            return self.averaged(coef, alpha_reg);
+        }
+        let scale = if t == 0 {
+            0.0
+        } else {
+            1.0 / (alpha_reg * t as f64)
+        };
+        (coef.iter().map(|c| c * scale).collect(), bias)
+    }
 }
 
 /// A binary model: `f(x) = sum_s dual_coef[s] K(x_{support[s]}, x) + intercept`.
@@ -385,17 +406,7 @@ impl KernelState {
     /// down that cancelled; never for the margin losses, whose steps on an example
     /// all have its label's sign) are left out.
     pub fn model(&self, alpha_reg: f64) -> BinaryKernelModel {
-        let avg = &self.avg;
-        let (coef, intercept): (Vec<f64>, f64) = if avg.active() {
-            avg.averaged(&self.coef, alpha_reg)
-        } else {
-            let scale = if self.t == 0 {
-                0.0
-            } else {
-                1.0 / (alpha_reg * self.t as f64)
-            };
-            (self.coef.iter().map(|c| c * scale).collect(), self.bias)
-        };
+        let (coef, intercept) = self.avg.model_of(&self.coef, self.bias, self.t, alpha_reg);
         let mut pairs: Vec<(usize, f64)> = self
             .support
             .iter()
@@ -434,6 +445,24 @@ impl<G> Clone for KernelProblem<'_, G> {
 }
 
 impl<G> Copy for KernelProblem<'_, G> {}
+
+impl<'a, G> KernelProblem<'a, G> {
+    /// The problem of `task` on `gram` under `params`, scored on `held_out`'s rows
+    /// after every pass when given (a scorer from [`crate::solvers::kernel::held_out`]).
+    pub fn new(
+        gram: &'a G,
+        task: &'a BinaryTask<'a>,
+        params: &'a ValidParams,
+        held_out: Option<&'a dyn HeldOutScore>,
+    ) -> Self {
+        Self {
+            gram,
+            task,
+            params,
+            held_out,
+        }
+    }
+}
 
 /// Per-fit context of the kernel solver.
 struct Run<'a, G: Gram, S> {
@@ -831,12 +860,7 @@ pub fn fit_kernel_binary<G: Gram, S: Float>(
     label: &str,
 ) -> Result<KernelFitOutput> {
     let columns = SharedColumns::new(gram.n(), solver.cache_bytes);
-    let problem = KernelProblem {
-        gram,
-        task,
-        params,
-        held_out,
-    };
+    let problem = KernelProblem::new(gram, task, params, held_out);
     fit_kernel_binary_shared::<G, S>(problem, solver, &columns, state, monitor, label)
 }
 

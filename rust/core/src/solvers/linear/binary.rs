@@ -76,7 +76,7 @@ use crate::solvers::shared::passes::{
     drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
-use crate::solvers::shared::scaled::{ScaledParts, ScaledState};
+use crate::solvers::shared::scaled::{scaled_parts, ScaledParts, ScaledState};
 
 /// Examples drawn in one block (the cancellation flag is read between blocks); a
 /// block holds at least one step.
@@ -356,18 +356,11 @@ impl ScaledState for LinearState {
 
     #[inline]
     fn parts(&mut self) -> ScaledParts<'_> {
-        ScaledParts {
-            v: &mut self.v,
-            scale: &mut self.scale,
-            sq_norm: &mut self.sq_norm,
-            t: self.t,
-            avg_start: &mut self.avg_start,
-            avg_u: &mut self.avg_u,
-            avg_beta: &mut self.avg_beta,
-            avg_count: &mut self.avg_count,
-            bias: std::slice::from_ref(&self.bias),
-            avg_bias_sum: std::slice::from_mut(&mut self.avg_bias_sum),
-        }
+        scaled_parts!(
+            self,
+            std::slice::from_ref(&self.bias),
+            std::slice::from_mut(&mut self.avg_bias_sum)
+        )
     }
 }
 

@@ -83,7 +83,7 @@ use crate::solvers::shared::passes::{
     drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
-use crate::solvers::shared::scaled::{ScaledParts, ScaledState};
+use crate::solvers::shared::scaled::{scaled_parts, ScaledParts, ScaledState};
 
 /// The complete state of a Crammer–Singer Pegasos run. Training `T1` steps, then
 /// `T2` more from the returned state, is bit for bit `T1 + T2` at once.
@@ -320,18 +320,7 @@ impl ScaledState for CrammerSingerState {
 
     #[inline]
     fn parts(&mut self) -> ScaledParts<'_> {
-        ScaledParts {
-            v: &mut self.v,
-            scale: &mut self.scale,
-            sq_norm: &mut self.sq_norm,
-            t: self.t,
-            avg_start: &mut self.avg_start,
-            avg_u: &mut self.avg_u,
-            avg_beta: &mut self.avg_beta,
-            avg_count: &mut self.avg_count,
-            bias: &self.bias,
-            avg_bias_sum: &mut self.avg_bias_sum,
-        }
+        scaled_parts!(self, &self.bias, &mut self.avg_bias_sum)
     }
 }
 

@@ -51,6 +51,28 @@ pub(crate) struct ScaledParts<'s> {
     pub avg_bias_sum: &'s mut [f64],
 }
 
+/// The [`ScaledParts`] of a state `$s` whose fields carry these names (`v`, `scale`,
+/// `sq_norm`, `t`, `avg_start`, `avg_u`, `avg_beta`, `avg_count`), with its biases
+/// `$bias` and their running sums `$sums` as slices: the one body of every
+/// [`ScaledState::parts`].
+macro_rules! scaled_parts {
+    ($s:ident, $bias:expr, $sums:expr) => {
+        $crate::solvers::shared::scaled::ScaledParts {
+            v: &mut $s.v,
+            scale: &mut $s.scale,
+            sq_norm: &mut $s.sq_norm,
+            t: $s.t,
+            avg_start: &mut $s.avg_start,
+            avg_u: &mut $s.avg_u,
+            avg_beta: &mut $s.avg_beta,
+            avg_count: &mut $s.avg_count,
+            bias: $bias,
+            avg_bias_sum: $sums,
+        }
+    };
+}
+pub(crate) use scaled_parts;
+
 /// A linear state made of a scaled iterate (`LinearState`, `CrammerSingerState`):
 /// the shrink, projection, rescale and averaging of its steps, written once here.
 pub(crate) trait ScaledState {
