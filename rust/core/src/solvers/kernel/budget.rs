@@ -1298,11 +1298,7 @@ pub(crate) struct BudgetSubject<'a> {
 
 impl PassSubject for BudgetSubject<'_> {
     fn average_if_unstarted(&mut self) -> bool {
-        if self.state.avg.active() {
-            return false;
-        }
-        self.state.avg.start = self.state.t + 1;
-        true
+        self.state.avg.start_if_unstarted(self.state.t)
     }
 
     fn describe(&self) -> String {

@@ -269,6 +269,16 @@ impl KernelAverage {
         self.count > 0
     }
 
+    /// Start averaging at the step after `t` unless it has begun; whether it was
+    /// started (the pass driver's `PassSubject::average_if_unstarted`).
+    pub(crate) fn start_if_unstarted(&mut self, t: u64) -> bool {
+        if self.active() {
+            return false;
+        }
+        self.start = t + 1;
+        true
+    }
+
     /// Bring `acc[s]` up to the current step before `c_s` changes from `c`.
     #[inline]
     pub(crate) fn settle(&mut self, s: usize, c: f64) {
@@ -923,11 +933,7 @@ struct KernelRun<'a, 's, G: Gram, S: Float> {
 
 impl<G: Gram, S: Float> PassSubject for KernelRun<'_, '_, G, S> {
     fn average_if_unstarted(&mut self) -> bool {
-        if self.state.avg.active() {
-            return false;
-        }
-        self.state.avg.start = self.state.t + 1;
-        true
+        self.state.avg.start_if_unstarted(self.state.t)
     }
 
     fn describe(&self) -> String {

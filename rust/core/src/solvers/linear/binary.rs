@@ -73,7 +73,7 @@ use crate::solvers::shared::loss::{check_loss_fits_task, first_step_of, Loss, Lo
 use crate::solvers::shared::one_class::{self, one_class_sq_radius, reset_stride, scaled_best_rho};
 use crate::solvers::shared::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::shared::passes::{
-    drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe,
+    drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe, RunsOnState,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
 use crate::solvers::shared::scaled::{scaled_parts, ScaledParts, ScaledState};
@@ -1014,11 +1014,7 @@ pub fn finish_linear_fit(
 
 impl PassSubject for LinearState {
     fn average_if_unstarted(&mut self) -> bool {
-        if self.avg_count > 0 {
-            return false;
-        }
-        self.avg_start = self.t + 1;
-        true
+        self.start_average_if_unstarted()
     }
 
     fn describe(&self) -> String {
@@ -1039,13 +1035,15 @@ struct LinearRun<'a, 's, R> {
     held_out: Option<HeldOut<'a, R>>,
 }
 
-impl<R: Rows> PassSubject for LinearRun<'_, '_, R> {
-    fn average_if_unstarted(&mut self) -> bool {
-        self.state.average_if_unstarted()
+impl<R: Rows> RunsOnState for LinearRun<'_, '_, R> {
+    type State = LinearState;
+
+    fn state_mut(&mut self) -> &mut LinearState {
+        self.state
     }
 
-    fn describe(&self) -> String {
-        self.state.describe()
+    fn state(&self) -> &LinearState {
+        self.state
     }
 }
 

@@ -80,7 +80,7 @@ use crate::solvers::linear::binary::{
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
 use crate::solvers::shared::passes::{
-    drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe,
+    drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe, RunsOnState,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
 use crate::solvers::shared::scaled::{scaled_parts, ScaledParts, ScaledState};
@@ -643,11 +643,7 @@ struct CsRun<'a, 's, R> {
 
 impl PassSubject for CrammerSingerState {
     fn average_if_unstarted(&mut self) -> bool {
-        if self.avg_count > 0 {
-            return false;
-        }
-        self.avg_start = self.t + 1;
-        true
+        self.start_average_if_unstarted()
     }
 
     fn describe(&self) -> String {
@@ -655,13 +651,15 @@ impl PassSubject for CrammerSingerState {
     }
 }
 
-impl<R: Rows> PassSubject for CsRun<'_, '_, R> {
-    fn average_if_unstarted(&mut self) -> bool {
-        self.state.average_if_unstarted()
+impl<R: Rows> RunsOnState for CsRun<'_, '_, R> {
+    type State = CrammerSingerState;
+
+    fn state_mut(&mut self) -> &mut CrammerSingerState {
+        self.state
     }
 
-    fn describe(&self) -> String {
-        self.state.describe()
+    fn state(&self) -> &CrammerSingerState {
+        self.state
     }
 }
 

@@ -54,7 +54,7 @@ use crate::solvers::linear::binary::{
 };
 use crate::solvers::shared::loss::{Loss, LossFunction};
 use crate::solvers::shared::params::{Averaging, Intercept, ValidParams};
-use crate::solvers::shared::passes::{drive, PassPlan, PassRunner, PassSubject};
+use crate::solvers::shared::passes::{drive, PassPlan, PassRunner, RunsOnState};
 use crate::solvers::shared::scaled::ScaledState;
 
 /// Walker's alias table over integer weights, built by Vose's method in exact
@@ -403,13 +403,15 @@ impl<R: Rows> RankRun<'_, '_, R> {
     }
 }
 
-impl<R: Rows> PassSubject for RankRun<'_, '_, R> {
-    fn average_if_unstarted(&mut self) -> bool {
-        self.state.average_if_unstarted()
+impl<R: Rows> RunsOnState for RankRun<'_, '_, R> {
+    type State = LinearState;
+
+    fn state_mut(&mut self) -> &mut LinearState {
+        self.state
     }
 
-    fn describe(&self) -> String {
-        self.state.describe()
+    fn state(&self) -> &LinearState {
+        self.state
     }
 }
 

@@ -46,6 +46,27 @@ pub trait PassSubject {
     fn describe(&self) -> String;
 }
 
+/// A run whose [`PassSubject`] is its solver state's: the driver starts the state's
+/// average and shows the state's line.
+pub trait RunsOnState {
+    /// The state the run steps on.
+    type State: PassSubject;
+    /// The state, to change.
+    fn state_mut(&mut self) -> &mut Self::State;
+    /// The state, to read.
+    fn state(&self) -> &Self::State;
+}
+
+impl<T: RunsOnState> PassSubject for T {
+    fn average_if_unstarted(&mut self) -> bool {
+        self.state_mut().average_if_unstarted()
+    }
+
+    fn describe(&self) -> String {
+        self.state().describe()
+    }
+}
+
 /// A solver the driver runs one pass at a time.
 pub trait PassRunner: PassSubject {
     /// Run `steps` steps (checking the monitor for cancellation) and end the pass.

@@ -150,6 +150,17 @@ pub(crate) trait ScaledState {
         average_step(&mut self.parts(), weighted);
     }
 
+    /// Start the average at the next step unless it has begun; whether it was
+    /// started (the pass driver's `PassSubject::average_if_unstarted`).
+    fn start_average_if_unstarted(&mut self) -> bool {
+        let p = self.parts();
+        if *p.avg_count > 0 {
+            return false;
+        }
+        *p.avg_start = p.t + 1;
+        true
+    }
+
     /// Forget the running average (the next averaged step starts a new one).
     fn discard_average(&mut self) {
         let p = self.parts();
