@@ -73,7 +73,7 @@ use crate::solvers::shared::loss::{check_loss_fits_task, first_step_of, Loss, Lo
 use crate::solvers::shared::one_class::{self, one_class_sq_radius, reset_stride, scaled_best_rho};
 use crate::solvers::shared::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::shared::passes::{
-    drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe, RunsOnState,
+    drive, probe_stride, runs_on_state, PassPlan, PassRunner, PassSubject, Probe,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
 use crate::solvers::shared::scaled::{scaled_parts, ScaledParts, ScaledState};
@@ -1035,17 +1035,7 @@ struct LinearRun<'a, 's, R> {
     held_out: Option<HeldOut<'a, R>>,
 }
 
-impl<R: Rows> RunsOnState for LinearRun<'_, '_, R> {
-    type State = LinearState;
-
-    fn state_mut(&mut self) -> &mut LinearState {
-        self.state
-    }
-
-    fn state(&self) -> &LinearState {
-        self.state
-    }
-}
+runs_on_state!(LinearRun, LinearState);
 
 impl<R: Rows> PassRunner for LinearRun<'_, '_, R> {
     fn run_pass(&mut self, steps: u64) -> Result<()> {

@@ -80,7 +80,7 @@ use crate::solvers::linear::binary::{
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
 use crate::solvers::shared::passes::{
-    drive, probe_stride, PassPlan, PassRunner, PassSubject, Probe, RunsOnState,
+    drive, probe_stride, runs_on_state, PassPlan, PassRunner, PassSubject, Probe,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
 use crate::solvers::shared::scaled::{scaled_parts, ScaledParts, ScaledState};
@@ -651,17 +651,7 @@ impl PassSubject for CrammerSingerState {
     }
 }
 
-impl<R: Rows> RunsOnState for CsRun<'_, '_, R> {
-    type State = CrammerSingerState;
-
-    fn state_mut(&mut self) -> &mut CrammerSingerState {
-        self.state
-    }
-
-    fn state(&self) -> &CrammerSingerState {
-        self.state
-    }
-}
+runs_on_state!(CsRun, CrammerSingerState);
 
 impl<R: Rows> PassRunner for CsRun<'_, '_, R> {
     fn run_pass(&mut self, n_steps: u64) -> Result<()> {

@@ -54,7 +54,7 @@ use crate::solvers::linear::binary::{
 };
 use crate::solvers::shared::loss::{Loss, LossFunction};
 use crate::solvers::shared::params::{Averaging, Intercept, ValidParams};
-use crate::solvers::shared::passes::{drive, PassPlan, PassRunner, RunsOnState};
+use crate::solvers::shared::passes::{drive, runs_on_state, PassPlan, PassRunner};
 use crate::solvers::shared::scaled::ScaledState;
 
 /// Walker's alias table over integer weights, built by Vose's method in exact
@@ -403,17 +403,7 @@ impl<R: Rows> RankRun<'_, '_, R> {
     }
 }
 
-impl<R: Rows> RunsOnState for RankRun<'_, '_, R> {
-    type State = LinearState;
-
-    fn state_mut(&mut self) -> &mut LinearState {
-        self.state
-    }
-
-    fn state(&self) -> &LinearState {
-        self.state
-    }
-}
+runs_on_state!(RankRun, LinearState);
 
 impl<R: Rows> PassRunner for RankRun<'_, '_, R> {
     fn run_pass(&mut self, steps: u64) -> Result<()> {

@@ -67,6 +67,27 @@ impl<T: RunsOnState> PassSubject for T {
     }
 }
 
+/// [`RunsOnState`] for a run `$run<'_, '_, R>` (over rows `R: Rows`) whose field
+/// `state` is a `&mut $state`.
+macro_rules! runs_on_state {
+    ($run:ident, $state:ty) => {
+        impl<R: $crate::data::rows::Rows> $crate::solvers::shared::passes::RunsOnState
+            for $run<'_, '_, R>
+        {
+            type State = $state;
+
+            fn state_mut(&mut self) -> &mut $state {
+                self.state
+            }
+
+            fn state(&self) -> &$state {
+                self.state
+            }
+        }
+    };
+}
+pub(crate) use runs_on_state;
+
 /// A solver the driver runs one pass at a time.
 pub trait PassRunner: PassSubject {
     /// Run `steps` steps (checking the monitor for cancellation) and end the pass.
