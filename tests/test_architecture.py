@@ -80,7 +80,7 @@ def test_no_import_cycles():
 
 
 #: The model file modules (issue 27: model files that own no other class's secrets).
-MODEL_FILE_MODULES = ("model_io.py", "_model_file.py", "_saved_transformers.py")
+MODEL_FILE_MODULES = ("io/model_io.py", "io/_model_file.py", "io/_saved_transformers.py")
 
 #: Private names these modules may use on an estimator: the declared state hook, and
 #: scikit-learn's parameter validation that every estimator has.
@@ -124,7 +124,7 @@ def _private_uses(source: str) -> list[str]:
 def _declared_private_names() -> set[str]:
     """The private attributes the saveable classes declare in their ``_saved_state``."""
     from pegasos_rs import _registry
-    from pegasos_rs._model_file import SavedState
+    from pegasos_rs.io._model_file import SavedState
 
     names = set()
     for cls in _registry.classes().values():

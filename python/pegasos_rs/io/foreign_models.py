@@ -2,7 +2,7 @@
 libraries' ``predict`` programs do.
 
 :func:`read_model` reads any model file ``pegasos-rs predict`` accepts and tells
-them apart by their first line: pegasos-rs' binary format (:mod:`pegasos_rs.model_io`),
+them apart by their first line: pegasos-rs' binary format (:mod:`pegasos_rs.io.model_io`),
 LIBLINEAR's text format (first line ``solver_type ...``) or LIBSVM's (first line
 ``svm_type ...``).
 
@@ -55,12 +55,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_array
-
-from pegasos_rs import _core, _registry, model_io
+from pegasos_rs import _core, _registry
 from pegasos_rs._docs import filled
 from pegasos_rs._validation import as_rust_matrix, buffer, n_threads
 from pegasos_rs.exceptions import DataFormatError
+from pegasos_rs.io import model_io
+from sklearn.utils import check_array
 
 if TYPE_CHECKING:
     from pegasos_rs._typing import Int, MatrixLike, PathLike
@@ -339,7 +339,7 @@ def _read_liblinear_classifier(text: str, where: str) -> LiblinearModel:
         raise DataFormatError(
             f"LIBLINEAR solver_type {model.solver_type} is {what} model, not a classifier: "
             "pegasos_rs.load reads LIBLINEAR's classifiers (as PegasosClassifier); "
-            "pegasos_rs.foreign_models.read_model reads this one and predicts as LIBLINEAR "
+            "pegasos_rs.io.foreign_models.read_model reads this one and predicts as LIBLINEAR "
             "does",
             where,
             header.line("solver_type"),

@@ -37,7 +37,7 @@ the functions ``PegasosClassifier`` itself uses (:mod:`pegasos_rs._linear_solver
 and the model file is byte for byte the one ``PegasosClassifier(...).fit(X,
 y).save(...)`` writes with the same parameters. ``predict`` with a linear
 classifier's file (no ``-b 1``) reads it without them too
-(``pegasos_rs.model_io._load_linear_classifier``) and predicts through the
+(``pegasos_rs.io.model_io._load_linear_classifier``) and predicts through the
 functions ``PegasosClassifier.predict`` uses. So ``pegasos-rs train`` and
 ``predict`` start in a fraction of a second, as LIBLINEAR's do, instead of after the
 seconds scikit-learn takes to import.
@@ -52,7 +52,7 @@ with ``pegasos_rs.dask.PegasosClassifier``, ``-s 11``, ``12``, ``13`` with
 
 ``predict`` reads a model (pegasos-rs' format, a LIBLINEAR model file or a LIBSVM
 ``c_svc``, ``nu_svc``, ``epsilon_svr`` or ``nu_svr`` model file; see
-:mod:`pegasos_rs.foreign_models`), writes one predicted label per line to
+:mod:`pegasos_rs.io.foreign_models`), writes one predicted label per line to
 ``output_file`` and prints ``Accuracy = 97.1234% (3204/3299)`` as LIBLINEAR's
 ``predict`` does (LIBSVM's ``svm-predict`` adds `` (classification)``). A regression
 model (LIBLINEAR's ``-s 11``, ``12``, ``13``, LIBSVM's epsilon-SVR and nu-SVR, and
@@ -831,7 +831,7 @@ def _read(args, data_file: str, *, as_arrays: bool):
     """The data file as a CSR matrix and labels, or (``as_arrays``) as
     ``svmlight.read_svmlight_arrays`` gives it (no scipy); exits with a one-line
     message when it cannot be read."""
-    from pegasos_rs import svmlight
+    from pegasos_rs.io import svmlight
 
     try:
         with reporting(_bar(args, f"reading {os.path.basename(data_file)}", "B")):
@@ -875,7 +875,7 @@ def _train_ranker(args, class_weight, on_dask: bool) -> int:
     model_file = args.files[1] if len(args.files) > 1 else os.path.basename(data_file) + ".model"
     import numpy as np
 
-    from pegasos_rs import svmlight
+    from pegasos_rs.io import svmlight
     from pegasos_rs.ranker import PegasosRanker
 
     try:
@@ -1326,7 +1326,7 @@ def _predict_parser() -> argparse.ArgumentParser:
 
 
 def predict(argv: list[str]) -> int:
-    from pegasos_rs import model_io
+    from pegasos_rs.io import model_io
 
     args = _predict_parser().parse_args(argv)
     # A linear classifier's file (what train writes) is read and predicted without
@@ -1337,14 +1337,14 @@ def predict(argv: list[str]) -> int:
         return _predict_linear(args, linear)
     import numpy as np
 
-    from pegasos_rs.foreign_models import (
+    from pegasos_rs.io.foreign_models import (
         LiblinearModel,
         LibsvmModel,
         LibsvmOneClassModel,
         LibsvmRegressionModel,
         read_model,
     )
-    from pegasos_rs.svmlight import load_svmlight_file
+    from pegasos_rs.io.svmlight import load_svmlight_file
 
     try:
         model = read_model(args.model_file)
@@ -1392,13 +1392,14 @@ def predict(argv: list[str]) -> int:
 
 def _predict_linear(args, model) -> int:
     """``predict`` with a linear classifier read by
-    ``pegasos_rs.model_io._load_linear_classifier``, without scikit-learn or scipy:
+    ``pegasos_rs.io.model_io._load_linear_classifier``, without scikit-learn or scipy:
     the rows as ``read_svmlight_arrays`` gives them, the decision values and labels
     by the functions ``PegasosClassifier.predict`` uses."""
     import numpy as np
 
-    from pegasos_rs import _linear_solver, svmlight
+    from pegasos_rs import _linear_solver
     from pegasos_rs._arrays import csr_parts
+    from pegasos_rs.io import svmlight
 
     try:
         with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
@@ -1470,7 +1471,7 @@ def _predict_ranking(args, model) -> int:
     import numpy as np
 
     from pegasos_rs._ranking import mean_ndcg
-    from pegasos_rs.svmlight import load_svmlight_file
+    from pegasos_rs.io.svmlight import load_svmlight_file
 
     with reporting(_bar(args, f"reading {os.path.basename(args.data_file)}", "B")):
         try:
@@ -1500,7 +1501,7 @@ def _is_regression(model) -> bool:
     regressors, a Pipeline ending in one). ``predict`` then writes values with
     ``%.17g`` and prints the mean squared error and squared correlation instead of
     the accuracy, as LIBLINEAR's and LIBSVM's programs do."""
-    from pegasos_rs.foreign_models import LiblinearRegressionModel, LibsvmRegressionModel
+    from pegasos_rs.io.foreign_models import LiblinearRegressionModel, LibsvmRegressionModel
 
     if isinstance(model, (LiblinearRegressionModel, LibsvmRegressionModel)):
         return True
@@ -1549,7 +1550,7 @@ def _check_probabilities(model, model_file: str, regression: bool) -> None:
     pegasos-rs models trained with ``-b 1``, LIBLINEAR's logistic regression models
     (those LIBLINEAR's ``predict -b 1`` accepts). Regression models are refused as
     LIBLINEAR's ``predict -b 1`` refuses them."""
-    from pegasos_rs.foreign_models import LIBLINEAR_PROBABILITY, LiblinearModel, LibsvmModel
+    from pegasos_rs.io.foreign_models import LIBLINEAR_PROBABILITY, LiblinearModel, LibsvmModel
 
     if regression:
         what = getattr(model, "solver_type", None) or type(model).__name__
