@@ -33,7 +33,7 @@ PROVIDERS = (
     "pegasos_rs.kernel_regressor",
     "pegasos_rs.kernel_one_class",
     "pegasos_rs.kernel_approximation",
-    "pegasos_rs.io.foreign_models",
+    "pegasos_rs.io.liblinear_model",
 )
 
 
@@ -62,7 +62,7 @@ def register_text_reader(name: str, reader: Callable[[str, str], Any]) -> None:
 
 
 def text_reader(name: str) -> Callable[[str, str], Any]:
-    """The reader registered for ``name`` (``pegasos_rs.io.foreign_models`` registers
+    """The reader registered for ``name`` (``pegasos_rs.io.liblinear_model`` registers
     LIBLINEAR's; the modules of :data:`PROVIDERS` are imported first)."""
     _import_providers()
     return _TEXT_READERS[name]

@@ -1550,7 +1550,8 @@ def _check_probabilities(model, model_file: str, regression: bool) -> None:
     pegasos-rs models trained with ``-b 1``, LIBLINEAR's logistic regression models
     (those LIBLINEAR's ``predict -b 1`` accepts). Regression models are refused as
     LIBLINEAR's ``predict -b 1`` refuses them."""
-    from pegasos_rs.io.foreign_models import LIBLINEAR_PROBABILITY, LiblinearModel, LibsvmModel
+    from pegasos_rs.io.foreign_models import LiblinearModel, LibsvmModel
+    from pegasos_rs.io.liblinear_model import LIBLINEAR_PROBABILITY
 
     if regression:
         what = getattr(model, "solver_type", None) or type(model).__name__

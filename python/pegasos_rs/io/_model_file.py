@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from pegasos_rs import _core
 from pegasos_rs._arrays import is_sparse
 

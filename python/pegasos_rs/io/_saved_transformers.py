@@ -12,8 +12,9 @@ gives the saved transformer's features or raises ``ValueError``, never anything 
 from __future__ import annotations
 
 import numpy as np
-from pegasos_rs.io import _model_file
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+from pegasos_rs.io import _model_file
 
 
 def _check_standard(est, need) -> None:

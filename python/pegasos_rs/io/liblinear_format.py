@@ -14,6 +14,7 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
 from pegasos_rs import _registry
 from pegasos_rs._fitted import fitted_param
 from pegasos_rs.exceptions import NotFittedError

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
+
 from pegasos_rs import _core, _progress
 from pegasos_rs._arrays import as_rust_matrix, buffer, canonical_csr, is_sparse, n_threads
 from pegasos_rs._counts import counted
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
     import scipy.sparse as sp
     from numpy.typing import ArrayLike, DTypeLike, NDArray
+
     from pegasos_rs._typing import FileLike, Int, MatrixLike, PathLike
 
 _OPENERS: dict[str, Callable[..., Any]] = {
