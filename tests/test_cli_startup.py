@@ -168,7 +168,7 @@ def test_cli_limits_are_the_estimators():
     """--passes, --max-steps and --seed are checked by the command line itself (the
     linear path builds no estimator): within the ranges the estimator accepts."""
     from pegasos_rs import _linear_solver
-    from pegasos_rs.cli import cli_train_predict as cli
+    from pegasos_rs.cli import options as cli
 
     # the parameters predict's scikit-learn-free reading accepts in a file
     assert set(_linear_solver.PARAMETERS) == set(PegasosClassifier().get_params())

@@ -699,7 +699,7 @@ def test_what_predict_reports_as_regression():
     """One predicate decides: LIBLINEAR's and LIBSVM's regression models and any
     scikit-learn regressor (so pegasos-rs' regressors need no change here)."""
     from pegasos_rs import PegasosClassifier
-    from pegasos_rs.cli.cli_train_predict import _is_regression
+    from pegasos_rs.cli.predict import _is_regression
     from pegasos_rs.io.foreign_models import read_libsvm
     from sklearn.linear_model import Ridge, SGDRegressor
     from sklearn.pipeline import make_pipeline

@@ -5,8 +5,8 @@
 accuracy and training time side by side and explains them
 (:mod:`pegasos_rs.cli._demo`). ``pegasos-rs train`` and
 ``pegasos-rs predict`` work like LIBLINEAR's programs (see
-:mod:`pegasos_rs.cli.cli_train_predict`). ``pegasos-rs export --format liblinear MODEL
-OUT`` writes a pegasos-rs model file as a LIBLINEAR model file
+:mod:`pegasos_rs.cli.train` and :mod:`pegasos_rs.cli.predict`). ``pegasos-rs
+export --format liblinear MODEL OUT`` writes a pegasos-rs model file as a LIBLINEAR model file
 (:func:`pegasos_rs.write_liblinear_model`), ``pegasos-rs export MODEL OUT.onnx`` (or
 ``--format onnx``) as an ONNX graph (:func:`pegasos_rs.to_onnx`, the ``onnx`` extra).
 """
@@ -122,7 +122,7 @@ def export(args) -> int:
 def _model_summary(model) -> str:
     """``"PegasosClassifier (3 classes, 5 features)"``; a pipeline's steps are named."""
     from pegasos_rs._counts import counted
-    from pegasos_rs.cli.cli_train_predict import task_of
+    from pegasos_rs.cli._common import task_of
 
     name = type(model).__name__
     steps = [type(s).__name__ for _, s in getattr(model, "steps", []) if s != "passthrough"]
@@ -137,7 +137,8 @@ def _model_summary(model) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from pegasos_rs.cli.cli_train_predict import predict, train
+    from pegasos_rs.cli.predict import predict
+    from pegasos_rs.cli.train import train
 
     argv = sys.argv[1:] if argv is None else list(argv)
     # train/predict parse LIBLINEAR-style options (-w1 5) themselves.
