@@ -117,13 +117,13 @@ def _reaches_into_cli(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_reaches_into_cli_finds_what_it_looks_for():
-    """The check below can fail: an io module, an estimator module or a Dask module
-    importing the command line is found; the command line importing them, and
+    """The check below can fail: an io module, an estimator module or a helper at
+    the top level importing the command line is found; the command line importing them, and
     ``__main__`` importing it, are not."""
     graph = {
         "pegasos_rs.io.model_io": {"pegasos_rs.cli._common", "pegasos_rs._core"},
         "pegasos_rs.linear": {"pegasos_rs.cli", "pegasos_rs.io.model_io"},
-        "pegasos_rs.dask._kernel": {"pegasos_rs.cli.train"},
+        "pegasos_rs._search": {"pegasos_rs.cli.train"},
         "pegasos_rs.cli.predict": {"pegasos_rs.io.model_io", "pegasos_rs.linear"},
         "pegasos_rs.cli": {"pegasos_rs.cli.train"},
         "pegasos_rs.__main__": {"pegasos_rs.cli"},
@@ -131,7 +131,7 @@ def test_reaches_into_cli_finds_what_it_looks_for():
         "pegasos_rs.clinic": set(),
     }
     assert _reaches_into_cli(graph) == [
-        "pegasos_rs.dask._kernel (dask) -> pegasos_rs.cli.train",
+        "pegasos_rs._search (estimators) -> pegasos_rs.cli.train",
         "pegasos_rs.io.model_io (io) -> pegasos_rs.cli._common",
         "pegasos_rs.linear (estimators) -> pegasos_rs.cli",
     ]
@@ -140,7 +140,7 @@ def test_reaches_into_cli_finds_what_it_looks_for():
 def test_sub_packages_keep_their_concern():
     """The command line uses the file formats and the estimators, never the other
     way round: no module of ``pegasos_rs.io``, of the top level (the estimators and
-    their helpers), of ``pegasos_rs.dask`` or ``pegasos_rs.onnx`` imports
+    their helpers), of the Dask or the ONNX sub-package imports
     ``pegasos_rs.cli``, not even inside a function."""
     graph = _graph()
     # The layout this checks (so that the check checks something).
