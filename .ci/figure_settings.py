@@ -161,7 +161,7 @@ SETTINGS: dict[str, dict[str, str]] = {
         "while the disk keeps 10 % of its space free": KEPT_BOUND,
         "than 10 % of the disk free": KEPT_BOUND,
     },
-    "python/pegasos_rs/_demo.py": {
+    "python/pegasos_rs/cli/_demo.py": {
         "a random 20 % of the": "a setting of the demo's generated data",
         "then 5 % of": "a setting of the demo's generated data",
         "the last 20 % of the rows after training on the first 80 %": "the demo's split",

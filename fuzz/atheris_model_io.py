@@ -39,7 +39,7 @@ _PATH = os.path.join(_DIR, "model")
 
 def frame(data: bytes) -> bytes:
     """The file content the input stands for (see the module documentation)."""
-    from pegasos_rs.model_io import FORMAT_VERSION, MAGIC
+    from pegasos_rs.io.model_io import FORMAT_VERSION, MAGIC
 
     if not data:
         return b""
@@ -86,7 +86,7 @@ def main() -> None:
     import atheris
 
     with atheris.instrument_imports(include=["pegasos_rs"]):
-        import pegasos_rs.model_io  # noqa: F401
+        import pegasos_rs.io.model_io  # noqa: F401
 
     atheris.Setup(sys.argv, check)
     atheris.Fuzz()

@@ -90,7 +90,7 @@ def main() -> None:
     import atheris
 
     with atheris.instrument_imports(include=["pegasos_rs"]):
-        import pegasos_rs.svmlight  # noqa: F401
+        import pegasos_rs.io.svmlight  # noqa: F401
 
     atheris.Setup(sys.argv, check)
     atheris.Fuzz()

@@ -129,7 +129,7 @@ def _model_files(tmp: Path) -> dict[str, bytes]:
 
 
 def _split(raw: bytes):
-    from pegasos_rs.model_io import MAGIC
+    from pegasos_rs.io.model_io import MAGIC
 
     (hlen,) = struct.unpack_from("<Q", raw, len(MAGIC) + 4)
     start = len(MAGIC) + 12
@@ -137,7 +137,7 @@ def _split(raw: bytes):
 
 
 def _join(header: dict, blob: bytes) -> bytes:
-    from pegasos_rs.model_io import FORMAT_VERSION, MAGIC
+    from pegasos_rs.io.model_io import FORMAT_VERSION, MAGIC
 
     text = json.dumps(header).encode()
     body = MAGIC + struct.pack("<IQ", FORMAT_VERSION, len(text)) + text + blob
@@ -179,7 +179,7 @@ def _framed(models: dict[str, bytes]) -> dict[str, bytes]:
     """Mode byte + content for the model_io target (see atheris_model_io.py): each
     model as is (0), with the CRC recomputed by the target (1) and, for pegasos-rs
     files, as header JSON, NUL, arrays (2)."""
-    from pegasos_rs.model_io import MAGIC
+    from pegasos_rs.io.model_io import MAGIC
 
     out = {}
     for name, raw in models.items():

@@ -1,5 +1,7 @@
 """The package's modules import one another in one direction only (issue 16): no
-import cycle, not even one hidden by an import inside a function."""
+import cycle, not even one hidden by an import inside a function; and the
+sub-packages keep their concern (issue 41): nothing but the command line imports
+``pegasos_rs.cli``."""
 
 from __future__ import annotations
 
@@ -54,11 +56,17 @@ def _imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
     return {m for m in found if m in known and m != name}
 
 
-def test_no_import_cycles():
+def _graph() -> dict[str, set[str]]:
+    """Each of the package's modules and the package's modules it imports."""
     modules = _modules()
     known = {*modules, "pegasos_rs._core"}  # the extension imports nothing of ours
     graph = {name: _imports(name, path, known) for name, path in modules.items()}
     graph["pegasos_rs._core"] = set()
+    return graph
+
+
+def test_no_import_cycles():
+    graph = _graph()
     # The package itself imports its public modules; a module importing from the
     # package ("from pegasos_rs import x") depends on those, so keep that edge.
     state: dict[str, int] = {}
@@ -79,8 +87,71 @@ def test_no_import_cycles():
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
 
 
+#: The command line's sub-package, and the one module outside it that may import it
+#: (``python -m pegasos_rs`` runs the command line).
+CLI = "pegasos_rs.cli"
+CLI_ENTRY = "pegasos_rs.__main__"
+#: The sub-packages, each of one concern; the modules at the top level are the
+#: estimators and their helpers.
+SUB_PACKAGES = ("cli", "io", "dask", "onnx")
+
+
+def _concern(name: str) -> str:
+    """The concern of a module (issue 41): ``"cli"``, ``"io"``, ``"dask"``, ``"onnx"``
+    for the sub-packages, ``"estimators"`` for the package's top level."""
+    package = name.split(".")[1] if "." in name else ""
+    return package if package in SUB_PACKAGES else "estimators"
+
+
+def _reaches_into_cli(graph: dict[str, set[str]]) -> list[str]:
+    """``"module -> cli module"`` for each import of :data:`CLI` by a module outside it
+    (the file formats of ``pegasos_rs.io``, the estimators at the top level, the Dask
+    and ONNX sub-packages), except :data:`CLI_ENTRY`."""
+    return sorted(
+        f"{name} ({_concern(name)}) -> {target}"
+        for name, targets in graph.items()
+        if _concern(name) != "cli" and name != CLI_ENTRY
+        for target in targets
+        if target == CLI or target.startswith(CLI + ".")
+    )
+
+
+def test_reaches_into_cli_finds_what_it_looks_for():
+    """The check below can fail: an io module, an estimator module or a helper at
+    the top level importing the command line is found; the command line importing them, and
+    ``__main__`` importing it, are not."""
+    graph = {
+        "pegasos_rs.io.model_io": {"pegasos_rs.cli._common", "pegasos_rs._core"},
+        "pegasos_rs.linear": {"pegasos_rs.cli", "pegasos_rs.io.model_io"},
+        "pegasos_rs._search": {"pegasos_rs.cli.train"},
+        "pegasos_rs.cli.predict": {"pegasos_rs.io.model_io", "pegasos_rs.linear"},
+        "pegasos_rs.cli": {"pegasos_rs.cli.train"},
+        "pegasos_rs.__main__": {"pegasos_rs.cli"},
+        "pegasos_rs.client": {"pegasos_rs.clinic"},  # not the cli: a name's prefix only
+        "pegasos_rs.clinic": set(),
+    }
+    assert _reaches_into_cli(graph) == [
+        "pegasos_rs._search (estimators) -> pegasos_rs.cli.train",
+        "pegasos_rs.io.model_io (io) -> pegasos_rs.cli._common",
+        "pegasos_rs.linear (estimators) -> pegasos_rs.cli",
+    ]
+
+
+def test_sub_packages_keep_their_concern():
+    """The command line uses the file formats and the estimators, never the other
+    way round: no module of ``pegasos_rs.io``, of the top level (the estimators and
+    their helpers), of the Dask or the ONNX sub-package imports
+    ``pegasos_rs.cli``, not even inside a function."""
+    graph = _graph()
+    # The layout this checks (so that the check checks something).
+    assert {"pegasos_rs.io.model_io", "pegasos_rs.cli.train", "pegasos_rs.linear"} <= set(graph)
+    assert _concern("pegasos_rs.io.svmlight") == "io"
+    assert _concern("pegasos_rs.kernel") == "estimators"
+    assert _reaches_into_cli(graph) == []
+
+
 #: The model file modules (issue 27: model files that own no other class's secrets).
-MODEL_FILE_MODULES = ("model_io.py", "_model_file.py", "_saved_transformers.py")
+MODEL_FILE_MODULES = ("io/model_io.py", "io/_model_file.py", "io/_saved_transformers.py")
 
 #: Private names these modules may use on an estimator: the declared state hook, and
 #: scikit-learn's parameter validation that every estimator has.
@@ -124,7 +195,7 @@ def _private_uses(source: str) -> list[str]:
 def _declared_private_names() -> set[str]:
     """The private attributes the saveable classes declare in their ``_saved_state``."""
     from pegasos_rs import _registry
-    from pegasos_rs._model_file import SavedState
+    from pegasos_rs.io._model_file import SavedState
 
     names = set()
     for cls in _registry.classes().values():

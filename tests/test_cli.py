@@ -340,7 +340,7 @@ def test_predict_b_1_gives_liblinears_logistic_regression_probabilities(
     np.testing.assert_array_equal(rows[:, 0], want_labels)
     np.testing.assert_allclose(rows[:, 1:], np.array(want), rtol=1e-5, atol=1e-6)
     # The reader's own probabilities, unrounded.
-    from pegasos_rs.foreign_models import read_model
+    from pegasos_rs.io.foreign_models import read_model
 
     proba = read_model(tmp_path / "lr.model").predict_proba(pegasos_rs.load_svmlight_file(data)[0])
     np.testing.assert_allclose(proba, np.array(want), rtol=1e-9, atol=1e-12)
@@ -569,7 +569,7 @@ def test_help_names_both_export_formats_and_what_each_writes(capsys):
     write_liblinear_model for LIBLINEAR."""
     from pegasos_rs import _registry, cli
     from pegasos_rs.exceptions import NotFittedError
-    from pegasos_rs.liblinear_format import write_liblinear_model
+    from pegasos_rs.io.liblinear_format import write_liblinear_model
     from pegasos_rs.onnx import CONVERTERS, REFUSED
 
     with pytest.raises(SystemExit):

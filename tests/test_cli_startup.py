@@ -114,7 +114,7 @@ def test_load_in_a_fresh_process_finds_every_model_class(tmp_path):
         "w\n0.5\n-0.25\n"
     )
     for path in (tmp_path / "p.model", liblinear):
-        code = f"from pegasos_rs.model_io import load; print(type(load({str(path)!r})).__name__)"
+        code = f"from pegasos_rs.io.model_io import load; print(type(load({str(path)!r})).__name__)"
         out = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         )
@@ -168,7 +168,7 @@ def test_cli_limits_are_the_estimators():
     """--passes, --max-steps and --seed are checked by the command line itself (the
     linear path builds no estimator): within the ranges the estimator accepts."""
     from pegasos_rs import _linear_solver
-    from pegasos_rs import cli_train_predict as cli
+    from pegasos_rs.cli import options as cli
 
     # the parameters predict's scikit-learn-free reading accepts in a file
     assert set(_linear_solver.PARAMETERS) == set(PegasosClassifier().get_params())

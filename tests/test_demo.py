@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from conftest import make_problem
 from pegasos_rs import PegasosClassifier
-from pegasos_rs._demo import choose_alpha, sparse_text_like
 from pegasos_rs.cli import main
+from pegasos_rs.cli._demo import choose_alpha, sparse_text_like
 
 
 def test_demo_prints_both_solvers_per_problem_and_explains_the_ceiling(capsys):
@@ -67,7 +67,7 @@ def test_demo_names_its_passes_flag_and_counts_one_pass():
     one-pass run says "1 pass"."""
     from argparse import Namespace
 
-    from pegasos_rs._demo import _explanation, solver_label
+    from pegasos_rs.cli._demo import _explanation, solver_label
 
     text = " ".join(_explanation(Namespace(alpha=1e-5, passes=1), 0.0).split())
     assert "pegasos-rs demo --passes" in text

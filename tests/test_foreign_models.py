@@ -26,7 +26,7 @@ from conftest import _datasets, make_problem
 from pegasos_rs import dump_svmlight_file
 from pegasos_rs.cli import main
 from pegasos_rs.exceptions import DataFormatError
-from pegasos_rs.foreign_models import (
+from pegasos_rs.io.foreign_models import (
     LiblinearModel,
     LiblinearRegressionModel,
     LibsvmModel,
@@ -699,8 +699,8 @@ def test_what_predict_reports_as_regression():
     """One predicate decides: LIBLINEAR's and LIBSVM's regression models and any
     scikit-learn regressor (so pegasos-rs' regressors need no change here)."""
     from pegasos_rs import PegasosClassifier
-    from pegasos_rs.cli_train_predict import _is_regression
-    from pegasos_rs.foreign_models import read_libsvm
+    from pegasos_rs.cli.predict import _is_regression
+    from pegasos_rs.io.foreign_models import read_libsvm
     from sklearn.linear_model import Ridge, SGDRegressor
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler

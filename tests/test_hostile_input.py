@@ -34,7 +34,7 @@ from pegasos_rs import (
     load_svmlight_file,
 )
 from pegasos_rs.exceptions import DataFormatError, NotFittedError, PegasosError
-from pegasos_rs.model_io import FORMAT_VERSION, MAGIC
+from pegasos_rs.io.model_io import FORMAT_VERSION, MAGIC
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 

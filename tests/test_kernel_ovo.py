@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pegasos_rs import KernelPegasosClassifier
-from pegasos_rs.model_io import load
+from pegasos_rs.io.model_io import load
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.svm import SVC
 

@@ -20,7 +20,7 @@ from pegasos_rs import (
 )
 from pegasos_rs.cli import main
 from pegasos_rs.exceptions import NotFittedError
-from pegasos_rs.foreign_models import LiblinearRegressionModel, read_model
+from pegasos_rs.io.foreign_models import LiblinearRegressionModel, read_model
 
 llu = pytest.importorskip("liblinear.liblinearutil")
 
@@ -305,7 +305,7 @@ def test_one_class_svm_predicts_in_liblinear_as_here(tmp_path):
     -1 for w.x - rho = 0, scikit-learn's rule +1); read back as LIBLINEAR's
     one-class model."""
     from pegasos_rs import PegasosOneClassSVM
-    from pegasos_rs.foreign_models import read_model
+    from pegasos_rs.io.foreign_models import read_model
 
     X, _ = make_problem(n_samples=150, n_features=6, n_classes=2, seed=4)
     X = X + 0.5

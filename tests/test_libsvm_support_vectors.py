@@ -16,7 +16,7 @@ import pytest
 import scipy.sparse as sp
 from pegasos_rs import _core
 from pegasos_rs.exceptions import DataFormatError
-from pegasos_rs.foreign_models import LibsvmModel, LibsvmRegressionModel, read_libsvm
+from pegasos_rs.io.foreign_models import LibsvmModel, LibsvmRegressionModel, read_libsvm
 
 
 def reference_support_vectors(text: str, n_coef: int, total: int):

@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 from conftest import make_problem
 from pegasos_rs import KernelPegasosClassifier, PegasosClassifier
-from pegasos_rs.model_io import FORMAT_VERSION, MAGIC
+from pegasos_rs.io.model_io import FORMAT_VERSION, MAGIC
 
 
 def _estimators():
@@ -194,7 +194,7 @@ def test_every_fitted_attribute_survives_save_and_load(tmp_path):
     # A damaged report is refused with the file named.
     raw = path.read_bytes()
     # A report without one of the keys (here "switched_at") is refused too.
-    from pegasos_rs.model_io import _fit_report
+    from pegasos_rs.io.model_io import _fit_report
 
     partial = [{k: v for k, v in r.items() if k != "switched_at"} for r in est.fit_report_]
     with pytest.raises(DataFormatError, match="fit_report_"):

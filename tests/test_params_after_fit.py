@@ -27,7 +27,7 @@ from pegasos_rs import (
     load,
     save,
 )
-from pegasos_rs.liblinear_format import _model_text
+from pegasos_rs.io.liblinear_format import _model_text
 from sklearn.datasets import load_diabetes, load_iris
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -220,7 +220,7 @@ def _rewrite_header(path, change) -> None:
     import struct
     import zlib
 
-    from pegasos_rs._model_file import FORMAT_VERSION, MAGIC
+    from pegasos_rs.io._model_file import FORMAT_VERSION, MAGIC
 
     raw = path.read_bytes()
     (hlen,) = struct.unpack_from("<Q", raw, len(MAGIC) + 4)

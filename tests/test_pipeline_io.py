@@ -22,7 +22,7 @@ from pegasos_rs import (
     PegasosClassifier,
     RandomFourierFeatures,
 )
-from pegasos_rs.model_io import FORMAT_VERSION, MAGIC
+from pegasos_rs.io.model_io import FORMAT_VERSION, MAGIC
 from sklearn.decomposition import PCA
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, MaxAbsScaler, StandardScaler

@@ -19,7 +19,7 @@ from conftest import make_problem
 from pegasos_rs import KernelPegasosClassifier, PegasosClassifier, _core, _platt, load
 from pegasos_rs._platt import fit_sigmoid
 from pegasos_rs.exceptions import DataFormatError
-from pegasos_rs.model_io import FORMAT_VERSION, MAGIC
+from pegasos_rs.io.model_io import FORMAT_VERSION, MAGIC
 from scipy.optimize import minimize, root
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import clone

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from pegasos_rs import PegasosClassifier
-from pegasos_rs.model_io import load
+from pegasos_rs.io.model_io import load
 from sklearn.datasets import load_digits, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split

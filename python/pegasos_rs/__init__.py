@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from pegasos_rs import exceptions
     from pegasos_rs._core import __version__
     from pegasos_rs.exceptions import DataFormatError, PegasosError
+    from pegasos_rs.io.liblinear_format import write_liblinear_model
+    from pegasos_rs.io.model_io import load, save
+    from pegasos_rs.io.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
     from pegasos_rs.kernel import KernelPegasosClassifier
     from pegasos_rs.kernel_approximation import (
         AdditiveKernelMap,
@@ -27,16 +30,13 @@ if TYPE_CHECKING:
     from pegasos_rs.kernel_cv import KernelPegasosClassifierCV, KernelPegasosRegressorCV
     from pegasos_rs.kernel_one_class import KernelPegasosOneClassSVM
     from pegasos_rs.kernel_regressor import KernelPegasosRegressor
-    from pegasos_rs.liblinear_format import write_liblinear_model
     from pegasos_rs.linear import PegasosClassifier
     from pegasos_rs.linear_cv import PegasosClassifierCV, PegasosRegressorCV
     from pegasos_rs.linear_regressor import PegasosRegressor
-    from pegasos_rs.model_io import load, save
     from pegasos_rs.one_class import PegasosOneClassSVM
     from pegasos_rs.onnx import to_onnx
     from pegasos_rs.pairwise import pairwise_kernels
     from pegasos_rs.ranker import PegasosRanker
-    from pegasos_rs.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
 __all__ = [
     "AdditiveKernelMap",
@@ -86,15 +86,15 @@ _HOME = {
     "PegasosRegressorCV": "linear_cv",
     "RandomFourierFeatures": "kernel_approximation",
     "__version__": "_core",
-    "dump_svmlight_file": "svmlight",
+    "dump_svmlight_file": "io.svmlight",
     "exceptions": "exceptions",
-    "load": "model_io",
-    "load_svmlight_file": "svmlight",
-    "load_svmlight_files": "svmlight",
+    "load": "io.model_io",
+    "load_svmlight_file": "io.svmlight",
+    "load_svmlight_files": "io.svmlight",
     "pairwise_kernels": "pairwise",
-    "save": "model_io",
+    "save": "io.model_io",
     "to_onnx": "onnx",
-    "write_liblinear_model": "liblinear_format",
+    "write_liblinear_model": "io.liblinear_format",
 }
 
 

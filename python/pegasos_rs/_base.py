@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from pegasos_rs import _fitted, _linear_solver, _platt
 from pegasos_rs._typing import F
-from pegasos_rs.model_io import save
+from pegasos_rs.io.model_io import save
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -263,7 +263,7 @@ class PegasosModelMixin(CachedParamNames):
 
     def save(self, path: PathLike) -> None:
         """Write the fitted model to ``path`` in pegasos-rs' portable format (not
-        pickle; see :mod:`pegasos_rs.model_io`); read it back with
+        pickle; see :mod:`pegasos_rs.io.model_io`); read it back with
         :func:`pegasos_rs.load`."""
         save(self, path)
 

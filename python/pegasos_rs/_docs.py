@@ -119,7 +119,7 @@ y : ignored
 Returns
 -------
 self""",
-    # The foreign model readers (pegasos_rs.foreign_models).
+    # The foreign model readers (pegasos_rs.io.foreign_models).
     "reader_parameters": """\
 Parameters
 ----------

@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _early_stopping, _model_file
+from pegasos_rs import _core, _early_stopping
 from pegasos_rs._fitted import fitted_param
 from pegasos_rs._validation import (
     INPUT_CHECKS,
@@ -36,6 +36,7 @@ from pegasos_rs._validation import (
     solver_params,
     validate_input,
 )
+from pegasos_rs.io import _model_file
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pegasos_rs import _core, _model_file
+from pegasos_rs import _core
 from pegasos_rs._arrays import buffer, n_threads
 from pegasos_rs._counts import counted, plural
 from pegasos_rs._early_stopping import score_tol
@@ -26,6 +26,7 @@ from pegasos_rs._fit_inputs import (
     seed_from,
     solver_params,
 )
+from pegasos_rs.io import _model_file
 
 if TYPE_CHECKING:
     from pegasos_rs._typing import PathLike
@@ -73,7 +74,7 @@ SAVED_STATE = _model_file.SavedState(
 )
 
 #: The parameters of a ``PegasosClassifier`` (``get_params()``'s names; a test checks
-#: them): what ``pegasos_rs.model_io._load_linear_classifier`` accepts in a file.
+#: them): what ``pegasos_rs.io.model_io._load_linear_classifier`` accepts in a file.
 PARAMETERS = (
     "alpha",
     "average",

@@ -1,6 +1,6 @@
 """What model files may hold, registered by the modules that define it.
 
-The model file code (:mod:`pegasos_rs.model_io`) imports no estimator and no reader
+The model file code (:mod:`pegasos_rs.io.model_io`) imports no estimator and no reader
 of other formats: estimator classes register themselves here when their module is
 imported, and so does the reader of LIBLINEAR's model files, which
 :func:`pegasos_rs.load` also accepts. The package's modules thus import one another
@@ -33,7 +33,7 @@ PROVIDERS = (
     "pegasos_rs.kernel_regressor",
     "pegasos_rs.kernel_one_class",
     "pegasos_rs.kernel_approximation",
-    "pegasos_rs.foreign_models",
+    "pegasos_rs.io.liblinear_model",
 )
 
 
@@ -62,7 +62,7 @@ def register_text_reader(name: str, reader: Callable[[str, str], Any]) -> None:
 
 
 def text_reader(name: str) -> Callable[[str, str], Any]:
-    """The reader registered for ``name`` (``pegasos_rs.foreign_models`` registers
+    """The reader registered for ``name`` (``pegasos_rs.io.liblinear_model`` registers
     LIBLINEAR's; the modules of :data:`PROVIDERS` are imported first)."""
     _import_providers()
     return _TEXT_READERS[name]

@@ -254,7 +254,7 @@ class KernelPegasosClassifier(
     {notes_threads}
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration):
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration):
     #: the fitted arrays, counts, resolved gamma and the per-problem ``fit_report_``
     #: (as a list of plain values).
     _saved_state = _kernel_expansion.saved_state(

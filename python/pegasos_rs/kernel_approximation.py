@@ -38,7 +38,7 @@ from sklearn.utils.validation import (
     check_non_negative,
 )
 
-from pegasos_rs import _core, _model_file
+from pegasos_rs import _core
 from pegasos_rs._base import CachedParamNames, unchanged_on_error
 from pegasos_rs._docs import filled
 from pegasos_rs._fitted import fitted_param
@@ -59,6 +59,7 @@ from pegasos_rs._validation import (
     seed_from,
     validate_input,
 )
+from pegasos_rs.io import _model_file
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -217,7 +218,7 @@ class RandomFourierFeatures(
     {notes_maps}
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration).
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration).
     _saved_state = _model_file.SavedState(
         arrays=("random_weights_", "random_offset_"),
         scalars={
@@ -369,7 +370,7 @@ class Nystroem(CachedParamNames, ClassNamePrefixFeaturesOutMixin, TransformerMix
     {notes_maps}
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration);
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration);
     #: ``normalization_`` in scikit-learn's orientation.
     _saved_state = _model_file.SavedState(
         arrays=("components_", "_components_view", "component_indices_", "normalization_"),
@@ -627,7 +628,7 @@ class AdditiveKernelMap(CachedParamNames, TransformerMixin, BaseEstimator):
     {notes_maps}
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration).
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration).
     _saved_state = _model_file.SavedState(
         scalars={
             "n_features_in_": "count",

@@ -25,7 +25,7 @@ from pegasos_rs._validation import (
     resolve_gamma,
     sample_weight_vector,
 )
-from pegasos_rs.model_io import save
+from pegasos_rs.io.model_io import save
 from pegasos_rs.one_class import nu_solver_fields
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
     {notes_threads}
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration).
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration).
     _saved_state = _kernel_expansion.saved_state(
         (
             "support_",
@@ -313,5 +313,5 @@ class KernelPegasosOneClassSVM(KernelExpansionMixin, CachedParamNames, OutlierMi
 
     def save(self, path: PathLike) -> None:
         """Write the fitted model to ``path`` in pegasos-rs' portable format (see
-        :mod:`pegasos_rs.model_io`); read it back with :func:`pegasos_rs.load`."""
+        :mod:`pegasos_rs.io.model_io`); read it back with :func:`pegasos_rs.load`."""
         save(self, path)

@@ -24,7 +24,7 @@ from pegasos_rs._validation import (
     resolve_gamma,
     sample_weight_vector,
 )
-from pegasos_rs.model_io import save
+from pegasos_rs.io.model_io import save
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -176,7 +176,7 @@ class KernelPegasosRegressor(
     {notes_threads}
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration):
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration):
     #: the fitted arrays, counts, resolved gamma and ``fit_report_``.
     _saved_state = _kernel_expansion.saved_state(
         (
@@ -330,7 +330,7 @@ class KernelPegasosRegressor(
 
     def save(self, path: PathLike) -> None:
         """Write the fitted model to ``path`` in pegasos-rs' portable format (see
-        :mod:`pegasos_rs.model_io`); read it back with :func:`pegasos_rs.load`."""
+        :mod:`pegasos_rs.io.model_io`); read it back with :func:`pegasos_rs.load`."""
         save(self, path)
 
 

@@ -277,7 +277,7 @@ default="auto"
     {notes_threads}
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration).
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration).
     _saved_state = _linear_solver.SAVED_STATE
     #: The exact solver state of the last fit (set by ``fit``; warm starts continue it).
     _solver: _core.LinearSolverState

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _early_stopping, _linear_solver, _model_file
+from pegasos_rs import _core, _early_stopping, _linear_solver
 from pegasos_rs._base import CachedParamNames, R2Score, unchanged_on_error, warn_unconverged
 from pegasos_rs._docs import filled
 from pegasos_rs._progress import reported
@@ -27,7 +27,8 @@ from pegasos_rs._validation import (
     sample_weight_vector,
     validate_input,
 )
-from pegasos_rs.model_io import save
+from pegasos_rs.io import _model_file
+from pegasos_rs.io.model_io import save
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -160,7 +161,7 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
     {validation_scores}
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration):
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration):
     #: the fitted arrays, counts and the exact solver state.
     _saved_state = _model_file.SavedState(
         arrays=("coef_", "intercept_", "objective_"),
@@ -360,5 +361,5 @@ class PegasosRegressor(CachedParamNames, R2Score, RegressorMixin, BaseEstimator)
 
     def save(self, path: PathLike) -> None:
         """Write the fitted model to ``path`` in pegasos-rs' portable format (see
-        :mod:`pegasos_rs.model_io`); read it back with :func:`pegasos_rs.load`."""
+        :mod:`pegasos_rs.io.model_io`); read it back with :func:`pegasos_rs.load`."""
         save(self, path)

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from pegasos_rs import _core, _linear_solver, _model_file
+from pegasos_rs import _core, _linear_solver
 from pegasos_rs._base import CachedParamNames, unchanged_on_error, warn_unconverged
 from pegasos_rs._docs import filled
 from pegasos_rs._fit_inputs import seed_from
@@ -27,8 +27,9 @@ from pegasos_rs._validation import (
     n_threads,
     validate_input,
 )
+from pegasos_rs.io import _model_file
+from pegasos_rs.io.model_io import save
 from pegasos_rs.linear_regressor import regression_targets
-from pegasos_rs.model_io import save
 
 if TYPE_CHECKING:
     from typing import Literal
@@ -141,7 +142,7 @@ class PegasosRanker(CachedParamNames, BaseEstimator):
     True
     """
 
-    #: What a model file holds (pegasos_rs.model_io reads only this declaration):
+    #: What a model file holds (pegasos_rs.io.model_io reads only this declaration):
     #: the fitted arrays, counts and the exact solver state.
     _saved_state = _model_file.SavedState(
         arrays=("coef_", "objective_"),
@@ -324,5 +325,5 @@ class PegasosRanker(CachedParamNames, BaseEstimator):
 
     def save(self, path: PathLike) -> None:
         """Write the fitted model to ``path`` in pegasos-rs' portable format (see
-        :mod:`pegasos_rs.model_io`); read it back with :func:`pegasos_rs.load`."""
+        :mod:`pegasos_rs.io.model_io`); read it back with :func:`pegasos_rs.load`."""
         save(self, path)

@@ -3,10 +3,10 @@
 ``pegasos-rs demo`` trains PegasosClassifier and LIBLINEAR on the same problems
 (datasets scikit-learn ships, plus a seeded sparse text-like problem), prints test
 accuracy and training time side by side and explains them
-(:mod:`pegasos_rs._demo`). ``pegasos-rs train`` and
+(:mod:`pegasos_rs.cli._demo`). ``pegasos-rs train`` and
 ``pegasos-rs predict`` work like LIBLINEAR's programs (see
-:mod:`pegasos_rs.cli_train_predict`). ``pegasos-rs export --format liblinear MODEL
-OUT`` writes a pegasos-rs model file as a LIBLINEAR model file
+:mod:`pegasos_rs.cli.train` and :mod:`pegasos_rs.cli.predict`). ``pegasos-rs
+export --format liblinear MODEL OUT`` writes a pegasos-rs model file as a LIBLINEAR model file
 (:func:`pegasos_rs.write_liblinear_model`), ``pegasos-rs export MODEL OUT.onnx`` (or
 ``--format onnx``) as an ONNX graph (:func:`pegasos_rs.to_onnx`, the ``onnx`` extra).
 """
@@ -73,8 +73,8 @@ class _Version(argparse.Action):
 
 
 def demo(args) -> int:
-    """``pegasos-rs demo`` (see :mod:`pegasos_rs._demo`)."""
-    from pegasos_rs._demo import demo as run_demo
+    """``pegasos-rs demo`` (see :mod:`pegasos_rs.cli._demo`)."""
+    from pegasos_rs.cli._demo import demo as run_demo
 
     return run_demo(args)
 
@@ -97,8 +97,8 @@ def _write_onnx(model, path: str, *, zipmap: bool, dtype: str) -> None:
 def export(args) -> int:
     """``pegasos-rs export``: read a model file with :func:`pegasos_rs.load` and write
     it in ``args.format``; errors are one-line messages (exit status 1)."""
-    from pegasos_rs.liblinear_format import write_liblinear_model
-    from pegasos_rs.model_io import load
+    from pegasos_rs.io.liblinear_format import write_liblinear_model
+    from pegasos_rs.io.model_io import load
 
     try:
         model = load(args.model_file)
@@ -122,7 +122,7 @@ def export(args) -> int:
 def _model_summary(model) -> str:
     """``"PegasosClassifier (3 classes, 5 features)"``; a pipeline's steps are named."""
     from pegasos_rs._counts import counted
-    from pegasos_rs.cli_train_predict import task_of
+    from pegasos_rs.cli._common import task_of
 
     name = type(model).__name__
     steps = [type(s).__name__ for _, s in getattr(model, "steps", []) if s != "passthrough"]
@@ -137,7 +137,8 @@ def _model_summary(model) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from pegasos_rs.cli_train_predict import predict, train
+    from pegasos_rs.cli.predict import predict
+    from pegasos_rs.cli.train import train
 
     argv = sys.argv[1:] if argv is None else list(argv)
     # train/predict parse LIBLINEAR-style options (-w1 5) themselves.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
-from pegasos_rs import _model_file
+from pegasos_rs.io import _model_file
 
 
 def _check_standard(est, need) -> None:

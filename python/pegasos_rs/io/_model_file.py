@@ -1,5 +1,5 @@
 """Writing pegasos-rs model files (the format is described in
-:mod:`pegasos_rs.model_io`), given a class name, parameters and fitted attributes.
+:mod:`pegasos_rs.io.model_io`), given a class name, parameters and fitted attributes.
 
 :func:`pegasos_rs.save` checks what it is given (a saveable class, fitted, a
 Pipeline's steps) and writes through this module; ``pegasos-rs train`` writes the
@@ -35,7 +35,7 @@ FORMAT_VERSION = 1
 @dataclass(frozen=True)
 class SavedState:
     """What a model file holds of an estimator class, declared by that class (its
-    ``_saved_state``): this module and :mod:`pegasos_rs.model_io` read and write
+    ``_saved_state``): this module and :mod:`pegasos_rs.io.model_io` read and write
     exactly these attributes, by these names, and name none of them themselves.
 
     ``arrays``: fitted attributes stored as arrays (dense or CSR; a tuple of counts

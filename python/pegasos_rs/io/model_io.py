@@ -31,8 +31,8 @@ parameters. ``Nystroem.normalization_`` is stored in scikit-learn's orientation
 
 What a file holds of an estimator (arrays, header scalars, fit report, solver
 state) is what its class declares as its ``_saved_state``
-(:class:`pegasos_rs._model_file.SavedState`; scikit-learn's scalers' in
-:mod:`pegasos_rs._saved_transformers`): this module reads and writes exactly those
+(:class:`pegasos_rs.io._model_file.SavedState`; scikit-learn's scalers' in
+:mod:`pegasos_rs.io._saved_transformers`): this module reads and writes exactly those
 attributes, by those names, and names no estimator's private attribute itself.
 
 Nothing in a file is executed when it is read: only known estimator classes are
@@ -41,7 +41,7 @@ built, with parameters that are JSON values, so loading an untrusted file is saf
 
 ``load`` also reads LIBLINEAR's text model files of classifiers (``train``'s output)
 into a :class:`PegasosClassifier`, so that models can move over (the parser is
-:mod:`pegasos_rs.foreign_models`, which also reads LIBLINEAR's regression and
+:mod:`pegasos_rs.io.foreign_models`, which also reads LIBLINEAR's regression and
 one-class models and LIBSVM's model files; ``load`` refuses those, naming it).
 """
 
@@ -59,10 +59,11 @@ import numpy as np
 # scipy and scikit-learn are imported where they are needed: ``pegasos-rs predict``
 # reads a linear classifier's file through this module without them
 # (``_load_linear_classifier``).
-from pegasos_rs import _core, _linear_solver, _model_file, _registry
+from pegasos_rs import _core, _linear_solver, _registry
 from pegasos_rs._fitted import fit_params, record
-from pegasos_rs._model_file import FORMAT_VERSION, MAGIC, SavedState
 from pegasos_rs.exceptions import DataFormatError
+from pegasos_rs.io import _model_file
+from pegasos_rs.io._model_file import FORMAT_VERSION, MAGIC, SavedState
 
 if TYPE_CHECKING:
     from pegasos_rs._typing import PathLike
@@ -76,8 +77,8 @@ _MODULES = ("pegasos_rs", "sklearn")
 def _states() -> dict[str, tuple[type, SavedState]]:
     """The saveable classes by name, each with what a file holds of it: the
     package's classes declare it (``_saved_state``, next to their code),
-    scikit-learn's scalers have theirs in :mod:`pegasos_rs._saved_transformers`."""
-    from pegasos_rs import _saved_transformers
+    scikit-learn's scalers have theirs in :mod:`pegasos_rs.io._saved_transformers`."""
+    from pegasos_rs.io import _saved_transformers
 
     found: dict[str, tuple[type, SavedState]] = {}
     for name, cls in _registry.classes().items():
@@ -212,7 +213,7 @@ _DTYPE = re.compile(r"[<>|=]?(b1|[iu][1248]|f[248]|U[0-9]{1,4})")
 def load(path: PathLike) -> Any:
     """Read an estimator or Pipeline saved by :func:`save` (or a LIBLINEAR classifier's
     text model file, as a :class:`PegasosClassifier`; its regression and one-class
-    models are read by :func:`pegasos_rs.foreign_models.read_model`).
+    models are read by :func:`pegasos_rs.io.foreign_models.read_model`).
 
     Parameters
     ----------
@@ -241,7 +242,7 @@ def load(path: PathLike) -> Any:
         if raw.startswith(b"svm_type"):
             raise DataFormatError(
                 "a LIBSVM model file: pegasos_rs.load reads pegasos-rs and LIBLINEAR models; "
-                "pegasos_rs.foreign_models.read_model (and pegasos-rs predict) read LIBSVM's",
+                "pegasos_rs.io.foreign_models.read_model (and pegasos-rs predict) read LIBSVM's",
                 where,
             )
         raise DataFormatError(
@@ -543,7 +544,7 @@ def _fit_report(state: SavedState, value, bad) -> list[dict]:
     return [{k: r[k] for k in state.report_keys or ()} for r in value]
 
 
-#: What a scalar of each kind (:class:`~pegasos_rs._model_file.SavedState`) may be,
+#: What a scalar of each kind (:class:`~pegasos_rs.io._model_file.SavedState`) may be,
 #: and how a message names it.
 _KINDS = {
     "count": (lambda v: _is_count(v), "non-negative number"),

@@ -4,7 +4,7 @@
 or :class:`~pegasos_rs.PegasosRegressor` in the text layout LIBLINEAR's
 ``save_model`` writes, so that LIBLINEAR's ``predict`` (or its Python bindings'
 ``liblinearutil.load_model`` and ``predict``) predicts with a model pegasos-rs
-trained. Reading these files back is :mod:`pegasos_rs.foreign_models`' job.
+trained. Reading these files back is :mod:`pegasos_rs.io.foreign_models`' job.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def write_liblinear_model(model: Any, path: PathLike) -> None:
     ``intercept_scaling`` was, since LIBLINEAR adds ``bias * w_bias``). Feature
     ``j`` of the file (1-based, as LIBLINEAR and svmlight files number them) is
     column ``j - 1`` of ``X``, as :func:`~pegasos_rs.dump_svmlight_file` writes it
-    with ``zero_based=False``. :func:`pegasos_rs.foreign_models.read_model` reads
+    with ``zero_based=False``. :func:`pegasos_rs.io.foreign_models.read_model` reads
     the file back (and :func:`pegasos_rs.load` the classifiers).
 
     Parameters
