@@ -102,3 +102,27 @@ pub(crate) fn planted_classes(
     }
     (x, codes)
 }
+
+/// `n` points in the plane around `classes` centres on a circle of radius `radius`,
+/// each coordinate moved by a uniform step of `1/1000` in `[-w/2000, w/2000]`
+/// (`w = width`), class by centre.
+pub(crate) fn blobs(
+    n: usize,
+    classes: u32,
+    seed: u64,
+    radius: f64,
+    width: u64,
+) -> (Vec<f64>, Vec<u32>) {
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut x = Vec::with_capacity(2 * n);
+    let mut codes = Vec::with_capacity(n);
+    for _ in 0..n {
+        let c = rng.below(u64::from(classes)) as u32;
+        let angle = f64::from(c) * std::f64::consts::TAU / f64::from(classes);
+        for centre in [angle.cos(), angle.sin()] {
+            x.push(radius * centre + rng.below(width + 1) as f64 / 1000.0 - width as f64 / 2000.0);
+        }
+        codes.push(c);
+    }
+    (x, codes)
+}

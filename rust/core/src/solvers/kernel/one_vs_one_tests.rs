@@ -5,7 +5,6 @@ use super::*;
 use crate::data::rows::DenseRows;
 use crate::kernels::function::{Kernel, KernelRows};
 use crate::kernels::gram::DataGram;
-use crate::rng::Rng;
 use crate::solvers::kernel::model::{
     fit_kernel_one_vs_rest, initial_kernel_states, kernel_decision_function,
 };
@@ -13,20 +12,9 @@ use crate::solvers::kernel::solver::Strategy;
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept};
 
-/// `n` points in the plane around `classes` well separated centres, class by centre.
+/// `n` points in the plane around `classes` centres, class by centre.
 fn blobs(n: usize, classes: u32, seed: u64) -> (Vec<f64>, Vec<u32>) {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut x = Vec::with_capacity(2 * n);
-    let mut codes = Vec::with_capacity(n);
-    for _ in 0..n {
-        let c = rng.below(u64::from(classes)) as u32;
-        let angle = f64::from(c) * std::f64::consts::TAU / f64::from(classes);
-        for centre in [angle.cos(), angle.sin()] {
-            x.push(3.0 * centre + rng.below(1001) as f64 / 1000.0 - 0.5);
-        }
-        codes.push(c);
-    }
-    (x, codes)
+    crate::test_support::blobs(n, classes, seed, 3.0, 1000)
 }
 
 fn params(n: usize, sampling: Sampling) -> ValidParams {

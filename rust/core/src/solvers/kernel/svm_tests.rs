@@ -4,23 +4,11 @@
 
 use super::*;
 use crate::data::rows::DenseRows;
-use crate::rng::Rng;
 use crate::solvers::kernel::model::{fit_kernel_one_vs_rest, initial_kernel_states};
 
-/// `n` points in the plane around `classes` centres on a circle, class by centre.
+/// `n` points in the plane around `classes` centres, class by centre.
 fn blobs(n: usize, classes: u32, seed: u64) -> (Vec<f64>, Vec<u32>) {
-    let mut rng = Rng::seed_from_u64(seed);
-    let mut x = Vec::with_capacity(2 * n);
-    let mut codes = Vec::with_capacity(n);
-    for _ in 0..n {
-        let c = rng.below(u64::from(classes)) as u32;
-        let angle = f64::from(c) * std::f64::consts::TAU / f64::from(classes);
-        for centre in [angle.cos(), angle.sin()] {
-            x.push(2.0 * centre + rng.below(2001) as f64 / 1000.0 - 1.0);
-        }
-        codes.push(c);
-    }
-    (x, codes)
+    crate::test_support::blobs(n, classes, seed, 2.0, 2000)
 }
 
 fn builder(n: usize) -> KernelSvmParams {

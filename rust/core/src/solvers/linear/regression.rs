@@ -52,6 +52,18 @@ pub fn fit_regression<R: Rows>(
     fit_binary(rows, &task, held, params, state, coef, monitor, "")
 }
 
+/// [`fit_regression`] without sample weights or held-out rows: the tests' fit.
+#[cfg(test)]
+pub(crate) fn fit_plain<R: Rows>(
+    rows: &R,
+    y: &[f64],
+    params: &ValidParams,
+    state: &mut LinearState,
+    coef: &mut [f64],
+) -> FitOutput {
+    fit_regression(rows, y, None, None, params, state, coef, &Monitor::new()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,17 +100,7 @@ mod tests {
         .unwrap();
         let mut state = LinearState::new(2, 3, 0).unwrap();
         let mut coef = vec![0.0; 2];
-        let out = fit_regression(
-            &rows,
-            &y,
-            None,
-            None,
-            &params,
-            &mut state,
-            &mut coef,
-            &Monitor::new(),
-        )
-        .unwrap();
+        let out = fit_plain(&rows, &y, &params, &mut state, &mut coef);
         (coef, out.intercept)
     }
 

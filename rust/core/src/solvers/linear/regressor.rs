@@ -225,17 +225,9 @@ mod tests {
         let params = builder.check().unwrap();
         let mut state = initial_states(1, 4, 11).unwrap().remove(0);
         let mut coef = vec![0.0; 4];
-        let out = fit_regression(
-            &rows,
-            &y,
-            None,
-            None,
-            &params,
-            &mut state,
-            &mut coef,
-            &Monitor::new(),
-        )
-        .unwrap();
+        let out = crate::solvers::linear::regression::fit_plain(
+            &rows, &y, &params, &mut state, &mut coef,
+        );
         assert_eq!(model.coef(), coef.as_slice());
         assert_eq!(model.intercept().to_bits(), out.intercept.to_bits());
         let p = model.predict(&rows).unwrap();
