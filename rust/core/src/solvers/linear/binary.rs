@@ -856,26 +856,44 @@ pub fn run_drawn<R: Rows>(
     monitor: &Monitor,
 ) -> Result<()> {
     let k = rule.batch_size;
+    check_drawn_batches(drawn, k, rows.n_rows())?;
+    check_shapes(rows, task, state)?;
+    let mut violators = violators_buffer(k)?;
+    drawn_blocks(drawn, k, monitor, |part| {
+        rule.steps(rows, task, state, part, &mut violators);
+    })
+}
+
+/// The examples of a run drawn elsewhere (`run_drawn`): an error unless `drawn`
+/// holds whole batches of `k` examples, each one of the `n_rows` rows supplied.
+pub(crate) fn check_drawn_batches(drawn: &[usize], k: usize, n_rows: usize) -> Result<()> {
     if drawn.len() % k != 0 {
         return Err(Error::InvalidInput(format!(
             "{} drawn examples are not whole batches of {k}",
             drawn.len()
         )));
     }
-    check_shapes(rows, task, state)?;
-    if let Some(&bad) = drawn.iter().find(|&&i| i >= rows.n_rows()) {
+    if let Some(&bad) = drawn.iter().find(|&&i| i >= n_rows) {
         return Err(Error::InvalidInput(format!(
-            "drawn example {bad} is not one of the {} rows supplied",
-            rows.n_rows()
+            "drawn example {bad} is not one of the {n_rows} rows supplied"
         )));
     }
-    let block = (BLOCK_EXAMPLES / k).max(1) * k;
-    let mut violators = violators_buffer(k)?;
-    for part in drawn.chunks(block) {
+    Ok(())
+}
+
+/// `steps` on the blocks of the examples `drawn` elsewhere (whole batches of `k`,
+/// at most [`BLOCK_EXAMPLES`] examples a block), the stop flag read before each.
+pub(crate) fn drawn_blocks(
+    drawn: &[usize],
+    k: usize,
+    monitor: &Monitor,
+    mut steps: impl FnMut(&[usize]),
+) -> Result<()> {
+    for part in drawn.chunks((BLOCK_EXAMPLES / k).max(1) * k) {
         if monitor.is_stopped() {
             return Err(Error::Interrupted);
         }
-        rule.steps(rows, task, state, part, &mut violators);
+        steps(part);
     }
     Ok(())
 }

@@ -74,8 +74,8 @@ use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::binary::{
-    bias_feature, check_drawn, check_every_row, for_each_batch, plan_averaged, run_in_blocks,
-    FitOutput, LinearState, StateKind, BLOCK_EXAMPLES,
+    bias_feature, check_drawn, check_drawn_batches, check_every_row, drawn_blocks, for_each_batch,
+    plan_averaged, run_in_blocks, FitOutput, LinearState, StateKind,
 };
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -823,12 +823,7 @@ pub fn run_drawn<R: Rows>(
     monitor: &Monitor,
 ) -> Result<()> {
     let k = rule.batch_size;
-    if drawn.len() % k != 0 {
-        return Err(Error::InvalidInput(format!(
-            "{} drawn examples are not whole batches of {k}",
-            drawn.len()
-        )));
-    }
+    check_drawn_batches(drawn, k, rows.n_rows())?;
     labels.check(rows.n_rows())?;
     if labels.n_classes != state.k || rows.n_features() != state.n_features() {
         return Err(Error::ShapeMismatch(format!(
@@ -839,21 +834,11 @@ pub fn run_drawn<R: Rows>(
             rows.n_features()
         )));
     }
-    if let Some(&bad) = drawn.iter().find(|&&i| i >= rows.n_rows()) {
-        return Err(Error::InvalidInput(format!(
-            "drawn example {bad} is not one of the {} rows supplied",
-            rows.n_rows()
-        )));
-    }
     let ex = examples(labels);
     let mut scratch = Scratch::default();
-    for part in drawn.chunks((BLOCK_EXAMPLES / k).max(1) * k) {
-        if monitor.is_stopped() {
-            return Err(Error::Interrupted);
-        }
+    drawn_blocks(drawn, k, monitor, |part| {
         rule.steps(rows, &ex, state, part, &mut scratch);
-    }
-    Ok(())
+    })
 }
 
 fn examples<'a>(labels: &Labels<'a>) -> Examples<'a> {
