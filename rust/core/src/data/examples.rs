@@ -3,9 +3,9 @@
 //! on real targets). The solvers that take either (the streamed fit, the local
 //! passes of parameter mixing) read the problems through this one type.
 
-use crate::data::labels::Labels;
+use crate::data::labels::{check_y_len, Labels};
 use crate::data::task::BinaryTask;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The examples of a block of rows: class codes and weights, or real targets.
 #[derive(Clone, Copy, Debug)]
@@ -38,11 +38,7 @@ impl Examples<'_> {
     pub fn check_shapes(&self, n_rows: usize) -> Result<()> {
         match self {
             Self::Classes(labels) => labels.check_shapes(n_rows),
-            Self::Regression(task) if task.len() != n_rows => Err(Error::ShapeMismatch(format!(
-                "X has {n_rows} rows but y has {} targets",
-                task.len()
-            ))),
-            Self::Regression(_) => Ok(()),
+            Self::Regression(task) => check_y_len(n_rows, task.len(), "targets"),
         }
     }
 

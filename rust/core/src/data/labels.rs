@@ -102,12 +102,7 @@ impl<'a> Labels<'a> {
                 self.n_classes
             )));
         }
-        if self.codes.len() != n_rows {
-            return Err(Error::ShapeMismatch(format!(
-                "X has {n_rows} rows but y has {} labels",
-                self.codes.len()
-            )));
-        }
+        check_y_len(n_rows, self.codes.len(), "labels")?;
         if self.class_weight.len() != self.n_classes {
             return Err(Error::ShapeMismatch(format!(
                 "{} class weights for {} classes",
@@ -141,6 +136,17 @@ impl<'a> Labels<'a> {
         };
         Ok(task?.with_classes(self.n_classes))
     }
+}
+
+/// An error unless `y` has one entry per row of `X`: `n_y` (`what`: labels,
+/// targets, ...) against `n_rows`. The one message every fit gives for it.
+pub(crate) fn check_y_len(n_rows: usize, n_y: usize, what: &str) -> Result<()> {
+    if n_y != n_rows {
+        return Err(Error::ShapeMismatch(format!(
+            "X has {n_rows} rows but y has {n_y} {what}"
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -643,11 +643,7 @@ fn joint_problem(
             )))
         }
     };
-    let mut state = if states.is_empty() {
-        CrammerSingerState::new(k, n_features, params.seed)?
-    } else {
-        CrammerSingerState::from_states(states)?
-    };
+    let mut state = CrammerSingerState::continue_or_new(states, k, n_features, params.seed)?;
     if state.n_classes() != k || state.n_features() != n_features {
         return Err(Error::ShapeMismatch(format!(
             "the solver state has {} classes and {} features, the data {k} and {n_features}",

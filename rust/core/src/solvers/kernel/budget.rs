@@ -86,7 +86,7 @@
 
 use std::collections::HashMap;
 
-use crate::data::labels::Labels;
+use crate::data::labels::{check_y_len, Labels};
 use crate::data::rows::Rows;
 use crate::data::subset::RowSubset;
 use crate::data::task::BinaryTask;
@@ -1610,13 +1610,7 @@ pub fn fit_budgeted_regression<R: Rows>(
     settings: (Kernel, usize, Maintenance),
     monitor: &Monitor,
 ) -> Result<BudgetedModels> {
-    if targets.len() != rows.n_rows() {
-        return Err(Error::ShapeMismatch(format!(
-            "X has {} rows but y has {} targets",
-            rows.n_rows(),
-            targets.len()
-        )));
-    }
+    check_y_len(rows.n_rows(), targets.len(), "targets")?;
     let task = BinaryTask::regression(targets, sample_weight)?;
     task.check_targets()?;
     let mut state = BudgetState::new(rows.n_features(), params.seed, 0);

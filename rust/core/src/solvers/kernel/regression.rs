@@ -11,8 +11,9 @@
 //! coefficients are LIBSVM's `alpha_i - alpha_i^*` (the sign of the residuals the
 //! example's steps corrected).
 
+use crate::data::labels::check_y_len;
 use crate::data::task::BinaryTask;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::float::Float;
 use crate::kernels::cache::SharedColumns;
 use crate::kernels::gram::Gram;
@@ -44,13 +45,7 @@ pub fn fit_kernel_regression<G: Gram, S: Float>(
     state: &mut KernelState,
     monitor: &Monitor,
 ) -> Result<(KernelModel, KernelFitOutput)> {
-    if targets.len() != gram.n() {
-        return Err(Error::ShapeMismatch(format!(
-            "X has {} rows but y has {} targets",
-            gram.n(),
-            targets.len()
-        )));
-    }
+    check_y_len(gram.n(), targets.len(), "targets")?;
     let task = BinaryTask::regression(targets, sample_weight)?;
     let columns = SharedColumns::new(gram.n(), settings.cache_bytes);
     let scorer = scorer_of(held_out, HeldOutProblem::Problem(0), None)?;

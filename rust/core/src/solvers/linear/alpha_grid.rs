@@ -35,7 +35,7 @@
 
 use std::ops::Range;
 
-use crate::data::labels::{Labels, RowTargets};
+use crate::data::labels::{check_y_len, Labels, RowTargets};
 use crate::data::rows::Rows;
 use crate::data::subset::RowSubset;
 use crate::data::task::BinaryTask;
@@ -414,11 +414,7 @@ fn check_search<R: Rows>(
         GridTargets::Classes { codes, n_classes } => (codes.len(), n_classes),
         GridTargets::Real(y) => (y.len(), 0),
     };
-    if n_targets != n {
-        return Err(Error::ShapeMismatch(format!(
-            "X has {n} rows but y has {n_targets} entries"
-        )));
-    }
+    check_y_len(n, n_targets, "entries")?;
     if let Some(sw) = sample_weight {
         if sw.len() != n {
             return Err(Error::ShapeMismatch(format!(

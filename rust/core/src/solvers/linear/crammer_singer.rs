@@ -189,6 +189,21 @@ impl CrammerSingerState {
         out
     }
 
+    /// The state `states` hold ([`CrammerSingerState::from_states`]), or a fresh one
+    /// of `n_classes` and `n_features` drawing from `seed` when there are none.
+    pub fn continue_or_new(
+        states: &[LinearState],
+        n_classes: usize,
+        n_features: usize,
+        seed: u64,
+    ) -> Result<Self> {
+        if states.is_empty() {
+            Self::new(n_classes, n_features, seed)
+        } else {
+            Self::from_states(states)
+        }
+    }
+
     /// Read back [`CrammerSingerState::to_states`]' form. Fails with
     /// [`Error::InvalidState`] for states of another solver (one-vs-rest).
     pub fn from_states(states: &[LinearState]) -> Result<Self> {
@@ -898,11 +913,7 @@ pub fn fit_crammer_singer<R: Rows>(
             coef.len()
         )));
     }
-    let mut state = if states.is_empty() {
-        CrammerSingerState::new(k, d, params.seed)?
-    } else {
-        CrammerSingerState::from_states(states)?
-    };
+    let mut state = CrammerSingerState::continue_or_new(states, k, d, params.seed)?;
     if state.k != k || state.n_features() != d {
         return Err(Error::ShapeMismatch(format!(
             "the solver state has {} classes and {} features, the data {k} and {d}",

@@ -45,6 +45,7 @@
 //! state's `crate::solvers::shared::sampler::Sampler`, so a continued fit draws what an
 //! uninterrupted one would.
 
+use crate::data::labels::check_y_len;
 use crate::data::rows::Rows;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
@@ -445,13 +446,7 @@ pub fn fit_ranking<R: Rows>(
     coef: &mut [f64],
     monitor: &Monitor,
 ) -> Result<FitOutput> {
-    if y.len() != rows.n_rows() {
-        return Err(Error::ShapeMismatch(format!(
-            "X has {} rows but y has {} values",
-            rows.n_rows(),
-            y.len()
-        )));
-    }
+    check_y_len(rows.n_rows(), y.len(), "values")?;
     if coef.len() != rows.n_features() || state.n_features() != rows.n_features() {
         return Err(Error::ShapeMismatch(format!(
             "the data has {} features, the solver state {} and the coefficients {}",

@@ -9,6 +9,7 @@
 //! outside the epsilon tube for `epsilon_insensitive`, then the projection onto the
 //! ball of radius `sqrt(2 L0 / lambda)`, `L0 = 1/m sum_i c_i l(0, y_i)`.
 
+use crate::data::labels::check_y_len;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{Error, Result};
@@ -34,13 +35,7 @@ pub fn fit_regression<R: Rows>(
     coef: &mut [f64],
     monitor: &Monitor,
 ) -> Result<FitOutput> {
-    if targets.len() != rows.n_rows() {
-        return Err(Error::ShapeMismatch(format!(
-            "X has {} rows but y has {} targets",
-            rows.n_rows(),
-            targets.len()
-        )));
-    }
+    check_y_len(rows.n_rows(), targets.len(), "targets")?;
     if rows.n_features() == 0 {
         return Err(Error::InvalidInput("the data has no features".into()));
     }

@@ -21,7 +21,7 @@ use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
-use crate::solvers::linear::binary::{LinearState, StepRule, PREFETCH_AHEAD};
+use crate::solvers::linear::binary::{for_each_batch, LinearState, StepRule};
 use crate::solvers::shared::loss::Loss;
 use crate::solvers::shared::scaled::RESCALE_BELOW;
 
@@ -562,20 +562,8 @@ impl Block {
         drawn: &[usize],
         scratch: &mut Scratch,
     ) {
-        let kb = rule.batch_size;
-        for &i in drawn.iter().take(2 * PREFETCH_AHEAD) {
-            rows.prefetch_locate(i);
-        }
-        for (s, batch) in drawn.chunks_exact(kb).enumerate() {
-            for j in s * kb..(s + 1) * kb {
-                if let Some(&i) = drawn.get(j + 2 * PREFETCH_AHEAD) {
-                    rows.prefetch_locate(i);
-                }
-                if let Some(&i) = drawn.get(j + PREFETCH_AHEAD) {
-                    rows.prefetch_row(i);
-                }
-            }
+        for_each_batch(rows, drawn, rule.batch_size, |batch| {
             self.step(rows, tasks, rule, sq_radius, batch, scratch);
-        }
+        });
     }
 }
