@@ -364,6 +364,16 @@ impl ScaledState for LinearState {
     }
 }
 
+/// Begin the next step of a linear solver: the step count `t` advances, and the
+/// step's `1/t` and `eta_t / k = 1/(lambda t k)` are returned (`inv_alpha_k =
+/// 1/(lambda k)`, computed once per fit): the paper's step size `eta_t = 1/(lambda t)`.
+#[inline]
+pub(crate) fn begin_step(t: &mut u64, inv_alpha_k: f64) -> (f64, f64) {
+    *t += 1;
+    let inv_t = 1.0 / *t as f64;
+    (inv_t, inv_t * inv_alpha_k)
+}
+
 /// Value `B` of the constant bias feature (0 when that mode is off).
 pub(crate) fn bias_feature(intercept: Intercept) -> f64 {
     match intercept {
@@ -430,10 +440,7 @@ impl StepRule {
         batch: &[usize],
         violators: &mut Violators,
     ) {
-        state.t += 1;
-        let inv_t = 1.0 / state.t as f64;
-        // eta_t / k = 1 / (lambda t k), with 1 / (lambda k) computed once per fit.
-        let eta_over_k = inv_t * self.inv_alpha_k;
+        let (inv_t, eta_over_k) = begin_step(&mut state.t, self.inv_alpha_k);
 
         violators.clear();
         for &i in batch {

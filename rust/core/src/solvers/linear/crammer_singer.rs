@@ -74,8 +74,8 @@ use crate::monitor::Monitor;
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::binary::{
-    bias_feature, check_drawn, check_drawn_batches, check_every_row, drawn_blocks, for_each_batch,
-    plan_averaged, run_in_blocks, FitOutput, LinearState, StateKind,
+    begin_step, bias_feature, check_drawn, check_drawn_batches, check_every_row, drawn_blocks,
+    for_each_batch, plan_averaged, run_in_blocks, FitOutput, LinearState, StateKind,
 };
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -517,9 +517,7 @@ impl CsRule {
         batch: &[usize],
         s: &mut Scratch,
     ) {
-        state.t += 1;
-        let inv_t = 1.0 / state.t as f64;
-        let eta_over_k = inv_t * self.inv_alpha_k;
+        let (inv_t, eta_over_k) = begin_step(&mut state.t, self.inv_alpha_k);
 
         s.violators.clear();
         s.kept_cols.clear();

@@ -51,7 +51,7 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::monitor::Monitor;
 use crate::rng::Rng;
 use crate::solvers::linear::binary::{
-    finish_linear_fit, plan_linear_fit, run_in_blocks, FitOutput, LinearState,
+    begin_step, finish_linear_fit, plan_linear_fit, run_in_blocks, FitOutput, LinearState,
 };
 use crate::solvers::shared::loss::{Loss, LossFunction};
 use crate::solvers::shared::params::{Averaging, Intercept, ValidParams};
@@ -329,9 +329,7 @@ impl RankRule {
         batch: &[(usize, usize)],
         violators: &mut Vec<(usize, usize, f64)>,
     ) {
-        state.t += 1;
-        let inv_t = 1.0 / state.t as f64;
-        let eta_over_k = inv_t * self.inv_alpha_k;
+        let (inv_t, eta_over_k) = begin_step(&mut state.t, self.inv_alpha_k);
         violators.clear();
         for &(i, j) in batch {
             let z = state.scale * (rows.dot(i, &state.v) - rows.dot(j, &state.v));

@@ -21,7 +21,7 @@ use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
-use crate::solvers::linear::binary::{for_each_batch, LinearState, StepRule};
+use crate::solvers::linear::binary::{begin_step, for_each_batch, LinearState, StepRule};
 use crate::solvers::shared::loss::Loss;
 use crate::solvers::shared::scaled::RESCALE_BELOW;
 
@@ -374,9 +374,7 @@ impl Block {
         batch: &[usize],
         scratch: &mut Scratch,
     ) {
-        self.t += 1;
-        let inv_t = 1.0 / self.t as f64;
-        let eta_over_k = inv_t * rule.inv_alpha_k;
+        let (inv_t, eta_over_k) = begin_step(&mut self.t, rule.inv_alpha_k);
         scratch.g.clear();
         scratch.g.resize(batch.len() * self.k, 0.0);
         for (b, &i) in batch.iter().enumerate() {
