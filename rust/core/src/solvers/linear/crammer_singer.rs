@@ -77,6 +77,7 @@ use crate::solvers::linear::binary::{
     begin_step, bias_feature, check_drawn, check_drawn_batches, check_every_row, drawn_blocks,
     for_each_batch, plan_averaged, run_in_blocks, FitOutput, LinearState, StateKind,
 };
+use crate::solvers::linear::shared_block::{load_row, WEIGHTS_AHEAD};
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
 use crate::solvers::shared::passes::{
@@ -418,9 +419,6 @@ pub fn mean_weight_of(sum: f64, m: usize) -> f64 {
     sum / m as f64
 }
 
-/// Entries ahead whose `K` weights are hinted into cache while one is scored.
-const WEIGHTS_AHEAD: usize = 4;
-
 /// The example's scores `<v_r, x>` for every class, `acc[r]` (the row's entries
 /// `cols`, `vals` against the feature-major `v`).
 struct ScoreJob<'a> {
@@ -461,16 +459,6 @@ struct Scratch {
     /// for the scores, kept for the update).
     kept_cols: Vec<usize>,
     kept_vals: Vec<f64>,
-}
-
-/// Row `i`'s stored entries.
-fn load_row<R: Rows>(rows: &R, i: usize, cols: &mut Vec<usize>, vals: &mut Vec<f64>) {
-    cols.clear();
-    vals.clear();
-    rows.for_each_entry(i, |j, x| {
-        cols.push(j);
-        vals.push(x);
-    });
 }
 
 impl CsRule {

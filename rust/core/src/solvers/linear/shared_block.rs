@@ -80,11 +80,12 @@ fn for_feature_blocks(n: usize, mut f: impl FnMut(std::ops::Range<usize>)) {
     }
 }
 
-/// Entries ahead whose weights are hinted into cache while one is processed.
-const WEIGHTS_AHEAD: usize = 4;
+/// Entries ahead whose weights are hinted into cache while one is processed (the
+/// feature-major solvers: shared draws and Crammer–Singer).
+pub(crate) const WEIGHTS_AHEAD: usize = 4;
 
 /// Copy row `i`'s stored entries (in [`Rows::for_each_entry`]'s order).
-fn load_row<R: Rows>(rows: &R, i: usize, cols: &mut Vec<usize>, vals: &mut Vec<f64>) {
+pub(crate) fn load_row<R: Rows>(rows: &R, i: usize, cols: &mut Vec<usize>, vals: &mut Vec<f64>) {
     cols.clear();
     vals.clear();
     rows.for_each_entry(i, |j, x| {
