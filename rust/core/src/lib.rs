@@ -58,9 +58,9 @@
 //!    one-vs-rest labels, the examples of a block.
 //! 3. `kernels`: kernel functions, the kernel row cache, the Gram matrix.
 //! 4. `solvers`, in sub-layers of their own: `solvers::shared` (hyper-parameters,
-//!    losses, sampling, the pass driver, the scaled iterate, held-out scores, the
-//!    one-class offset, Platt's sigmoids); the families beside each other,
-//!    `solvers::linear` (binary, one-vs-rest, shared draws, Crammer–Singer,
+//!    losses, sampling, the pass driver, held-out scores, the one-class offset,
+//!    Platt's sigmoids); the families beside each other, `solvers::linear` (the
+//!    scaled iterate, binary, one-vs-rest, shared draws, Crammer–Singer,
 //!    regression, ranking, the alpha grid, the builders) and `solvers::kernel`
 //!    (the solver, its models, one-vs-one, regression, the budget, the builder),
 //!    each using `shared` and not the other; then `solvers::distributed` (the

@@ -4,11 +4,10 @@
 //!
 //! - [`shared`]: what every solver steps through: the hyper-parameters
 //!   ([`shared::params`]), the losses ([`shared::loss`]), the draws, the pass driver,
-//!   the scaled iterate `w = a V` and its lazy average, early stopping's held-out
-//!   score, the one-class offset and Platt's sigmoids;
+//!   early stopping's held-out score, the one-class offset and Platt's sigmoids;
 //! - [`linear`]: linear Pegasos (binary, one-vs-rest, one-vs-rest on shared draws,
-//!   Crammer–Singer, regression, ranking, cross-validation over `alpha`) and its Rust
-//!   fronts;
+//!   Crammer–Singer, regression, ranking, cross-validation over `alpha`), the scaled
+//!   iterate `w = a V` and its lazy average they all step on, and its Rust fronts;
 //! - [`kernel`]: kernel Pegasos (the solver and its margin strategies, one-vs-rest
 //!   and one-vs-one models, epsilon-SVR, the budget of support vectors) and its
 //!   Rust front;

@@ -60,7 +60,7 @@
 //! [`Averaging::Weighted`] the iterate of step `t` enters with weight `t`
 //! (`beta += t a`) and `n` is the sum of the weights.
 //!
-//! The shrink, projection, rescale and average are `solvers::shared::scaled`'s,
+//! The shrink, projection, rescale and average are `solvers::linear::scaled`'s,
 //! shared with the Crammer–Singer state (a matrix `V` of one column here).
 
 use crate::monitor::Monitor;
@@ -68,6 +68,7 @@ use crate::monitor::Monitor;
 use crate::data::rows::Rows;
 use crate::data::task::BinaryTask;
 use crate::error::{try_filled_vec, Error, Result};
+use crate::solvers::linear::scaled::{scaled_parts, ScaledParts, ScaledState};
 use crate::solvers::shared::held_out::HeldOut;
 use crate::solvers::shared::loss::{check_loss_fits_task, first_step_of, Loss, LossFunction};
 use crate::solvers::shared::one_class::{self, one_class_sq_radius, reset_stride, scaled_best_rho};
@@ -76,7 +77,6 @@ use crate::solvers::shared::passes::{
     drive, probe_stride, runs_on_state, PassPlan, PassRunner, PassSubject, Probe,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
-use crate::solvers::shared::scaled::{scaled_parts, ScaledParts, ScaledState};
 
 /// Examples drawn in one block (the cancellation flag is read between blocks); a
 /// block holds at least one step.

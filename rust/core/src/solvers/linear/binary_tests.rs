@@ -1130,7 +1130,7 @@ fn state_digest(s: &LinearState) -> u64 {
 }
 
 /// The shrink, projection, rescale and averaging of a `LinearState` (written once
-/// for the linear states in `solvers::shared::scaled`) leave every bit of the
+/// for the linear states in `solvers::linear::scaled`) leave every bit of the
 /// states as they were before: digests recorded from the state's own methods, on
 /// fits that restart at `t = 1`, project, rescale (rows of norm about 1e6 and
 /// `alpha = 1` shrink the scale below 1e-9 within a few steps) and average (off,
@@ -1171,7 +1171,7 @@ fn scaled_iterate_steps_keep_the_states_bit_for_bit() {
 }
 
 /// `scaled_iterate_steps_keep_the_states_bit_for_bit`'s digests, recorded with the
-/// state's methods of before `solvers::shared::scaled`.
+/// state's methods of before `solvers::linear::scaled`.
 const SCALED_DIGESTS: [u64; 8] = [
     0xb476_6bb3_a554_37d9,
     0xe2e4_a440_dfb5_4db4,

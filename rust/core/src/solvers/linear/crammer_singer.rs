@@ -77,6 +77,7 @@ use crate::solvers::linear::binary::{
     begin_step, bias_feature, check_drawn, check_drawn_batches, check_every_row, drawn_blocks,
     for_each_batch, plan_averaged, run_in_blocks, FitOutput, LinearState, StateKind,
 };
+use crate::solvers::linear::scaled::{scaled_parts, ScaledParts, ScaledState};
 use crate::solvers::linear::shared_block::{load_row, WEIGHTS_AHEAD};
 use crate::solvers::shared::loss::LossFunction;
 use crate::solvers::shared::params::{Averaging, Intercept, Sampling, ValidParams};
@@ -84,7 +85,6 @@ use crate::solvers::shared::passes::{
     drive, probe_stride, runs_on_state, PassPlan, PassRunner, PassSubject, Probe,
 };
 use crate::solvers::shared::sampler::{Drawn, Draws, KeyDraws, Sampler};
-use crate::solvers::shared::scaled::{scaled_parts, ScaledParts, ScaledState};
 
 /// The complete state of a Crammer–Singer Pegasos run. Training `T1` steps, then
 /// `T2` more from the returned state, is bit for bit `T1 + T2` at once.

@@ -394,7 +394,7 @@ fn state_digest(s: &CrammerSingerState) -> u64 {
 }
 
 /// The shrink, projection, rescale and averaging of a `CrammerSingerState`
-/// (written once for the linear states in `solvers::shared::scaled`) leave every
+/// (written once for the linear states in `solvers::linear::scaled`) leave every
 /// bit of the states as they were before: digests recorded from the state's own
 /// methods, on fits that restart at `t = 1`, project, rescale (rows of norm about
 /// 1e6 and `alpha = 1`) and average (off, suffix, weighted, from a step).
@@ -433,7 +433,7 @@ fn scaled_iterate_steps_keep_the_states_bit_for_bit() {
 }
 
 /// `scaled_iterate_steps_keep_the_states_bit_for_bit`'s digests, recorded with the
-/// state's methods of before `solvers::shared::scaled`.
+/// state's methods of before `solvers::linear::scaled`.
 const SCALED_DIGESTS: [u64; 8] = [
     0x6e63_ff12_27c1_b384,
     0xdb15_cd45_8f73_1231,

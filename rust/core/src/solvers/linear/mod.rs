@@ -4,7 +4,10 @@
 //! `1/sqrt(lambda)`).
 //!
 //! - [`binary`]: one binary problem (`LinearState`, `StepRule`, averaging, the start
-//!   `t0` of the squared losses);
+//!   `t0` of the squared losses), and the block loop every linear solver runs;
+//! - `scaled`: the scaled iterate `w = a V` (a vector is a one-column `V`) with its
+//!   tracked `||w||^2` and lazy running average (shrink, projection, rescale,
+//!   averaging), written once for `LinearState` and the Crammer–Singer state;
 //! - `one_vs_rest`: one-vs-rest over binary problems, and batched prediction;
 //! - `shared_ovr` (with `shared_block`): one-vs-rest whose problems step on the same
 //!   drawn rows, weights stored feature-major;
@@ -25,6 +28,7 @@ pub mod ranker;
 pub mod ranking;
 pub mod regression;
 pub mod regressor;
+pub(crate) mod scaled;
 pub(crate) mod shared_block;
 pub(crate) mod shared_ovr;
 pub mod svm;

@@ -53,10 +53,10 @@ use crate::rng::Rng;
 use crate::solvers::linear::binary::{
     begin_step, finish_linear_fit, plan_linear_fit, run_in_blocks, FitOutput, LinearState,
 };
+use crate::solvers::linear::scaled::ScaledState;
 use crate::solvers::shared::loss::{Loss, LossFunction};
 use crate::solvers::shared::params::{Averaging, Intercept, ValidParams};
 use crate::solvers::shared::passes::{drive, runs_on_state, PassPlan, PassRunner};
-use crate::solvers::shared::scaled::ScaledState;
 
 /// Walker's alias table over integer weights, built by Vose's method in exact
 /// integer arithmetic: entry `b` keeps its own index with probability

@@ -22,8 +22,8 @@ use crate::error::{try_filled_vec, Error, Result};
 use crate::prefetch::prefetch;
 use crate::simd::{with_avx2, Job};
 use crate::solvers::linear::binary::{begin_step, for_each_batch, LinearState, StepRule};
+use crate::solvers::linear::scaled::RESCALE_BELOW;
 use crate::solvers::shared::loss::Loss;
-use crate::solvers::shared::scaled::RESCALE_BELOW;
 
 /// The state of classes `first..first + k` of a shared-draw fit: every per-class
 /// quantity of [`LinearState`] with the weights of feature `j` for the `k` classes

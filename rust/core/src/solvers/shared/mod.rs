@@ -7,9 +7,6 @@
 //! - `sampler`: drawing the examples of each step, saved with a solver's state;
 //! - `passes`: the pass driver of every solver (passes, objective, verbose lines,
 //!   cancellation, the stopping rule of `tol` or of a held-out score);
-//! - `scaled`: the scaled iterate `w = a V` (a vector is a one-column `V`) with its
-//!   tracked `||w||^2` and lazy running average: projection, rescaling and
-//!   averaging, written once for the linear states;
 //! - [`held_out`]: early stopping's score of a model on rows held out of its fit;
 //! - [`one_class`]: the one-class SVM's offset, solved exactly for given scores;
 //! - [`platt`]: Platt's sigmoids (`probability=True`).
@@ -23,6 +20,5 @@ pub mod params;
 pub(crate) mod passes;
 pub mod platt;
 pub(crate) mod sampler;
-pub(crate) mod scaled;
 #[cfg(test)]
 pub(crate) mod test_support;

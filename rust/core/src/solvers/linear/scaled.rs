@@ -57,7 +57,7 @@ pub(crate) struct ScaledParts<'s> {
 /// [`ScaledState::parts`].
 macro_rules! scaled_parts {
     ($s:ident, $bias:expr, $sums:expr) => {
-        $crate::solvers::shared::scaled::ScaledParts {
+        $crate::solvers::linear::scaled::ScaledParts {
             v: &mut $s.v,
             scale: &mut $s.scale,
             sq_norm: &mut $s.sq_norm,
