@@ -16,8 +16,9 @@ use crate::data::rows::Rows;
 use crate::error::{Error, Result};
 use crate::kernels::function::{Kernel, KernelRows, Targets};
 use crate::solvers::kernel::solver::BinaryKernelModel;
-pub use crate::solvers::shared::held_out::HeldOutProblem;
-use crate::solvers::shared::held_out::{score_examples, HeldOutRows, ProblemExamples};
+use crate::solvers::shared::held_out::{
+    score_examples, HeldOutProblem, HeldOutRows, ProblemExamples,
+};
 
 /// The score of a binary kernel model on a problem's held-out rows (higher is
 /// better).

@@ -16,11 +16,12 @@ use crate::kernels::cache::SharedColumns;
 use crate::kernels::function::{KernelRows, Targets, QUERY_BLOCK};
 use crate::kernels::gram::Gram;
 use crate::parallel::{for_each_problem, row_blocks};
-use crate::solvers::kernel::held_out::{scorer_of, HeldOutProblem, HeldOutSource};
+use crate::solvers::kernel::held_out::{scorer_of, HeldOutSource};
 use crate::solvers::kernel::solver::{
     check_kernel_params, fit_kernel_binary_shared, BinaryKernelModel, KernelFitOutput,
     KernelProblem, KernelSolver, KernelState, Strategy,
 };
+use crate::solvers::shared::held_out::HeldOutProblem;
 use crate::solvers::shared::params::ValidParams;
 use crate::solvers::shared::passes::problem_label;
 

@@ -40,13 +40,14 @@ use crate::float::Float;
 use crate::kernels::gram::{Gram, SubsetGram};
 use crate::monitor::Monitor;
 use crate::parallel::for_each_problem;
-use crate::solvers::kernel::held_out::{scorer_of, HeldOutProblem, HeldOutSource};
+use crate::solvers::kernel::held_out::{scorer_of, HeldOutSource};
 use crate::solvers::kernel::model::{
     fit_kernel_one_vs_rest_fresh, merge_models, KernelModel, KernelSettings,
 };
 use crate::solvers::kernel::solver::{
     check_kernel_params, fit_kernel_binary, KernelFitOutput, KernelState,
 };
+use crate::solvers::shared::held_out::HeldOutProblem;
 use crate::solvers::shared::params::{Params, Sampling, ValidParams};
 
 /// What a one-vs-one fit returns: the merged model, and per binary problem (per

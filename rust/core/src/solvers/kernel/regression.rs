@@ -18,11 +18,12 @@ use crate::float::Float;
 use crate::kernels::cache::SharedColumns;
 use crate::kernels::gram::Gram;
 use crate::monitor::Monitor;
-use crate::solvers::kernel::held_out::{scorer_of, HeldOutProblem, HeldOutSource};
+use crate::solvers::kernel::held_out::{scorer_of, HeldOutSource};
 use crate::solvers::kernel::model::{merge_models, KernelModel, KernelSettings};
 use crate::solvers::kernel::solver::{
     fit_kernel_binary_shared, KernelFitOutput, KernelProblem, KernelState,
 };
+use crate::solvers::shared::held_out::HeldOutProblem;
 use crate::solvers::shared::params::ValidParams;
 
 /// Fit a kernel regression of `targets` (one per row of `gram`, finite) with
